@@ -1,0 +1,27 @@
+//! # bete-rules
+//!
+//! The rules engine for the five-trick games of the Bête family, exactly as `RULES.md` states
+//! them. Pure: no I/O, no async, no clock, no global RNG.
+
+pub mod action;
+pub mod card;
+pub mod cardset;
+pub mod seat;
+pub mod shuffle;
+
+pub use action::{Action, ParseActionError};
+pub use card::{Card, ParseCardError, Rank, Suit};
+pub use cardset::CardSet;
+pub use seat::Seat;
+pub use shuffle::{Seed, deck_order};
+pub mod config;
+pub mod event;
+pub mod game;
+pub mod ruleset;
+pub mod view;
+
+pub use config::{Config, ConfigError};
+pub use event::{Event, PrivateEvent, Projected, PublicEvent, Reveal};
+pub use game::{ActionError, Decks, DealSummary, Setup, SetupError};
+pub use ruleset::{MAX_SEATS, RULES_VERSION, RulesetId};
+pub use view::{Phase, Pools, View, Viewer};
