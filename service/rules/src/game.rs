@@ -3,7 +3,6 @@
 
 use thiserror::Error;
 
-use crate::action::Action;
 use crate::card::Card;
 use crate::config::{Config, ConfigError};
 use crate::ruleset::RulesetId;
