@@ -124,3 +124,455 @@ pub struct BeteMade {
     pub seat: u8,
     pub amount: i64,
 }
+
+use crate::card::{Rank, Suit};
+use crate::event::{Amounts, Event};
+use crate::family::{Ctx, Family};
+use crate::ruleset::MAX_SEATS;
+use crate::view::{Phase, SeatPublic, View, Viewer};
+use crate::{Action, beast::BeastTable, bete::BeteTable, exchange::ExchangeTable};
+
+/// The unshuffled pack of a ruleset for a seat count, in canonical order (11.5 step 1).
+pub fn pack(ruleset: RulesetId, config: &Config, seats: u8) -> Vec<Card> {
+    let lowest = match ruleset {
+        RulesetId::Bete | RulesetId::BeteAceHigh => match seats {
+            3 | 4 => Rank::Eight,
+            6 | 7 => Rank::Six,
+            _ => Rank::Seven, // 5 seats, and 2 with `two_players`
+        },
+        RulesetId::Beast => Rank::Two,
+        RulesetId::BesteBoer | RulesetId::BesterBube => Rank::Seven,
+        RulesetId::Lanterlui if config.short_pack && seats < 6 => Rank::Four,
+        RulesetId::Lanterlui => Rank::Two,
+    };
+    Suit::ALL
+        .iter()
+        .flat_map(|&s| {
+            Rank::ALL[lowest.index()..]
+                .iter()
+                .map(move |&r| Card::new(r, s))
+        })
+        .collect()
+}
+
+/// One action as the record keeps it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct LoggedAction {
+    pub seat: Seat,
+    pub action: Action,
+    /// Played by the server for a seat whose time ran out (11.3).
+    pub auto: bool,
+}
+
+/// One deal as the record keeps it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DealLog {
+    pub dealer: Seat,
+    /// Empty while the match waits for this deal's deck.
+    pub deck: Vec<Card>,
+    pub actions: Vec<LoggedAction>,
+}
+
+#[derive(Clone, Debug)]
+enum Table {
+    Bete(BeteTable),
+    Beast(BeastTable),
+    Exchange(ExchangeTable),
+}
+
+/// Calls the same `Family` method on whichever family the table is.
+macro_rules! family {
+    ($table:expr, $t:ident => $body:expr) => {
+        match $table {
+            Table::Bete($t) => $body,
+            Table::Beast($t) => $body,
+            Table::Exchange($t) => $body,
+        }
+    };
+}
+
+/// A match of one ruleset: every deal from the first to the end-of-session rule.
+#[derive(Clone, Debug)]
+pub struct Game {
+    setup: Setup,
+    pack: Vec<Card>,
+    balances: Amounts,
+    deal: u32,
+    dealer: Seat,
+    table: Table,
+    /// Antes of a deal whose deck has not arrived yet (explicit decks only).
+    pending_antes: Option<Amounts>,
+    log: Vec<DealLog>,
+    summaries: Vec<DealSummary>,
+}
+
+/// The order in which the server picks the safe action for a seat whose time ran out: the
+/// first legal action by this key (documented in docs/rules-decisions.md). It never volunteers
+/// to declare, contre, challenge or exchange.
+fn safe_order(a: &Action) -> (u8, u64) {
+    match a {
+        Action::Pass => (0, 0),
+        Action::Stand => (1, 0),
+        Action::Decline => (2, 0),
+        Action::Drop => (3, 0),
+        Action::Discard(c) => (4, c.bit() as u64),
+        Action::Card(c) => (5, c.bit() as u64),
+        Action::Hidden(c) => (6, c.bit() as u64),
+        Action::Play => (7, 0),
+        Action::Contre => (8, 0),
+        Action::Challenge => (9, 0),
+        Action::Exchange(s) => (10, s.bits()),
+    }
+}
+
+impl Game {
+    /// Starts a match and deals its first deal (if the deck is at hand). Returns the events of
+    /// the start (antes and `DealStarted`).
+    pub fn new(setup: Setup) -> Result<(Game, Vec<Event>), SetupError> {
+        let (lo, hi) = setup.ruleset.seat_range();
+        let two = setup.seats == 2 && setup.ruleset.is_bete_family() && setup.config.two_players;
+        if !(two || (lo..=hi).contains(&setup.seats)) {
+            return Err(SetupError::Config(ConfigError::Seats {
+                ruleset: setup.ruleset,
+                seats: setup.seats,
+                allowed: if setup.ruleset.is_bete_family() {
+                    format!("{lo}-{hi}, or 2 with two_players = true")
+                } else {
+                    format!("{lo}-{hi}")
+                },
+            }));
+        }
+        if setup.first_dealer.0 >= setup.seats {
+            return Err(SetupError::FirstDealer(setup.first_dealer.0));
+        }
+        let pack = pack(setup.ruleset, &setup.config, setup.seats);
+        if let Decks::Explicit(decks) = &setup.decks {
+            for (i, d) in decks.iter().enumerate() {
+                check_deck(&pack, d, i as u32)?;
+            }
+        }
+        let table = match setup.ruleset {
+            RulesetId::Bete | RulesetId::BeteAceHigh => {
+                Table::Bete(BeteTable::new(setup.ruleset, &setup.config, setup.seats))
+            }
+            RulesetId::Beast => Table::Beast(BeastTable::new(setup.ruleset, &setup.config, setup.seats)),
+            _ => Table::Exchange(ExchangeTable::new(setup.ruleset, &setup.config, setup.seats)),
+        };
+        let mut game = Game {
+            dealer: setup.first_dealer,
+            setup,
+            pack,
+            balances: [0; MAX_SEATS],
+            deal: 0,
+            table,
+            pending_antes: None,
+            log: Vec::new(),
+            summaries: Vec::new(),
+        };
+        let mut out = Vec::new();
+        game.start_deal(&mut out);
+        Ok((game, out))
+    }
+
+    fn ctx_parts(&mut self) -> (Ctx<'_>, &mut Table) {
+        (
+            Ctx {
+                ruleset: self.setup.ruleset,
+                config: &self.setup.config,
+                seats: self.setup.seats,
+                deal: self.deal,
+                dealer: self.dealer,
+                balances: &mut self.balances,
+            },
+            &mut self.table,
+        )
+    }
+
+    /// Takes the antes of deal `self.deal` and deals it if its deck is at hand.
+    fn start_deal(&mut self, out: &mut Vec<Event>) {
+        let (mut ctx, table) = self.ctx_parts();
+        let paid = family!(table, t => t.take_antes(&mut ctx));
+        self.log.push(DealLog {
+            dealer: self.dealer,
+            deck: Vec::new(),
+            actions: Vec::new(),
+        });
+        let deck = match &self.setup.decks {
+            Decks::Seed(seed) => Some(crate::shuffle::deck_order(seed, self.deal as u64, &self.pack)),
+            Decks::Explicit(decks) => decks.get(self.deal as usize).cloned(),
+        };
+        match deck {
+            Some(deck) => self.deal_cards(deck, paid, out),
+            None => self.pending_antes = Some(paid),
+        }
+    }
+
+    fn deal_cards(&mut self, deck: Vec<Card>, paid: Amounts, out: &mut Vec<Event>) {
+        let (mut ctx, table) = self.ctx_parts();
+        family!(table, t => t.deal(&mut ctx, &deck, paid, out));
+        if let Some(last) = self.log.last_mut() {
+            last.deck = deck;
+        }
+        self.after_step(out);
+    }
+
+    /// After anything that may have settled a deal: collect its summary and start the next.
+    fn after_step(&mut self, out: &mut Vec<Event>) {
+        if !family!(&self.table, t => t.deal_settled()) {
+            return;
+        }
+        if let Some(s) = family!(&self.table, t => t.summary()) {
+            self.summaries.push(s);
+        }
+        if family!(&self.table, t => t.match_over()) {
+            return;
+        }
+        self.deal += 1;
+        self.dealer = self.dealer.next(self.setup.seats);
+        self.start_deal(out);
+    }
+
+    /// Gives an explicit-deck match the deck of the deal it waits for.
+    pub fn provide_deck(&mut self, deck: Vec<Card>) -> Result<Vec<Event>, SetupError> {
+        let Some(paid) = self.pending_antes else {
+            return Err(SetupError::NoDeckAwaited(if self.is_over() {
+                "the match is over"
+            } else {
+                "the current deal already has its deck"
+            }));
+        };
+        check_deck(&self.pack, &deck, self.deal)?;
+        self.pending_antes = None;
+        let mut out = Vec::new();
+        self.deal_cards(deck, paid, &mut out);
+        Ok(out)
+    }
+
+    pub fn setup(&self) -> &Setup {
+        &self.setup
+    }
+
+    pub fn ruleset(&self) -> RulesetId {
+        self.setup.ruleset
+    }
+
+    pub fn seats(&self) -> u8 {
+        self.setup.seats
+    }
+
+    /// The unshuffled pack of this match.
+    pub fn pack(&self) -> &[Card] {
+        &self.pack
+    }
+
+    /// Index of the current deal (from 0).
+    pub fn deal_index(&self) -> u32 {
+        self.deal
+    }
+
+    pub fn dealer(&self) -> Seat {
+        self.dealer
+    }
+
+    pub fn is_over(&self) -> bool {
+        family!(&self.table, t => t.match_over())
+    }
+
+    pub fn phase(&self) -> Phase {
+        if self.is_over() {
+            Phase::MatchOver
+        } else if self.pending_antes.is_some() {
+            Phase::AwaitingDeck
+        } else {
+            family!(&self.table, t => t.phase())
+        }
+    }
+
+    pub fn to_act(&self) -> Option<Seat> {
+        if self.is_over() || self.pending_antes.is_some() {
+            None
+        } else {
+            family!(&self.table, t => t.to_act())
+        }
+    }
+
+    /// Net jetons per seat (fiches at `fiche_value`).
+    pub fn balances(&self) -> &[i64] {
+        &self.balances[..self.setup.seats as usize]
+    }
+
+    /// Everything still on the table, in jetons.
+    pub fn on_table(&self) -> i64 {
+        family!(&self.table, t => t.pools()).total(self.setup.config.fiche_value)
+    }
+
+    pub fn pools(&self) -> crate::view::Pools {
+        family!(&self.table, t => t.pools())
+    }
+
+    /// The deals so far, as the record keeps them.
+    pub fn log(&self) -> &[DealLog] {
+        &self.log
+    }
+
+    /// Summaries of every settled deal.
+    pub fn summaries(&self) -> &[DealSummary] {
+        &self.summaries
+    }
+
+    /// Every legal action of `seat` now (empty if it is not to act).
+    pub fn legal_actions(&self, seat: Seat) -> Vec<Action> {
+        let mut v = Vec::new();
+        self.legal_actions_into(seat, &mut v);
+        v
+    }
+
+    /// Like `legal_actions`, into a reused buffer (cleared first): no allocation once warm.
+    pub fn legal_actions_into(&self, seat: Seat, out: &mut Vec<Action>) {
+        out.clear();
+        if self.to_act() == Some(seat) {
+            family!(&self.table, t => t.legal_actions_into(seat, out));
+        }
+    }
+
+    /// Applies `action` for `seat`. On error the game is unchanged.
+    pub fn apply(&mut self, seat: Seat, action: Action) -> Result<Vec<Event>, ActionError> {
+        let mut out = Vec::new();
+        self.apply_into(seat, action, &mut out)?;
+        Ok(out)
+    }
+
+    /// Like `apply`, appending events to a reused buffer.
+    pub fn apply_into(
+        &mut self,
+        seat: Seat,
+        action: Action,
+        out: &mut Vec<Event>,
+    ) -> Result<(), ActionError> {
+        self.apply_logged(seat, action, false, out)
+    }
+
+    fn apply_logged(
+        &mut self,
+        seat: Seat,
+        action: Action,
+        auto: bool,
+        out: &mut Vec<Event>,
+    ) -> Result<(), ActionError> {
+        if self.is_over() {
+            return Err(ActionError::MatchOver);
+        }
+        if seat.0 >= self.setup.seats {
+            return Err(ActionError::NoSuchSeat(seat));
+        }
+        if self.pending_antes.is_some() {
+            return Err(ActionError::NoDeal);
+        }
+        match family!(&self.table, t => t.to_act()) {
+            Some(s) if s == seat => {}
+            Some(s) => return Err(ActionError::NotYourTurn { to_act: s }),
+            None => return Err(ActionError::NoDeal),
+        }
+        let (mut ctx, table) = self.ctx_parts();
+        family!(table, t => t.apply(&mut ctx, seat, action, out))?;
+        if let Some(last) = self.log.last_mut() {
+            last.actions.push(LoggedAction { seat, action, auto });
+        }
+        self.after_step(out);
+        Ok(())
+    }
+
+    /// The action the server plays for a seat whose time ran out: the first legal action in
+    /// the fixed order of `safe_order`.
+    pub fn safe_action(&self, seat: Seat) -> Option<Action> {
+        self.legal_actions(seat).into_iter().min_by_key(safe_order)
+    }
+
+    /// Plays the safe action for the seat to act and records it as `auto`.
+    pub fn apply_timeout(&mut self, seat: Seat) -> Result<(Action, Vec<Event>), ActionError> {
+        let Some(action) = self.safe_action(seat) else {
+            return Err(match self.to_act() {
+                Some(s) => ActionError::NotYourTurn { to_act: s },
+                None if self.is_over() => ActionError::MatchOver,
+                None => ActionError::NoDeal,
+            });
+        };
+        let mut out = Vec::new();
+        self.apply_logged(seat, action, true, &mut out)?;
+        Ok((action, out))
+    }
+
+    /// Replays an action from a record, keeping its `auto` flag.
+    pub fn apply_recorded(
+        &mut self,
+        seat: Seat,
+        action: Action,
+        auto: bool,
+    ) -> Result<Vec<Event>, ActionError> {
+        let mut out = Vec::new();
+        self.apply_logged(seat, action, auto, &mut out)?;
+        Ok(out)
+    }
+
+    /// What `viewer` may know of the table now.
+    pub fn view(&self, viewer: Viewer) -> View {
+        let n = self.setup.seats;
+        let mut view = View {
+            viewer,
+            ruleset: self.setup.ruleset,
+            seats: n,
+            deal: self.deal,
+            dealer: self.dealer,
+            phase: self.phase(),
+            to_act: self.to_act(),
+            hand: None,
+            turn_up: None,
+            set_aside_turn_ups: Vec::new(),
+            trump: None,
+            talon_len: 0,
+            muss: false,
+            turn_up_taken: false,
+            seat_states: (0..n)
+                .map(|i| SeatPublic {
+                    seat: Seat(i),
+                    balance: self.balances[i as usize],
+                    ..SeatPublic::default()
+                })
+                .collect(),
+            tricks: Vec::new(),
+            pools: self.pools(),
+            legal_actions: Vec::new(),
+            match_over: self.is_over(),
+        };
+        if self.pending_antes.is_none() {
+            family!(&self.table, t => t.fill_view(viewer, &mut view));
+        }
+        if let Viewer::Seat(s) = viewer {
+            self.legal_actions_into(s, &mut view.legal_actions);
+        }
+        view
+    }
+}
+
+fn check_deck(pack: &[Card], deck: &[Card], deal: u32) -> Result<(), SetupError> {
+    let err = |why: String| SetupError::Deck {
+        deal,
+        pack_len: pack.len(),
+        why,
+    };
+    if deck.len() != pack.len() {
+        return Err(err(format!("it has {} cards", deck.len())));
+    }
+    let want: crate::CardSet = pack.iter().copied().collect();
+    let mut seen = crate::CardSet::EMPTY;
+    for &c in deck {
+        if !want.contains(c) {
+            return Err(err(format!("{c} is not in the pack")));
+        }
+        if seen.contains(c) {
+            return Err(err(format!("{c} appears twice")));
+        }
+        seen.insert(c);
+    }
+    Ok(())
+}

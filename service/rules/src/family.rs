@@ -1,0 +1,103 @@
+//! The seam between the match (game.rs) and the three families of rules.
+//!
+//! The match owns what every ruleset shares: dealer rotation, the ledger, the record, deck
+//! sourcing. A family owns one deal at a time plus everything it carries between deals (pools,
+//! queues, streaks) and settles its own deals. Variants inside a family differ only by the
+//! ruleset id and the config (scalachess style: override what differs, share the rest).
+//!
+//! - `bete::BeteTable`: `bete`, `bete-ace-high` (section 1–2)
+//! - `beast::BeastTable`: `beast` (section 3)
+//! - `exchange::ExchangeTable`: `beste-boer`, `lanterlui`, `bester-bube` (sections 4–6)
+
+use crate::action::Action;
+use crate::card::Card;
+use crate::config::Config;
+use crate::event::{Amounts, Event};
+use crate::game::{ActionError, DealSummary};
+use crate::ruleset::RulesetId;
+use crate::seat::Seat;
+use crate::view::{Phase, Pools, View, Viewer};
+
+/// What a family may read and change of the match while it runs a deal.
+#[derive(Debug)]
+pub(crate) struct Ctx<'a> {
+    pub ruleset: RulesetId,
+    pub config: &'a Config,
+    pub seats: u8,
+    /// Index of the current deal, from 0.
+    pub deal: u32,
+    pub dealer: Seat,
+    /// Net jetons per seat. Every payment between a seat and the table goes through here, so
+    /// balances + `Family::pools().total()` is zero after every step (the conservation test).
+    pub balances: &'a mut Amounts,
+}
+
+impl Ctx<'_> {
+    /// The first seat after the dealer in play order (eldest / Vorhand).
+    pub fn eldest(&self) -> Seat {
+        self.dealer.next(self.seats)
+    }
+
+    /// R of 0.4 item 17: `rounds` × seats.
+    pub fn regular_deals(&self) -> u32 {
+        self.config.rounds * self.seats as u32
+    }
+
+    /// Whether the settlement of the current deal is the match's last one (0.4 item 17),
+    /// given the ruleset's end test evaluated on the state after this settlement.
+    pub fn is_last_settlement(&self, end_test_holds: bool) -> bool {
+        let n = self.deal + 1; // deals counted from 1
+        let r = self.regular_deals();
+        n >= r + self.config.max_extra_deals || (n >= r && end_test_holds)
+    }
+}
+
+/// One family of rules. Implementations must leave their state unchanged when `apply` fails.
+pub(crate) trait Family: std::fmt::Debug + Clone {
+    /// Nothing on the table yet; the first deal's antes come from `take_antes`.
+    fn new(ruleset: RulesetId, config: &Config, seats: u8) -> Self;
+
+    /// The start of a deal before the cards (0.4 item 2): antes, the dealer's stake, re-antes,
+    /// heap refills, a queued bête drawn into the pot. Returns what each seat paid.
+    fn take_antes(&mut self, ctx: &mut Ctx) -> Amounts;
+
+    /// Deal `deck` (already checked to be a permutation of the pack) and begin the deal. Emits
+    /// `DealStarted` (each hand as a private part) and anything that follows without an action
+    /// (a Lanterlui flush in a Muss settles the deal here).
+    fn deal(&mut self, ctx: &mut Ctx, deck: &[Card], paid: Amounts, out: &mut Vec<Event>);
+
+    /// The seat to act, if the deal is waiting for one.
+    fn to_act(&self) -> Option<Seat>;
+
+    fn phase(&self) -> Phase;
+
+    /// Appends every legal action of `seat` (nothing if it is not to act). Any order.
+    fn legal_actions_into(&self, seat: Seat, out: &mut Vec<Action>);
+
+    /// Applies one action of the seat to act; on error the state is unchanged. When the deal
+    /// ends, settles it (0.4 item 16), emits `DealSettled` (with the spectators' `Reveal`),
+    /// and, if `Ctx::is_last_settlement`, returns every stake on the table and emits
+    /// `MatchEnded` (0.4 item 17).
+    fn apply(
+        &mut self,
+        ctx: &mut Ctx,
+        seat: Seat,
+        action: Action,
+        out: &mut Vec<Event>,
+    ) -> Result<(), ActionError>;
+
+    /// The current deal is settled (the match then starts the next one, unless it is over).
+    fn deal_settled(&self) -> bool;
+
+    /// The last settlement happened and the stakes went back.
+    fn match_over(&self) -> bool;
+
+    /// Everything on the table now.
+    fn pools(&self) -> Pools;
+
+    /// Fills the ruleset-specific parts of `view` for `viewer` (hands only the viewer's own).
+    fn fill_view(&self, viewer: Viewer, view: &mut View);
+
+    /// The summary of the deal just settled.
+    fn summary(&self) -> Option<DealSummary>;
+}
