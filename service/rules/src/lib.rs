@@ -17,6 +17,7 @@ pub use shuffle::{Seed, deck_order};
 pub mod beast;
 pub mod bete;
 pub mod config;
+pub mod deal;
 pub mod exchange;
 mod family;
 pub mod event;
