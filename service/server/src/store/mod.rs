@@ -1,0 +1,215 @@
+//! Durable storage behind one trait.
+//!
+//! The table log holds the *commands* that changed a table (seat joins and leaves, engine actions),
+//! never projected events: events are re-derived by replaying the commands through the engine.
+//! That keeps hidden cards out of the log format and makes recovery a replay.
+
+mod sqlite;
+
+use std::future::Future;
+use std::pin::Pin;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+pub use sqlite::SqliteStore;
+
+/// A boxed future, so `Store` can be used as `Arc<dyn Store>`.
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
+
+/// Why the store could not do what was asked.
+#[derive(Debug, Error)]
+pub enum StoreError {
+    #[error("database: {0}")]
+    Sql(#[from] sqlx::Error),
+    #[error("stored data is corrupt: {0}")]
+    Corrupt(String),
+    #[error("the store is closed")]
+    Closed,
+}
+
+/// A registered bot. The token itself is never stored, only its SHA-256.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BotRow {
+    pub id: String,
+    pub name: String,
+    pub owner: String,
+    /// Lower-case hex SHA-256 of the bearer token.
+    pub token_hash: String,
+    pub created_at_ms: i64,
+}
+
+/// Who may find a table in `ListTables` and watch it as a spectator.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Visibility {
+    Listed,
+    Private,
+}
+
+impl Visibility {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Visibility::Listed => "listed",
+            Visibility::Private => "private",
+        }
+    }
+    pub fn parse(s: &str) -> Result<Self, StoreError> {
+        match s {
+            "listed" => Ok(Visibility::Listed),
+            "private" => Ok(Visibility::Private),
+            other => Err(StoreError::Corrupt(format!("visibility {other:?}"))),
+        }
+    }
+}
+
+/// Where a table is in its life.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TableState {
+    /// Waiting for seats to fill.
+    Waiting,
+    /// All seats filled; the match is being played.
+    Playing,
+    /// The match ended; the record is stored.
+    Finished,
+}
+
+impl TableState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TableState::Waiting => "waiting",
+            TableState::Playing => "playing",
+            TableState::Finished => "finished",
+        }
+    }
+    pub fn parse(s: &str) -> Result<Self, StoreError> {
+        match s {
+            "waiting" => Ok(TableState::Waiting),
+            "playing" => Ok(TableState::Playing),
+            "finished" => Ok(TableState::Finished),
+            other => Err(StoreError::Corrupt(format!("table state {other:?}"))),
+        }
+    }
+}
+
+/// A table as created. Everything needed to rebuild its `Game` except the log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableRow {
+    pub id: String,
+    /// Ruleset id of RULES.md 11.1.
+    pub ruleset: String,
+    pub seats: u8,
+    /// The full effective config as JSON (section 10 keys).
+    pub config_json: String,
+    /// 64 hex digits; every deck of the match derives from it (11.5).
+    pub seed: String,
+    pub first_dealer: u8,
+    /// Decision deadline per turn.
+    pub deadline_ms: u64,
+    pub visibility: Visibility,
+    pub state: TableState,
+    pub created_by: String,
+    pub created_at_ms: i64,
+}
+
+/// Who fills a seat.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Occupant {
+    Empty,
+    /// A registered bot, by id.
+    Bot(String),
+    /// A house policy run inside the server (`random`, `heuristic`).
+    House(String),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeatRow {
+    pub seat: u8,
+    pub occupant: Occupant,
+    /// Decisions this seat let expire (each answered by an auto action).
+    pub strikes: u32,
+}
+
+/// One entry of a table's log: a command that changed the table. Stored as JSON.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum LogEntry {
+    /// A bot took a seat.
+    Join { seat: u8, bot: String, time_ms: i64 },
+    /// A bot left a seat before the match started.
+    Leave { seat: u8, bot: String, time_ms: i64 },
+    /// An engine action applied for a seat.
+    Action {
+        seat: u8,
+        /// Text form of RULES.md 11.3.
+        action: String,
+        /// Taken by the server because the seat's deadline expired.
+        auto: bool,
+        /// The client's idempotency key, when the action came from a client.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_id: Option<String>,
+        time_ms: i64,
+    },
+}
+
+impl LogEntry {
+    pub fn time_ms(&self) -> i64 {
+        match self {
+            LogEntry::Join { time_ms, .. }
+            | LogEntry::Leave { time_ms, .. }
+            | LogEntry::Action { time_ms, .. } => *time_ms,
+        }
+    }
+}
+
+/// Filters of `ListTables`.
+#[derive(Clone, Debug, Default)]
+pub struct TableFilter {
+    pub ruleset: Option<String>,
+    pub state: Option<TableState>,
+    /// Private tables are listed only to the bot that created them or sits at them.
+    pub viewer_bot: Option<String>,
+    /// Only rows after this cursor (exclusive).
+    pub after: i64,
+    pub limit: u32,
+}
+
+/// A table with its seats, as the store holds them.
+#[derive(Clone, Debug)]
+pub struct StoredTable {
+    /// Insertion order; the page cursor of `ListTables`.
+    pub cursor: i64,
+    pub table: TableRow,
+    pub seats: Vec<SeatRow>,
+}
+
+/// A finished match's result for one bot, folded into its rating for the ruleset.
+#[derive(Clone, Debug)]
+pub struct RatingDelta {
+    pub bot: String,
+    pub ruleset: String,
+    /// Net jetons won or lost in the match.
+    pub net: i64,
+}
+
+/// The server's storage. Every write is durable when its future resolves.
+pub trait Store: Send + Sync + std::fmt::Debug {
+    fn create_bot(&self, bot: BotRow) -> StoreFuture<'_, ()>;
+    fn bot_by_token_hash(&self, hash: String) -> StoreFuture<'_, Option<BotRow>>;
+    fn bot(&self, id: String) -> StoreFuture<'_, Option<BotRow>>;
+
+    fn create_table(&self, table: TableRow, seats: Vec<SeatRow>) -> StoreFuture<'_, ()>;
+    /// Append entry `seq` (0-based, gap-free) to a table's log, updating the seats table to match.
+    fn append(&self, table: String, seq: u64, entry: LogEntry) -> StoreFuture<'_, ()>;
+    fn set_state(&self, table: String, state: TableState) -> StoreFuture<'_, ()>;
+    /// Store the finished record, mark the table finished, fold results into ratings, at once.
+    fn finish(&self, table: String, record_json: String, ratings: Vec<RatingDelta>) -> StoreFuture<'_, ()>;
+
+    fn table(&self, id: String) -> StoreFuture<'_, Option<StoredTable>>;
+    fn list_tables(&self, filter: TableFilter) -> StoreFuture<'_, Vec<StoredTable>>;
+    fn log(&self, table: String) -> StoreFuture<'_, Vec<LogEntry>>;
+    /// Ids of tables not finished, oldest first: the ones to rebuild at startup.
+    fn unfinished_tables(&self) -> StoreFuture<'_, Vec<String>>;
+    fn record(&self, table: String) -> StoreFuture<'_, Option<String>>;
+    /// (rating, games) of a bot in a ruleset.
+    fn rating(&self, bot: String, ruleset: String) -> StoreFuture<'_, Option<(i64, u64)>>;
+}
