@@ -3,6 +3,7 @@
 //! Parsing from JSON (`Config::from_json`) checks every key against the ruleset's column, its
 //! JSON type and its allowed values, and names the key and its allowed values on error.
 
+use serde_json::{Map, Value};
 use thiserror::Error;
 
 use crate::ruleset::RulesetId;
@@ -93,6 +94,13 @@ pub enum ConfigError {
         ruleset: RulesetId,
         allowed: String,
     },
+    /// `deck`, `top_pot`, `direction`: informative rows of section 10, fixed behaviour.
+    #[error("config key {key:?} is informative and not settable for {ruleset} (allowed keys: {allowed})")]
+    Informative {
+        key: String,
+        ruleset: RulesetId,
+        allowed: String,
+    },
     #[error("config key {key:?} has a bad value {value} (allowed: {allowed})")]
     BadValue {
         key: String,
@@ -105,4 +113,308 @@ pub enum ConfigError {
         seats: u8,
         allowed: String,
     },
+}
+
+/// The rows of section 10 that are not keys (giving one is an error).
+const INFORMATIVE: [&str; 3] = ["deck", "top_pot", "direction"];
+
+/// The keys of each ruleset, in the order of section 10.
+pub fn keys(ruleset: RulesetId) -> &'static [&'static str] {
+    match ruleset {
+        RulesetId::Bete | RulesetId::BeteAceHigh => &[
+            "fiche_value",
+            "win_rule",
+            "ante_rule",
+            "queue_order",
+            "must_head_in_suit",
+            "contre",
+            "max_curieuse",
+            "two_players",
+            "deal_pattern",
+            "enforce_legality",
+            "rounds",
+            "max_extra_deals",
+        ],
+        RulesetId::Beast => &["deal_pattern", "rounds", "max_extra_deals"],
+        RulesetId::BesteBoer => &[
+            "bete_growth",
+            "follow_after_trick2",
+            "enforce_legality",
+            "rounds",
+            "max_extra_deals",
+        ],
+        RulesetId::Lanterlui => &[
+            "bete_growth",
+            "follow_suit",
+            "four_card_flush",
+            "short_pack",
+            "muss_max_pot",
+            "forced_after_muss",
+            "enforce_legality",
+            "rounds",
+            "max_extra_deals",
+        ],
+        RulesetId::BesterBube => &[
+            "follow_suit",
+            "per_trick",
+            "bete_payoff",
+            "enforce_legality",
+            "rounds",
+            "max_extra_deals",
+        ],
+    }
+}
+
+/// A string-valued key: its JSON spellings and the values they stand for.
+macro_rules! spelled {
+    ($t:ty { $($v:ident = $s:literal),+ $(,)? }) => {
+        impl $t {
+            pub const fn as_str(self) -> &'static str {
+                match self { $(<$t>::$v => $s),+ }
+            }
+            fn parse(s: &str) -> Option<$t> {
+                match s { $($s => Some(<$t>::$v),)+ _ => None }
+            }
+        }
+    };
+}
+spelled!(WinRule { Strict = "strict", Plurality = "plurality" });
+spelled!(AnteRule { PotEmpty = "pot_empty", Literal = "literal" });
+spelled!(QueueOrder { Fifo = "fifo", LargestFirst = "largest_first" });
+spelled!(ContreRule { ModelA = "model_A", Disabled = "disabled" });
+spelled!(DealPattern { ThreeTwo = "3+2", TwoThree = "2+3", TwoTwoOne = "2+2+1", TwoOneTwo = "2+1+2" });
+spelled!(BeteGrowth { Plus5 = "plus5", Pot = "pot", Plus5PerBete = "plus5_per_bete" });
+spelled!(PerTrick { Fifth = "fifth", One = "one" });
+spelled!(BetePayoff { AllAtOnce = "all_at_once", SuccessiveFifo = "successive_fifo" });
+spelled!(Legality { Strict = "strict", Lenient = "lenient" });
+
+/// Formats allowed string values as section 10 writes them: `"a", "b"`.
+fn quoted(values: &[&str]) -> String {
+    values
+        .iter()
+        .map(|v| format!("{v:?}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl Config {
+    /// Every key at its default for `ruleset` at a table of `seats` (section 10).
+    pub fn defaults(ruleset: RulesetId, seats: u8) -> Config {
+        Config {
+            fiche_value: 5,
+            win_rule: WinRule::Strict,
+            ante_rule: AnteRule::PotEmpty,
+            queue_order: QueueOrder::Fifo,
+            must_head_in_suit: true,
+            contre: ContreRule::ModelA,
+            max_curieuse: 1,
+            two_players: false,
+            deal_pattern: DealPattern::ThreeTwo,
+            // The one key whose default differs by ruleset (A2).
+            bete_growth: if ruleset == RulesetId::Lanterlui {
+                BeteGrowth::Pot
+            } else {
+                BeteGrowth::Plus5
+            },
+            follow_after_trick2: false,
+            follow_suit: true,
+            four_card_flush: false,
+            short_pack: false,
+            muss_max_pot: 5,
+            forced_after_muss: false,
+            per_trick: PerTrick::Fifth,
+            bete_payoff: BetePayoff::AllAtOnce,
+            enforce_legality: Legality::Strict,
+            rounds: 2,
+            max_extra_deals: 2 * seats as u32,
+        }
+    }
+
+    /// Reads a table's or a record's `config` object: missing keys take their defaults; every
+    /// given key is checked against the ruleset, its JSON type and its allowed values; then the
+    /// seat count is checked (two seats only for Bête with `two_players = true`).
+    pub fn from_json(
+        ruleset: RulesetId,
+        seats: u8,
+        json: &Map<String, Value>,
+    ) -> Result<Config, ConfigError> {
+        let mut c = Config::defaults(ruleset, seats);
+        for (key, value) in json {
+            c.set(ruleset, key, value)?;
+        }
+        c.check_seats(ruleset, seats)?;
+        Ok(c)
+    }
+
+    /// `--config k=v` pairs of the command line: a value is read as JSON if it parses
+    /// (`5`, `true`, `"strict"`), else as a plain string (`strict`, `3+2`).
+    pub fn from_pairs(
+        ruleset: RulesetId,
+        seats: u8,
+        pairs: &[(String, String)],
+    ) -> Result<Config, ConfigError> {
+        let mut map = Map::new();
+        for (k, v) in pairs {
+            let value = serde_json::from_str::<Value>(v).unwrap_or_else(|_| Value::String(v.clone()));
+            map.insert(k.clone(), value);
+        }
+        Config::from_json(ruleset, seats, &map)
+    }
+
+    /// The full effective config of a ruleset: every key it allows, with its value.
+    pub fn to_json(&self, ruleset: RulesetId) -> Map<String, Value> {
+        let mut m = Map::new();
+        for &key in keys(ruleset) {
+            let v: Value = match key {
+                "fiche_value" => self.fiche_value.into(),
+                "win_rule" => self.win_rule.as_str().into(),
+                "ante_rule" => self.ante_rule.as_str().into(),
+                "queue_order" => self.queue_order.as_str().into(),
+                "must_head_in_suit" => self.must_head_in_suit.into(),
+                "contre" => self.contre.as_str().into(),
+                "max_curieuse" => self.max_curieuse.into(),
+                "two_players" => self.two_players.into(),
+                "deal_pattern" => self.deal_pattern.as_str().into(),
+                "bete_growth" => self.bete_growth.as_str().into(),
+                "follow_after_trick2" => self.follow_after_trick2.into(),
+                "follow_suit" => self.follow_suit.into(),
+                "four_card_flush" => self.four_card_flush.into(),
+                "short_pack" => self.short_pack.into(),
+                "muss_max_pot" => self.muss_max_pot.into(),
+                "forced_after_muss" => self.forced_after_muss.into(),
+                "per_trick" => self.per_trick.as_str().into(),
+                "bete_payoff" => self.bete_payoff.as_str().into(),
+                "enforce_legality" => self.enforce_legality.as_str().into(),
+                "rounds" => self.rounds.into(),
+                "max_extra_deals" => self.max_extra_deals.into(),
+                _ => continue,
+            };
+            m.insert(key.to_string(), v);
+        }
+        m
+    }
+
+    /// The seat counts of 11.1 (and B1's two-seat game).
+    pub fn check_seats(&self, ruleset: RulesetId, seats: u8) -> Result<(), ConfigError> {
+        let (lo, hi) = ruleset.seat_range();
+        if (lo..=hi).contains(&seats) {
+            return Ok(());
+        }
+        if ruleset.is_bete_family() {
+            if seats == 2 && self.two_players {
+                return Ok(());
+            }
+            return Err(ConfigError::Seats {
+                ruleset,
+                seats,
+                allowed: format!("{lo}-{hi}, or 2 with two_players = true"),
+            });
+        }
+        Err(ConfigError::Seats {
+            ruleset,
+            seats,
+            allowed: format!("{lo}-{hi}"),
+        })
+    }
+
+    fn set(&mut self, ruleset: RulesetId, key: &str, value: &Value) -> Result<(), ConfigError> {
+        let allowed_keys = || keys(ruleset).join(", ");
+        if !keys(ruleset).contains(&key) {
+            return Err(if INFORMATIVE.contains(&key) {
+                ConfigError::Informative {
+                    key: key.to_string(),
+                    ruleset,
+                    allowed: allowed_keys(),
+                }
+            } else {
+                ConfigError::UnknownKey {
+                    key: key.to_string(),
+                    ruleset,
+                    allowed: allowed_keys(),
+                }
+            });
+        }
+        let bad = |allowed: String| ConfigError::BadValue {
+            key: key.to_string(),
+            value: value.to_string(),
+            allowed,
+        };
+        // A string key: its value must be one of `spellings`, exactly.
+        fn pick<T: Copy>(
+            value: &Value,
+            spellings: &[&str],
+            parse: fn(&str) -> Option<T>,
+        ) -> Result<T, String> {
+            let allowed = quoted(spellings);
+            match value.as_str() {
+                Some(s) if spellings.contains(&s) => parse(s).ok_or(allowed),
+                _ => Err(allowed),
+            }
+        }
+        let boolean = || value.as_bool().ok_or_else(|| bad("true, false".into()));
+        let int_in = |values: &[u64]| {
+            let list = values.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
+            value
+                .as_u64()
+                .filter(|v| values.contains(v))
+                .ok_or_else(|| bad(list))
+        };
+        match key {
+            "fiche_value" => self.fiche_value = int_in(&[5, 10])? as i64,
+            "win_rule" => self.win_rule = pick(value, &["strict", "plurality"], WinRule::parse).map_err(bad)?,
+            "ante_rule" => self.ante_rule = pick(value, &["pot_empty", "literal"], AnteRule::parse).map_err(bad)?,
+            "queue_order" => {
+                self.queue_order = pick(value, &["fifo", "largest_first"], QueueOrder::parse).map_err(bad)?
+            }
+            "must_head_in_suit" => self.must_head_in_suit = boolean()?,
+            "contre" => self.contre = pick(value, &["model_A", "disabled"], ContreRule::parse).map_err(bad)?,
+            "max_curieuse" => self.max_curieuse = int_in(&[0, 1, 2, 3])? as u8,
+            "two_players" => self.two_players = boolean()?,
+            "deal_pattern" => {
+                let spellings: &[&str] = if ruleset == RulesetId::Beast {
+                    &["3+2", "2+3"]
+                } else {
+                    &["3+2", "2+3", "2+2+1", "2+1+2"]
+                };
+                self.deal_pattern = pick(value, spellings, DealPattern::parse).map_err(bad)?
+            }
+            "bete_growth" => {
+                let spellings: &[&str] = if ruleset == RulesetId::BesteBoer {
+                    &["plus5", "pot", "plus5_per_bete"]
+                } else {
+                    &["pot", "plus5"]
+                };
+                self.bete_growth = pick(value, spellings, BeteGrowth::parse).map_err(bad)?
+            }
+            "follow_after_trick2" => self.follow_after_trick2 = boolean()?,
+            "follow_suit" => self.follow_suit = boolean()?,
+            "four_card_flush" => self.four_card_flush = boolean()?,
+            "short_pack" => self.short_pack = boolean()?,
+            "muss_max_pot" => self.muss_max_pot = int_in(&[5, 10])? as i64,
+            "forced_after_muss" => self.forced_after_muss = boolean()?,
+            "per_trick" => self.per_trick = pick(value, &["fifth", "one"], PerTrick::parse).map_err(bad)?,
+            "bete_payoff" => {
+                self.bete_payoff =
+                    pick(value, &["all_at_once", "successive_fifo"], BetePayoff::parse).map_err(bad)?
+            }
+            "enforce_legality" => {
+                self.enforce_legality = pick(value, &["strict", "lenient"], Legality::parse).map_err(bad)?
+            }
+            "rounds" => {
+                self.rounds = value
+                    .as_u64()
+                    .filter(|&v| (1..=u32::MAX as u64).contains(&v))
+                    .ok_or_else(|| bad("an integer, 1 or more".into()))? as u32
+            }
+            "max_extra_deals" => {
+                self.max_extra_deals = value
+                    .as_u64()
+                    .filter(|&v| v <= u32::MAX as u64)
+                    .ok_or_else(|| bad("an integer, 0 or more".into()))? as u32
+            }
+            // `keys(ruleset)` lists only the keys matched above.
+            _ => return Err(bad(String::new())),
+        }
+        Ok(())
+    }
 }
