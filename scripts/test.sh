@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Runs every test of the project, installing what it needs on the way (idempotent):
+# Rust workspace tests, schema lint and stub freshness, the Python and Go SDK suites
+# against the real server, Kubernetes manifests, and the load harness smoke run.
+#
+#   bash scripts/test.sh            # everything
+#   BETE_SKIP="python go" bash scripts/test.sh   # skip parts while iterating
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+export PATH="$root/.tools/bin:$PATH"
+
+skip() { [[ " ${BETE_SKIP:-} " == *" $1 "* ]]; }
+step() { printf '\n==> %s\n' "$*"; }
+
+results=()
+record() { results+=("$1"); }
+
+if ! skip rust; then
+  step "cargo test --workspace"
+  cargo test --workspace --locked
+  record "rust: ok"
+fi
+
+if ! skip proto && [ -x scripts/check-stubs.sh ]; then
+  step "schema lint, format and generated stubs"
+  bash scripts/check-stubs.sh
+  record "proto: ok"
+fi
+
+if ! skip deploy; then
+  step "kustomize build deploy/overlays/*"
+  if ! command -v kustomize >/dev/null; then
+    GOBIN="$root/.tools/bin" go install sigs.k8s.io/kustomize/kustomize/v5@v5.5.0
+  fi
+  for o in deploy/overlays/*/; do
+    kustomize build "$o" >/dev/null
+  done
+  record "deploy: ok"
+fi
+
+if ! skip python && [ -x clients/python/run-tests.sh ]; then
+  step "Python SDK against the real server"
+  cargo build -p bete-server --locked
+  bash clients/python/run-tests.sh
+  record "python: ok"
+fi
+
+if ! skip go && [ -x clients/go/run-tests.sh ]; then
+  step "Go SDK against the real server"
+  cargo build -p bete-server --locked
+  bash clients/go/run-tests.sh
+  record "go: ok"
+fi
+
+if ! skip load && [ -x clients/load/smoke.sh ]; then
+  step "load harness smoke run"
+  bash clients/load/smoke.sh
+  record "load: ok"
+fi
+
+step "summary"
+printf '%s\n' "${results[@]}"
