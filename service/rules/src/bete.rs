@@ -1,53 +1,896 @@
-//! Placeholder: being written (see family.rs for the contract).
+//! Bête (section 1) and its Ace-high variation (section 2): the deal pot, the fiche dish, the
+//! King (Ace) pool and the bête queue; bidding with contre and the Curieuse; trick play with
+//! heading, trumping and overtrumping; the settlement of 1.8 in its five steps; the end of the
+//! match (0.4 item 17).
+//!
+//! The Ace-high variation differs only by its ranking and the card of the top pool; both come
+//! from [`Variant`], so the whole table code is shared.
 
 use crate::action::Action;
-use crate::card::Card;
-use crate::config::Config;
-use crate::event::{Amounts, Event};
+use crate::card::{Card, Rank, Suit};
+use crate::cardset::CardSet;
+use crate::config::{AnteRule, Config, ContreRule, Legality, QueueOrder, WinRule};
+use crate::deal::deal_hands;
+use crate::event::{Amounts, BidderResult, DealResult, Event, PrivateEvent, PublicEvent, Reveal};
 use crate::family::{Ctx, Family};
-use crate::game::{ActionError, DealSummary};
-use crate::ruleset::RulesetId;
+use crate::game::{ActionError, BeteMade, DealSummary, PoolWon};
+use crate::ruleset::{MAX_SEATS, RulesetId};
 use crate::seat::Seat;
-use crate::view::{Phase, Pools, View, Viewer};
+use crate::trick::{ACE_HIGH_RANKING, ECARTE_RANKING, Ranking, Trick};
+use crate::view::{Phase, PlayedCard, Pools, TrickView, View, Viewer};
 
+/// What the Ace-high variation overrides (AH1, AH2).
+#[derive(Debug)]
+pub(crate) struct Variant {
+    pub ranking: &'static Ranking,
+    /// The rank whose trump card wins the top pool: King (B33) or Ace (AH2).
+    pub top_rank: Rank,
+    /// The top pool's name in deal summaries.
+    pub top_pool: &'static str,
+}
+
+static BETE: Variant = Variant {
+    ranking: &ECARTE_RANKING,
+    top_rank: Rank::King,
+    top_pool: "king",
+};
+static ACE_HIGH: Variant = Variant {
+    ranking: &ACE_HIGH_RANKING,
+    top_rank: Rank::Ace,
+    top_pool: "ace",
+};
+
+/// The largest pack (36 cards).
+const MAX_PACK: usize = 36;
+/// At most every follower revokes in every trick.
+const MAX_REVOKES: usize = 5 * MAX_SEATS;
+
+/// A bête on the table: who paid it (for the final return, 0.4 item 17) and how much.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct Bete {
+    payer: Seat,
+    amount: i64,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Stage {
+    /// Before the first deal.
+    Idle,
+    Bidding,
+    Tricks,
+    Settled,
+}
+
+/// One settled pool, for the summary (converted to `PoolWon` on request).
+#[derive(Copy, Clone, Debug)]
+struct Won {
+    pool: &'static str,
+    seat: Seat,
+    amount: i64,
+}
+
+/// A Bête or Ace-high table: the pools between deals and the deal in progress.
 #[derive(Clone, Debug)]
-pub struct BeteTable {}
+pub struct BeteTable {
+    variant: &'static Variant,
+    seats: u8,
+    fiche_value: i64,
+    win_rule: WinRule,
+    ante_rule: AnteRule,
+    queue_order: QueueOrder,
+    must_head: bool,
+    contre_enabled: bool,
+    max_curieuse: u8,
+    lenient: bool,
+
+    // --- pools carried between deals (1.3) ---
+    /// The deal pot beside the dish, jetons.
+    pot: i64,
+    /// Fiches in the dish (each `fiche_value` jetons).
+    fiches: i64,
+    /// N of 1.8: deals since the pot was last won, counting the current one.
+    n: u32,
+    king_pool: i64,
+    /// The bête at stake in this deal (B31).
+    staked: Option<Bete>,
+    /// Waiting bêtes, oldest first.
+    queue: Vec<Bete>,
+
+    // --- the deal in progress ---
+    stage: Stage,
+    match_over: bool,
+    deal_no: u32,
+    dealer: Seat,
+    deck: [Card; MAX_PACK],
+    deck_len: u8,
+    /// Index in `deck` of the talon's top card.
+    talon_pos: u8,
+    turn_up: Card,
+    trump: Suit,
+    set_aside: [Card; 3],
+    curieuses: u8,
+    dealt: [CardSet; MAX_SEATS],
+    hands: [CardSet; MAX_SEATS],
+    /// The seat to act in bidding or in the trick.
+    turn: Seat,
+    /// Speakers so far in the current bidding round.
+    spoken: u8,
+    declarer: Option<Seat>,
+    contrer: Option<Seat>,
+    last_spoke: [Option<Action>; MAX_SEATS],
+    trick_no: u8,
+    trick: Trick,
+    /// Completed tricks of this deal.
+    done: [Trick; 5],
+    tricks: [u8; MAX_SEATS],
+    revokes: [Seat; MAX_REVOKES],
+    revoke_count: u8,
+
+    // --- the last settlement, for `summary` ---
+    outcome: &'static str,
+    won: Vec<Won>,
+    betes_made: Vec<Bete>,
+    net: Amounts,
+}
+
+impl BeteTable {
+    fn eldest(&self) -> Seat {
+        self.dealer.next(self.seats)
+    }
+
+    fn n_us(&self) -> usize {
+        self.seats as usize
+    }
+
+    /// W of 1.8: the deal pot + N fiches + the current bête.
+    fn w(&self) -> i64 {
+        self.pot + self.n as i64 * self.fiche_value + self.staked.map_or(0, |b| b.amount)
+    }
+
+    fn talon_len(&self) -> u8 {
+        self.deck_len - self.talon_pos
+    }
+
+    fn pay(ctx: &mut Ctx, seat: Seat, amount: i64) {
+        ctx.balances[seat.index()] -= amount;
+    }
+
+    fn legal_cards(&self, seat: Seat) -> CardSet {
+        let hand = self.hands[seat.index()];
+        if self.lenient {
+            hand
+        } else {
+            self.trick.legal(hand, self.trump, self.variant.ranking, self.must_head)
+        }
+    }
+
+    /// B24: the strict pass test (tricks ≥ 3, or 2 made of tricks #1 and #2 with nobody on 3),
+    /// or under `plurality` more tricks than anyone else.
+    fn passes(&self, s: Seat) -> bool {
+        let d = self.tricks[s.index()];
+        let m = self.most_other(s);
+        match self.win_rule {
+            WinRule::Strict => {
+                d >= 3 || (d == 2 && self.done[0].winner == s && self.done[1].winner == s && m < 3)
+            }
+            WinRule::Plurality => d > m,
+        }
+    }
+
+    fn most_other(&self, s: Seat) -> u8 {
+        (0..self.seats)
+            .filter(|&i| i != s.0)
+            .map(|i| self.tricks[i as usize])
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// B24–B26 for the declarer.
+    fn declarer_result(&self, p: Seat) -> BidderResult {
+        let d = self.tricks[p.index()];
+        if self.passes(p) {
+            BidderResult::Win { vole: d == 5 }
+        } else if d == self.most_other(p) {
+            BidderResult::Null
+        } else {
+            BidderResult::Lose { devole: d == 0 }
+        }
+    }
+
+    fn start_bidding_round(&mut self) {
+        self.turn = self.eldest();
+        self.spoken = 0;
+        self.last_spoke = [None; MAX_SEATS];
+    }
+
+    fn start_tricks(&mut self) {
+        self.stage = Stage::Tricks;
+        self.trick_no = 0;
+        // B19: eldest leads trick 1 whoever declared.
+        self.trick = Trick::new(self.eldest());
+        self.turn = self.eldest();
+    }
+
+    fn apply_bid(
+        &mut self,
+        ctx: &mut Ctx,
+        seat: Seat,
+        action: Action,
+        out: &mut Vec<Event>,
+    ) -> Result<(), ActionError> {
+        match (action, self.declarer) {
+            (Action::Pass, _) => {}
+            (Action::Play, None) => {}
+            (Action::Play, Some(_)) => {
+                return Err(ActionError::WrongPhase {
+                    action: "play",
+                    phase: "a declarer has spoken: pass or contre",
+                });
+            }
+            (Action::Contre, None) => {
+                return Err(ActionError::WrongPhase {
+                    action: "contre",
+                    phase: "nobody has declared yet",
+                });
+            }
+            (Action::Contre, Some(_)) if !self.contre_enabled => {
+                return Err(ActionError::Other("contre is disabled at this table".into()));
+            }
+            (Action::Contre, Some(_)) => {}
+            _ => unreachable!("apply routes only bids here"),
+        }
+        self.last_spoke[seat.index()] = Some(action);
+        out.push(Event::public(PublicEvent::Spoke { seat, action }));
+        self.spoken += 1;
+        let dealer_spoke = seat == self.dealer;
+        match action {
+            Action::Play => {
+                self.declarer = Some(seat);
+                if !self.contre_enabled || dealer_spoke {
+                    self.start_tricks();
+                    return Ok(());
+                }
+            }
+            Action::Contre => {
+                self.contrer = Some(seat);
+                self.start_tricks();
+                return Ok(());
+            }
+            _ => {}
+        }
+        if !dealer_spoke {
+            self.turn = seat.next(self.seats);
+            return Ok(());
+        }
+        if self.declarer.is_some() {
+            self.start_tricks();
+            return Ok(());
+        }
+        // Everyone passed: a Curieuse (B17) or the all-pass (B18).
+        if self.curieuses < self.max_curieuse && self.talon_len() > 0 {
+            let mut paid = [0; MAX_SEATS];
+            for s in 0..self.seats {
+                paid[s as usize] = 1;
+                Self::pay(ctx, Seat(s), 1);
+            }
+            self.pot += self.seats as i64;
+            let set_aside = self.turn_up;
+            self.set_aside[self.curieuses as usize] = set_aside;
+            self.curieuses += 1;
+            self.turn_up = self.deck[self.talon_pos as usize];
+            self.talon_pos += 1;
+            self.trump = self.turn_up.suit();
+            out.push(Event::public(PublicEvent::Curieuse {
+                set_aside,
+                turn_up: self.turn_up,
+                trump: self.trump,
+                paid,
+            }));
+            self.start_bidding_round();
+        } else {
+            self.settle(ctx, out);
+        }
+        Ok(())
+    }
+
+    fn apply_card(
+        &mut self,
+        ctx: &mut Ctx,
+        seat: Seat,
+        card: Card,
+        out: &mut Vec<Event>,
+    ) -> Result<(), ActionError> {
+        let hand = self.hands[seat.index()];
+        if !hand.contains(card) {
+            return Err(ActionError::NotInHand(card));
+        }
+        let legal = self.trick.legal(hand, self.trump, self.variant.ranking, self.must_head);
+        if !legal.contains(card) {
+            if !self.lenient {
+                return Err(self.trick.why_illegal(hand, card, self.trump));
+            }
+            // 0.4 item 19: the card stands and costs a bête at settlement.
+            self.revokes[self.revoke_count as usize] = seat;
+            self.revoke_count += 1;
+        }
+        self.hands[seat.index()].remove(card);
+        self.trick.play(seat, card, self.trump, self.variant.ranking);
+        out.push(Event::public(PublicEvent::CardPlayed { seat, card }));
+        if self.trick.len < self.seats {
+            self.turn = seat.next(self.seats);
+            return Ok(());
+        }
+        let winner = self.trick.winner;
+        out.push(Event::public(PublicEvent::TrickWon {
+            trick: self.trick_no,
+            winner,
+        }));
+        self.tricks[winner.index()] += 1;
+        self.done[self.trick_no as usize] = self.trick;
+        self.trick_no += 1;
+        if self.trick_no == 5 {
+            // B23: all five tricks are played out.
+            self.settle(ctx, out);
+        } else {
+            self.trick = Trick::new(winner);
+            self.turn = winner;
+        }
+        Ok(())
+    }
+
+    /// The winner takes the deal pot, his N fiches (A11 re-antes when the dish runs short) and
+    /// the current bête (B27). Returns the fiches anted within the settlement per seat.
+    fn take_winnings(&mut self, ctx: &mut Ctx, winner: Seat) {
+        let pot = self.pot;
+        ctx.balances[winner.index()] += pot;
+        self.pot = 0;
+        self.won.push(Won {
+            pool: "deal_pot",
+            seat: winner,
+            amount: pot,
+        });
+        let mut owed = self.n as i64;
+        let mut taken = 0;
+        loop {
+            let t = owed.min(self.fiches);
+            self.fiches -= t;
+            owed -= t;
+            taken += t;
+            if owed == 0 {
+                break;
+            }
+            // A11: every seat antes a fresh fiche, within the settlement.
+            for s in 0..self.seats {
+                Self::pay(ctx, Seat(s), self.fiche_value);
+            }
+            self.fiches += self.seats as i64;
+        }
+        ctx.balances[winner.index()] += taken * self.fiche_value;
+        self.won.push(Won {
+            pool: "fiches",
+            seat: winner,
+            amount: taken * self.fiche_value,
+        });
+        if let Some(b) = self.staked.take() {
+            ctx.balances[winner.index()] += b.amount;
+            self.won.push(Won {
+                pool: "bete",
+                seat: winner,
+                amount: b.amount,
+            });
+        }
+        self.n = 0;
+    }
+
+    /// B28: all waiting bêtes and 1 jeton from each other seat.
+    fn vole(&mut self, ctx: &mut Ctx, winner: Seat) {
+        for b in self.queue.drain(..) {
+            ctx.balances[winner.index()] += b.amount;
+            self.won.push(Won {
+                pool: "bete",
+                seat: winner,
+                amount: b.amount,
+            });
+        }
+        for s in 0..self.seats {
+            if s != winner.0 {
+                ctx.balances[s as usize] -= 1;
+                ctx.balances[winner.index()] += 1;
+            }
+        }
+    }
+
+    /// B30: 1 jeton to each other seat.
+    fn devole(&self, ctx: &mut Ctx, loser: Seat) {
+        for s in 0..self.seats {
+            if s != loser.0 {
+                ctx.balances[s as usize] += 1;
+                ctx.balances[loser.index()] -= 1;
+            }
+        }
+    }
+
+    fn queue_bete(&mut self, ctx: &mut Ctx, payer: Seat, amount: i64) {
+        Self::pay(ctx, payer, amount);
+        let b = Bete { payer, amount };
+        self.queue.push(b);
+        self.betes_made.push(b);
+    }
+
+    /// The settlement of 1.8, steps 1–5, then the end test (0.4 item 17).
+    fn settle(&mut self, ctx: &mut Ctx, out: &mut Vec<Event>) {
+        let before = *ctx.balances;
+        self.won.clear();
+        self.betes_made.clear();
+        let w = self.w();
+        // Who lost the deal as a bidder forfeits the top pool (B32, B33).
+        let mut losers = [None; 2];
+        let result = match self.declarer {
+            None => {
+                self.outcome = "all_passed";
+                DealResult::AllPassed
+            }
+            Some(p) => {
+                let pr = self.declarer_result(p);
+                let c = self.contrer;
+                let cr = c.map(|c| match pr {
+                    BidderResult::Null => BidderResult::Null,
+                    BidderResult::Win { .. } => BidderResult::Lose {
+                        devole: self.tricks[c.index()] == 0,
+                    },
+                    BidderResult::Lose { .. } => {
+                        if self.passes(c) {
+                            BidderResult::Win {
+                                vole: self.tricks[c.index()] == 5,
+                            }
+                        } else {
+                            BidderResult::Lose {
+                                devole: self.tricks[c.index()] == 0,
+                            }
+                        }
+                    }
+                });
+                self.outcome = match pr {
+                    BidderResult::Win { vole: true } => "vole",
+                    BidderResult::Win { vole: false } => "win",
+                    BidderResult::Null => "null",
+                    BidderResult::Lose { .. } => "lose",
+                };
+                // Step 1: the bidders' result.
+                match (pr, c.zip(cr)) {
+                    (BidderResult::Win { .. }, _) => self.take_winnings(ctx, p),
+                    (BidderResult::Lose { .. }, Some((c, BidderResult::Win { .. }))) => {
+                        self.take_winnings(ctx, c);
+                        // B32: P pays W directly to C.
+                        Self::pay(ctx, p, w);
+                        ctx.balances[c.index()] += w;
+                        self.betes_made.push(Bete { payer: p, amount: w });
+                        self.won.push(Won {
+                            pool: "declarer_bete",
+                            seat: c,
+                            amount: w,
+                        });
+                    }
+                    (BidderResult::Lose { .. }, _) => self.queue_bete(ctx, p, w),
+                    (BidderResult::Null, _) => {}
+                }
+                // Step 2: vole and dévole.
+                for (s, r) in [(Some(p), Some(pr)), (c, cr)] {
+                    match (s, r) {
+                        (Some(s), Some(BidderResult::Win { vole: true })) => self.vole(ctx, s),
+                        (Some(s), Some(BidderResult::Lose { devole: true })) => self.devole(ctx, s),
+                        _ => {}
+                    }
+                }
+                // Step 3: the contrer's bête of 2W.
+                if let (Some(c), Some(BidderResult::Lose { .. })) = (c, cr) {
+                    self.queue_bete(ctx, c, 2 * w);
+                }
+                if let BidderResult::Lose { .. } = pr {
+                    losers[0] = Some(p);
+                }
+                if let (Some(c), Some(BidderResult::Lose { .. })) = (c, cr) {
+                    losers[1] = Some(c);
+                }
+                DealResult::Bidders {
+                    declarer: p,
+                    declarer_result: pr,
+                    contrer: c.zip(cr),
+                }
+            }
+        };
+        // Step 4: revokes in lenient mode, in the order they happened (B35).
+        for i in 0..self.revoke_count as usize {
+            let s = self.revokes[i];
+            self.queue_bete(ctx, s, w);
+        }
+        // A bête waits to be staked at the next deal's start (B31); the end test looks at both.
+        let queue_empty = self.staked.is_none() && self.queue.is_empty();
+        let last = ctx.is_last_settlement(queue_empty);
+        // Step 5: the top pool (B33, AH2) and its refill (B10).
+        let top = Card::new(self.variant.top_rank, self.trump);
+        let holder = (0..self.seats).map(Seat).find(|s| self.dealt[s.index()].contains(top));
+        if let Some(h) = holder {
+            if !losers.contains(&Some(h)) && self.king_pool > 0 {
+                let amount = self.king_pool;
+                ctx.balances[h.index()] += amount;
+                self.king_pool = 0;
+                self.won.push(Won {
+                    pool: self.variant.top_pool,
+                    seat: h,
+                    amount,
+                });
+                if !last {
+                    for s in 0..self.seats {
+                        Self::pay(ctx, Seat(s), 1);
+                    }
+                    self.king_pool += self.seats as i64;
+                }
+            }
+        }
+        self.stage = Stage::Settled;
+        let mut net = [0; MAX_SEATS];
+        let mut betes = [0; MAX_SEATS];
+        for i in 0..self.n_us() {
+            net[i] = ctx.balances[i] - before[i];
+        }
+        for b in &self.betes_made {
+            betes[b.payer.index()] += b.amount;
+        }
+        self.net = net;
+        let mut reveal_deck = Vec::with_capacity(self.deck_len as usize);
+        reveal_deck.extend_from_slice(&self.deck[..self.deck_len as usize]);
+        out.push(Event {
+            public: PublicEvent::DealSettled {
+                deal: self.deal_no,
+                result,
+                tricks: self.tricks,
+                net,
+                betes,
+                hidden_revealed: CardSet::EMPTY,
+                pools: self.pools(),
+                balances: *ctx.balances,
+            },
+            private: Vec::new(),
+            reveal: Some(Box::new(Reveal {
+                deal: self.deal_no,
+                hands: self.dealt,
+                deck: reveal_deck,
+            })),
+        });
+        if last {
+            self.end_match(ctx, out);
+        }
+    }
+
+    /// 0.4 item 17: everything on the table goes back.
+    fn end_match(&mut self, ctx: &mut Ctx, out: &mut Vec<Event>) {
+        let n = self.seats as i64;
+        let mut returned = [0; MAX_SEATS];
+        let mut bets: Vec<Bete> = self.staked.take().into_iter().collect();
+        bets.append(&mut self.queue);
+        for b in bets {
+            returned[b.payer.index()] += b.amount;
+        }
+        // The top pool holds nothing or one jeton a seat; the pot and dish are shared with the
+        // odd jetons going from the last deal's eldest on.
+        let shared = [self.king_pool, self.pot + self.fiches * self.fiche_value];
+        self.king_pool = 0;
+        self.pot = 0;
+        self.fiches = 0;
+        let eldest = self.eldest();
+        for total in shared {
+            let (each, odd) = (total / n, total % n);
+            for k in 0..self.seats {
+                let s = eldest.offset(k, self.seats);
+                returned[s.index()] += each + i64::from((k as i64) < odd);
+            }
+        }
+        for i in 0..self.n_us() {
+            ctx.balances[i] += returned[i];
+        }
+        self.match_over = true;
+        out.push(Event::public(PublicEvent::MatchEnded {
+            returned,
+            balances: *ctx.balances,
+        }));
+    }
+}
 
 impl Family for BeteTable {
-    fn new(_ruleset: RulesetId, _config: &Config, _seats: u8) -> Self {
-        todo!()
+    fn new(ruleset: RulesetId, config: &Config, seats: u8) -> Self {
+        let variant = if ruleset == RulesetId::BeteAceHigh {
+            &ACE_HIGH
+        } else {
+            &BETE
+        };
+        let dummy = Card::new(Rank::Two, Suit::Spades);
+        BeteTable {
+            variant,
+            seats,
+            fiche_value: config.fiche_value,
+            win_rule: config.win_rule,
+            ante_rule: config.ante_rule,
+            queue_order: config.queue_order,
+            must_head: config.must_head_in_suit,
+            contre_enabled: config.contre == ContreRule::ModelA,
+            max_curieuse: config.max_curieuse,
+            lenient: config.enforce_legality == Legality::Lenient,
+            pot: 0,
+            fiches: 0,
+            n: 0,
+            king_pool: 0,
+            staked: None,
+            queue: Vec::new(),
+            stage: Stage::Idle,
+            match_over: false,
+            deal_no: 0,
+            dealer: Seat(0),
+            deck: [dummy; MAX_PACK],
+            deck_len: 0,
+            talon_pos: 0,
+            turn_up: dummy,
+            trump: Suit::Spades,
+            set_aside: [dummy; 3],
+            curieuses: 0,
+            dealt: [CardSet::EMPTY; MAX_SEATS],
+            hands: [CardSet::EMPTY; MAX_SEATS],
+            turn: Seat(0),
+            spoken: 0,
+            declarer: None,
+            contrer: None,
+            last_spoke: [None; MAX_SEATS],
+            trick_no: 0,
+            trick: Trick::new(Seat(0)),
+            done: [Trick::new(Seat(0)); 5],
+            tricks: [0; MAX_SEATS],
+            revokes: [Seat(0); MAX_REVOKES],
+            revoke_count: 0,
+            outcome: "",
+            won: Vec::new(),
+            betes_made: Vec::new(),
+            net: [0; MAX_SEATS],
+        }
     }
-    fn take_antes(&mut self, _ctx: &mut Ctx) -> Amounts {
-        todo!()
+
+    fn take_antes(&mut self, ctx: &mut Ctx) -> Amounts {
+        let mut paid = [0; MAX_SEATS];
+        let seats = self.seats;
+        self.deal_no = ctx.deal;
+        self.dealer = ctx.dealer;
+        self.n += 1;
+        // B8 / A9: the players' deal stake when the pot is empty (and, literally, no bête waits).
+        let players_ante = self.pot == 0
+            && match self.ante_rule {
+                AnteRule::PotEmpty => true,
+                AnteRule::Literal => self.staked.is_none() && self.queue.is_empty(),
+            };
+        if players_ante {
+            for s in 0..seats {
+                paid[s as usize] += 1;
+            }
+            self.pot += seats as i64;
+        }
+        // B8: the dealer's jeton on every deal.
+        paid[ctx.dealer.index()] += 1;
+        self.pot += 1;
+        // B7 / B9: a fiche each when the dish is empty (the first deal included).
+        if self.fiches == 0 {
+            for s in 0..seats {
+                paid[s as usize] += self.fiche_value;
+            }
+            self.fiches += seats as i64;
+        }
+        // B7: the King pool opens the session; later it is refilled when won (B10).
+        if ctx.deal == 0 {
+            for s in 0..seats {
+                paid[s as usize] += 1;
+            }
+            self.king_pool += seats as i64;
+        }
+        for s in 0..seats as usize {
+            ctx.balances[s] -= paid[s];
+        }
+        // B31: stake a waiting bête.
+        if self.staked.is_none() && !self.queue.is_empty() {
+            let i = match self.queue_order {
+                QueueOrder::Fifo => 0,
+                QueueOrder::LargestFirst => {
+                    let max = self.queue.iter().map(|b| b.amount).max().unwrap_or(0);
+                    self.queue.iter().position(|b| b.amount == max).unwrap_or(0)
+                }
+            };
+            self.staked = Some(self.queue.remove(i));
+        }
+        paid
     }
-    fn deal(&mut self, _ctx: &mut Ctx, _deck: &[Card], _paid: Amounts, _out: &mut Vec<Event>) {
-        todo!()
+
+    fn deal(&mut self, ctx: &mut Ctx, deck: &[Card], paid: Amounts, out: &mut Vec<Event>) {
+        let d = deal_hands(deck, self.seats, ctx.dealer, ctx.config.deal_pattern);
+        self.deck_len = deck.len() as u8;
+        self.deck[..deck.len()].copy_from_slice(deck);
+        self.talon_pos = d.talon_start as u8;
+        self.turn_up = d.turn_up;
+        self.trump = d.turn_up.suit();
+        self.curieuses = 0;
+        self.dealt = d.hands;
+        self.hands = d.hands;
+        self.declarer = None;
+        self.contrer = None;
+        self.trick_no = 0;
+        self.tricks = [0; MAX_SEATS];
+        self.revoke_count = 0;
+        self.stage = Stage::Bidding;
+        self.start_bidding_round();
+        out.push(Event {
+            public: PublicEvent::DealStarted {
+                deal: ctx.deal,
+                dealer: ctx.dealer,
+                paid,
+                turn_up: self.turn_up,
+                trump: self.trump,
+                muss: false,
+                pools: self.pools(),
+            },
+            private: (0..self.seats)
+                .map(|s| (Seat(s), PrivateEvent::Hand(self.hands[s as usize])))
+                .collect(),
+            reveal: None,
+        });
     }
+
     fn to_act(&self) -> Option<Seat> {
-        todo!()
+        match self.stage {
+            Stage::Bidding | Stage::Tricks if !self.match_over => Some(self.turn),
+            _ => None,
+        }
     }
+
     fn phase(&self) -> Phase {
-        todo!()
+        match self.stage {
+            Stage::Tricks => Phase::Trick {
+                trick: self.trick_no,
+            },
+            _ => Phase::Bidding,
+        }
     }
-    fn legal_actions_into(&self, _seat: Seat, _out: &mut Vec<Action>) {
-        todo!()
+
+    fn legal_actions_into(&self, seat: Seat, out: &mut Vec<Action>) {
+        if self.to_act() != Some(seat) {
+            return;
+        }
+        match self.stage {
+            Stage::Bidding => {
+                out.push(Action::Pass);
+                match self.declarer {
+                    None => out.push(Action::Play),
+                    Some(_) if self.contre_enabled => out.push(Action::Contre),
+                    Some(_) => {}
+                }
+            }
+            Stage::Tricks => out.extend(self.legal_cards(seat).iter().map(Action::Card)),
+            _ => {}
+        }
     }
-    fn apply(&mut self, _ctx: &mut Ctx, _seat: Seat, _action: Action, _out: &mut Vec<Event>) -> Result<(), ActionError> {
-        todo!()
+
+    fn apply(
+        &mut self,
+        ctx: &mut Ctx,
+        seat: Seat,
+        action: Action,
+        out: &mut Vec<Event>,
+    ) -> Result<(), ActionError> {
+        if self.to_act() != Some(seat) {
+            return Err(match self.to_act() {
+                Some(s) => ActionError::NotYourTurn { to_act: s },
+                None => ActionError::NoDeal,
+            });
+        }
+        match (action, self.stage) {
+            (Action::Pass | Action::Play | Action::Contre, Stage::Bidding) => {
+                self.apply_bid(ctx, seat, action, out)
+            }
+            (Action::Card(c), Stage::Tricks) => self.apply_card(ctx, seat, c, out),
+            (Action::Pass | Action::Play | Action::Contre, _) => Err(ActionError::WrongPhase {
+                action: action.verb(),
+                phase: "trick play",
+            }),
+            (Action::Card(_), _) => Err(ActionError::WrongPhase {
+                action: "card",
+                phase: "bidding",
+            }),
+            _ => Err(ActionError::WrongRuleset {
+                action: action.verb(),
+                ruleset: ctx.ruleset,
+            }),
+        }
     }
+
     fn deal_settled(&self) -> bool {
-        todo!()
+        self.stage == Stage::Settled
     }
+
     fn match_over(&self) -> bool {
-        todo!()
+        self.match_over
     }
+
     fn pools(&self) -> Pools {
-        todo!()
+        Pools {
+            pot: self.pot,
+            fiches: self.fiches,
+            deals_since_won: self.n,
+            king_pool: self.king_pool,
+            staked_bete: self.staked.map(|b| b.amount),
+            bete_queue: self.queue.iter().map(|b| b.amount).collect(),
+            ..Pools::default()
+        }
     }
-    fn fill_view(&self, _viewer: Viewer, _view: &mut View) {
-        todo!()
+
+    fn fill_view(&self, viewer: Viewer, view: &mut View) {
+        if self.stage == Stage::Idle {
+            return;
+        }
+        if let Viewer::Seat(s) = viewer {
+            view.hand = Some(self.hands[s.index()]);
+        }
+        view.turn_up = Some(self.turn_up);
+        view.set_aside_turn_ups = self.set_aside[..self.curieuses as usize].to_vec();
+        view.trump = Some(self.trump);
+        view.talon_len = self.talon_len();
+        for (i, st) in view.seat_states.iter_mut().enumerate() {
+            st.hand_len = self.hands[i].len() as u8;
+            st.tricks = self.tricks[i];
+            st.declarer = self.declarer == Some(Seat(i as u8));
+            st.contrer = self.contrer == Some(Seat(i as u8));
+            st.last_spoke = self.last_spoke[i];
+        }
+        let trick_view = |t: &Trick, complete: bool| TrickView {
+            leader: t.leader,
+            cards: (0..t.len)
+                .map(|k| (t.leader.offset(k, self.seats), PlayedCard::FaceUp(t.cards[k as usize])))
+                .collect(),
+            winner: complete.then_some(t.winner),
+        };
+        view.tricks = self.done[..self.trick_no as usize]
+            .iter()
+            .map(|t| trick_view(t, true))
+            .collect();
+        if self.stage == Stage::Tricks {
+            view.tricks.push(trick_view(&self.trick, false));
+        }
     }
+
     fn summary(&self) -> Option<DealSummary> {
-        todo!()
+        if self.stage != Stage::Settled {
+            return None;
+        }
+        let n = self.n_us();
+        Some(DealSummary {
+            deal: self.deal_no,
+            dealer: self.dealer.0,
+            declarer: self.declarer.map(|s| s.0),
+            contrer: self.contrer.map(|s| s.0),
+            stayers: Vec::new(),
+            tricks: self.tricks[..n].to_vec(),
+            outcome: self.outcome.to_string(),
+            pools_won: self
+                .won
+                .iter()
+                .map(|w| PoolWon {
+                    pool: w.pool.to_string(),
+                    seat: w.seat.0,
+                    amount: w.amount,
+                })
+                .collect(),
+            betes: self
+                .betes_made
+                .iter()
+                .map(|b| BeteMade {
+                    seat: b.payer.0,
+                    amount: b.amount,
+                })
+                .collect(),
+            net: self.net[..n].to_vec(),
+        })
     }
 }

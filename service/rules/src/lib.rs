@@ -23,6 +23,7 @@ mod family;
 pub mod event;
 pub mod game;
 pub mod ruleset;
+mod trick;
 pub mod view;
 
 pub use config::{Config, ConfigError};
