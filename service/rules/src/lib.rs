@@ -25,6 +25,8 @@ pub mod game;
 pub mod ruleset;
 mod trick;
 pub mod view;
+pub mod record;
+pub mod bots;
 
 pub use config::{Config, ConfigError};
 pub use event::{Event, PrivateEvent, Projected, PublicEvent, Reveal};
