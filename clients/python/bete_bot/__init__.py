@@ -1,0 +1,48 @@
+"""bete-bot: write a bot for the bete card-game server in a few lines.
+
+    from bete_bot import Bot, main
+
+    class MyBot(Bot):
+        def decide(self, view):
+            return view.legal_actions[0]
+
+    main(MyBot())
+"""
+
+from . import cards
+from .actions import (
+    Action,
+    ActionError,
+    action_text,
+    card,
+    challenge,
+    contre,
+    decline,
+    discard,
+    drop,
+    exchange,
+    hidden,
+    parse_action,
+    pass_,
+    play,
+    same_action,
+    stand,
+    verb,
+)
+from .auth import Credentials, obtain_token
+from .bot import Bot, SeatView
+from .bots import RandomBot, RuleAwareBot
+from .client import Client, register_bot
+from .errors import BeteError
+from .play import main
+from .play import play as play_match
+from .runner import Runner, TableState
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Action", "ActionError", "BeteError", "Bot", "Client", "Credentials", "RandomBot", "Runner",
+    "RuleAwareBot", "SeatView", "TableState", "action_text", "card", "cards", "challenge", "contre",
+    "decline", "discard", "drop", "exchange", "hidden", "main", "obtain_token", "parse_action",
+    "pass_", "play", "play_match", "register_bot", "same_action", "stand", "verb",
+]

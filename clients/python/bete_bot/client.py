@@ -1,0 +1,258 @@
+"""A thin asyncio client over ``grpc.aio``: bearer metadata, typed errors, idempotent submits."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import uuid
+from typing import AsyncIterator, Iterable, Mapping, Optional
+
+import grpc
+from bete.v1 import (
+    bot_service_pb2,
+    bot_service_pb2_grpc,
+    cards_pb2,
+    table_pb2,
+    table_service_pb2,
+    table_service_pb2_grpc,
+)
+
+from .cards import RULESET_NUMBERS
+from .errors import BeteError
+
+log = logging.getLogger("bete_bot")
+
+#: Unary calls give up after this long; streams have no deadline.
+DEFAULT_TIMEOUT = 10.0
+
+_HOUSE_POLICIES = {
+    "random": table_pb2.HOUSE_BOT_POLICY_RANDOM,
+    "heuristic": table_pb2.HOUSE_BOT_POLICY_HEURISTIC,
+}
+
+
+def ruleset_number(ruleset: int | str) -> int:
+    """A ``bete.v1.Ruleset`` number from an id (``"beast"``) or a number."""
+    if isinstance(ruleset, str):
+        try:
+            return RULESET_NUMBERS[ruleset]
+        except KeyError:
+            raise ValueError(f"unknown ruleset {ruleset!r}; known: {', '.join(RULESET_NUMBERS)}") from None
+    return int(ruleset)
+
+
+def house_policy(policy: int | str) -> int:
+    """A ``bete.v1.HouseBotPolicy`` number from ``"random"`` / ``"heuristic"`` or a number."""
+    if isinstance(policy, str):
+        try:
+            return _HOUSE_POLICIES[policy]
+        except KeyError:
+            raise ValueError(f"unknown house bot {policy!r}; known: {', '.join(_HOUSE_POLICIES)}") from None
+    return int(policy)
+
+
+def backoff_delays(first: float = 0.05, cap: float = 2.0) -> Iterable[float]:
+    """Exponential backoff with full jitter: 0.05 s doubling up to ``cap``, forever."""
+    delay = first
+    while True:
+        yield random.uniform(delay / 2, delay)
+        delay = min(cap, delay * 2)
+
+
+async def register_bot(target: str, name: str, owner: str = "", timeout: float = DEFAULT_TIMEOUT) -> tuple[str, str]:
+    """Registers a new bot at ``target`` and returns ``(bot_id, token)``. Needs no token."""
+    async with grpc.aio.insecure_channel(target) as channel:
+        stub = bot_service_pb2_grpc.BotServiceStub(channel)
+        try:
+            resp = await stub.RegisterBot(bot_service_pb2.RegisterBotRequest(name=name, owner=owner), timeout=timeout)
+        except grpc.RpcError as e:
+            raise BeteError.from_rpc_error(e) from None
+    return resp.bot_id, resp.token
+
+
+class Client:
+    """One connection to a bete server, acting as the bot whose token it holds.
+
+    Every method raises :class:`BeteError` on failure. Use as ``async with Client(target, token)``
+    or call :meth:`close`.
+    """
+
+    def __init__(self, target: str, token: str, timeout: float = DEFAULT_TIMEOUT) -> None:
+        self.target = target
+        self.timeout = timeout
+        self._metadata = (("authorization", f"Bearer {token}"),)
+        self.channel = grpc.aio.insecure_channel(target)
+        self.tables = table_service_pb2_grpc.TableServiceStub(self.channel)
+
+    async def __aenter__(self) -> "Client":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        await self.channel.close()
+
+    @property
+    def metadata(self) -> tuple[tuple[str, str], ...]:
+        """The ``authorization: Bearer <token>`` metadata sent on every call."""
+        return self._metadata
+
+    async def _unary(self, method, request):
+        try:
+            return await method(request, metadata=self._metadata, timeout=self.timeout)
+        except grpc.RpcError as e:
+            raise BeteError.from_rpc_error(e) from None
+
+    async def create_table(
+        self,
+        ruleset: int | str,
+        seats: int,
+        *,
+        house_bots: Mapping[int, int | str] | None = None,
+        config: Mapping[str, str] | None = None,
+        decision_deadline_ms: int = 0,
+        private: bool = False,
+        seed: str = "",
+        first_dealer: int = 0,
+    ) -> table_pb2.Table:
+        """Creates a table; ``house_bots`` maps seats to ``"random"`` / ``"heuristic"``."""
+        req = table_service_pb2.CreateTableRequest(
+            ruleset=ruleset_number(ruleset),
+            seats=seats,
+            config=dict(config or {}),
+            decision_deadline_ms=decision_deadline_ms,
+            house_bots=[
+                table_pb2.HouseBotSeat(seat=s, policy=house_policy(p)) for s, p in sorted((house_bots or {}).items())
+            ],
+            visibility=table_pb2.VISIBILITY_PRIVATE if private else table_pb2.VISIBILITY_LISTED,
+            seed=seed,
+            first_dealer=first_dealer,
+        )
+        return (await self._unary(self.tables.CreateTable, req)).table
+
+    async def get_table(self, table_id: str) -> table_pb2.Table:
+        return (await self._unary(self.tables.GetTable, table_service_pb2.GetTableRequest(table_id=table_id))).table
+
+    async def list_tables(self, page_size: int = 0, page_token: str = "") -> table_service_pb2.ListTablesResponse:
+        req = table_service_pb2.ListTablesRequest(page_size=page_size, page_token=page_token)
+        return await self._unary(self.tables.ListTables, req)
+
+    async def join_table(self, table_id: str, seat: Optional[int] = None) -> table_service_pb2.JoinTableResponse:
+        """Takes ``seat`` (or the lowest free seat) at a table; returns the seat and the table."""
+        req = table_service_pb2.JoinTableRequest(table_id=table_id)
+        if seat is not None:
+            req.seat = seat
+        return await self._unary(self.tables.JoinTable, req)
+
+    async def leave_table(self, table_id: str) -> table_pb2.Table:
+        req = table_service_pb2.LeaveTableRequest(table_id=table_id)
+        return (await self._unary(self.tables.LeaveTable, req)).table
+
+    async def get_seat_view(self, table_id: str):
+        """This bot's current view of a table (a spectator view when not seated)."""
+        req = table_service_pb2.GetSeatViewRequest(table_id=table_id)
+        return (await self._unary(self.tables.GetSeatView, req)).view
+
+    async def get_game_record(self, table_id: str) -> str:
+        """The finished match's ``bete-record/1`` JSON text."""
+        req = table_service_pb2.GetGameRecordRequest(table_id=table_id)
+        return (await self._unary(self.tables.GetGameRecord, req)).record_json
+
+    async def submit(
+        self,
+        table_id: str,
+        action: cards_pb2.Action,
+        expected_seq: int,
+        request_id: Optional[str] = None,
+        *,
+        attempts: int = 8,
+    ) -> table_service_pb2.SubmitActionResponse:
+        """Submits an action based on the view at ``expected_seq``.
+
+        The call is idempotent: it carries one ``request_id`` (a fresh uuid4 unless given) and is
+        retried with that SAME id while the server is unavailable, so the action applies at most
+        once even if an earlier attempt did land. Other failures raise at once.
+        """
+        request = table_service_pb2.SubmitActionRequest(
+            table_id=table_id,
+            action=cards_pb2.Action(kind=action.kind, cards=list(action.cards)),
+            expected_seq=expected_seq,
+            request_id=request_id or str(uuid.uuid4()),
+        )
+        delays = backoff_delays()
+        for attempt in range(1, attempts + 1):
+            try:
+                return await self._unary(self.tables.SubmitAction, request)
+            except BeteError as e:
+                if not e.retryable or attempt == attempts:
+                    raise
+                log.info("submit %s at %s: %s; retrying with the same request_id", request.request_id, table_id, e)
+                await asyncio.sleep(next(delays))
+        raise AssertionError("unreachable: the loop returns or raises")
+
+    def watch_table(self, table_id: str, from_seq: Optional[int] = None):
+        """Opens a raw WatchTable stream (a ``grpc.aio`` call: iterate it, ``cancel()`` it)."""
+        req = table_service_pb2.WatchTableRequest(table_id=table_id)
+        if from_seq is not None:
+            req.from_seq = from_seq
+        return self.tables.WatchTable(req, metadata=self._metadata)
+
+    def watch_bot(self, from_seq: Optional[Mapping[str, int]] = None):
+        """Opens a raw WatchBot stream for every table this bot sits at."""
+        req = table_service_pb2.WatchBotRequest(from_seq=dict(from_seq or {}))
+        return self.tables.WatchBot(req, metadata=self._metadata)
+
+    async def follow_table(self, table_id: str, from_seq: Optional[int] = None) -> AsyncIterator:
+        """Yields a table's snapshot and events forever, resuming after dropped streams.
+
+        Yields ``WatchTableResponse`` messages with ``snapshot`` or ``event`` set (heartbeats are
+        swallowed). After a drop or a Resync it reconnects with the last seen seq, backing off, so
+        the events it yields have no gap and no duplicate. Ends after MatchEnded.
+        """
+        last = from_seq
+        delays = backoff_delays()
+        while True:
+            call = self.watch_table(table_id, last)
+            try:
+                async for msg in call:
+                    kind = msg.WhichOneof("kind")
+                    if kind == "snapshot":
+                        last = msg.snapshot.seq
+                        yield msg
+                        if msg.snapshot.match_over:
+                            return
+                    elif kind == "event":
+                        if last is not None and msg.event.seq <= last:
+                            continue  # already seen before a reconnect
+                        if last is not None and msg.event.seq != last + 1:
+                            log.warning("gap at %s: %d after %d; resuming", table_id, msg.event.seq, last)
+                            break
+                        last = msg.event.seq
+                        delays = backoff_delays()
+                        yield msg
+                        if msg.event.WhichOneof("body") == "match_ended":
+                            return
+                    elif kind == "resync":
+                        last = msg.resync.from_seq
+                        break
+                else:
+                    pass  # the server closed the stream before MatchEnded: resume
+            except grpc.RpcError as e:
+                err = BeteError.from_rpc_error(e)
+                if err.reason == "FROM_SEQ_OUT_OF_RANGE":
+                    last = None  # too old to resume: start over with a snapshot
+                elif not (err.retryable or err.code in _STREAM_RETRY_CODES):
+                    raise err from None
+                log.info("watch %s dropped (%s); resuming from %s", table_id, err, last)
+            finally:
+                call.cancel()
+            await asyncio.sleep(next(delays))
+
+
+#: Stream failures after which reconnecting is right (the link, not the request, failed).
+_STREAM_RETRY_CODES = frozenset(
+    {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.DEADLINE_EXCEEDED,
+     grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN, grpc.StatusCode.CANCELLED}
+)
