@@ -134,7 +134,14 @@ pub struct SeatRow {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum LogEntry {
     /// A bot took a seat.
-    Join { seat: u8, bot: String, time_ms: i64 },
+    Join {
+        seat: u8,
+        bot: String,
+        /// The bot's name at the time, for the `SeatTaken` event.
+        #[serde(default)]
+        name: String,
+        time_ms: i64,
+    },
     /// A bot left a seat before the match started.
     Leave { seat: u8, bot: String, time_ms: i64 },
     /// An engine action applied for a seat.
@@ -207,6 +214,8 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     fn table(&self, id: String) -> StoreFuture<'_, Option<StoredTable>>;
     fn list_tables(&self, filter: TableFilter) -> StoreFuture<'_, Vec<StoredTable>>;
     fn log(&self, table: String) -> StoreFuture<'_, Vec<LogEntry>>;
+    /// Unfinished tables where this bot holds a seat, oldest first.
+    fn tables_of_bot(&self, bot: String) -> StoreFuture<'_, Vec<String>>;
     /// Ids of tables not finished, oldest first: the ones to rebuild at startup.
     fn unfinished_tables(&self) -> StoreFuture<'_, Vec<String>>;
     fn record(&self, table: String) -> StoreFuture<'_, Option<String>>;

@@ -468,6 +468,19 @@ impl Store for SqliteStore {
         })
     }
 
+    fn tables_of_bot(&self, bot: String) -> StoreFuture<'_, Vec<String>> {
+        Box::pin(async move {
+            let ids = sqlx::query_scalar(
+                "SELECT t.id FROM seats s JOIN tables t ON t.id = s.table_id \
+                 WHERE s.bot_id = ? AND t.state != 'finished' ORDER BY t.cursor",
+            )
+            .bind(bot)
+            .fetch_all(&self.reads)
+            .await?;
+            Ok(ids)
+        })
+    }
+
     fn unfinished_tables(&self) -> StoreFuture<'_, Vec<String>> {
         Box::pin(async move {
             let ids = sqlx::query_scalar("SELECT id FROM tables WHERE state != 'finished' ORDER BY cursor")
@@ -547,7 +560,7 @@ mod tests {
             .await
             .unwrap();
             s.create_table(table("t1", Visibility::Listed), seats()).await.unwrap();
-            s.append("t1".into(), 0, LogEntry::Join { seat: 0, bot: "b1".into(), time_ms: 7 })
+            s.append("t1".into(), 0, LogEntry::Join { seat: 0, bot: "b1".into(), name: "alice".into(), time_ms: 7 })
                 .await
                 .unwrap();
             s.append(

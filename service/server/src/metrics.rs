@@ -1,0 +1,168 @@
+//! Prometheus metrics (prometheus-client), served as text on `/metrics` of the metrics port.
+//!
+//! Labels are bounded sets only (RPC method, status code): never table or bot ids.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::encoding::text::encode;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RpcLabels {
+    pub method: &'static str,
+    pub code: &'static str,
+}
+
+fn latency_histogram() -> Histogram {
+    // 100 µs .. ~3.3 s
+    Histogram::new(exponential_buckets(0.0001, 2.0, 16))
+}
+
+type LatencyFamily = Family<RpcLabels, Histogram, fn() -> Histogram>;
+
+/// Every metric of the server.
+#[derive(Debug)]
+pub struct Metrics {
+    registry: Registry,
+    pub rpcs: Family<RpcLabels, Counter>,
+    pub rpc_latency: LatencyFamily,
+    /// Tables whose match is being played.
+    pub tables_active: Gauge,
+    /// Seats held by registered bots at unfinished tables.
+    pub seats: Gauge,
+    /// Open WatchTable and WatchBot attachments.
+    pub watchers: Gauge,
+    pub moves: Counter,
+    pub auto_moves: Counter,
+    pub watchers_dropped: Counter,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics::new()
+    }
+}
+
+impl Metrics {
+    pub fn new() -> Metrics {
+        let mut registry = Registry::with_prefix("bete");
+        let rpcs = Family::<RpcLabels, Counter>::default();
+        let rpc_latency: LatencyFamily = Family::new_with_constructor(latency_histogram as fn() -> Histogram);
+        let tables_active = Gauge::default();
+        let seats = Gauge::default();
+        let watchers = Gauge::default();
+        let moves = Counter::default();
+        let auto_moves = Counter::default();
+        let watchers_dropped = Counter::default();
+        registry.register("rpc_requests", "gRPC calls by method and status code", rpcs.clone());
+        registry.register(
+            "rpc_duration_seconds",
+            "gRPC call latency (streams: time to the first response) by method and code",
+            rpc_latency.clone(),
+        );
+        registry.register("tables_active", "Tables whose match is being played", tables_active.clone());
+        registry.register("seats_occupied", "Seats held by registered bots at unfinished tables", seats.clone());
+        registry.register("watchers", "Open event-stream attachments to tables", watchers.clone());
+        registry.register("moves", "Actions applied (by bots, house bots and deadlines)", moves.clone());
+        registry.register("auto_moves", "Actions the server played for seats whose deadline passed", auto_moves.clone());
+        registry.register(
+            "watchers_dropped_for_lag",
+            "Watchers cut with WATCHER_TOO_SLOW because they could not keep up",
+            watchers_dropped.clone(),
+        );
+        Metrics { registry, rpcs, rpc_latency, tables_active, seats, watchers, moves, auto_moves, watchers_dropped }
+    }
+
+    /// Count one finished call.
+    pub fn observe_rpc(&self, method: &'static str, code: tonic::Code, started: Instant) {
+        let labels = RpcLabels { method, code: code_name(code) };
+        self.rpcs.get_or_create(&labels).inc();
+        self.rpc_latency.get_or_create(&labels).observe(started.elapsed().as_secs_f64());
+    }
+
+    /// The text exposition format.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        // Writing into a String cannot fail.
+        let _ = encode(&mut out, &self.registry);
+        out
+    }
+}
+
+fn code_name(code: tonic::Code) -> &'static str {
+    use tonic::Code::*;
+    match code {
+        Ok => "OK",
+        Cancelled => "CANCELLED",
+        Unknown => "UNKNOWN",
+        InvalidArgument => "INVALID_ARGUMENT",
+        DeadlineExceeded => "DEADLINE_EXCEEDED",
+        NotFound => "NOT_FOUND",
+        AlreadyExists => "ALREADY_EXISTS",
+        PermissionDenied => "PERMISSION_DENIED",
+        ResourceExhausted => "RESOURCE_EXHAUSTED",
+        FailedPrecondition => "FAILED_PRECONDITION",
+        Aborted => "ABORTED",
+        OutOfRange => "OUT_OF_RANGE",
+        Unimplemented => "UNIMPLEMENTED",
+        Internal => "INTERNAL",
+        Unavailable => "UNAVAILABLE",
+        DataLoss => "DATA_LOSS",
+        Unauthenticated => "UNAUTHENTICATED",
+    }
+}
+
+/// A minimal HTTP/1.1 endpoint: `GET /metrics` returns the metrics, anything else 404.
+/// Small on purpose: one scrape per connection, no keep-alive.
+pub async fn serve(listener: TcpListener, metrics: Arc<Metrics>, shutdown: tokio_util::sync::CancellationToken) {
+    loop {
+        let (mut sock, _) = tokio::select! {
+            _ = shutdown.cancelled() => return,
+            r = listener.accept() => match r {
+                Ok(c) => c,
+                Err(e) => {
+                    tracing::warn!(error = %e, "metrics accept failed");
+                    continue;
+                }
+            },
+        };
+        let metrics = metrics.clone();
+        tokio::spawn(async move {
+            let mut buf = vec![0u8; 4096];
+            let mut n = 0;
+            // Read until the end of the request head (or the buffer is full).
+            while n < buf.len() {
+                match tokio::time::timeout(std::time::Duration::from_secs(5), sock.read(&mut buf[n..])).await {
+                    Ok(Ok(0)) | Err(_) | Ok(Err(_)) => break,
+                    Ok(Ok(k)) => {
+                        n += k;
+                        if buf[..n].windows(4).any(|w| w == b"\r\n\r\n") {
+                            break;
+                        }
+                    }
+                }
+            }
+            let head = String::from_utf8_lossy(&buf[..n]);
+            let line = head.lines().next().unwrap_or("");
+            let resp = if line.starts_with("GET /metrics ") || line == "GET /metrics" {
+                let body = metrics.render();
+                format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/openmetrics-text; version=1.0.0; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                )
+            } else {
+                "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_string()
+            };
+            let _ = sock.write_all(resp.as_bytes()).await;
+            let _ = sock.shutdown().await;
+        });
+    }
+}

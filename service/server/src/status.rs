@@ -1,0 +1,231 @@
+//! Every failure of the server, and the one place where it becomes a gRPC status.
+//!
+//! Each status carries a `google.rpc.ErrorInfo` with domain `bete.v1` and a reason named in
+//! `proto/bete/v1/errors.proto` (`ErrorReason` without its prefix); malformed input adds a
+//! `google.rpc.BadRequest` naming each bad field.
+
+use std::collections::HashMap;
+
+use bete_rules::ActionError;
+use thiserror::Error;
+use tonic::{Code, Status};
+use tonic_types::{ErrorDetails, StatusExt};
+
+use crate::store::StoreError;
+
+/// `google.rpc.ErrorInfo.domain` of every error.
+pub const DOMAIN: &str = "bete.v1";
+
+/// One bad field of a request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldViolation {
+    /// Path of the field, e.g. `action.cards[1]`.
+    pub field: String,
+    pub description: String,
+}
+
+/// Why a call failed. Messages never name cards hidden from the caller.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+pub enum ServerError {
+    #[error("invalid request: {}", join(.0))]
+    InvalidArgument(Vec<FieldViolation>),
+    #[error("bad config: {message}")]
+    BadConfig { field: String, message: String },
+    /// The engine's reason, which only ever names the caller's own cards.
+    #[error("{0}")]
+    IllegalAction(String),
+    #[error("expected_seq {expected} is stale: the table is at seq {last_seq}")]
+    StaleSeq { expected: u64, last_seq: u64 },
+    #[error("no table has id {0:?}")]
+    TableNotFound(String),
+    #[error("{0}")]
+    Unauthenticated(&'static str),
+    #[error("not your turn: seat {to_act} is to act")]
+    NotYourSeat { to_act: u8 },
+    #[error("nobody is to act now")]
+    NobodyToAct,
+    #[error("you are not seated at this table, so you cannot act")]
+    SpectatorCannotAct,
+    #[error("the table has no free seat")]
+    TableFull,
+    #[error("seat {0} is already taken")]
+    SeatTaken(u8),
+    #[error("the match is over")]
+    TableFinished,
+    #[error("you hold no seat at this table")]
+    NotSeated,
+    #[error("from_seq {from_seq} is beyond the table's last event {last_seq}")]
+    FromSeqOutOfRange { from_seq: u64, last_seq: u64 },
+    #[error("the stream fell behind and was cut; resume with from_seq {from_seq}")]
+    WatcherTooSlow { table_id: String, from_seq: u64 },
+    #[error("the server is shutting down")]
+    ShuttingDown,
+    #[error("request_id {0:?} was already used for a different action")]
+    DuplicateRequestConflict(String),
+    #[error("you already sit at seat {0} of this table")]
+    AlreadySeated(u8),
+    #[error("the table is private and you are not seated at it")]
+    TablePrivate,
+    #[error("the match is not over yet")]
+    TableNotFinished,
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+fn join(v: &[FieldViolation]) -> String {
+    v.iter()
+        .map(|f| format!("{}: {}", f.field, f.description))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+impl ServerError {
+    /// A single bad field.
+    pub fn field(field: impl Into<String>, description: impl Into<String>) -> ServerError {
+        ServerError::InvalidArgument(vec![FieldViolation {
+            field: field.into(),
+            description: description.into(),
+        }])
+    }
+
+    /// The reason sent in ErrorInfo: an `ErrorReason` name without its prefix.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            ServerError::InvalidArgument(_) => "INVALID_ARGUMENT",
+            ServerError::BadConfig { .. } => "BAD_CONFIG",
+            ServerError::IllegalAction(_) | ServerError::NobodyToAct => "ILLEGAL_ACTION",
+            ServerError::StaleSeq { .. } => "STALE_SEQ",
+            ServerError::TableNotFound(_) => "TABLE_NOT_FOUND",
+            ServerError::Unauthenticated(_) => "UNAUTHENTICATED",
+            ServerError::NotYourSeat { .. } => "NOT_YOUR_SEAT",
+            ServerError::SpectatorCannotAct => "SPECTATOR_CANNOT_ACT",
+            ServerError::TableFull => "TABLE_FULL",
+            ServerError::SeatTaken(_) => "SEAT_TAKEN",
+            ServerError::TableFinished => "TABLE_FINISHED",
+            ServerError::NotSeated => "NOT_SEATED",
+            ServerError::FromSeqOutOfRange { .. } => "FROM_SEQ_OUT_OF_RANGE",
+            ServerError::WatcherTooSlow { .. } => "WATCHER_TOO_SLOW",
+            ServerError::ShuttingDown => "SHUTTING_DOWN",
+            ServerError::DuplicateRequestConflict(_) => "DUPLICATE_REQUEST_CONFLICT",
+            ServerError::AlreadySeated(_) => "ALREADY_SEATED",
+            ServerError::TablePrivate => "TABLE_PRIVATE",
+            ServerError::TableNotFinished => "TABLE_NOT_FINISHED",
+            ServerError::Internal(_) => "INTERNAL",
+        }
+    }
+
+    pub fn code(&self) -> Code {
+        match self {
+            ServerError::InvalidArgument(_) | ServerError::BadConfig { .. } => Code::InvalidArgument,
+            ServerError::IllegalAction(_)
+            | ServerError::NobodyToAct
+            | ServerError::SeatTaken(_)
+            | ServerError::TableFinished
+            | ServerError::NotSeated
+            | ServerError::AlreadySeated(_)
+            | ServerError::TableNotFinished => Code::FailedPrecondition,
+            ServerError::StaleSeq { .. } => Code::Aborted,
+            ServerError::TableNotFound(_) => Code::NotFound,
+            ServerError::Unauthenticated(_) => Code::Unauthenticated,
+            ServerError::NotYourSeat { .. }
+            | ServerError::SpectatorCannotAct
+            | ServerError::TablePrivate => Code::PermissionDenied,
+            ServerError::TableFull | ServerError::WatcherTooSlow { .. } => Code::ResourceExhausted,
+            ServerError::FromSeqOutOfRange { .. } => Code::OutOfRange,
+            ServerError::ShuttingDown => Code::Unavailable,
+            ServerError::DuplicateRequestConflict(_) => Code::AlreadyExists,
+            ServerError::Internal(_) => Code::Internal,
+        }
+    }
+
+    fn metadata(&self) -> HashMap<String, String> {
+        let mut m = HashMap::new();
+        match self {
+            ServerError::StaleSeq { last_seq, .. } => {
+                m.insert("last_seq".into(), last_seq.to_string());
+            }
+            ServerError::FromSeqOutOfRange { last_seq, .. } => {
+                m.insert("last_seq".into(), last_seq.to_string());
+            }
+            ServerError::WatcherTooSlow { table_id, from_seq } => {
+                m.insert("table_id".into(), table_id.clone());
+                m.insert("from_seq".into(), from_seq.to_string());
+            }
+            ServerError::NotYourSeat { to_act } => {
+                m.insert("to_act".into(), to_act.to_string());
+            }
+            ServerError::TableNotFound(id) => {
+                m.insert("table_id".into(), id.clone());
+            }
+            _ => {}
+        }
+        m
+    }
+
+    /// The gRPC status for this error.
+    pub fn to_status(&self) -> Status {
+        let mut details = ErrorDetails::new();
+        details.set_error_info(self.reason(), DOMAIN, self.metadata());
+        match self {
+            ServerError::InvalidArgument(fields) => {
+                for f in fields {
+                    details.add_bad_request_violation(f.field.clone(), f.description.clone());
+                }
+            }
+            ServerError::BadConfig { field, message } => {
+                details.add_bad_request_violation(field.clone(), message.clone());
+            }
+            _ => {}
+        }
+        Status::with_error_details(self.code(), self.to_string(), details)
+    }
+
+    /// The engine refused an action (the game is unchanged).
+    pub fn from_action(err: &ActionError) -> ServerError {
+        match err {
+            ActionError::NotYourTurn { to_act } => ServerError::NotYourSeat { to_act: to_act.0 },
+            ActionError::MatchOver => ServerError::TableFinished,
+            other => ServerError::IllegalAction(other.to_string()),
+        }
+    }
+}
+
+impl From<ServerError> for Status {
+    fn from(e: ServerError) -> Status {
+        e.to_status()
+    }
+}
+
+impl From<StoreError> for ServerError {
+    fn from(e: StoreError) -> ServerError {
+        match e {
+            StoreError::Closed => ServerError::ShuttingDown,
+            other => ServerError::Internal(format!("store: {other}")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_carry_reason_and_fields() {
+        let st = ServerError::InvalidArgument(vec![FieldViolation {
+            field: "action.cards[1]".into(),
+            description: "\"ZZ\" is not a card".into(),
+        }])
+        .to_status();
+        assert_eq!(st.code(), Code::InvalidArgument);
+        let d = st.get_error_details();
+        let info = d.error_info().unwrap();
+        assert_eq!(info.reason, "INVALID_ARGUMENT");
+        assert_eq!(info.domain, "bete.v1");
+        assert_eq!(d.bad_request().unwrap().field_violations[0].field, "action.cards[1]");
+
+        let st = ServerError::StaleSeq { expected: 3, last_seq: 9 }.to_status();
+        assert_eq!(st.code(), Code::Aborted);
+        let d = st.get_error_details();
+        assert_eq!(d.error_info().unwrap().metadata["last_seq"], "9");
+    }
+}

@@ -1,0 +1,702 @@
+//! The table actor: the only owner of a table's `Game`, deadline, log and watchers.
+//!
+//! Every change to a table is a [`LogEntry`]. `step` applies one to the in-memory state and
+//! derives its events; the live path steps, appends the entry to the store and waits for it to
+//! be durable, and only then replies and fans out. Recovery steps through the stored log, so a
+//! rebuilt table has exactly the events (and sequence numbers) it had before.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, AtomicU64};
+use std::time::Duration;
+
+use bete_rules::record::Record;
+use bete_rules::{Action, Game, Seat, Viewer};
+use rand_chacha::ChaCha8Rng;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::sink::{Offer, Sink, SinkTx, WATCH_BUFFER};
+use super::{
+    Body, Command, Handle, SeatInfo, Shared, Snapshot, Submitted, TableEvent, TableMeta,
+    TableStatus, WatchItem, house,
+};
+use crate::metrics::Metrics;
+use crate::now_ms;
+use crate::status::ServerError;
+use crate::store::{LogEntry, Occupant, RatingDelta, SeatRow, Store, StoredTable, TableState};
+
+/// What every table actor needs from the server.
+#[derive(Debug)]
+pub struct ActorDeps {
+    pub store: Arc<dyn Store>,
+    pub metrics: Arc<Metrics>,
+    pub shutdown: CancellationToken,
+    /// Pause before a house bot acts (0 in tests: house bots answer at once).
+    pub house_delay: Duration,
+    /// A finished table's actor leaves memory after this long without requests.
+    pub idle_unload: Duration,
+}
+
+/// Load a table from the store, rebuild it by replaying its log, and start its actor.
+pub async fn spawn(deps: Arc<ActorDeps>, stored: StoredTable, generation: u64) -> Result<Handle, ServerError> {
+    let meta = Arc::new(TableMeta::from_row(&stored.table)?);
+    let log = deps.store.log(meta.id.clone()).await?;
+    let shared = Arc::new(Shared {
+        meta: meta.clone(),
+        last_seq: AtomicU64::new(0),
+        state: AtomicU8::new(0),
+    });
+    let mut actor = Actor::new(deps, meta, shared.clone(), &stored.seats);
+    actor.replay(&log)?;
+    actor.enter_metrics();
+    if actor.game.as_ref().is_some_and(Game::is_over) && stored.table.state != TableState::Finished {
+        // The process died between the last append and storing the record.
+        actor.finish().await;
+    }
+    actor.finished_stored = actor.game.as_ref().is_some_and(Game::is_over);
+    actor.publish();
+    let (tx, rx) = mpsc::channel(super::COMMAND_QUEUE);
+    tokio::spawn(actor.run(rx));
+    Ok(Handle { tx, shared, generation })
+}
+
+struct Actor {
+    deps: Arc<ActorDeps>,
+    meta: Arc<TableMeta>,
+    shared: Arc<Shared>,
+    /// House seats as created: the starting point of every replay.
+    initial: Vec<SeatInfo>,
+    seats: Vec<SeatInfo>,
+    game: Option<Game>,
+    /// Entries in the stored log (the seq of the next one).
+    log_len: u64,
+    /// `events[i].seq == i + 1`.
+    events: Vec<Arc<TableEvent>>,
+    /// Applied request ids per seat: the action and the seq it produced.
+    requests: HashMap<(u8, String), (Action, u64)>,
+    /// When the current decision began (Unix ms): its deadline counts from here.
+    decision_since_ms: i64,
+    sinks: Vec<Sink>,
+    /// The finished record is stored.
+    finished_stored: bool,
+    rng: ChaCha8Rng,
+    last_request: Instant,
+    /// Counted in the active-tables gauge.
+    counted_playing: bool,
+    /// Bot seats counted in the seats gauge.
+    counted_seats: i64,
+    broken: bool,
+}
+
+impl Actor {
+    fn new(deps: Arc<ActorDeps>, meta: Arc<TableMeta>, shared: Arc<Shared>, seats: &[SeatRow]) -> Actor {
+        let initial: Vec<SeatInfo> = (0..meta.seats)
+            .map(|i| match seats.iter().find(|s| s.seat == i).map(|s| &s.occupant) {
+                Some(Occupant::House(p)) => SeatInfo {
+                    occupant: Occupant::House(p.clone()),
+                    name: format!("house:{p}"),
+                    strikes: 0,
+                },
+                _ => SeatInfo { occupant: Occupant::Empty, name: String::new(), strikes: 0 },
+            })
+            .collect();
+        Actor {
+            deps,
+            meta,
+            shared,
+            seats: initial.clone(),
+            initial,
+            game: None,
+            log_len: 0,
+            events: Vec::new(),
+            requests: HashMap::new(),
+            decision_since_ms: 0,
+            sinks: Vec::new(),
+            finished_stored: false,
+            rng: house::rng(),
+            last_request: Instant::now(),
+            counted_playing: false,
+            counted_seats: 0,
+            broken: false,
+        }
+    }
+
+    // ---- state transitions (shared by replay and the live path) ----
+
+    fn reset(&mut self) {
+        self.seats = self.initial.clone();
+        self.game = None;
+        self.log_len = 0;
+        self.events.clear();
+        self.requests.clear();
+        self.decision_since_ms = 0;
+    }
+
+    fn replay(&mut self, log: &[LogEntry]) -> Result<(), ServerError> {
+        self.reset();
+        let created = self.meta.created_at_ms;
+        for (i, s) in self.initial.clone().iter().enumerate() {
+            if let Occupant::House(_) = s.occupant {
+                self.push(created, false, Body::SeatTaken {
+                    seat: i as u8,
+                    occupant: s.occupant.clone(),
+                    name: s.name.clone(),
+                });
+            }
+        }
+        self.maybe_start(created)?;
+        for (i, entry) in log.iter().enumerate() {
+            self.step(entry).map_err(|e| {
+                ServerError::Internal(format!("table {} log entry {i} does not replay: {e}", self.meta.id))
+            })?;
+            self.log_len += 1;
+        }
+        Ok(())
+    }
+
+    fn push(&mut self, time_ms: i64, auto: bool, body: Body) {
+        let seq = self.events.len() as u64 + 1;
+        self.events.push(Arc::new(TableEvent { seq, time_ms, auto, body }));
+    }
+
+    fn last_seq(&self) -> u64 {
+        self.events.len() as u64
+    }
+
+    /// Start the match once every seat is filled.
+    fn maybe_start(&mut self, time_ms: i64) -> Result<bool, ServerError> {
+        if self.game.is_some() || self.seats.iter().any(|s| s.occupant == Occupant::Empty) {
+            return Ok(false);
+        }
+        let (game, events) = Game::new(self.meta.setup())
+            .map_err(|e| ServerError::Internal(format!("cannot start the match: {e}")))?;
+        self.game = Some(game);
+        self.push(time_ms, false, Body::MatchStarted);
+        for e in events {
+            self.push(time_ms, false, Body::Game(e));
+        }
+        self.decision_since_ms = time_ms;
+        Ok(true)
+    }
+
+    /// Apply one log entry; on error nothing changed.
+    fn step(&mut self, entry: &LogEntry) -> Result<(), ServerError> {
+        let t = entry.time_ms();
+        match entry {
+            LogEntry::Join { seat, bot, name, .. } => {
+                let s = self.seat_mut(*seat)?;
+                if s.occupant != Occupant::Empty {
+                    return Err(ServerError::SeatTaken(*seat));
+                }
+                s.occupant = Occupant::Bot(bot.clone());
+                s.name = name.clone();
+                self.push(t, false, Body::SeatTaken {
+                    seat: *seat,
+                    occupant: Occupant::Bot(bot.clone()),
+                    name: name.clone(),
+                });
+                self.maybe_start(t)?;
+            }
+            LogEntry::Leave { seat, bot, .. } => {
+                let s = self.seat_mut(*seat)?;
+                if s.occupant != Occupant::Bot(bot.clone()) {
+                    return Err(ServerError::NotSeated);
+                }
+                s.occupant = Occupant::Empty;
+                s.name.clear();
+                self.push(t, false, Body::SeatLeft { seat: *seat, bot: bot.clone() });
+            }
+            LogEntry::Action { seat, action, auto, request_id, .. } => {
+                let a: Action = action
+                    .parse()
+                    .map_err(|e| ServerError::Internal(format!("stored action {action:?}: {e}")))?;
+                let game = self
+                    .game
+                    .as_mut()
+                    .ok_or_else(|| ServerError::IllegalAction("the match has not started".into()))?;
+                let events = game
+                    .apply_recorded(Seat(*seat), a, *auto)
+                    .map_err(|e| ServerError::from_action(&e))?;
+                for e in events {
+                    self.push(t, *auto, Body::Game(e));
+                }
+                if *auto {
+                    let s = self.seat_mut(*seat)?;
+                    s.strikes += 1;
+                    let strikes = s.strikes;
+                    self.push(t, true, Body::StrikeCounted { seat: *seat, strikes });
+                }
+                if let Some(id) = request_id {
+                    self.requests.insert((*seat, id.clone()), (a, self.last_seq()));
+                }
+                self.decision_since_ms = t;
+            }
+        }
+        Ok(())
+    }
+
+    fn seat_mut(&mut self, seat: u8) -> Result<&mut SeatInfo, ServerError> {
+        self.seats
+            .get_mut(seat as usize)
+            .ok_or_else(|| ServerError::field("seat", format!("the table has seats 0-{}", self.meta.seats - 1)))
+    }
+
+    // ---- the live path ----
+
+    /// Step, make durable, then publish. Returns the index of the first new event.
+    async fn commit(&mut self, entry: LogEntry) -> Result<usize, ServerError> {
+        let first = self.events.len();
+        let was_playing = self.game.is_some();
+        self.step(&entry)?;
+        if let Err(e) = self.deps.store.append(self.meta.id.clone(), self.log_len, entry.clone()).await {
+            tracing::error!(table = %self.meta.id, error = %e, "append failed; rebuilding the table from the store");
+            self.reload().await;
+            return Err(e.into());
+        }
+        self.log_len += 1;
+        let started = !was_playing && self.game.is_some();
+        if started {
+            if let Err(e) = self.deps.store.set_state(self.meta.id.clone(), TableState::Playing).await {
+                tracing::warn!(table = %self.meta.id, error = %e, "could not store the table state");
+            }
+        }
+        if let LogEntry::Action { auto, .. } = &entry {
+            self.deps.metrics.moves.inc();
+            if *auto {
+                self.deps.metrics.auto_moves.inc();
+            }
+        }
+        self.publish();
+        self.update_metrics();
+        let decide = started || matches!(entry, LogEntry::Action { .. });
+        self.fan_out(first, decide);
+        if self.game.as_ref().is_some_and(Game::is_over) && !self.finished_stored {
+            self.finish().await;
+            self.finished_stored = true;
+            self.update_metrics();
+            // WatchTable streams end after MatchEnded; bot streams just let go of this table.
+            self.sinks.clear();
+            self.update_watchers(0);
+        }
+        Ok(first)
+    }
+
+    /// After a failed append: the in-memory state may be ahead of the store, so rebuild it.
+    async fn reload(&mut self) {
+        let result = match self.deps.store.log(self.meta.id.clone()).await {
+            Ok(log) => self.replay(&log),
+            Err(e) => Err(e.into()),
+        };
+        if let Err(e) = result {
+            tracing::error!(table = %self.meta.id, error = %e, "cannot rebuild the table; unloading it");
+            self.broken = true;
+        }
+        self.publish();
+    }
+
+    async fn finish(&mut self) {
+        let Some(game) = &self.game else { return };
+        let record = Record::from_game(game).to_json();
+        let balances = game.balances();
+        let ratings = self
+            .seats
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| match &s.occupant {
+                Occupant::Bot(b) => Some(RatingDelta {
+                    bot: b.clone(),
+                    ruleset: self.meta.ruleset.id().to_string(),
+                    net: balances.get(i).copied().unwrap_or(0),
+                }),
+                _ => None,
+            })
+            .collect();
+        if let Err(e) = self.deps.store.finish(self.meta.id.clone(), record, ratings).await {
+            tracing::error!(table = %self.meta.id, error = %e, "could not store the finished record");
+        }
+    }
+
+    fn state(&self) -> TableState {
+        match &self.game {
+            None => TableState::Waiting,
+            Some(g) if g.is_over() => TableState::Finished,
+            Some(_) => TableState::Playing,
+        }
+    }
+
+    fn publish(&self) {
+        self.shared.publish(self.last_seq(), self.state());
+    }
+
+    fn enter_metrics(&mut self) {
+        self.update_metrics();
+    }
+
+    fn update_metrics(&mut self) {
+        let playing = self.state() == TableState::Playing;
+        if playing != self.counted_playing {
+            if playing {
+                self.deps.metrics.tables_active.inc();
+            } else {
+                self.deps.metrics.tables_active.dec();
+            }
+            self.counted_playing = playing;
+        }
+        let seats = if self.state() == TableState::Finished {
+            0
+        } else {
+            self.seats.iter().filter(|s| matches!(s.occupant, Occupant::Bot(_))).count() as i64
+        };
+        self.deps.metrics.seats.inc_by(seats - self.counted_seats);
+        self.counted_seats = seats;
+    }
+
+    fn update_watchers(&mut self, before: usize) {
+        let now = self.sinks.len() as i64;
+        self.deps.metrics.watchers.inc_by(now - before as i64);
+    }
+
+    fn leave_metrics(&mut self) {
+        if self.counted_playing {
+            self.deps.metrics.tables_active.dec();
+        }
+        self.deps.metrics.seats.dec_by(self.counted_seats);
+        self.deps.metrics.watchers.dec_by(self.sinks.len() as i64);
+        self.counted_playing = false;
+        self.counted_seats = 0;
+    }
+
+    fn seat_of(&self, bot: &str) -> Option<u8> {
+        self.seats
+            .iter()
+            .position(|s| matches!(&s.occupant, Occupant::Bot(b) if b == bot))
+            .map(|i| i as u8)
+    }
+
+    fn viewer_of(&self, bot: &str) -> Viewer {
+        match self.seat_of(bot) {
+            Some(s) => Viewer::Seat(Seat(s)),
+            None => Viewer::Spectator,
+        }
+    }
+
+    /// A spectator may watch only listed tables.
+    fn may_watch(&self, bot: &str) -> Result<Viewer, ServerError> {
+        let viewer = self.viewer_of(bot);
+        if viewer == Viewer::Spectator && self.meta.visibility == crate::store::Visibility::Private {
+            return Err(ServerError::TablePrivate);
+        }
+        Ok(viewer)
+    }
+
+    fn deadline_ms(&self) -> i64 {
+        self.decision_since_ms + self.meta.deadline_ms as i64
+    }
+
+    fn snapshot(&self, viewer: Viewer) -> Snapshot {
+        let view = self.game.as_ref().map(|g| g.view(viewer));
+        let to_act = self.game.as_ref().and_then(Game::to_act);
+        let deadline_ms = match (viewer, to_act) {
+            (Viewer::Seat(s), Some(t)) if s == t => Some(self.deadline_ms()),
+            _ => None,
+        };
+        Snapshot { seq: self.last_seq(), viewer, view, deadline_ms }
+    }
+
+    fn status(&self) -> TableStatus {
+        TableStatus {
+            meta: self.meta.clone(),
+            seats: self.seats.clone(),
+            state: self.state(),
+            last_seq: self.last_seq(),
+        }
+    }
+
+    /// Offer events `first..` to every watcher (projected later, each for its own viewer), then
+    /// a decision to a bot stream whose seat must act.
+    fn fan_out(&mut self, first: usize, decide: bool) {
+        if self.sinks.is_empty() {
+            return;
+        }
+        let before = self.sinks.len();
+        let new: Vec<Arc<TableEvent>> = self.events[first..].to_vec();
+        let to_act = self.game.as_ref().and_then(Game::to_act);
+        let mut sinks = std::mem::take(&mut self.sinks);
+        sinks.retain_mut(|sink| {
+            let viewer = self.viewer_of(&sink.bot);
+            for e in &new {
+                if let Offer::Gone { too_slow } = sink.offer(&self.meta, WatchItem::Event(e.clone(), viewer)) {
+                    if too_slow {
+                        self.deps.metrics.watchers_dropped.inc();
+                    }
+                    return false;
+                }
+            }
+            if decide && matches!(sink.tx, SinkTx::Bot(_)) && to_act.is_some() && viewer == Viewer::Seat(to_act.unwrap_or_default()) {
+                let snap = Box::new(self.snapshot(viewer));
+                if let Offer::Gone { too_slow } = sink.offer(&self.meta, WatchItem::Decision(snap)) {
+                    if too_slow {
+                        self.deps.metrics.watchers_dropped.inc();
+                    }
+                    return false;
+                }
+            }
+            true
+        });
+        self.sinks = sinks;
+        self.update_watchers(before);
+    }
+
+    // ---- requests ----
+
+    async fn handle(&mut self, cmd: Command) {
+        self.last_request = Instant::now();
+        match cmd {
+            Command::Status { reply } => {
+                let _ = reply.send(self.status());
+            }
+            Command::Join { bot, name, seat, reply } => {
+                let r = self.join(bot, name, seat).await;
+                let _ = reply.send(r);
+            }
+            Command::Leave { bot, reply } => {
+                let r = self.leave(bot).await;
+                let _ = reply.send(r);
+            }
+            Command::Submit { bot, action, expected_seq, request_id, reply } => {
+                let r = self.submit(&bot, action, expected_seq, request_id).await;
+                let _ = reply.send(r);
+            }
+            Command::View { bot, reply } => {
+                let r = self.may_watch(&bot).map(|v| self.snapshot(v));
+                let _ = reply.send(r);
+            }
+            Command::Watch { bot, from_seq, reply } => {
+                let r = self.watch(bot, from_seq);
+                let _ = reply.send(r);
+            }
+            Command::WatchBot { bot, stream, from_seq } => self.watch_bot(bot, stream, from_seq),
+        }
+    }
+
+    async fn join(&mut self, bot: String, name: String, seat: Option<u8>) -> Result<(u8, TableStatus), ServerError> {
+        if self.state() == TableState::Finished {
+            return Err(ServerError::TableFinished);
+        }
+        if let Some(s) = self.seat_of(&bot) {
+            return Err(ServerError::AlreadySeated(s));
+        }
+        let seat = match seat {
+            Some(s) if s >= self.meta.seats => {
+                return Err(ServerError::field(
+                    "seat",
+                    format!("seat {s} does not exist: the table has seats 0-{}", self.meta.seats - 1),
+                ));
+            }
+            Some(s) if self.seats[s as usize].occupant != Occupant::Empty => return Err(ServerError::SeatTaken(s)),
+            Some(s) => s,
+            None => self
+                .seats
+                .iter()
+                .position(|s| s.occupant == Occupant::Empty)
+                .map(|i| i as u8)
+                .ok_or(ServerError::TableFull)?,
+        };
+        self.commit(LogEntry::Join { seat, bot, name, time_ms: now_ms() }).await?;
+        Ok((seat, self.status()))
+    }
+
+    async fn leave(&mut self, bot: String) -> Result<TableStatus, ServerError> {
+        let seat = self.seat_of(&bot).ok_or(ServerError::NotSeated)?;
+        if self.state() == TableState::Finished {
+            return Err(ServerError::TableFinished);
+        }
+        self.commit(LogEntry::Leave { seat, bot: bot.clone(), time_ms: now_ms() }).await?;
+        if self.meta.visibility == crate::store::Visibility::Private {
+            // No longer seated: no longer allowed to watch a private table.
+            let before = self.sinks.len();
+            let meta = self.meta.clone();
+            self.sinks.retain(|s| {
+                if s.bot == bot {
+                    s.end(&meta, Some(ServerError::TablePrivate));
+                    false
+                } else {
+                    true
+                }
+            });
+            self.update_watchers(before);
+        }
+        Ok(self.status())
+    }
+
+    async fn submit(
+        &mut self,
+        bot: &str,
+        action: Action,
+        expected_seq: u64,
+        request_id: Option<String>,
+    ) -> Result<Submitted, ServerError> {
+        let seat = self.seat_of(bot).ok_or(ServerError::SpectatorCannotAct)?;
+        if let Some(id) = &request_id {
+            if let Some((done, seq)) = self.requests.get(&(seat, id.clone())) {
+                return if *done == action {
+                    Ok(Submitted { seq: *seq, replayed: true })
+                } else {
+                    Err(ServerError::DuplicateRequestConflict(id.clone()))
+                };
+            }
+        }
+        let Some(game) = &self.game else {
+            return Err(ServerError::IllegalAction("the match has not started: seats are still free".into()));
+        };
+        if game.is_over() {
+            return Err(ServerError::TableFinished);
+        }
+        if expected_seq != 0 && expected_seq != self.last_seq() {
+            return Err(ServerError::StaleSeq { expected: expected_seq, last_seq: self.last_seq() });
+        }
+        match game.to_act() {
+            Some(s) if s.0 == seat => {}
+            Some(s) => return Err(ServerError::NotYourSeat { to_act: s.0 }),
+            None => return Err(ServerError::NobodyToAct),
+        }
+        self.commit(LogEntry::Action {
+            seat,
+            action: action.to_string(),
+            auto: false,
+            request_id,
+            time_ms: now_ms(),
+        })
+        .await?;
+        Ok(Submitted { seq: self.last_seq(), replayed: false })
+    }
+
+    fn watch(&mut self, bot: String, from_seq: Option<u64>) -> Result<mpsc::Receiver<crate::table::Outbound>, ServerError> {
+        let viewer = self.may_watch(&bot)?;
+        let last = self.last_seq();
+        let backlog = match from_seq {
+            Some(f) if f > last => return Err(ServerError::FromSeqOutOfRange { from_seq: f, last_seq: last }),
+            Some(f) => &self.events[f as usize..],
+            None => &[],
+        };
+        let (tx, rx) = mpsc::channel(backlog.len() + WATCH_BUFFER);
+        let mut sink = Sink { bot, tx: SinkTx::Table(tx), last_seq: from_seq.unwrap_or(0) };
+        if from_seq.is_none() {
+            sink.offer(&self.meta, WatchItem::Snapshot(Box::new(self.snapshot(viewer))));
+        }
+        for e in backlog.to_vec() {
+            sink.offer(&self.meta, WatchItem::Event(e, viewer));
+        }
+        if self.state() != TableState::Finished {
+            self.sinks.push(sink);
+            self.deps.metrics.watchers.inc();
+        }
+        Ok(rx)
+    }
+
+    fn watch_bot(&mut self, bot: String, stream: super::BotStream, from_seq: Option<u64>) {
+        if self.sinks.iter().any(|s| matches!(&s.tx, SinkTx::Bot(b) if b.id == stream.id)) {
+            return;
+        }
+        let Some(seat) = self.seat_of(&bot) else { return };
+        let viewer = Viewer::Seat(Seat(seat));
+        let last = self.last_seq();
+        let room = stream.tx.capacity() / 2;
+        let mut sink = Sink { bot, tx: SinkTx::Bot(stream), last_seq: 0 };
+        let mut ok = sink.offer(&self.meta, WatchItem::Seated(seat, Box::new(self.status()))) == Offer::Sent;
+        match from_seq {
+            // Resume with the missed events when they fit; otherwise a fresh snapshot.
+            Some(f) if f <= last && ((last - f) as usize) < room => {
+                for e in self.events[f as usize..].to_vec() {
+                    ok = ok && sink.offer(&self.meta, WatchItem::Event(e, viewer)) == Offer::Sent;
+                }
+            }
+            _ => {
+                ok = ok && sink.offer(&self.meta, WatchItem::Snapshot(Box::new(self.snapshot(viewer)))) == Offer::Sent;
+            }
+        }
+        if self.game.as_ref().and_then(Game::to_act) == Some(Seat(seat)) {
+            ok = ok && sink.offer(&self.meta, WatchItem::Decision(Box::new(self.snapshot(viewer)))) == Offer::Sent;
+        }
+        if ok && self.state() != TableState::Finished {
+            self.sinks.push(sink);
+            self.deps.metrics.watchers.inc();
+        }
+    }
+
+    // ---- timers ----
+
+    /// When the actor must act by itself: a house bot's turn, a deadline, or unloading.
+    fn next_wake(&self) -> Option<Instant> {
+        let Some(game) = &self.game else { return None };
+        if game.is_over() {
+            return Some(self.last_request + self.deps.idle_unload);
+        }
+        let seat = game.to_act()?;
+        let after_ms = |ms: i64| Instant::now() + Duration::from_millis(ms.max(0) as u64);
+        match &self.seats[seat.index()].occupant {
+            Occupant::House(_) => {
+                Some(after_ms(self.decision_since_ms + self.deps.house_delay.as_millis() as i64 - now_ms()))
+            }
+            _ => Some(after_ms(self.deadline_ms() - now_ms())),
+        }
+    }
+
+    /// Returns false when the actor should stop.
+    async fn on_timer(&mut self) -> bool {
+        let Some(game) = &self.game else { return true };
+        if game.is_over() {
+            return false;
+        }
+        let Some(seat) = game.to_act() else { return true };
+        let entry = match &self.seats[seat.index()].occupant {
+            Occupant::House(policy) => match house::choose(policy, game, seat, &mut self.rng) {
+                Some(a) => LogEntry::Action { seat: seat.0, action: a.to_string(), auto: false, request_id: None, time_ms: now_ms() },
+                None => return true,
+            },
+            _ => match game.safe_action(seat) {
+                Some(a) => LogEntry::Action { seat: seat.0, action: a.to_string(), auto: true, request_id: None, time_ms: now_ms() },
+                None => return true,
+            },
+        };
+        if let Err(e) = self.commit(entry).await {
+            tracing::warn!(table = %self.meta.id, error = %e, "server-side move failed");
+            // Do not spin on a failing store.
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        true
+    }
+
+    async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
+        let shutdown = self.deps.shutdown.clone();
+        loop {
+            let wake = self.next_wake();
+            let sleep = tokio::time::sleep_until(wake.unwrap_or_else(|| Instant::now() + Duration::from_secs(86_400)));
+            tokio::pin!(sleep);
+            tokio::select! {
+                biased;
+                _ = shutdown.cancelled() => {
+                    for s in &self.sinks {
+                        s.end(&self.meta, Some(ServerError::ShuttingDown));
+                    }
+                    break;
+                }
+                cmd = rx.recv() => match cmd {
+                    Some(cmd) => self.handle(cmd).await,
+                    None => break,
+                },
+                _ = &mut sleep, if wake.is_some() => {
+                    if !self.on_timer().await {
+                        break;
+                    }
+                }
+            }
+            if self.broken {
+                break;
+            }
+        }
+        self.leave_metrics();
+    }
+}

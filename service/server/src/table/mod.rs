@@ -1,0 +1,220 @@
+//! Tables as actors: one tokio task per table owns its `Game`, its deadline timer, its event log
+//! and its watchers. Everything else talks to it through a [`Handle`] (bounded channel,
+//! oneshot replies).
+
+mod actor;
+pub mod event;
+mod house;
+mod sink;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+
+use bete_rules::{Action, Config, RulesetId, Seed, Setup, View, Viewer};
+use tokio::sync::{mpsc, oneshot};
+
+pub use actor::{ActorDeps, spawn};
+pub use event::{Body, TableEvent};
+pub use sink::{BotStream, Outbound, WatchItem};
+
+use crate::status::ServerError;
+use crate::store::{Occupant, StoreError, TableRow, TableState, Visibility};
+
+/// How many requests may wait for one table.
+pub const COMMAND_QUEUE: usize = 256;
+
+/// The fixed facts of a table, parsed once.
+#[derive(Debug)]
+pub struct TableMeta {
+    pub id: String,
+    pub ruleset: RulesetId,
+    pub seats: u8,
+    pub config: Config,
+    pub seed: Seed,
+    pub first_dealer: u8,
+    pub deadline_ms: u64,
+    pub visibility: Visibility,
+    pub created_by: String,
+    pub created_at_ms: i64,
+}
+
+impl TableMeta {
+    pub fn from_row(row: &TableRow) -> Result<TableMeta, StoreError> {
+        let corrupt = |what: String| StoreError::Corrupt(format!("table {}: {what}", row.id));
+        let ruleset: RulesetId = row.ruleset.parse().map_err(|e| corrupt(format!("{e}")))?;
+        let json: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(&row.config_json).map_err(|e| corrupt(format!("config: {e}")))?;
+        let config =
+            Config::from_json(ruleset, row.seats, &json).map_err(|e| corrupt(format!("config: {e}")))?;
+        let seed: Seed = row.seed.parse().map_err(|_| corrupt("seed".into()))?;
+        Ok(TableMeta {
+            id: row.id.clone(),
+            ruleset,
+            seats: row.seats,
+            config,
+            seed,
+            first_dealer: row.first_dealer,
+            deadline_ms: row.deadline_ms,
+            visibility: row.visibility,
+            created_by: row.created_by.clone(),
+            created_at_ms: row.created_at_ms,
+        })
+    }
+
+    pub fn setup(&self) -> Setup {
+        Setup {
+            ruleset: self.ruleset,
+            config: self.config.clone(),
+            seats: self.seats,
+            first_dealer: bete_rules::Seat(self.first_dealer),
+            decks: bete_rules::Decks::Seed(self.seed),
+        }
+    }
+
+    /// The full effective config, key by key, values as JSON text.
+    pub fn config_pairs(&self) -> Vec<(String, String)> {
+        self.config
+            .to_json(self.ruleset)
+            .into_iter()
+            .map(|(k, v)| (k, v.to_string()))
+            .collect()
+    }
+}
+
+/// One seat as the table holds it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeatInfo {
+    pub occupant: Occupant,
+    /// The bot's name, or `house:<policy>`; empty for an empty seat.
+    pub name: String,
+    pub strikes: u32,
+}
+
+/// A table's public description (GetTable, ListTables, JoinTable, Seated).
+#[derive(Clone, Debug)]
+pub struct TableStatus {
+    pub meta: Arc<TableMeta>,
+    pub seats: Vec<SeatInfo>,
+    pub state: TableState,
+    pub last_seq: u64,
+}
+
+/// A viewer's view of the table at `seq`.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    pub seq: u64,
+    pub viewer: Viewer,
+    /// `None` while the table waits for its seats.
+    pub view: Option<View>,
+    /// Wall-clock deadline (Unix ms) of the viewer's decision, when the viewer is to act.
+    pub deadline_ms: Option<i64>,
+}
+
+/// The result of an accepted action.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Submitted {
+    /// The table's seq after the action's events.
+    pub seq: u64,
+    /// This request_id had already been applied; this is its stored result.
+    pub replayed: bool,
+}
+
+/// A request to a table actor.
+#[derive(Debug)]
+pub enum Command {
+    Status {
+        reply: oneshot::Sender<TableStatus>,
+    },
+    Join {
+        bot: String,
+        name: String,
+        seat: Option<u8>,
+        reply: oneshot::Sender<Result<(u8, TableStatus), ServerError>>,
+    },
+    Leave {
+        bot: String,
+        reply: oneshot::Sender<Result<TableStatus, ServerError>>,
+    },
+    Submit {
+        bot: String,
+        action: Action,
+        expected_seq: u64,
+        request_id: Option<String>,
+        reply: oneshot::Sender<Result<Submitted, ServerError>>,
+    },
+    View {
+        bot: String,
+        reply: oneshot::Sender<Result<Snapshot, ServerError>>,
+    },
+    Watch {
+        bot: String,
+        from_seq: Option<u64>,
+        reply: oneshot::Sender<Result<mpsc::Receiver<Outbound>, ServerError>>,
+    },
+    WatchBot {
+        bot: String,
+        stream: BotStream,
+        from_seq: Option<u64>,
+    },
+}
+
+/// Facts a table publishes without a round trip to its actor.
+#[derive(Debug)]
+pub struct Shared {
+    pub meta: Arc<TableMeta>,
+    last_seq: AtomicU64,
+    state: AtomicU8,
+}
+
+impl Shared {
+    pub fn last_seq(&self) -> u64 {
+        self.last_seq.load(Ordering::Acquire)
+    }
+    pub fn state(&self) -> TableState {
+        match self.state.load(Ordering::Acquire) {
+            0 => TableState::Waiting,
+            1 => TableState::Playing,
+            _ => TableState::Finished,
+        }
+    }
+    fn publish(&self, last_seq: u64, state: TableState) {
+        self.last_seq.store(last_seq, Ordering::Release);
+        let s = match state {
+            TableState::Waiting => 0,
+            TableState::Playing => 1,
+            TableState::Finished => 2,
+        };
+        self.state.store(s, Ordering::Release);
+    }
+}
+
+/// The way to a table actor.
+#[derive(Clone, Debug)]
+pub struct Handle {
+    tx: mpsc::Sender<Command>,
+    pub shared: Arc<Shared>,
+    /// Distinguishes this actor from a later one for the same table.
+    pub generation: u64,
+}
+
+impl Handle {
+    /// Send a command and wait for its reply. `Err(None)` means the actor is gone (finished
+    /// and unloaded, or shutting down): the caller may look the table up again.
+    pub async fn call<T>(
+        &self,
+        make: impl FnOnce(oneshot::Sender<T>) -> Command,
+    ) -> Result<T, Option<ServerError>> {
+        let (tx, rx) = oneshot::channel();
+        self.tx.send(make(tx)).await.map_err(|_| None)?;
+        rx.await.map_err(|_| None)
+    }
+
+    /// Send a command that has no reply.
+    pub async fn tell(&self, cmd: Command) -> bool {
+        self.tx.send(cmd).await.is_ok()
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.tx.is_closed()
+    }
+}

@@ -1,0 +1,133 @@
+//! Watchers as the actor sees them: bounded channels it never waits on.
+//!
+//! The actor only ever `try_send`s. When a watcher's channel is nearly full the actor puts one
+//! last item in the slot it kept free (a `WATCHER_TOO_SLOW` end with the last delivered seq),
+//! drops the watcher and counts it. So a slow reader never stalls a table.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use bete_rules::Viewer;
+use tokio::sync::mpsc;
+
+use super::{Snapshot, TableEvent, TableMeta, TableStatus};
+use crate::status::ServerError;
+
+/// Items buffered per watcher before it counts as too slow.
+pub const WATCH_BUFFER: usize = 256;
+
+/// One item for a watcher, not yet projected (projection happens in the stream's own task).
+#[derive(Clone, Debug)]
+pub enum WatchItem {
+    Snapshot(Box<Snapshot>),
+    /// The event and the viewer it is projected for (the watcher's seat at sending time).
+    Event(Arc<TableEvent>, Viewer),
+    /// WatchBot only: the bot must act.
+    Decision(Box<Snapshot>),
+    /// WatchBot only: the bot holds this seat.
+    Seated(u8, Box<TableStatus>),
+    /// The stream ends with this status.
+    End(ServerError),
+}
+
+/// An item with the table it belongs to.
+#[derive(Clone, Debug)]
+pub struct Outbound {
+    pub meta: Arc<TableMeta>,
+    pub item: WatchItem,
+}
+
+/// One WatchBot stream, shared by every table the bot sits at.
+#[derive(Clone, Debug)]
+pub struct BotStream {
+    /// Unique per stream, so a table attaches it at most once.
+    pub id: u64,
+    pub tx: mpsc::Sender<Outbound>,
+    /// Set when some table found the stream too slow: every table then lets go of it.
+    pub cut: Arc<AtomicBool>,
+}
+
+impl BotStream {
+    pub fn is_cut(&self) -> bool {
+        self.cut.load(Ordering::Acquire) || self.tx.is_closed()
+    }
+}
+
+/// Where a watcher's items go.
+#[derive(Debug)]
+pub(super) enum SinkTx {
+    /// WatchTable: one table, one channel.
+    Table(mpsc::Sender<Outbound>),
+    Bot(BotStream),
+}
+
+/// A watcher of one table.
+#[derive(Debug)]
+pub(super) struct Sink {
+    pub bot: String,
+    pub tx: SinkTx,
+    /// The last seq put in the channel (the resume point if it is cut).
+    pub last_seq: u64,
+}
+
+/// What happened to an offered item.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Offer {
+    Sent,
+    /// The watcher is gone (closed by its client, or cut now for being too slow).
+    Gone { too_slow: bool },
+}
+
+impl Sink {
+    pub fn offer(&mut self, meta: &Arc<TableMeta>, item: WatchItem) -> Offer {
+        let seq = match &item {
+            WatchItem::Event(e, _) => Some(e.seq),
+            WatchItem::Snapshot(s) => Some(s.seq),
+            _ => None,
+        };
+        let tx = match &self.tx {
+            SinkTx::Table(tx) => tx,
+            SinkTx::Bot(b) => {
+                if b.is_cut() {
+                    return Offer::Gone { too_slow: false };
+                }
+                &b.tx
+            }
+        };
+        if tx.is_closed() {
+            return Offer::Gone { too_slow: false };
+        }
+        // Keep the last slot for the end-of-stream status.
+        if tx.capacity() <= 1 {
+            let end = ServerError::WatcherTooSlow { table_id: meta.id.clone(), from_seq: self.last_seq };
+            let _ = tx.try_send(Outbound { meta: meta.clone(), item: WatchItem::End(end) });
+            if let SinkTx::Bot(b) = &self.tx {
+                b.cut.store(true, Ordering::Release);
+            }
+            return Offer::Gone { too_slow: true };
+        }
+        match tx.try_send(Outbound { meta: meta.clone(), item }) {
+            Ok(()) => {
+                if let Some(s) = seq {
+                    self.last_seq = s;
+                }
+                Offer::Sent
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => Offer::Gone { too_slow: false },
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                // Only a shared bot stream can fill between the check and the send.
+                if let SinkTx::Bot(b) = &self.tx {
+                    b.cut.store(true, Ordering::Release);
+                }
+                Offer::Gone { too_slow: true }
+            }
+        }
+    }
+
+    /// End the stream with a status (shutdown, match over for WatchTable).
+    pub fn end(&self, meta: &Arc<TableMeta>, err: Option<ServerError>) {
+        if let (SinkTx::Table(tx), Some(err)) = (&self.tx, err) {
+            let _ = tx.try_send(Outbound { meta: meta.clone(), item: WatchItem::End(err) });
+        }
+    }
+}
