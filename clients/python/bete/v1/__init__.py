@@ -1,0 +1,1 @@
+"""Generated from proto/bete/v1 by scripts/gen-stubs.sh; do not edit."""
