@@ -1,0 +1,222 @@
+// Package bot is the Go SDK for writing bots that play the Bête family of card games on a bete
+// server: dial, register, create or join tables, and let a [Runner] call your [Bot] for every
+// decision at every table it sits at.
+package bot
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"os"
+	"sync"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+
+	betev1 "github.com/bete-game/bete/clients/go/gen/bete/v1"
+)
+
+// ServerEnv is the environment variable Dial reads the address from when addr is empty.
+const ServerEnv = "BETE_SERVER"
+
+// DefaultServer is the address Dial uses when addr and $BETE_SERVER are empty.
+const DefaultServer = "127.0.0.1:50051"
+
+// TokenEnv is the environment variable Dial reads the bearer token from when Options.Token is empty.
+const TokenEnv = "BETE_TOKEN"
+
+// Options configure Dial. The zero value registers a fresh bot named "go-bot" over plaintext,
+// which is right for a server on loopback.
+type Options struct {
+	// Token is the bot's bearer token. Empty: $BETE_TOKEN, and if that is empty too, Dial
+	// registers a new bot with Name and Owner and keeps its token.
+	Token string
+	// Name is the display name used when Dial registers a bot; default "go-bot".
+	Name string
+	// Owner is who runs the bot, sent when Dial registers one.
+	Owner string
+	// TLS enables transport security with this config; nil means plaintext (loopback, tests).
+	TLS *tls.Config
+	// DialOptions are passed to grpc.NewClient after the SDK's own (e.g. a custom dialer).
+	DialOptions []grpc.DialOption
+}
+
+// Client is a connection to a bete server with a bot identity. Its Tables and Bots stubs add
+// the bearer token to every call and return failures as *Error.
+type Client struct {
+	// Tables is the TableService stub; use it for any call the helpers do not cover.
+	Tables betev1.TableServiceClient
+	// Bots is the BotService stub.
+	Bots betev1.BotServiceClient
+
+	conn  *grpc.ClientConn
+	token *bearer
+	botID string
+}
+
+// Dial connects to the server at addr ("host:port"; empty: $BETE_SERVER, else DefaultServer) and settles the bot's token: Options.Token,
+// else $BETE_TOKEN, else a new registration. The connection itself is made lazily, so Dial only
+// fails early on a bad address or a failed registration.
+func Dial(ctx context.Context, addr string, opts Options) (*Client, error) {
+	if addr == "" {
+		addr = os.Getenv(ServerEnv)
+	}
+	if addr == "" {
+		addr = DefaultServer
+	}
+	tok := &bearer{secure: opts.TLS != nil}
+	transport := insecure.NewCredentials()
+	if opts.TLS != nil {
+		transport = credentials.NewTLS(opts.TLS)
+	}
+	dialOpts := []grpc.DialOption{
+		grpc.WithTransportCredentials(transport),
+		grpc.WithPerRPCCredentials(tok),
+		grpc.WithUnaryInterceptor(unaryErrors),
+		grpc.WithStreamInterceptor(streamErrors),
+	}
+	conn, err := grpc.NewClient(addr, append(dialOpts, opts.DialOptions...)...)
+	if err != nil {
+		return nil, fmt.Errorf("bete: dial %s: %w", addr, err)
+	}
+	c := &Client{
+		Tables: betev1.NewTableServiceClient(conn),
+		Bots:   betev1.NewBotServiceClient(conn),
+		conn:   conn,
+		token:  tok,
+	}
+	token := opts.Token
+	if token == "" {
+		token = os.Getenv(TokenEnv)
+	}
+	tok.set(token)
+	if token == "" {
+		name := opts.Name
+		if name == "" {
+			name = "go-bot"
+		}
+		if _, err := c.Register(ctx, name, opts.Owner); err != nil {
+			_ = conn.Close()
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// Register registers a new bot and switches this client to its token. Dial does this for you
+// when it has no token.
+func (c *Client) Register(ctx context.Context, name, owner string) (*betev1.RegisterBotResponse, error) {
+	resp, err := c.Bots.RegisterBot(ctx, &betev1.RegisterBotRequest{Name: name, Owner: owner})
+	if err != nil {
+		return nil, err
+	}
+	c.token.set(resp.GetToken())
+	c.botID = resp.GetBotId()
+	return resp, nil
+}
+
+// Token is the bearer token in use: save it (e.g. as $BETE_TOKEN) to play as the same bot later.
+func (c *Client) Token() string { return c.token.get() }
+
+// BotID is the id of the bot Dial registered; empty when the token came from outside.
+func (c *Client) BotID() string { return c.botID }
+
+// Conn is the underlying gRPC connection (e.g. for the health or reflection services).
+func (c *Client) Conn() *grpc.ClientConn { return c.conn }
+
+// Close closes the connection.
+func (c *Client) Close() error { return c.conn.Close() }
+
+// HouseBots fills the given seats with house bots of one policy, for CreateTable.
+func HouseBots(policy betev1.HouseBotPolicy, seats ...uint32) []*betev1.HouseBotSeat {
+	out := make([]*betev1.HouseBotSeat, 0, len(seats))
+	for _, s := range seats {
+		out = append(out, &betev1.HouseBotSeat{Seat: s, Policy: policy})
+	}
+	return out
+}
+
+// HouseTable is the request for a table of ruleset with seats seats where house bots of policy
+// fill every seat but 0, which is left for you.
+func HouseTable(ruleset betev1.Ruleset, seats uint32, policy betev1.HouseBotPolicy) *betev1.CreateTableRequest {
+	req := &betev1.CreateTableRequest{Ruleset: ruleset, Seats: seats}
+	for s := uint32(1); s < seats; s++ {
+		req.HouseBots = append(req.HouseBots, &betev1.HouseBotSeat{Seat: s, Policy: policy})
+	}
+	return req
+}
+
+// CreateTable creates a table and returns it. The caller is not seated: call Join.
+func (c *Client) CreateTable(ctx context.Context, req *betev1.CreateTableRequest) (*betev1.Table, error) {
+	resp, err := c.Tables.CreateTable(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return resp.GetTable(), nil
+}
+
+// Join takes the lowest free seat at tableID and returns it.
+func (c *Client) Join(ctx context.Context, tableID string) (uint32, error) {
+	resp, err := c.Tables.JoinTable(ctx, &betev1.JoinTableRequest{TableId: tableID})
+	if err != nil {
+		return 0, err
+	}
+	return resp.GetSeat(), nil
+}
+
+// JoinSeat takes the given seat at tableID.
+func (c *Client) JoinSeat(ctx context.Context, tableID string, seat uint32) error {
+	_, err := c.Tables.JoinTable(ctx, &betev1.JoinTableRequest{TableId: tableID, Seat: &seat})
+	return err
+}
+
+// View returns the caller's current view of tableID.
+func (c *Client) View(ctx context.Context, tableID string) (*betev1.SeatView, error) {
+	resp, err := c.Tables.GetSeatView(ctx, &betev1.GetSeatViewRequest{TableId: tableID})
+	if err != nil {
+		return nil, err
+	}
+	return resp.GetView(), nil
+}
+
+// Record returns the finished match's bete-record/1 JSON.
+func (c *Client) Record(ctx context.Context, tableID string) (string, error) {
+	resp, err := c.Tables.GetGameRecord(ctx, &betev1.GetGameRecordRequest{TableId: tableID})
+	if err != nil {
+		return "", err
+	}
+	return resp.GetRecordJson(), nil
+}
+
+// bearer sends `authorization: Bearer <token>` on every call that has a token (RegisterBot is
+// the one call made without).
+type bearer struct {
+	mu     sync.RWMutex
+	token  string
+	secure bool
+}
+
+func (b *bearer) get() string {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return b.token
+}
+
+func (b *bearer) set(token string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.token = token
+}
+
+func (b *bearer) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	t := b.get()
+	if t == "" {
+		return nil, nil
+	}
+	return map[string]string{"authorization": "Bearer " + t}, nil
+}
+
+// RequireTransportSecurity is false for plaintext clients: a token over plaintext is only
+// acceptable on loopback, which is the caller's choice by not setting Options.TLS.
+func (b *bearer) RequireTransportSecurity() bool { return b.secure }
