@@ -1,0 +1,100 @@
+"""Python bots play full matches on the real server."""
+
+import asyncio
+import json
+
+import pytest
+
+from bete_bot import RandomBot, Runner, RuleAwareBot
+from bete_bot.cards import RULESET_IDS
+
+from helpers import Recorder, assert_contiguous, new_client
+
+pytestmark = pytest.mark.timeout(90)
+
+
+async def _play_one(server, ruleset, bot, *, seats=3, mode="bot", house="heuristic"):
+    client = await new_client(server, f"py-{ruleset}")
+    async with client:
+        table = await client.create_table(ruleset, seats, house_bots={s: house for s in range(1, seats)})
+        await client.join_table(table.table_id, seat=0)
+        rec = Recorder(bot)
+        runner = Runner(client, rec, tables=(), mode=mode)
+        runner.track(table.table_id, from_seq=table.last_seq)
+        states = await asyncio.wait_for(runner.run(), 80)
+        record = json.loads(await client.get_game_record(table.table_id))
+        return table.table_id, states[table.table_id], rec, record
+
+
+def _check_finished(table_id, st, rec, record, ruleset):
+    assert st.done and st.result is not None, "the match did not end on the stream"
+    assert st.seat == 0
+    assert sum(st.balances) == 0, f"final balances must sum to zero: {st.balances}"
+    assert st.decisions > 0 and st.illegal == 0
+    assert rec.text_mismatches == []
+    assert_contiguous(rec.seqs[table_id])
+    assert rec.match_ends[table_id].balances == st.result.balances
+    assert rec.deals_started[table_id] == rec.deals_ended[table_id] >= 1
+    assert record["ruleset"] == ruleset and record["format"] == "bete-record/1"
+    ours = [a for d in record["deals"] for a in d["actions"] if a["seat"] == 0 and not a.get("auto")]
+    assert len(ours) == st.decisions, "every decision the runner made is in the record, none auto-played"
+
+
+@pytest.mark.parametrize("ruleset", sorted(RULESET_IDS.values()))
+def test_rule_aware_bot_plays_a_full_match_of_every_ruleset(server, ruleset):
+    table_id, st, rec, record = asyncio.run(_play_one(server, ruleset, RuleAwareBot()))
+    _check_finished(table_id, st, rec, record, ruleset)
+
+
+def test_random_bot_over_watch_table_streams(server):
+    table_id, st, rec, record = asyncio.run(_play_one(server, "lanterlui", RandomBot(7), seats=4, mode="table",
+                                                     house="random"))
+    _check_finished(table_id, st, rec, record, "lanterlui")
+
+
+def test_one_runner_plays_several_tables_at_once(server):
+    async def scenario():
+        client = await new_client(server, "py-multi")
+        async with client:
+            rec = Recorder(RandomBot(3))
+            runner = Runner(client, rec, tables=())
+            ids = []
+            for ruleset in ("bete", "beast", "bester-bube"):
+                t = await client.create_table(ruleset, 3, house_bots={1: "random", 2: "heuristic"})
+                await client.join_table(t.table_id)
+                runner.track(t.table_id, from_seq=t.last_seq)
+                ids.append(t.table_id)
+            states = await asyncio.wait_for(runner.run(), 80)
+            return ids, states, rec, runner
+
+    ids, states, rec, runner = asyncio.run(scenario())
+    assert runner.connections == 1, "one WatchBot stream served every table"
+    for t in ids:
+        assert states[t].done and sum(states[t].balances) == 0
+        assert_contiguous(rec.seqs[t])
+
+
+def test_two_python_bots_at_one_table(server):
+    async def scenario():
+        a = await new_client(server, "py-a")
+        b = await new_client(server, "py-b")
+        async with a, b:
+            t = await a.create_table("bete", 3, house_bots={2: "heuristic"})
+            await a.join_table(t.table_id, seat=0)
+            await b.join_table(t.table_id, seat=1)
+            ra, rb = Recorder(RuleAwareBot()), Recorder(RandomBot(11))
+            runners = [Runner(a, ra, tables=[t.table_id]), Runner(b, rb, tables=[t.table_id])]
+            sa, sb = await asyncio.wait_for(asyncio.gather(*(r.run() for r in runners)), 80)
+            record = json.loads(await a.get_game_record(t.table_id))
+            return t.table_id, sa[t.table_id], sb[t.table_id], record
+
+    table_id, sa, sb, record = asyncio.run(scenario())
+    assert (sa.seat, sb.seat) == (0, 1)
+    assert sa.done and sb.done and sa.balances == sb.balances and sum(sa.balances) == 0
+    assert sa.decisions > 0 and sb.decisions > 0
+    by_seat = {0: 0, 1: 0}
+    for deal in record["deals"]:
+        for act in deal["actions"]:
+            if act["seat"] in by_seat and not act.get("auto"):
+                by_seat[act["seat"]] += 1
+    assert by_seat == {0: sa.decisions, 1: sb.decisions}
