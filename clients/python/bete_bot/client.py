@@ -6,7 +6,7 @@ import asyncio
 import logging
 import random
 import uuid
-from typing import AsyncIterator, Iterable, Mapping, Optional
+from typing import AsyncIterator, Iterable, Mapping, Optional, Sequence
 
 import grpc
 from bete.v1 import (
@@ -78,11 +78,18 @@ class Client:
     or call :meth:`close`.
     """
 
-    def __init__(self, target: str, token: str, timeout: float = DEFAULT_TIMEOUT) -> None:
+    def __init__(
+        self,
+        target: str,
+        token: str,
+        timeout: float = DEFAULT_TIMEOUT,
+        *,
+        interceptors: Optional[Sequence[grpc.aio.ClientInterceptor]] = None,
+    ) -> None:
         self.target = target
         self.timeout = timeout
         self._metadata = (("authorization", f"Bearer {token}"),)
-        self.channel = grpc.aio.insecure_channel(target)
+        self.channel = grpc.aio.insecure_channel(target, interceptors=interceptors)
         self.tables = table_service_pb2_grpc.TableServiceStub(self.channel)
 
     async def __aenter__(self) -> "Client":
@@ -172,8 +179,9 @@ class Client:
         """Submits an action based on the view at ``expected_seq``.
 
         The call is idempotent: it carries one ``request_id`` (a fresh uuid4 unless given) and is
-        retried with that SAME id while the server is unavailable, so the action applies at most
-        once even if an earlier attempt did land. Other failures raise at once.
+        retried with that SAME id while the server is unavailable (or the answer is lost to a
+        timeout), so the action applies at most once even if an earlier attempt did land. Other
+        failures raise at once.
         """
         request = table_service_pb2.SubmitActionRequest(
             table_id=table_id,
@@ -186,7 +194,7 @@ class Client:
             try:
                 return await self._unary(self.tables.SubmitAction, request)
             except BeteError as e:
-                if not e.retryable or attempt == attempts:
+                if not (e.retryable or e.code == grpc.StatusCode.DEADLINE_EXCEEDED) or attempt == attempts:
                     raise
                 log.info("submit %s at %s: %s; retrying with the same request_id", request.request_id, table_id, e)
                 await asyncio.sleep(next(delays))

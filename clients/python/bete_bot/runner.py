@@ -164,7 +164,8 @@ class Runner:
                     log.info("WatchBot stream dropped: %s; resuming", err)
             except asyncio.CancelledError:
                 task = asyncio.current_task()
-                if not self._dropping or (task is not None and task.cancelling()):
+                # Our own task being cancelled must propagate; only a cut we made is swallowed.
+                if not self._dropping or (task is not None and getattr(task, "cancelling", lambda: 0)()):
                     raise
             finally:
                 self._call = None

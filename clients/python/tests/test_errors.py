@@ -126,3 +126,42 @@ def test_unknown_token_and_unknown_table(server):
     unauth, missing = asyncio.run(scenario())
     assert unauth.code == grpc.StatusCode.UNAUTHENTICATED and unauth.reason == "UNAUTHENTICATED"
     assert missing.code == grpc.StatusCode.NOT_FOUND and missing.reason == "TABLE_NOT_FOUND"
+
+
+class LoseSubmitAnswers(grpc.aio.UnaryUnaryClientInterceptor):
+    """Lets the first ``n`` SubmitAction calls reach the server, then reports UNAVAILABLE to the
+    client as if the answer was lost on the way back: the case a same-request_id retry is for."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.request_ids: list[str] = []
+
+    async def intercept_unary_unary(self, continuation, client_call_details, request):
+        call = await continuation(client_call_details, request)
+        method = client_call_details.method
+        if isinstance(method, bytes):
+            method = method.decode()
+        if method.endswith("/SubmitAction"):
+            self.request_ids.append(request.request_id)
+            if self.n > 0:
+                self.n -= 1
+                await call  # it lands on the server...
+                raise grpc.aio.AioRpcError(grpc.StatusCode.UNAVAILABLE, grpc.aio.Metadata(), grpc.aio.Metadata(),
+                                           details="answer lost (test)")  # ...but we never hear so
+        return call
+
+
+def test_submit_retries_unavailable_with_the_same_request_id(server):
+    async def scenario():
+        client, table_id, view = await _seated_at_my_turn(server)
+        await client.close()
+        lossy = LoseSubmitAnswers(2)
+        async with Client(server, client.metadata[0][1].removeprefix("Bearer "), interceptors=[lossy]) as c:
+            resp = await c.submit(table_id, view.legal_actions[0], expected_seq=view.seq)
+            after = await c.get_seat_view(table_id)
+        return view, resp, lossy.request_ids, after
+
+    view, resp, ids, after = asyncio.run(scenario())
+    assert len(ids) == 3 and len(set(ids)) == 1, f"three attempts, one request_id: {ids}"
+    assert resp.replayed, "the first attempt had applied the action; the retry got its stored result"
+    assert resp.seq > view.seq and after.seq >= resp.seq
