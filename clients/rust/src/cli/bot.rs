@@ -1,0 +1,106 @@
+//! `bete bot`: run a strategy as a bot at one or more tables.
+
+use anyhow::Context as _;
+use crate::{Notice, Runner, Strategy, pb, render};
+use tokio_util::sync::CancellationToken;
+
+use super::common::ServerArgs;
+
+/// Run a built-in strategy as a bot: create tables (the other seats house bots) or join given
+/// ones, and play until stopped (Ctrl-C) or until the matches are done.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  bete bot --server http://127.0.0.1:50051 --strategy heuristic --tables 4 --ruleset beast --seats 4\n  bete bot --server http://127.0.0.1:50051 --strategy random --join TABLE_ID")]
+pub struct Args {
+    #[command(flatten)]
+    server: ServerArgs,
+    /// How the bot plays.
+    #[arg(long, value_enum, default_value_t = Strategy::Heuristic)]
+    strategy: Strategy,
+    /// Tables to play at once (created unless --join is given).
+    #[arg(long, default_value_t = 1)]
+    tables: usize,
+    /// Matches to play in all before stopping; by default as many as --tables (or the joined
+    /// tables). New tables are created as matches end.
+    #[arg(long)]
+    matches: Option<usize>,
+    /// The game of created tables.
+    #[arg(long, default_value = "bete", value_parser = super::common::parse_ruleset)]
+    ruleset: pb::Ruleset,
+    /// Seats of created tables; the seats other than the bot's are house bots.
+    #[arg(long, default_value_t = 3)]
+    seats: u32,
+    /// Join these tables (any free seat) instead of creating tables.
+    #[arg(long = "join", value_name = "TABLE")]
+    join: Vec<String>,
+    /// The bot's name when registering (ignored with --token).
+    #[arg(long, default_value = "bete-bot")]
+    name: String,
+    /// Milliseconds per decision at created tables (0: the server's default).
+    #[arg(long, default_value_t = 0)]
+    deadline_ms: u32,
+}
+
+/// Runs the subcommand.
+pub async fn run(args: Args) -> anyhow::Result<()> {
+    let client = args.server.connect(&args.name).await?;
+    let strategy = args.strategy;
+    let total = args.matches.unwrap_or(if args.join.is_empty() { args.tables } else { args.join.len() });
+    let cancel = CancellationToken::new();
+    let mut runner = Runner::new(client.clone(), move |_seated: &pb::Seated| strategy.bot())
+        .with_cancel(cancel.clone())
+        .stop_after(total);
+    let mut notices = runner.notifications();
+    let running = tokio::spawn(runner.run());
+
+    let create = |client: crate::Client| {
+        let request = super::common::house_table(args.ruleset, args.seats, strategy.house_policy(), args.deadline_ms);
+        async move {
+            let table = client.create_table(request).await.context("could not create a table")?;
+            client.join_table(&table.table_id, Some(0)).await.context("could not join the table")?;
+            anyhow::Ok(table.table_id)
+        }
+    };
+    let mut started = 0;
+    if args.join.is_empty() {
+        while started < args.tables.min(total) {
+            let id = create(client.clone()).await?;
+            started += 1;
+            eprintln!("created and joined table {id} ({} with {} seats)", render::ruleset(args.ruleset as i32), args.seats);
+        }
+    } else {
+        for id in &args.join {
+            let joined = client.join_table(id, None).await.with_context(|| format!("could not join table {id}"))?;
+            started += 1;
+            eprintln!("joined table {id} at seat {}", joined.seat);
+        }
+    }
+
+    let mut done = 0;
+    loop {
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {
+                eprintln!("stopping (Ctrl-C)");
+                cancel.cancel();
+                break;
+            }
+            notice = notices.recv() => match notice {
+                None => break,
+                Some(Notice::MatchOver(result)) => {
+                    done += 1;
+                    let mine = result.balances.get(result.seat as usize).copied().unwrap_or(0);
+                    println!("match {done}/{total} over at table {}: seat {} finished {mine:+} (balances {:?})", result.table_id, result.seat, result.balances);
+                    if args.join.is_empty() && started < total {
+                        let id = create(client.clone()).await?;
+                        started += 1;
+                        eprintln!("created and joined table {id}");
+                    }
+                }
+                Some(Notice::Reconnected { .. }) => eprintln!("connection restored; resumed every table"),
+                Some(_) => {}
+            }
+        }
+    }
+    let report = running.await.context("the runner stopped unexpectedly")??;
+    println!("{} matches, {} decisions, {} reconnects", report.matches.len(), report.decisions, report.reconnects);
+    Ok(())
+}

@@ -1,0 +1,174 @@
+//! The client's one error type. A server failure keeps everything the server said: the gRPC
+//! code, the `ErrorInfo` reason (typed as [`ErrorReason`]) with its metadata, and the
+//! `BadRequest` field violations, so callers branch on the reason, never on message text.
+
+use std::collections::HashMap;
+
+use bete_api::pb::ErrorReason;
+use tonic::Code;
+use tonic_types::StatusExt;
+
+/// Everything that can go wrong talking to a bete server.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The server address is not a URL tonic can dial.
+    #[error("bad server address {url:?}: {detail} (expected e.g. http://127.0.0.1:50051)")]
+    BadUrl { url: String, detail: String },
+    /// The TCP/HTTP2 connection could not be made.
+    #[error("cannot reach the server at {url}: {source} (is `bete-server` running there?)")]
+    Connect {
+        url: String,
+        #[source]
+        source: tonic::transport::Error,
+    },
+    /// The token is not valid ASCII metadata.
+    #[error("the token is not a valid header value; use the token RegisterBot returned")]
+    BadToken,
+    /// The server answered with a failure status.
+    #[error("{0}")]
+    Rpc(#[from] RpcError),
+    /// A response lacked a field the protocol promises (a server bug or version mismatch).
+    #[error("the server's {0} response lacks `{1}`")]
+    MissingField(&'static str, &'static str),
+    /// The call was given up because the caller cancelled it.
+    #[error("cancelled")]
+    Cancelled,
+}
+
+impl Error {
+    /// The server's `ErrorInfo` reason, when the failure came from the server with one.
+    pub fn reason(&self) -> Option<ErrorReason> {
+        match self {
+            Error::Rpc(e) => e.reason,
+            _ => None,
+        }
+    }
+
+    /// The gRPC code, when the failure is a status.
+    pub fn code(&self) -> Option<Code> {
+        match self {
+            Error::Rpc(e) => Some(e.code),
+            _ => None,
+        }
+    }
+
+    /// True when retrying the same call later may succeed: the link broke or the server is
+    /// restarting.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            Error::Connect { .. } => true,
+            Error::Rpc(e) => e.is_transient(),
+            _ => false,
+        }
+    }
+}
+
+/// A failure status from the server, decoded.
+#[derive(Debug, Clone)]
+pub struct RpcError {
+    /// The gRPC status code.
+    pub code: Code,
+    /// The `ErrorInfo` reason as a typed value; `None` when the status carried no ErrorInfo
+    /// (e.g. a transport failure tonic turned into a status) or an unknown reason.
+    pub reason: Option<ErrorReason>,
+    /// The reason text as sent (e.g. "STALE_SEQ"), kept even when it is not a known reason.
+    pub reason_text: String,
+    /// The status message (for humans and logs).
+    pub message: String,
+    /// `ErrorInfo.metadata`, e.g. "last_seq" for STALE_SEQ, "from_seq" for WATCHER_TOO_SLOW.
+    pub metadata: HashMap<String, String>,
+    /// `BadRequest` field violations as (field, description), e.g. ("action.cards[1]", ...).
+    pub field_violations: Vec<(String, String)>,
+}
+
+impl RpcError {
+    /// Decodes a tonic status and its rich details.
+    pub fn from_status(status: &tonic::Status) -> Self {
+        let info = status.get_details_error_info();
+        let (reason_text, metadata) = match info {
+            Some(info) => (info.reason, info.metadata),
+            None => (String::new(), HashMap::new()),
+        };
+        let reason = if reason_text.is_empty() {
+            None
+        } else {
+            ErrorReason::from_str_name(&format!("ERROR_REASON_{reason_text}"))
+        };
+        let field_violations = status
+            .get_details_bad_request()
+            .map(|b| b.field_violations.into_iter().map(|v| (v.field, v.description)).collect())
+            .unwrap_or_default();
+        RpcError {
+            code: status.code(),
+            reason,
+            reason_text,
+            message: status.message().to_string(),
+            metadata,
+            field_violations,
+        }
+    }
+
+    /// True for failures where the same call may succeed later (UNAVAILABLE, or a connection
+    /// that broke mid-call, which tonic reports as UNKNOWN/CANCELLED without an ErrorInfo).
+    pub fn is_transient(&self) -> bool {
+        match self.code {
+            Code::Unavailable => true,
+            Code::Unknown | Code::Cancelled => self.reason.is_none(),
+            Code::Internal => self.reason == Some(ErrorReason::Internal),
+            _ => false,
+        }
+    }
+
+    /// A metadata value parsed as a sequence number ("last_seq", "from_seq").
+    pub fn seq_metadata(&self, key: &str) -> Option<u64> {
+        self.metadata.get(key).and_then(|v| v.parse().ok())
+    }
+
+    /// What the user should do next, in one sentence, for the reasons a person meets.
+    pub fn hint(&self) -> Option<&'static str> {
+        use ErrorReason as R;
+        Some(match self.reason? {
+            R::TableNotFound => "check the id with `bete tables --server URL`",
+            R::Unauthenticated => "pass a token from RegisterBot with --token (or omit it to register a new bot)",
+            R::TableFull => "pick another table (`bete tables`) or create one",
+            R::SeatTaken => "omit the seat to take the lowest free one",
+            R::TableFinished => "the match is over; save it with `bete record --server URL TABLE`",
+            R::TableNotFinished => "wait until the match is over, or follow it with `bete watch`",
+            R::TablePrivate => "only seated bots may watch a private table",
+            R::BadConfig => "see RULES.md section 10 for the allowed keys and values",
+            R::ShuttingDown => "the server is restarting; try again in a moment",
+            R::RateLimited => "slow down and retry",
+            R::StaleSeq => "refresh the view and decide again",
+            R::IllegalAction => "choose one of the legal actions",
+            _ => return None,
+        })
+    }
+}
+
+impl std::fmt::Display for RpcError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.reason_text.is_empty() {
+            write!(f, "{:?}: {}", self.code, self.message)?;
+        } else {
+            write!(f, "{}: {}", self.reason_text, self.message)?;
+        }
+        for (field, description) in &self.field_violations {
+            write!(f, "; {field}: {description}")?;
+        }
+        if let Some(hint) = self.hint() {
+            write!(f, " ({hint})")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for RpcError {}
+
+impl From<tonic::Status> for Error {
+    fn from(status: tonic::Status) -> Self {
+        Error::Rpc(RpcError::from_status(&status))
+    }
+}
+
+/// The result type of this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
