@@ -669,7 +669,15 @@ impl Family for ExchangeTable {
             st.tricks = self.tricks_won[i];
             st.dropped = !self.is_in(st.seat);
             st.exchanged = self.exchanged[i];
-            st.last_spoke = self.last_spoke[i];
+            st.last_spoke = match self.last_spoke[i] {
+                // 0.4 item 18: which cards a seat set aside or discarded is its own secret;
+                // others learn only the count (`exchanged`) and that the turn-up was taken.
+                Some(Action::Exchange(_)) if viewer != Viewer::Seat(st.seat) => {
+                    Some(Action::Exchange(CardSet::EMPTY))
+                }
+                Some(Action::Discard(_)) if viewer != Viewer::Seat(st.seat) => None,
+                spoke => spoke,
+            };
         }
         let played = if self.stage == Stage::Trick { self.trick as usize + 1 } else { 5 };
         for t in 0..played.min(5) {
