@@ -93,7 +93,7 @@ impl Strategy {
     /// A fresh bot playing this strategy.
     pub fn bot(self) -> Box<dyn Bot> {
         match self {
-            Strategy::Random => Box::new(RandomBot::new()),
+            Strategy::Random => Box::new(crate::house::HouseBot::random()),
             Strategy::Heuristic => Box::new(crate::house::HouseBot::heuristic()),
             Strategy::First => Box::new(FirstLegalBot),
         }
