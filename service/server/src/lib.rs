@@ -1,12 +1,22 @@
 //! # bete-server
 //!
 //! The gRPC game service: tables as actors, private views, a durable action log and resumable
-//! event streams.
+//! event streams. [`run`] serves everything on one listener; the `bete-server` binary wraps it.
 
+pub mod auth;
+pub mod config;
 pub mod metrics;
+pub mod project;
+pub mod registry;
+pub mod server;
+pub mod service;
 pub mod status;
 pub mod store;
+pub mod stream;
 pub mod table;
+
+pub use config::ServerConfig;
+pub use server::{RunError, run};
 
 /// Wall-clock time in Unix milliseconds (stored with every log entry; deadlines count from it).
 pub fn now_ms() -> i64 {

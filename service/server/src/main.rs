@@ -1,1 +1,125 @@
-fn main() {}
+//! `bete-server`: flags and environment, logging and tracing, signals; the rest is
+//! `bete_server::run`.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::{Parser, ValueEnum};
+use tokio::net::TcpListener;
+use tracing_subscriber::EnvFilter;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+enum LogFormat {
+    Text,
+    Json,
+}
+
+/// The bete game server: bots play the five-trick games of the Bête family over gRPC.
+#[derive(Debug, Parser)]
+#[command(name = "bete-server", version)]
+struct Args {
+    /// Address of the gRPC API.
+    #[arg(long, env = "BETE_LISTEN", default_value = "127.0.0.1:50051")]
+    listen: SocketAddr,
+    /// Folder of the SQLite database (`bete.sqlite3`); created if missing.
+    #[arg(long, env = "BETE_DATA_DIR", default_value = "./data")]
+    data_dir: PathBuf,
+    /// Address of the Prometheus endpoint (`GET /metrics`).
+    #[arg(long, env = "BETE_METRICS_LISTEN", default_value = "127.0.0.1:9464")]
+    metrics_listen: SocketAddr,
+    /// Log format on standard error.
+    #[arg(long, env = "BETE_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
+    /// Decision deadline of tables created without one, in milliseconds.
+    #[arg(long, env = "BETE_DEFAULT_DEADLINE_MS", default_value_t = 10_000)]
+    default_deadline_ms: u64,
+    /// Idle seconds after which a stream gets a heartbeat.
+    #[arg(long, env = "BETE_HEARTBEAT_SECS", default_value_t = 15)]
+    heartbeat_secs: u64,
+    /// Milliseconds a house bot waits before acting.
+    #[arg(long, env = "BETE_HOUSE_DELAY_MS", default_value_t = 0)]
+    house_delay_ms: u64,
+}
+
+/// Install logging; with `OTEL_EXPORTER_OTLP_ENDPOINT` set, also export spans over OTLP/gRPC.
+fn init_tracing(format: LogFormat) -> anyhow::Result<Option<opentelemetry_sdk::trace::SdkTracerProvider>> {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let (json, text) = match format {
+        LogFormat::Json => (Some(tracing_subscriber::fmt::layer().json().with_writer(std::io::stderr)), None),
+        LogFormat::Text => (None, Some(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))),
+    };
+    let provider = match std::env::var("OTEL_EXPORTER_OTLP_ENDPOINT") {
+        Ok(endpoint) if !endpoint.is_empty() => {
+            // The exporter reads the endpoint (and the other OTEL_* variables) itself.
+            let exporter = opentelemetry_otlp::SpanExporter::builder()
+                .with_tonic()
+                .build()
+                .context("building the OTLP span exporter")?;
+            let provider = opentelemetry_sdk::trace::SdkTracerProvider::builder()
+                .with_batch_exporter(exporter)
+                .with_resource(opentelemetry_sdk::Resource::builder().with_service_name("bete-server").build())
+                .build();
+            Some(provider)
+        }
+        _ => None,
+    };
+    let otel = provider.as_ref().map(|p| {
+        use opentelemetry::trace::TracerProvider as _;
+        tracing_opentelemetry::layer().with_tracer(p.tracer("bete-server"))
+    });
+    tracing_subscriber::registry().with(filter).with(json).with(text).with(otel).init();
+    Ok(provider)
+}
+
+async fn signal() {
+    let ctrl_c = async {
+        if let Err(e) = tokio::signal::ctrl_c().await {
+            tracing::error!(error = %e, "cannot listen for SIGINT");
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "cannot listen for SIGTERM");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => tracing::info!("SIGINT"),
+        _ = term => tracing::info!("SIGTERM"),
+    }
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let provider = init_tracing(args.log_format)?;
+    let listener = TcpListener::bind(args.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}", args.listen))?;
+    let config = bete_server::ServerConfig {
+        data_dir: args.data_dir,
+        metrics_addr: Some(args.metrics_listen),
+        default_deadline_ms: args.default_deadline_ms,
+        heartbeat_interval: Duration::from_secs(args.heartbeat_secs.max(1)),
+        house_delay: Duration::from_millis(args.house_delay_ms),
+        ..bete_server::ServerConfig::default()
+    };
+    let result = bete_server::run(listener, config, signal()).await;
+    if let Some(p) = provider {
+        let _ = p.shutdown();
+    }
+    result.context("bete-server failed")
+}

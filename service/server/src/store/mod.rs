@@ -107,6 +107,8 @@ pub struct TableRow {
     pub deadline_ms: u64,
     pub visibility: Visibility,
     pub state: TableState,
+    /// The table's latest event seq as of the last append (0 before any entry).
+    pub last_seq: u64,
     pub created_by: String,
     pub created_at_ms: i64,
 }
@@ -125,6 +127,8 @@ pub enum Occupant {
 pub struct SeatRow {
     pub seat: u8,
     pub occupant: Occupant,
+    /// The bot's registered name, `house:<policy>`, or empty (filled on reads only).
+    pub name: String,
     /// Decisions this seat let expire (each answered by an auto action).
     pub strikes: u32,
 }
@@ -205,8 +209,9 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     fn bot(&self, id: String) -> StoreFuture<'_, Option<BotRow>>;
 
     fn create_table(&self, table: TableRow, seats: Vec<SeatRow>) -> StoreFuture<'_, ()>;
-    /// Append entry `seq` (0-based, gap-free) to a table's log, updating the seats table to match.
-    fn append(&self, table: String, seq: u64, entry: LogEntry) -> StoreFuture<'_, ()>;
+    /// Append entry `seq` (0-based, gap-free) to a table's log, updating the seats table to
+    /// match; `last_seq` is the table's event seq after the entry (shown by ListTables).
+    fn append(&self, table: String, seq: u64, entry: LogEntry, last_seq: u64) -> StoreFuture<'_, ()>;
     fn set_state(&self, table: String, state: TableState) -> StoreFuture<'_, ()>;
     /// Store the finished record, mark the table finished, fold results into ratings, at once.
     fn finish(&self, table: String, record_json: String, ratings: Vec<RatingDelta>) -> StoreFuture<'_, ()>;

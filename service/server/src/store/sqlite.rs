@@ -46,6 +46,7 @@ CREATE TABLE tables (
     deadline_ms  INTEGER NOT NULL,
     visibility   TEXT NOT NULL,
     state        TEXT NOT NULL,
+    last_seq     INTEGER NOT NULL DEFAULT 0,
     created_by   TEXT NOT NULL,
     created_at   INTEGER NOT NULL
 );
@@ -81,7 +82,7 @@ CREATE TABLE ratings (
 enum WriteOp {
     CreateBot(BotRow),
     CreateTable(TableRow, Vec<SeatRow>),
-    Append { table: String, seq: u64, entry: LogEntry },
+    Append { table: String, seq: u64, entry: LogEntry, last_seq: u64 },
     SetState { table: String, state: TableState },
     Finish { table: String, record: String, ratings: Vec<RatingDelta> },
 }
@@ -235,7 +236,12 @@ async fn apply(conn: &mut SqliteConnection, op: &WriteOp) -> Result<(), StoreErr
                     .await?;
             }
         }
-        WriteOp::Append { table, seq, entry } => {
+        WriteOp::Append { table, seq, entry, last_seq } => {
+            sqlx::query("UPDATE tables SET last_seq = ? WHERE id = ?")
+                .bind(*last_seq as i64)
+                .bind(table)
+                .execute(&mut *conn)
+                .await?;
             let payload = serde_json::to_string(entry)
                 .map_err(|e| StoreError::Corrupt(format!("cannot encode log entry: {e}")))?;
             sqlx::query("INSERT INTO events (table_id, seq, payload) VALUES (?, ?, ?)")
@@ -321,6 +327,7 @@ fn table_from_row(row: &SqliteRow) -> Result<(i64, TableRow), StoreError> {
         u8::try_from(v).map_err(|_| StoreError::Corrupt(format!("{name} = {v}")))
     };
     let deadline: i64 = row.try_get("deadline_ms")?;
+    let last_seq: i64 = row.try_get("last_seq")?;
     Ok((
         row.try_get("cursor")?,
         TableRow {
@@ -333,6 +340,7 @@ fn table_from_row(row: &SqliteRow) -> Result<(i64, TableRow), StoreError> {
             deadline_ms: deadline.max(0) as u64,
             visibility: Visibility::parse(row.try_get("visibility")?)?,
             state: TableState::parse(row.try_get("state")?)?,
+            last_seq: last_seq.max(0) as u64,
             created_by: row.try_get("created_by")?,
             created_at_ms: row.try_get("created_at")?,
         },
@@ -340,7 +348,10 @@ fn table_from_row(row: &SqliteRow) -> Result<(i64, TableRow), StoreError> {
 }
 
 async fn seats_of(pool: &SqlitePool, table: &str) -> Result<Vec<SeatRow>, StoreError> {
-    let rows = sqlx::query("SELECT seat, bot_id, house, strikes FROM seats WHERE table_id = ? ORDER BY seat")
+    let rows = sqlx::query(
+        "SELECT s.seat, s.bot_id, s.house, s.strikes, b.name FROM seats s \
+         LEFT JOIN bots b ON b.id = s.bot_id WHERE s.table_id = ? ORDER BY s.seat",
+    )
         .bind(table)
         .fetch_all(pool)
         .await?;
@@ -350,7 +361,14 @@ async fn seats_of(pool: &SqlitePool, table: &str) -> Result<Vec<SeatRow>, StoreE
             let bot: Option<String> = r.try_get("bot_id")?;
             let house: Option<String> = r.try_get("house")?;
             let strikes: i64 = r.try_get("strikes")?;
+            let bot_name: Option<String> = r.try_get("name")?;
+            let name = match (&bot, &house) {
+                (Some(_), _) => bot_name.unwrap_or_default(),
+                (None, Some(h)) => format!("house:{h}"),
+                (None, None) => String::new(),
+            };
             Ok(SeatRow {
+                name,
                 seat: u8::try_from(seat).map_err(|_| StoreError::Corrupt(format!("seat {seat}")))?,
                 occupant: match (bot, house) {
                     (Some(b), _) => Occupant::Bot(b),
@@ -392,8 +410,8 @@ impl Store for SqliteStore {
         Box::pin(self.write(WriteOp::CreateTable(table, seats)))
     }
 
-    fn append(&self, table: String, seq: u64, entry: LogEntry) -> StoreFuture<'_, ()> {
-        Box::pin(self.write(WriteOp::Append { table, seq, entry }))
+    fn append(&self, table: String, seq: u64, entry: LogEntry, last_seq: u64) -> StoreFuture<'_, ()> {
+        Box::pin(self.write(WriteOp::Append { table, seq, entry, last_seq }))
     }
 
     fn set_state(&self, table: String, state: TableState) -> StoreFuture<'_, ()> {
@@ -532,6 +550,7 @@ mod tests {
             deadline_ms: 10_000,
             visibility: vis,
             state: TableState::Waiting,
+            last_seq: 0,
             created_by: "b1".into(),
             created_at_ms: 1,
         }
@@ -539,9 +558,9 @@ mod tests {
 
     fn seats() -> Vec<SeatRow> {
         vec![
-            SeatRow { seat: 0, occupant: Occupant::Empty, strikes: 0 },
-            SeatRow { seat: 1, occupant: Occupant::House("random".into()), strikes: 0 },
-            SeatRow { seat: 2, occupant: Occupant::Empty, strikes: 0 },
+            SeatRow { seat: 0, occupant: Occupant::Empty, name: String::new(), strikes: 0 },
+            SeatRow { seat: 1, occupant: Occupant::House("random".into()), name: String::new(), strikes: 0 },
+            SeatRow { seat: 2, occupant: Occupant::Empty, name: String::new(), strikes: 0 },
         ]
     }
 
@@ -560,13 +579,14 @@ mod tests {
             .await
             .unwrap();
             s.create_table(table("t1", Visibility::Listed), seats()).await.unwrap();
-            s.append("t1".into(), 0, LogEntry::Join { seat: 0, bot: "b1".into(), name: "alice".into(), time_ms: 7 })
+            s.append("t1".into(), 0, LogEntry::Join { seat: 0, bot: "b1".into(), name: "alice".into(), time_ms: 7 }, 1)
                 .await
                 .unwrap();
             s.append(
                 "t1".into(),
                 1,
                 LogEntry::Action { seat: 2, action: "pass".into(), auto: true, request_id: None, time_ms: 9 },
+                2,
             )
             .await
             .unwrap();
@@ -575,7 +595,8 @@ mod tests {
         assert_eq!(s.bot_by_token_hash("ab".into()).await.unwrap().unwrap().name, "alice");
         assert!(s.bot_by_token_hash("cd".into()).await.unwrap().is_none());
         let t = s.table("t1".into()).await.unwrap().unwrap();
-        assert_eq!(t.table, table("t1", Visibility::Listed));
+        assert_eq!(t.table, TableRow { last_seq: 2, ..table("t1", Visibility::Listed) });
+        assert_eq!(t.seats[0].name, "alice");
         assert_eq!(t.seats[0].occupant, Occupant::Bot("b1".into()));
         assert_eq!(t.seats[1].occupant, Occupant::House("random".into()));
         assert_eq!(t.seats[2].strikes, 1);
@@ -596,13 +617,13 @@ mod tests {
         let mut joins = Vec::new();
         for i in 0..50u64 {
             let s = s.clone();
-            joins.push(tokio::spawn(async move { s.append("t2".into(), i, entry(i as i64)).await }));
+            joins.push(tokio::spawn(async move { s.append("t2".into(), i, entry(i as i64), i + 1).await }));
         }
         let dup = {
             let s = s.clone();
             tokio::spawn(async move {
-                s.append("t1".into(), 0, entry(0)).await.unwrap();
-                s.append("t1".into(), 0, entry(1)).await
+                s.append("t1".into(), 0, entry(0), 1).await.unwrap();
+                s.append("t1".into(), 0, entry(1), 1).await
             })
         };
         for j in joins {

@@ -250,7 +250,7 @@ impl Actor {
         let first = self.events.len();
         let was_playing = self.game.is_some();
         self.step(&entry)?;
-        if let Err(e) = self.deps.store.append(self.meta.id.clone(), self.log_len, entry.clone()).await {
+        if let Err(e) = self.deps.store.append(self.meta.id.clone(), self.log_len, entry.clone(), self.last_seq()).await {
             tracing::error!(table = %self.meta.id, error = %e, "append failed; rebuilding the table from the store");
             self.reload().await;
             return Err(e.into());

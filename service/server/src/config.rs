@@ -1,0 +1,43 @@
+//! Server settings (the binary fills them from flags and environment variables).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Everything `run` needs besides its listener.
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    /// Holds `bete.sqlite3`.
+    pub data_dir: PathBuf,
+    /// Where to serve `/metrics`; `None` serves no metrics endpoint.
+    pub metrics_addr: Option<SocketAddr>,
+    /// Decision deadline of a table created without one.
+    pub default_deadline_ms: u64,
+    /// Idle time after which a stream gets a heartbeat.
+    pub heartbeat_interval: Duration,
+    /// Pause before a house bot acts.
+    pub house_delay: Duration,
+    /// A finished table leaves memory after this long without requests.
+    pub idle_unload: Duration,
+    /// Requests larger than this are refused with INVALID_ARGUMENT.
+    pub max_request_bytes: usize,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            data_dir: PathBuf::from("./data"),
+            metrics_addr: None,
+            default_deadline_ms: 10_000,
+            heartbeat_interval: Duration::from_secs(15),
+            house_delay: Duration::ZERO,
+            idle_unload: Duration::from_secs(300),
+            max_request_bytes: 64 * 1024,
+        }
+    }
+}
+
+/// Shortest decision deadline a table may ask for.
+pub const MIN_DEADLINE_MS: u64 = 20;
+/// Longest decision deadline a table may ask for (one hour).
+pub const MAX_DEADLINE_MS: u64 = 3_600_000;

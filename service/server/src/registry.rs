@@ -1,0 +1,172 @@
+//! Finding table actors. The map is locked only to look a handle up or insert one, never while
+//! a request is handled: the move path holds no global lock.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+use tokio::sync::oneshot;
+
+use crate::status::ServerError;
+use crate::table::{ActorDeps, BotStream, Command, Handle, spawn};
+
+/// Live table actors, loaded on demand from the store.
+#[derive(Debug)]
+pub struct Tables {
+    pub deps: Arc<ActorDeps>,
+    map: RwLock<HashMap<String, Handle>>,
+    /// Serialises loads so a table is never spawned twice (loads are rare).
+    loading: tokio::sync::Mutex<()>,
+    generation: AtomicU64,
+    /// Open WatchBot streams per bot, so a later JoinTable attaches them to the new table.
+    bot_streams: Mutex<HashMap<String, Vec<BotStream>>>,
+    stream_ids: AtomicU64,
+}
+
+impl Tables {
+    pub fn new(deps: Arc<ActorDeps>) -> Tables {
+        Tables {
+            deps,
+            map: RwLock::new(HashMap::new()),
+            loading: tokio::sync::Mutex::new(()),
+            generation: AtomicU64::new(1),
+            bot_streams: Mutex::new(HashMap::new()),
+            stream_ids: AtomicU64::new(1),
+        }
+    }
+
+    fn lookup(&self, id: &str) -> Option<Handle> {
+        let map = self.map.read().ok()?;
+        map.get(id).filter(|h| !h.is_closed()).cloned()
+    }
+
+    /// The live handle of a loaded table, if any (no load).
+    pub fn loaded(&self, id: &str) -> Option<Handle> {
+        self.lookup(id)
+    }
+
+    /// The table's actor, loading (and replaying) it from the store if needed.
+    pub async fn get(&self, id: &str) -> Result<Handle, ServerError> {
+        if let Some(h) = self.lookup(id) {
+            return Ok(h);
+        }
+        if self.deps.shutdown.is_cancelled() {
+            return Err(ServerError::ShuttingDown);
+        }
+        let _guard = self.loading.lock().await;
+        if let Some(h) = self.lookup(id) {
+            return Ok(h);
+        }
+        let stored = self
+            .deps
+            .store
+            .table(id.to_string())
+            .await?
+            .ok_or_else(|| ServerError::TableNotFound(id.to_string()))?;
+        let generation = self.generation.fetch_add(1, Ordering::Relaxed);
+        let handle = spawn(self.deps.clone(), stored, generation).await?;
+        if let Ok(mut map) = self.map.write() {
+            map.insert(id.to_string(), handle.clone());
+        }
+        Ok(handle)
+    }
+
+    /// Send a request to a table and wait for the reply, reloading the actor once if it had
+    /// just unloaded itself.
+    pub async fn call<T>(
+        &self,
+        id: &str,
+        make: impl Fn(oneshot::Sender<T>) -> Command,
+    ) -> Result<T, ServerError> {
+        for _ in 0..2 {
+            let handle = self.get(id).await?;
+            match handle.call(&make).await {
+                Ok(t) => return Ok(t),
+                Err(Some(e)) => return Err(e),
+                Err(None) => self.forget(id, handle.generation),
+            }
+        }
+        Err(if self.deps.shutdown.is_cancelled() {
+            ServerError::ShuttingDown
+        } else {
+            ServerError::Internal(format!("table {id} is unavailable"))
+        })
+    }
+
+    fn forget(&self, id: &str, generation: u64) {
+        if let Ok(mut map) = self.map.write() {
+            if map.get(id).is_some_and(|h| h.generation == generation) {
+                map.remove(id);
+            }
+        }
+    }
+
+    /// Load every unfinished table (crash recovery): each is rebuilt by replaying its log and
+    /// its deadline resumes from the stored time of its last entry.
+    pub async fn recover(&self) -> Result<usize, ServerError> {
+        let ids = self.deps.store.unfinished_tables().await?;
+        let mut n = 0;
+        for id in ids {
+            match self.get(&id).await {
+                Ok(_) => n += 1,
+                Err(e) => tracing::error!(table = %id, error = %e, "cannot recover table"),
+            }
+        }
+        Ok(n)
+    }
+
+    pub fn new_stream_id(&self) -> u64 {
+        self.stream_ids.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Register a WatchBot stream (before listing the bot's tables, so no join is missed).
+    pub fn add_bot_stream(&self, bot: &str, stream: BotStream) {
+        if let Ok(mut m) = self.bot_streams.lock() {
+            let v = m.entry(bot.to_string()).or_default();
+            v.retain(|s| !s.is_cut());
+            v.push(stream);
+        }
+    }
+
+    pub fn remove_bot_stream(&self, bot: &str, id: u64) {
+        if let Ok(mut m) = self.bot_streams.lock() {
+            if let Some(v) = m.get_mut(bot) {
+                v.retain(|s| s.id != id && !s.is_cut());
+                if v.is_empty() {
+                    m.remove(bot);
+                }
+            }
+        }
+    }
+
+    pub fn bot_streams(&self, bot: &str) -> Vec<BotStream> {
+        self.bot_streams
+            .lock()
+            .ok()
+            .and_then(|m| m.get(bot).map(|v| v.iter().filter(|s| !s.is_cut()).cloned().collect()))
+            .unwrap_or_default()
+    }
+
+    /// Attach the bot's open WatchBot streams to a table it now sits at (tables ignore a stream
+    /// they already have).
+    pub async fn attach_bot_streams(&self, bot: &str, table: &str) {
+        let streams = self.bot_streams(bot);
+        if streams.is_empty() {
+            return;
+        }
+        if let Ok(handle) = self.get(table).await {
+            for stream in streams {
+                handle
+                    .tell(Command::WatchBot { bot: bot.to_string(), stream, from_seq: None })
+                    .await;
+            }
+        }
+    }
+
+    /// Drop every WatchBot registration (shutdown).
+    pub fn clear_bot_streams(&self) {
+        if let Ok(mut m) = self.bot_streams.lock() {
+            m.clear();
+        }
+    }
+}

@@ -1,0 +1,121 @@
+//! `run`: the whole server on a listener until `shutdown` resolves.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use bete_api::pb::bot_service_server::BotServiceServer;
+use bete_api::pb::table_service_server::TableServiceServer;
+use tokio::net::TcpListener;
+use tokio_stream::wrappers::TcpListenerStream;
+use tokio_util::sync::CancellationToken;
+use tonic_health::ServingStatus;
+
+use crate::auth::Auth;
+use crate::config::ServerConfig;
+use crate::metrics::{self, Metrics};
+use crate::registry::Tables;
+use crate::service::{Api, BotApi, TableApi};
+use crate::store::{SqliteStore, Store};
+use crate::table::ActorDeps;
+
+/// Why the server could not start or stopped abnormally.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("store: {0}")]
+    Store(#[from] crate::store::StoreError),
+    #[error("transport: {0}")]
+    Transport(#[from] tonic::transport::Error),
+    #[error("reflection: {0}")]
+    Reflection(#[from] tonic_reflection::server::Error),
+    #[error("metrics listener: {0}")]
+    Metrics(std::io::Error),
+    #[error("recovery: {0}")]
+    Recovery(#[from] crate::status::ServerError),
+}
+
+/// Hard cap of a decoded request; anything above the (smaller) configured limit but below this
+/// is refused with INVALID_ARGUMENT and an ErrorInfo, anything above this by tonic itself.
+const TRANSPORT_MAX_MESSAGE: usize = 1024 * 1024;
+
+/// Serve the bete API on `listener` until `shutdown` resolves, then drain: health turns
+/// NOT_SERVING, new calls get UNAVAILABLE, open streams end with UNAVAILABLE, and pending
+/// writes reach the store before this returns.
+pub async fn run(
+    listener: TcpListener,
+    config: ServerConfig,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), RunError> {
+    let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&config.data_dir).await?);
+    let metrics = Arc::new(Metrics::new());
+    let token = CancellationToken::new();
+    let deps = Arc::new(ActorDeps {
+        store: store.clone(),
+        metrics: metrics.clone(),
+        shutdown: token.clone(),
+        house_delay: config.house_delay,
+        idle_unload: config.idle_unload,
+    });
+    let tables = Arc::new(Tables::new(deps));
+    let recovered = tables.recover().await?;
+    tracing::info!(recovered, data_dir = %config.data_dir.display(), "tables recovered");
+
+    if let Some(addr) = config.metrics_addr {
+        let l = TcpListener::bind(addr).await.map_err(RunError::Metrics)?;
+        tracing::info!(addr = %l.local_addr().map_err(RunError::Metrics)?, "metrics on /metrics");
+        tokio::spawn(metrics::serve(l, metrics.clone(), token.clone()));
+    }
+
+    let api = Arc::new(Api {
+        tables: tables.clone(),
+        auth: Arc::new(Auth::new(store.clone())),
+        store: store.clone(),
+        metrics,
+        config: Arc::new(config),
+    });
+    let (health, health_service) = tonic_health::server::health_reporter();
+    health.set_serving::<TableServiceServer<TableApi>>().await;
+    health.set_serving::<BotServiceServer<BotApi>>().await;
+    health.set_service_status("", ServingStatus::Serving).await;
+
+    let reflection_v1 = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(bete_api::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1()?;
+    let reflection_v1alpha = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(bete_api::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1alpha()?;
+
+    let table_service = TableServiceServer::new(TableApi(api.clone()))
+        .max_decoding_message_size(TRANSPORT_MAX_MESSAGE);
+    let bot_service = BotServiceServer::new(BotApi(api.clone())).max_decoding_message_size(TRANSPORT_MAX_MESSAGE);
+
+    let addr = listener.local_addr().ok();
+    tracing::info!(?addr, "bete-server listening");
+    let drain = {
+        let token = token.clone();
+        let health = health.clone();
+        let tables = tables.clone();
+        async move {
+            shutdown.await;
+            tracing::info!("shutting down: draining");
+            health.set_service_status("", ServingStatus::NotServing).await;
+            health.set_not_serving::<TableServiceServer<TableApi>>().await;
+            health.set_not_serving::<BotServiceServer<BotApi>>().await;
+            // Actors finish the request in hand, then stop; streams end with UNAVAILABLE.
+            token.cancel();
+            tables.clear_bot_streams();
+        }
+    };
+    tonic::transport::Server::builder()
+        .tcp_nodelay(true)
+        .add_service(health_service)
+        .add_service(reflection_v1)
+        .add_service(reflection_v1alpha)
+        .add_service(table_service)
+        .add_service(bot_service)
+        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), drain)
+        .await?;
+    tracing::info!("stopped");
+    Ok(())
+}

@@ -1,0 +1,543 @@
+//! The gRPC services: request checking, identity, and routing to table actors.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use bete_api::convert::{self, FieldError};
+use bete_api::pb;
+use bete_api::pb::bot_service_server::BotService;
+use bete_api::pb::table_service_server::TableService;
+use bete_rules::{Config, ConfigError, Seed};
+use prost::Message;
+use tokio::sync::mpsc;
+use tonic::{Request, Response, Status};
+use tracing::Instrument;
+
+use crate::auth::{self, Auth};
+use crate::config::{MAX_DEADLINE_MS, MIN_DEADLINE_MS, ServerConfig};
+use crate::metrics::Metrics;
+use crate::now_ms;
+use crate::project;
+use crate::registry::Tables;
+use crate::status::{FieldViolation, ServerError};
+use crate::store::{BotRow, Occupant, SeatRow, Store, TableFilter, TableRow, TableState, Visibility};
+use crate::stream::{BotShape, TableShape, WatchStream};
+use crate::table::{BotStream, Command, SeatInfo, TableMeta, TableStatus};
+
+/// Items buffered per WatchBot stream (shared by all the bot's tables).
+const BOT_STREAM_BUFFER: usize = 1024;
+const MAX_PAGE: u32 = 200;
+const DEFAULT_PAGE: u32 = 50;
+
+/// State shared by both services.
+#[derive(Debug)]
+pub struct Api {
+    pub tables: Arc<Tables>,
+    pub auth: Arc<Auth>,
+    pub store: Arc<dyn Store>,
+    pub metrics: Arc<Metrics>,
+    pub config: Arc<ServerConfig>,
+}
+
+impl From<FieldError> for ServerError {
+    fn from(e: FieldError) -> ServerError {
+        ServerError::InvalidArgument(vec![FieldViolation { field: e.field, description: e.description }])
+    }
+}
+
+fn config_error(e: &ConfigError) -> ServerError {
+    let field = match e {
+        ConfigError::UnknownKey { key, .. }
+        | ConfigError::BadValue { key, .. }
+        | ConfigError::Informative { key, .. } => format!("config.{key}"),
+        ConfigError::Seats { .. } => "seats".to_string(),
+    };
+    ServerError::BadConfig { field, message: e.to_string() }
+}
+
+fn table_id(id: &str) -> Result<String, ServerError> {
+    if id.is_empty() {
+        return Err(ServerError::field("table_id", "is required"));
+    }
+    if id.len() > 64 {
+        return Err(ServerError::field("table_id", "is longer than 64 characters"));
+    }
+    Ok(id.to_string())
+}
+
+impl Api {
+    /// Common start of every call: refuse while draining, refuse oversized requests,
+    /// authenticate.
+    async fn begin<T: Message>(&self, req: &Request<T>) -> Result<Arc<BotRow>, ServerError> {
+        self.gate(req)?;
+        self.auth.authenticate(req.metadata()).await
+    }
+
+    fn gate<T: Message>(&self, req: &Request<T>) -> Result<(), ServerError> {
+        if self.tables.deps.shutdown.is_cancelled() {
+            return Err(ServerError::ShuttingDown);
+        }
+        let len = req.get_ref().encoded_len();
+        if len > self.config.max_request_bytes {
+            return Err(ServerError::field(
+                "(request)",
+                format!("the request is {len} bytes; the limit is {}", self.config.max_request_bytes),
+            ));
+        }
+        Ok(())
+    }
+
+    fn done<T>(&self, method: &'static str, started: Instant, r: Result<T, ServerError>) -> Result<Response<T>, Status> {
+        let r = r.map(Response::new).map_err(|e| e.to_status());
+        let code = match &r {
+            Ok(_) => tonic::Code::Ok,
+            Err(s) => s.code(),
+        };
+        if let Err(s) = &r {
+            tracing::debug!(method, code = ?s.code(), message = s.message(), "call failed");
+        }
+        self.metrics.observe_rpc(method, code, started);
+        r
+    }
+
+    fn check_create(&self, bot: &BotRow, req: pb::CreateTableRequest) -> Result<(TableRow, Vec<SeatRow>), ServerError> {
+        let mut bad = Vec::new();
+        let ruleset = convert::ruleset_from_pb(req.ruleset, "ruleset").map_err(|e| bad.push(e)).ok();
+        let seats = match u8::try_from(req.seats) {
+            Ok(0) => {
+                bad.push(FieldError::new("seats", "is required"));
+                None
+            }
+            Ok(n) if usize::from(n) <= bete_rules::MAX_SEATS => Some(n),
+            _ => {
+                bad.push(FieldError::new("seats", format!("{} is more than {} seats", req.seats, bete_rules::MAX_SEATS)));
+                None
+            }
+        };
+        let deadline_ms = match u64::from(req.decision_deadline_ms) {
+            0 => self.config.default_deadline_ms,
+            ms if (MIN_DEADLINE_MS..=MAX_DEADLINE_MS).contains(&ms) => ms,
+            ms => {
+                bad.push(FieldError::new(
+                    "decision_deadline_ms",
+                    format!("{ms} is outside {MIN_DEADLINE_MS}..={MAX_DEADLINE_MS}"),
+                ));
+                0
+            }
+        };
+        let visibility = match pb::Visibility::try_from(req.visibility) {
+            Ok(pb::Visibility::Unspecified | pb::Visibility::Listed) => Visibility::Listed,
+            Ok(pb::Visibility::Private) => Visibility::Private,
+            Err(_) => {
+                bad.push(FieldError::new("visibility", format!("unknown Visibility number {}", req.visibility)));
+                Visibility::Listed
+            }
+        };
+        let seed = if req.seed.is_empty() {
+            Seed(rand::random())
+        } else {
+            match req.seed.parse::<Seed>() {
+                Ok(s) => s,
+                Err(e) => {
+                    bad.push(FieldError::new("seed", e.to_string()));
+                    Seed([0; 32])
+                }
+            }
+        };
+        let n = seats.unwrap_or(u8::MAX);
+        if seats.is_some() && req.first_dealer >= u32::from(n) {
+            bad.push(FieldError::new("first_dealer", format!("{} is not a seat of a {n}-seat table", req.first_dealer)));
+        }
+        let mut house = vec![None; usize::from(seats.unwrap_or(0))];
+        let mut seen = HashSet::new();
+        for (i, h) in req.house_bots.iter().enumerate() {
+            if seats.is_some() && h.seat >= u32::from(n) {
+                bad.push(FieldError::new(format!("house_bots[{i}].seat"), format!("{} is not a seat of a {n}-seat table", h.seat)));
+                continue;
+            }
+            if !seen.insert(h.seat) {
+                bad.push(FieldError::new(format!("house_bots[{i}].seat"), format!("seat {} is listed twice", h.seat)));
+                continue;
+            }
+            let policy = match pb::HouseBotPolicy::try_from(h.policy) {
+                Ok(pb::HouseBotPolicy::Random) => "random",
+                Ok(pb::HouseBotPolicy::Heuristic) => "heuristic",
+                Ok(pb::HouseBotPolicy::Unspecified) => {
+                    bad.push(FieldError::new(format!("house_bots[{i}].policy"), "is required"));
+                    continue;
+                }
+                Err(_) => {
+                    bad.push(FieldError::new(
+                        format!("house_bots[{i}].policy"),
+                        format!("unknown HouseBotPolicy number {}", h.policy),
+                    ));
+                    continue;
+                }
+            };
+            if let Some(slot) = house.get_mut(h.seat as usize) {
+                *slot = Some(policy);
+            }
+        }
+        if !bad.is_empty() {
+            return Err(ServerError::InvalidArgument(
+                bad.into_iter().map(|e| FieldViolation { field: e.field, description: e.description }).collect(),
+            ));
+        }
+        let (Some(ruleset), Some(seats)) = (ruleset, seats) else {
+            return Err(ServerError::Internal("unreachable: checked above".into()));
+        };
+        let config = Config::from_json(ruleset, seats, &convert::config_from_pb(&req.config))
+            .map_err(|e| config_error(&e))?;
+        let config_json = serde_json::Value::Object(config.to_json(ruleset)).to_string();
+        let id = format!("t_{}", auth::hex(&rand::random::<[u8; 8]>()));
+        let row = TableRow {
+            id: id.clone(),
+            ruleset: ruleset.id().to_string(),
+            seats,
+            config_json,
+            seed: seed.to_string(),
+            first_dealer: req.first_dealer as u8,
+            deadline_ms,
+            visibility,
+            state: TableState::Waiting,
+            last_seq: 0,
+            created_by: bot.id.clone(),
+            created_at_ms: now_ms(),
+        };
+        let seat_rows = house
+            .iter()
+            .enumerate()
+            .map(|(i, p)| SeatRow {
+                seat: i as u8,
+                occupant: match p {
+                    Some(p) => Occupant::House((*p).to_string()),
+                    None => Occupant::Empty,
+                },
+                name: String::new(),
+                strikes: 0,
+            })
+            .collect();
+        Ok((row, seat_rows))
+    }
+
+    async fn status(&self, id: &str) -> Result<TableStatus, ServerError> {
+        self.tables.call(id, |reply| Command::Status { reply }).await
+    }
+}
+
+fn stored_status(t: &crate::store::StoredTable) -> Result<TableStatus, ServerError> {
+    let meta = Arc::new(TableMeta::from_row(&t.table)?);
+    let seats = (0..t.table.seats)
+        .map(|i| match t.seats.iter().find(|s| s.seat == i) {
+            Some(s) => SeatInfo { occupant: s.occupant.clone(), name: s.name.clone(), strikes: s.strikes },
+            None => SeatInfo { occupant: Occupant::Empty, name: String::new(), strikes: 0 },
+        })
+        .collect();
+    Ok(TableStatus { meta, seats, state: t.table.state, last_seq: t.table.last_seq })
+}
+
+/// `TableService`.
+#[derive(Clone, Debug)]
+pub struct TableApi(pub Arc<Api>);
+
+/// `BotService`.
+#[derive(Clone, Debug)]
+pub struct BotApi(pub Arc<Api>);
+
+#[tonic::async_trait]
+impl BotService for BotApi {
+    async fn register_bot(&self, request: Request<pb::RegisterBotRequest>) -> Result<Response<pb::RegisterBotResponse>, Status> {
+        let api = &self.0;
+        let started = Instant::now();
+        let r = async {
+            api.gate(&request)?;
+            let req = request.into_inner();
+            let name = req.name.trim();
+            let mut bad = Vec::new();
+            if name.is_empty() || name.chars().count() > 64 {
+                bad.push(FieldViolation { field: "name".into(), description: "must be 1-64 characters".into() });
+            }
+            if req.owner.chars().count() > 128 {
+                bad.push(FieldViolation { field: "owner".into(), description: "must be at most 128 characters".into() });
+            }
+            if !bad.is_empty() {
+                return Err(ServerError::InvalidArgument(bad));
+            }
+            let token = auth::new_token();
+            let bot = BotRow {
+                id: auth::new_bot_id(),
+                name: name.to_string(),
+                owner: req.owner.clone(),
+                token_hash: auth::token_hash(&token),
+                created_at_ms: now_ms(),
+            };
+            api.store.create_bot(bot.clone()).await?;
+            let bot_id = bot.id.clone();
+            api.auth.remember(bot);
+            tracing::info!(bot = %bot_id, "bot registered");
+            Ok(pb::RegisterBotResponse { bot_id, token })
+        }
+        .instrument(tracing::info_span!("RegisterBot"))
+        .await;
+        api.done("RegisterBot", started, r)
+    }
+}
+
+#[tonic::async_trait]
+impl TableService for TableApi {
+    async fn create_table(&self, request: Request<pb::CreateTableRequest>) -> Result<Response<pb::CreateTableResponse>, Status> {
+        let api = &self.0;
+        let started = Instant::now();
+        let r = async {
+            let bot = api.begin(&request).await?;
+            let (row, seats) = api.check_create(&bot, request.into_inner())?;
+            let id = row.id.clone();
+            api.store.create_table(row, seats).await?;
+            let status = api.status(&id).await?;
+            tracing::info!(table = %id, "table created");
+            Ok(pb::CreateTableResponse { table: Some(project::table_to_pb(&status)) })
+        }
+        .instrument(tracing::info_span!("CreateTable"))
+        .await;
+        api.done("CreateTable", started, r)
+    }
+
+    async fn get_table(&self, request: Request<pb::GetTableRequest>) -> Result<Response<pb::GetTableResponse>, Status> {
+        let api = &self.0;
+        let started = Instant::now();
+        let r = async {
+            api.begin(&request).await?;
+            let id = table_id(&request.get_ref().table_id)?;
+            let status = api.status(&id).await?;
+            Ok(pb::GetTableResponse { table: Some(project::table_to_pb(&status)) })
+        }
+        .instrument(tracing::info_span!("GetTable"))
+        .await;
+        api.done("GetTable", started, r)
+    }
+
+    async fn list_tables(&self, request: Request<pb::ListTablesRequest>) -> Result<Response<pb::ListTablesResponse>, Status> {
+        let api = &self.0;
+        let started = Instant::now();
+        let r = async {
+            api.begin(&request).await?;
+            let req = request.into_inner();
+            let limit = match req.page_size {
+                0 => DEFAULT_PAGE,
+                n => n.min(MAX_PAGE),
+            };
+            let after = if req.page_token.is_empty() {
+                0
+            } else {
+                req.page_token
+                    .strip_prefix("c")
+                    .and_then(|c| c.parse::<i64>().ok())
+                    .filter(|c| *c >= 0)
+                    .ok_or_else(|| ServerError::field("page_token", "is not a token this server returned"))?
+            };
+            let ruleset = match req.ruleset {
+                0 => None,
+                r => Some(convert::ruleset_from_pb(r, "ruleset")?.id().to_string()),
+            };
+            let state = match pb::TableState::try_from(req.state) {
+                Ok(pb::TableState::Unspecified) => None,
+                Ok(pb::TableState::Waiting) => Some(TableState::Waiting),
+                Ok(pb::TableState::Playing) => Some(TableState::Playing),
+                Ok(pb::TableState::Finished) => Some(TableState::Finished),
+                Err(_) => return Err(ServerError::field("state", format!("unknown TableState number {}", req.state))),
+            };
+            let rows = api
+                .store
+                .list_tables(TableFilter { ruleset, state, viewer_bot: None, after, limit: limit + 1 })
+                .await?;
+            let more = rows.len() > limit as usize;
+            let rows = &rows[..rows.len().min(limit as usize)];
+            let mut tables = Vec::with_capacity(rows.len());
+            for t in rows {
+                let mut status = stored_status(t)?;
+                if let Some(h) = api.tables.loaded(&t.table.id) {
+                    status.last_seq = h.shared.last_seq();
+                    status.state = h.shared.state();
+                }
+                tables.push(project::table_to_pb(&status));
+            }
+            let next_page_token = match (more, rows.last()) {
+                (true, Some(last)) => format!("c{}", last.cursor),
+                _ => String::new(),
+            };
+            Ok(pb::ListTablesResponse { tables, next_page_token })
+        }
+        .instrument(tracing::info_span!("ListTables"))
+        .await;
+        api.done("ListTables", started, r)
+    }
+
+    async fn join_table(&self, request: Request<pb::JoinTableRequest>) -> Result<Response<pb::JoinTableResponse>, Status> {
+        let api = &self.0;
+        let started = Instant::now();
+        let r = async {
+            let bot = api.begin(&request).await?;
+            let req = request.into_inner();
+            let id = table_id(&req.table_id)?;
+            let seat = match req.seat {
+                None => None,
+                Some(s) => Some(u8::try_from(s).map_err(|_| ServerError::field("seat", format!("seat {s} does not exist")))?),
+            };
+            let (seat, status) = api
+                .tables
+                .call(&id, |reply| Command::Join { bot: bot.id.clone(), name: bot.name.clone(), seat, reply })
+                .await??;
+            api.tables.attach_bot_streams(&bot.id, &id).await;
+            tracing::info!(table = %id, seat, "seat taken");
+            Ok(pb::JoinTableResponse { seat: u32::from(seat), table: Some(project::table_to_pb(&status)) })
+        }
+        .instrument(tracing::info_span!("JoinTable"))
+        .await;
+        api.done("JoinTable", started, r)
+    }
+
+    async fn leave_table(&self, request: Request<pb::LeaveTableRequest>) -> Result<Response<pb::LeaveTableResponse>, Status> {
+        let api = &self.0;
+        let started = Instant::now();
+        let r = async {
+            let bot = api.begin(&request).await?;
+            let id = table_id(&request.get_ref().table_id)?;
+            let status = api.tables.call(&id, |reply| Command::Leave { bot: bot.id.clone(), reply }).await??;
+            Ok(pb::LeaveTableResponse { table: Some(project::table_to_pb(&status)) })
+        }
+        .instrument(tracing::info_span!("LeaveTable"))
+        .await;
+        api.done("LeaveTable", started, r)
+    }
+
+    async fn submit_action(&self, request: Request<pb::SubmitActionRequest>) -> Result<Response<pb::SubmitActionResponse>, Status> {
+        let api = &self.0;
+        let started = Instant::now();
+        let r = async {
+            let bot = api.begin(&request).await?;
+            let req = request.into_inner();
+            let id = table_id(&req.table_id)?;
+            let action = convert::action_from_pb(convert::require(req.action.as_ref(), "action")?, "action")?;
+            if req.request_id.chars().count() > 64 {
+                return Err(ServerError::field("request_id", "is longer than 64 characters"));
+            }
+            let request_id = (!req.request_id.is_empty()).then_some(req.request_id);
+            let expected_seq = req.expected_seq;
+            let done = api
+                .tables
+                .call(&id, |reply| Command::Submit {
+                    bot: bot.id.clone(),
+                    action,
+                    expected_seq,
+                    request_id: request_id.clone(),
+                    reply,
+                })
+                .await??;
+            Ok(pb::SubmitActionResponse { seq: done.seq, replayed: done.replayed })
+        }
+        .instrument(tracing::info_span!("SubmitAction"))
+        .await;
+        api.done("SubmitAction", started, r)
+    }
+
+    async fn get_seat_view(&self, request: Request<pb::GetSeatViewRequest>) -> Result<Response<pb::GetSeatViewResponse>, Status> {
+        let api = &self.0;
+        let started = Instant::now();
+        let r = async {
+            let bot = api.begin(&request).await?;
+            let id = table_id(&request.get_ref().table_id)?;
+            let handle = api.tables.get(&id).await?;
+            let snap = api.tables.call(&id, |reply| Command::View { bot: bot.id.clone(), reply }).await??;
+            Ok(pb::GetSeatViewResponse { view: Some(project::snapshot_to_pb(&handle.shared.meta, &snap)) })
+        }
+        .instrument(tracing::info_span!("GetSeatView"))
+        .await;
+        api.done("GetSeatView", started, r)
+    }
+
+    type WatchTableStream = WatchStream<TableShape>;
+
+    async fn watch_table(&self, request: Request<pb::WatchTableRequest>) -> Result<Response<Self::WatchTableStream>, Status> {
+        let api = &self.0;
+        let started = Instant::now();
+        let r = async {
+            let bot = api.begin(&request).await?;
+            let req = request.into_inner();
+            let id = table_id(&req.table_id)?;
+            let from_seq = req.from_seq;
+            let rx = api
+                .tables
+                .call(&id, |reply| Command::Watch { bot: bot.id.clone(), from_seq, reply })
+                .await??;
+            Ok(WatchStream::<TableShape>::new(
+                rx,
+                api.config.heartbeat_interval,
+                api.tables.deps.shutdown.clone(),
+                from_seq.unwrap_or(0),
+                None,
+                None,
+            ))
+        }
+        .instrument(tracing::info_span!("WatchTable"))
+        .await;
+        api.done("WatchTable", started, r)
+    }
+
+    type WatchBotStream = WatchStream<BotShape>;
+
+    async fn watch_bot(&self, request: Request<pb::WatchBotRequest>) -> Result<Response<Self::WatchBotStream>, Status> {
+        let api = &self.0;
+        let started = Instant::now();
+        let r = async {
+            let bot = api.begin(&request).await?;
+            let req = request.into_inner();
+            let (tx, rx) = mpsc::channel(BOT_STREAM_BUFFER);
+            let stream = BotStream { id: api.tables.new_stream_id(), tx, cut: Arc::new(AtomicBool::new(false)) };
+            // Register first, then list: a join racing with this call attaches the stream either way.
+            api.tables.add_bot_stream(&bot.id, stream.clone());
+            for id in api.store.tables_of_bot(bot.id.clone()).await? {
+                if let Ok(handle) = api.tables.get(&id).await {
+                    handle
+                        .tell(Command::WatchBot { bot: bot.id.clone(), stream: stream.clone(), from_seq: req.from_seq.get(&id).copied() })
+                        .await;
+                }
+            }
+            let tables = api.tables.clone();
+            let (bot_id, stream_id) = (bot.id.clone(), stream.id);
+            Ok(WatchStream::<BotShape>::new(
+                rx,
+                api.config.heartbeat_interval,
+                api.tables.deps.shutdown.clone(),
+                0,
+                Some(stream.cut.clone()),
+                Some(Box::new(move || tables.remove_bot_stream(&bot_id, stream_id))),
+            ))
+        }
+        .instrument(tracing::info_span!("WatchBot"))
+        .await;
+        api.done("WatchBot", started, r)
+    }
+
+    async fn get_game_record(&self, request: Request<pb::GetGameRecordRequest>) -> Result<Response<pb::GetGameRecordResponse>, Status> {
+        let api = &self.0;
+        let started = Instant::now();
+        let r = async {
+            let bot = api.begin(&request).await?;
+            let id = table_id(&request.get_ref().table_id)?;
+            let t = api.store.table(id.clone()).await?.ok_or_else(|| ServerError::TableNotFound(id.clone()))?;
+            if t.table.visibility == Visibility::Private
+                && t.table.created_by != bot.id
+                && !t.seats.iter().any(|s| s.occupant == Occupant::Bot(bot.id.clone()))
+            {
+                return Err(ServerError::TablePrivate);
+            }
+            let record = api.store.record(id).await?.ok_or(ServerError::TableNotFinished)?;
+            Ok(pb::GetGameRecordResponse { record_json: record })
+        }
+        .instrument(tracing::info_span!("GetGameRecord"))
+        .await;
+        api.done("GetGameRecord", started, r)
+    }
+}
