@@ -295,7 +295,9 @@ impl Game {
         self.log.push(DealLog {
             dealer: self.dealer,
             deck: Vec::new(),
-            actions: Vec::new(),
+            // Room for the longest deal (7-seat Bête with three Curieuses: 28 bids + 35 cards),
+            // so that logging an action never reallocates: no heap allocation per action.
+            actions: Vec::with_capacity(64),
         });
         let deck = match &self.setup.decks {
             Decks::Seed(seed) => Some(crate::shuffle::deck_order(seed, self.deal as u64, &self.pack)),

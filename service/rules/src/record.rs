@@ -201,9 +201,7 @@ impl Record {
         } else {
             return Err(RecordError::Structure("a record is a JSON object".into()));
         }
-        let json: RecordJson =
-            serde_json::from_value(value).map_err(|e| RecordError::Structure(e.to_string()))?;
-        Record::check(json)
+        Record::check(structure::record(&value)?)
     }
 
     /// Checks a record's fields against the rules (11.4 "Malformed").
@@ -422,6 +420,118 @@ impl Record {
     }
 }
 
+/// Reading a record's JSON by hand, so that every structure error names the field by its path
+/// (`deals[2].actions[5].seat`), which serde's own messages do not.
+mod structure {
+    use serde_json::{Map, Value};
+
+    use super::{RecordAction, RecordDeal, RecordError, RecordJson};
+
+    fn err(msg: String) -> RecordError {
+        RecordError::Structure(msg)
+    }
+
+    fn object<'a>(v: &'a Value, path: &str) -> Result<&'a Map<String, Value>, RecordError> {
+        v.as_object().ok_or_else(|| err(format!("{path} must be an object, got {v}")))
+    }
+
+    fn get<'a>(m: &'a Map<String, Value>, key: &str, path: &str) -> Result<&'a Value, RecordError> {
+        m.get(key).ok_or_else(|| err(format!("missing field {path}{key}")))
+    }
+
+    fn uint(v: &Value, path: &str) -> Result<u64, RecordError> {
+        v.as_u64().ok_or_else(|| err(format!("{path} must be a non-negative integer, got {v}")))
+    }
+
+    fn string(v: &Value, path: &str) -> Result<String, RecordError> {
+        v.as_str().map(str::to_string).ok_or_else(|| err(format!("{path} must be a string, got {v}")))
+    }
+
+    fn array<'a>(v: &'a Value, path: &str) -> Result<&'a Vec<Value>, RecordError> {
+        v.as_array().ok_or_else(|| err(format!("{path} must be an array, got {v}")))
+    }
+
+    fn only(m: &Map<String, Value>, allowed: &[&str], path: &str) -> Result<(), RecordError> {
+        match m.keys().find(|k| !allowed.contains(&k.as_str())) {
+            Some(k) => Err(err(format!("unknown field {path}{k} (allowed: {})", allowed.join(", ")))),
+            None => Ok(()),
+        }
+    }
+
+    pub(super) fn record(v: &Value) -> Result<RecordJson, RecordError> {
+        let m = object(v, "the record")?;
+        only(
+            m,
+            &["format", "ruleset", "rules_version", "config", "seats", "first_dealer", "seed", "deals", "balances"],
+            "",
+        )?;
+        let config = match m.get("config") {
+            Some(c) => object(c, "config")?.clone(),
+            None => Map::new(),
+        };
+        let seed = match m.get("seed") {
+            Some(s) => Some(string(s, "seed")?),
+            None => None,
+        };
+        let balances = match m.get("balances") {
+            Some(b) => Some(
+                array(b, "balances")?
+                    .iter()
+                    .enumerate()
+                    .map(|(i, x)| x.as_i64().ok_or_else(|| err(format!("balances[{i}] must be an integer, got {x}"))))
+                    .collect::<Result<Vec<i64>, _>>()?,
+            ),
+            None => None,
+        };
+        let mut deals = Vec::new();
+        for (i, d) in array(get(m, "deals", "")?, "deals")?.iter().enumerate() {
+            let p = format!("deals[{i}]");
+            let dm = object(d, &p)?;
+            only(dm, &["dealer", "deck", "actions"], &format!("{p}."))?;
+            let deck = match dm.get("deck") {
+                Some(deck) => Some(
+                    array(deck, &format!("{p}.deck"))?
+                        .iter()
+                        .enumerate()
+                        .map(|(k, c)| string(c, &format!("{p}.deck[{k}]")))
+                        .collect::<Result<Vec<String>, _>>()?,
+                ),
+                None => None,
+            };
+            let mut actions = Vec::new();
+            for (j, a) in array(get(dm, "actions", &format!("{p}."))?, &format!("{p}.actions"))?.iter().enumerate() {
+                let ap = format!("{p}.actions[{j}]");
+                let am = object(a, &ap)?;
+                only(am, &["seat", "action", "auto"], &format!("{ap}."))?;
+                actions.push(RecordAction {
+                    seat: uint(get(am, "seat", &format!("{ap}."))?, &format!("{ap}.seat"))?,
+                    action: string(get(am, "action", &format!("{ap}."))?, &format!("{ap}.action"))?,
+                    auto: match am.get("auto") {
+                        Some(b) => b.as_bool().ok_or_else(|| err(format!("{ap}.auto must be true or false, got {b}")))?,
+                        None => false,
+                    },
+                });
+            }
+            deals.push(RecordDeal {
+                dealer: uint(get(dm, "dealer", &format!("{p}."))?, &format!("{p}.dealer"))?,
+                deck,
+                actions,
+            });
+        }
+        Ok(RecordJson {
+            format: string(get(m, "format", "")?, "format")?,
+            ruleset: string(get(m, "ruleset", "")?, "ruleset")?,
+            rules_version: uint(get(m, "rules_version", "")?, "rules_version")?,
+            config,
+            seats: uint(get(m, "seats", "")?, "seats")?,
+            first_dealer: uint(get(m, "first_dealer", "")?, "first_dealer")?,
+            seed,
+            deals,
+            balances,
+        })
+    }
+}
+
 /// Compact JSON of a value (for the pretty writer).
 fn compact<T: Serialize + ?Sized>(v: &T) -> String {
     // Plain data with string keys: serialization cannot fail.
@@ -458,19 +568,21 @@ fn parse_deck(pack: &[Card], given: &[String], deal: usize) -> Result<Vec<Card>,
 /// Replays a record to the state it describes, checking every action and the stored balances.
 pub fn replay(record: &Record) -> Result<Game, ReplayError> {
     let (mut game, _) = Game::new(record.setup()).map_err(setup_error)?;
-    let mut last_actions = 0;
     for (i, deal) in record.json.deals.iter().enumerate() {
-        if game.is_over() {
+        let current = game.deal_index() as usize;
+        if game.is_over() && i > current {
             return Err(RecordError::DealAfterEnd { deal: i }.into());
         }
-        if game.deal_index() as usize != i {
+        if current < i {
             return Err(RecordError::DealUnfinished {
                 deal: i,
-                unfinished: game.deal_index() as usize,
-                actions: last_actions,
+                unfinished: current,
+                actions: record.json.deals[current].actions.len(),
             }
             .into());
         }
+        // `current > i` happens when deal i settled without any action (a Lanterlui flush
+        // shown in a Muss): then any action listed for it comes after its end.
         for (j, a) in deal.actions.iter().enumerate() {
             let illegal = |reason: String| ReplayError::Illegal {
                 deal: i,
@@ -489,7 +601,6 @@ pub fn replay(record: &Record) -> Result<Game, ReplayError> {
             game.apply_recorded(Seat(seat), action, a.auto)
                 .map_err(|e| illegal(e.to_string()))?;
         }
-        last_actions = deal.actions.len();
     }
     if let Some(stored) = &record.json.balances {
         if stored.as_slice() != game.balances() {

@@ -1,0 +1,118 @@
+//! Heap allocations of the engine's hot path, counted with a counting global allocator over
+//! whole random matches of every ruleset:
+//!
+//! - `legal_actions_into` with a warm buffer never allocates;
+//! - `apply_into` of a face-up card that does not end the deal never allocates;
+//! - the other actions allocate at most what their events carry (the one-seat private part of
+//!   an exchange, a discard or a face-down lead), and a deal's last action pays for the
+//!   settlement and the next deal (summary, revealed hands, log entry, shuffled deck).
+//!
+//! One test in this binary, so no other test allocates while it counts. Run with
+//! `-- --nocapture` to see allocations per deal by ruleset (docs/benchmarks.md).
+
+use std::alloc::System;
+
+use bete_rules::event::Event;
+use bete_rules::{Action, Config, Decks, Game, RulesetId, Seat, Seed, Setup};
+use rand_chacha::ChaCha8Rng;
+use rand_chacha::rand_core::{RngCore, SeedableRng};
+use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
+
+#[global_allocator]
+static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+#[derive(Default, Debug)]
+struct Counts {
+    deals: u64,
+    actions: u64,
+    legal_allocs: u64,
+    /// Face-up cards that did not end the deal.
+    card_allocs: u64,
+    cards: u64,
+    /// Bids, exchange-round turns, discards, face-down leads that did not end the deal.
+    other_allocs: u64,
+    others: u64,
+    max_other: u64,
+    /// The action that ended a deal (settlement and the start of the next deal).
+    ending_allocs: u64,
+}
+
+fn play(ruleset: RulesetId, seats: u8, matches: u64) -> Counts {
+    let mut counts = Counts::default();
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    let mut legal: Vec<Action> = Vec::with_capacity(64);
+    let mut events: Vec<Event> = Vec::with_capacity(64);
+    for m in 0..matches {
+        let mut seed = [7u8; 32];
+        seed[..8].copy_from_slice(&m.to_le_bytes());
+        let setup = Setup {
+            ruleset,
+            config: Config::defaults(ruleset, seats),
+            seats,
+            first_dealer: Seat(0),
+            decks: Decks::Seed(Seed(seed)),
+        };
+        let (mut game, _) = Game::new(setup).expect("setup");
+        while let Some(seat) = game.to_act() {
+            let region = Region::new(GLOBAL);
+            game.legal_actions_into(seat, &mut legal);
+            counts.legal_allocs += region.change().allocations as u64;
+
+            let action = legal[(rng.next_u64() % legal.len() as u64) as usize];
+            let deal = game.deal_index();
+            events.clear();
+            let region = Region::new(GLOBAL);
+            game.apply_into(seat, action, &mut events).expect("legal action");
+            let allocs = region.change().allocations as u64;
+            // Dropping the events (private parts, reveal) is the caller's business.
+            events.clear();
+            counts.actions += 1;
+            if game.deal_index() != deal || game.is_over() {
+                counts.deals += 1;
+                counts.ending_allocs += allocs;
+            } else if let Action::Card(_) = action {
+                counts.cards += 1;
+                counts.card_allocs += allocs;
+            } else {
+                counts.others += 1;
+                counts.other_allocs += allocs;
+                counts.max_other = counts.max_other.max(allocs);
+            }
+        }
+    }
+    counts
+}
+
+#[test]
+fn hot_path_does_not_allocate() {
+    for (ruleset, seats) in [
+        (RulesetId::Bete, 5),
+        (RulesetId::Bete, 7),
+        (RulesetId::BeteAceHigh, 4),
+        (RulesetId::Beast, 4),
+        (RulesetId::BesteBoer, 5),
+        (RulesetId::Lanterlui, 5),
+        (RulesetId::Lanterlui, 7),
+        (RulesetId::BesterBube, 4),
+    ] {
+        let c = play(ruleset, seats, 40);
+        println!(
+            "{ruleset}/{seats}: {} deals, {} actions; allocations: legal_actions {}, face-up cards {}/{}, \
+             other mid-deal actions {}/{} (max {} each), per deal-ending action {:.1}",
+            c.deals,
+            c.actions,
+            c.legal_allocs,
+            c.card_allocs,
+            c.cards,
+            c.other_allocs,
+            c.others,
+            c.max_other,
+            c.ending_allocs as f64 / c.deals.max(1) as f64,
+        );
+        assert!(c.deals > 0 && c.cards > 0);
+        assert_eq!(c.legal_allocs, 0, "{ruleset}/{seats}: legal_actions_into allocated");
+        assert_eq!(c.card_allocs, 0, "{ruleset}/{seats}: playing a card allocated");
+        // An exchange, discard or face-down lead carries one private part: one allocation.
+        assert!(c.max_other <= 1, "{ruleset}/{seats}: {c:?}");
+    }
+}
