@@ -116,13 +116,15 @@ pub fn legal(g: &Game, seat: u8) -> String {
 }
 
 /// Plays the safe action for whoever is to act until deal `deal` starts (or the match ends).
-pub fn play_until_deal(g: &mut Game, deal: u32) {
+pub fn play_until_deal(g: &mut Game, deal: u32) -> Vec<Event> {
+    let mut all = Vec::new();
     while g.deal_index() < deal && !g.is_over() {
         let s = g.to_act().expect("someone to act");
         let a = g.safe_action(s).expect("a safe action");
-        g.apply(s, a).expect("safe action applies");
+        all.extend(g.apply(s, a).expect("safe action applies"));
         assert_conserved(g);
     }
+    all
 }
 
 /// The `DealSettled` event among `events`.
