@@ -177,6 +177,7 @@ func (r *Runner) run(ctx context.Context, until []string) error {
 		}
 		errs := make(chan error, len(until))
 		for _, id := range until {
+			r.table(ctx, &wg, id).setPoll()
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -338,7 +339,6 @@ func (r *Runner) watchBotOnce(ctx context.Context, wg *sync.WaitGroup, from map[
 // followTable keeps one WatchTable stream open for a table, resuming after every drop.
 func (r *Runner) followTable(ctx context.Context, wg *sync.WaitGroup, id string) error {
 	t := r.table(ctx, wg, id)
-	t.poll = true
 	failures := 0
 	for ctx.Err() == nil && !t.isFinished() {
 		req := &betev1.WatchTableRequest{TableId: id}
@@ -376,7 +376,7 @@ func (r *Runner) watchTableOnce(ctx context.Context, t *table, req *betev1.Watch
 	if err != nil {
 		return false, err
 	}
-	if req.FromSeq != nil {
+	if req.FromSeq != nil && t.polling() {
 		t.push(item{poll: true})
 	}
 	for {
@@ -456,6 +456,9 @@ func (r *Runner) table(ctx context.Context, wg *sync.WaitGroup, id string) *tabl
 	t.mu.Lock()
 	start := !t.running && !t.finished
 	t.running = start || t.running
+	if start {
+		t.wg = wg
+	}
 	t.mu.Unlock()
 	if start {
 		wg.Add(1)

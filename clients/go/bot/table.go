@@ -35,6 +35,9 @@ type table struct {
 	received int64 // highest sequence number received on a stream; -1 before any
 	queue    []item
 	running  bool
+	// wg is the running Run's wait group, for goroutines the worker starts.
+	wg         *sync.WaitGroup
+	catchingUp bool
 	finished bool
 	result   *betev1.MatchEnded
 	seat     uint32
@@ -153,10 +156,10 @@ func (t *table) work(ctx context.Context) {
 		case it.seated != nil:
 			t.setSeat(it.seated.GetSeat())
 		case it.snapshot != nil:
-			t.onView(ctx, it.snapshot)
+			t.onView(ctx, it.snapshot, true)
 		case it.event != nil:
 			t.onEvent(it.event)
-			if t.poll && !more && !t.isFinished() {
+			if t.polling() && !more && !t.isFinished() {
 				t.pollView(ctx)
 			}
 		case it.decision != nil:
@@ -182,19 +185,30 @@ func (t *table) setSeat(seat uint32) {
 	t.mu.Unlock()
 }
 
-func (t *table) onView(ctx context.Context, v *betev1.SeatView) {
-	if v.GetSeq() >= t.seq {
-		t.seq = v.GetSeq()
-	}
+// onView handles a view: a stream's snapshot (which replaces every event up to its seq) or a
+// polled view (which only looks for a decision: the events up to it still come on the stream).
+func (t *table) onView(ctx context.Context, v *betev1.SeatView, snapshot bool) {
 	if v.ViewerSeat != nil {
 		t.setSeat(v.GetViewerSeat())
 	}
-	if v.GetMatchOver() || v.GetPhase() == betev1.Phase_PHASE_MATCH_OVER {
-		balances := make([]int64, 0, len(v.GetSeatStates()))
-		for _, s := range v.GetSeatStates() {
-			balances = append(balances, s.GetBalance())
+	if snapshot {
+		t.seq = v.GetSeq()
+		if v.GetMatchOver() || v.GetPhase() == betev1.Phase_PHASE_MATCH_OVER {
+			// Joined the stream after the end: the result is built from the view's balances.
+			balances := make([]int64, 0, len(v.GetSeatStates()))
+			for _, s := range v.GetSeatStates() {
+				balances = append(balances, s.GetBalance())
+			}
+			ended := &betev1.MatchEnded{Balances: balances}
+			if h, ok := t.r.bot.(MatchEndHook); ok {
+				h.MatchEnded(t.id, t.mySeat(), ended)
+			}
+			t.finish(ended)
+			return
 		}
-		t.finish(&betev1.MatchEnded{Balances: balances})
+	}
+	if !snapshot && !t.polling() && v.GetMatchOver() && v.GetSeq() > t.seq {
+		t.catchUp(ctx)
 		return
 	}
 	if MyTurn(v) {
@@ -202,29 +216,68 @@ func (t *table) onView(ctx context.Context, v *betev1.SeatView) {
 	}
 }
 
-func (t *table) pollView(ctx context.Context) {
-	cctx, cancel := context.WithTimeout(ctx, t.r.opts.CallTimeout)
-	v, err := t.r.client.View(cctx, t.id)
-	cancel()
-	if err != nil {
-		if ctx.Err() == nil {
-			t.r.report(t.id, fmt.Errorf("bete: GetSeatView: %w", err))
-		}
+// catchUp follows the table with its own WatchTable stream from the last event received until
+// MatchEnded: a WatchBot stream opened after a match ended no longer carries that table, so
+// the events between a dropped stream and the end would otherwise never arrive. Events that
+// come on both streams are deduplicated by seq.
+func (t *table) catchUp(ctx context.Context) {
+	t.mu.Lock()
+	start := !t.catchingUp && !t.finished
+	t.catchingUp = true
+	wg := t.wg
+	t.mu.Unlock()
+	if !start {
 		return
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := t.r.followTable(ctx, wg, t.id); err != nil {
+			t.r.report(t.id, fmt.Errorf("bete: catching up after the match ended: %w", err))
+		}
+	}()
+}
+
+func (t *table) mySeat() uint32 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.seat
+}
+
+// pollView fetches the current view (retrying while the server is unreachable) and decides
+// if it is the bot's turn.
+func (t *table) pollView(ctx context.Context) {
+	var v *betev1.SeatView
+	for attempt := 0; ; attempt++ {
+		cctx, cancel := context.WithTimeout(ctx, t.r.opts.CallTimeout)
+		view, err := t.r.client.View(cctx, t.id)
+		cancel()
+		if err == nil {
+			v = view
+			break
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		if e := AsError(err); !retryable(e) || attempt >= 30 {
+			t.r.report(t.id, fmt.Errorf("bete: GetSeatView: %w", e))
+			return
+		}
+		if !sleep(ctx, t.r.backoff(attempt)) {
+			return
+		}
 	}
 	if v.GetSeq() < t.seq {
 		return
 	}
-	t.onView(ctx, v)
+	t.onView(ctx, v, false)
 }
 
 func (t *table) onEvent(ev *betev1.Event) {
 	t.seq = ev.GetSeq()
 	t.r.count(func(s *Stats) { s.Events++ })
 	b := t.r.bot
-	t.mu.Lock()
-	seat := t.seat
-	t.mu.Unlock()
+	seat := t.mySeat()
 	if h, ok := b.(EventHook); ok {
 		h.Event(t.id, seat, ev)
 	}
@@ -339,4 +392,18 @@ func retryable(e *Error) bool {
 		return true
 	}
 	return e.Reason == ReasonInternal || e.Reason == ReasonRateLimited
+}
+
+// setPoll marks a table followed by WatchTable alone (no DecisionRequests): its worker looks
+// at the view after events.
+func (t *table) setPoll() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.poll = true
+}
+
+func (t *table) polling() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.poll
 }

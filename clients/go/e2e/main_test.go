@@ -1,0 +1,212 @@
+// Package e2e tests the Go SDK against the real bete server: TestMain starts
+// $BETE_SERVER_BIN (default <repo>/target/debug/bete-server) on a free loopback port with a
+// temporary data folder, waits until its health service is SERVING, and stops it afterwards.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/bete-game/bete/clients/go/bot"
+	betev1 "github.com/bete-game/bete/clients/go/gen/bete/v1"
+)
+
+// serverAddr is the address of the server TestMain started.
+var serverAddr string
+
+// repoRoot is the repository's top folder (the one with the workspace Cargo.toml).
+var repoRoot = func() string {
+	dir, _ := os.Getwd()
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "proto", "bete", "v1")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return filepath.Join(dir, "..", "..", "..")
+		}
+	}
+}()
+
+func TestMain(m *testing.M) {
+	os.Exit(runWithServer(m))
+}
+
+// lockedBuffer collects the server's output for a failure report.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.b.Len() > 1<<20 {
+		l.b.Reset() // keep the tail only
+	}
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) tail(n int) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := l.b.String()
+	if len(s) > n {
+		s = s[len(s)-n:]
+	}
+	return s
+}
+
+func runWithServer(m *testing.M) int {
+	bin := os.Getenv("BETE_SERVER_BIN")
+	if bin == "" {
+		bin = filepath.Join(repoRoot, "target", "debug", "bete-server")
+	}
+	if _, err := os.Stat(bin); err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: no server binary at %s (build it with `cargo build -p bete-server` or set BETE_SERVER_BIN): %v\n", bin, err)
+		return 1
+	}
+	dataDir, err := os.MkdirTemp("", "bete-go-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	defer os.RemoveAll(dataDir)
+	port, err := freePort()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	serverAddr = fmt.Sprintf("127.0.0.1:%d", port)
+	out := &lockedBuffer{}
+	cmd := exec.Command(bin, "--listen", serverAddr, "--data-dir", dataDir, "--metrics-listen", "127.0.0.1:0")
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.Env = append(os.Environ(), "RUST_LOG=warn")
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: start %s: %v\n", bin, err)
+		return 1
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	stop := func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(5 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	}
+	if err := waitServing(serverAddr, exited, 30*time.Second); err != nil {
+		stop()
+		fmt.Fprintf(os.Stderr, "e2e: server at %s not serving: %v\nserver output:\n%s\n", serverAddr, err, out.tail(4000))
+		return 1
+	}
+	code := m.Run()
+	stop()
+	if code != 0 {
+		fmt.Fprintf(os.Stderr, "server output (tail):\n%s\n", out.tail(4000))
+	}
+	return code
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// waitServing polls the gRPC health service until the server reports SERVING.
+func waitServing(addr string, exited <-chan error, limit time.Duration) error {
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	health := healthpb.NewHealthClient(conn)
+	deadline := time.Now().Add(limit)
+	var last error
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-exited:
+			return fmt.Errorf("server exited: %v", err)
+		default:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		resp, err := health.Check(ctx, &healthpb.HealthCheckRequest{})
+		cancel()
+		if err == nil && resp.GetStatus() == healthpb.HealthCheckResponse_SERVING {
+			return nil
+		}
+		last = err
+		if err == nil {
+			last = fmt.Errorf("health status %v", resp.GetStatus())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("timed out after %v: %v", limit, last)
+}
+
+// ---- helpers shared by the tests ----
+
+// shortMatch keeps matches to one round without extra deals, so a test plays whole matches fast.
+var shortMatch = map[string]string{"rounds": "1", "max_extra_deals": "0"}
+
+func testContext(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// dial registers a fresh bot and returns its client.
+func dial(t *testing.T, ctx context.Context, name string, extra ...grpc.DialOption) *bot.Client {
+	t.Helper()
+	c, err := bot.Dial(ctx, serverAddr, bot.Options{Name: name, Owner: "go e2e", DialOptions: extra})
+	if err != nil {
+		t.Fatalf("dial and register %s: %v", name, err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	if c.Token() == "" || c.BotID() == "" {
+		t.Fatalf("registration gave no token or bot id")
+	}
+	return c
+}
+
+// houseTable creates a table of ruleset where house bots take every seat but 0, joins seat 0
+// and returns the table as created (its last_seq is where the bot's history starts).
+func houseTable(t *testing.T, ctx context.Context, c *bot.Client, r betev1.Ruleset, seats uint32, policy betev1.HouseBotPolicy) *betev1.Table {
+	t.Helper()
+	req := bot.HouseTable(r, seats, policy)
+	req.Config = shortMatch
+	tab, err := c.CreateTable(ctx, req)
+	if err != nil {
+		t.Fatalf("create %v table: %v", r, err)
+	}
+	if err := c.JoinSeat(ctx, tab.GetTableId(), 0); err != nil {
+		t.Fatalf("join %s: %v", tab.GetTableId(), err)
+	}
+	return tab
+}
+
+func sum(xs []int64) int64 {
+	var s int64
+	for _, x := range xs {
+		s += x
+	}
+	return s
+}
