@@ -38,9 +38,9 @@ type table struct {
 	// wg is the running Run's wait group, for goroutines the worker starts.
 	wg         *sync.WaitGroup
 	catchingUp bool
-	finished bool
-	result   *betev1.MatchEnded
-	seat     uint32
+	finished   bool
+	result     *betev1.MatchEnded
+	seat       uint32
 
 	// Worker-only state.
 	seq        uint64 // latest sequence number handled

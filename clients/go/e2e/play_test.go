@@ -270,7 +270,12 @@ func testResume(t *testing.T, perTable bool) {
 	runner := bot.NewRunner(c, b, bot.RunnerOptions{
 		PerTableStreams: perTable,
 		MinBackoff:      10 * time.Millisecond, MaxBackoff: 200 * time.Millisecond,
-		OnError: func(_ string, err error) { mu.Lock(); errs = append(errs, err); mu.Unlock(); t.Logf("%v recovered: %v", time.Now().Format("15:04:05.000"), err) },
+		OnError: func(_ string, err error) {
+			mu.Lock()
+			errs = append(errs, err)
+			mu.Unlock()
+			t.Logf("%v recovered: %v", time.Now().Format("15:04:05.000"), err)
+		},
 	})
 	tab := houseTable(t, ctx, c, betev1.Ruleset_RULESET_BESTE_BOER, 3, betev1.HouseBotPolicy_HOUSE_BOT_POLICY_HEURISTIC)
 	id := tab.GetTableId()
