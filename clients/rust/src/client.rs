@@ -179,6 +179,12 @@ impl Client {
         Ok(())
     }
 
+    /// The bearer token in use, if any (to hand to another connection or process).
+    pub fn token(&self) -> Option<String> {
+        let header = self.auth.header.read().unwrap_or_else(|p| p.into_inner()).clone()?;
+        header.to_str().ok()?.strip_prefix("Bearer ").map(str::to_string)
+    }
+
     /// The same connection with `token` instead, for playing as another bot.
     pub fn with_token(&self, token: &str) -> Result<Self> {
         let auth = Auth::default();
