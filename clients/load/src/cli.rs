@@ -1,0 +1,149 @@
+//! The harness's flags. Kept in the library so tests build the same `Options` from a command line.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Parser, ValueEnum};
+
+/// How the harness runs the server it measures when no `--server` is given.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Embed {
+    /// The `bete-server` binary as a child process if it is found, else in-process.
+    Auto,
+    /// The `bete-server` binary as a child process: its CPU time and peak RSS are its own.
+    Child,
+    /// The `bete-server` library on its own tokio runtime in this process (CPU is counted per
+    /// thread; RSS cannot be separated from the harness).
+    Inproc,
+}
+
+/// Bounded load generator for the bete game service: real bots over real gRPC play whole
+/// matches at many tables, then a report with throughput, latency percentiles, errors, the raw
+/// transport ceiling and server CPU/memory.
+#[derive(Debug, Clone, Parser)]
+#[command(name = "bete-load", version)]
+pub struct Options {
+    /// Concurrent tables kept playing; a table whose match ends is replaced by a new one.
+    #[arg(long, default_value_t = 10)]
+    pub tables: u32,
+    /// Seats per table; every seat is a load bot (no house bots).
+    #[arg(long, default_value_t = 5)]
+    pub seats: u32,
+    /// Ruleset id: bete, bete-ace-high, beast, beste-boer, lanterlui, bester-bube.
+    #[arg(long, default_value = "bete")]
+    pub ruleset: String,
+    /// How long the measured phase lasts (e.g. 30s, 500ms, 1m).
+    #[arg(long, value_parser = parse_duration, default_value = "10s")]
+    pub duration: Duration,
+    /// HTTP/2 connections all bots share (bots are spread over them round-robin).
+    #[arg(long, default_value_t = 8)]
+    pub connections: u32,
+    /// Target moves per second over all tables (open loop). Unset: closed loop, every bot acts
+    /// as soon as it is asked.
+    #[arg(long)]
+    pub rate: Option<f64>,
+    /// Pause of a bot before it answers a decision (e.g. 50ms).
+    #[arg(long, value_parser = parse_duration, default_value = "0s")]
+    pub think_time: Duration,
+    /// Address of a running server (host:port or http://host:port). Unset: start one.
+    #[arg(long)]
+    pub server: Option<String>,
+    /// How to start the server when `--server` is not given.
+    #[arg(long, value_enum, default_value_t = Embed::Auto)]
+    pub embed: Embed,
+    /// The `bete-server` binary for `--embed child`; default: next to this executable.
+    #[arg(long)]
+    pub server_bin: Option<PathBuf>,
+    /// Write the report here: `.json` or `.md` by extension.
+    #[arg(long)]
+    pub report: Option<PathBuf>,
+    /// Bot identities per seat position; default max(connections, tables / 64). Each bot holds
+    /// one seat at many tables and reads them all on one WatchBot stream.
+    #[arg(long)]
+    pub bots_per_seat: Option<u32>,
+    /// Table config keys (RULES.md section 10), e.g. `--config rounds=1`.
+    #[arg(long = "config", value_name = "KEY=VALUE")]
+    pub config: Vec<String>,
+    /// Decision deadline of the tables, in milliseconds.
+    #[arg(long, default_value_t = 30_000)]
+    pub deadline_ms: u32,
+    /// After the measured phase, how long in-flight submits may take before the harness stops anyway.
+    #[arg(long, value_parser = parse_duration, default_value = "5s")]
+    pub drain: Duration,
+    /// Longest time for setup (bots, tables, seats) before the harness gives up.
+    #[arg(long, value_parser = parse_duration, default_value = "120s")]
+    pub setup_timeout: Duration,
+    /// How long the raw unary ceiling (grpc.health.v1 Check) is measured; 0s skips it.
+    #[arg(long, value_parser = parse_duration, default_value = "3s")]
+    pub ceiling_duration: Duration,
+    /// Calls in flight for the ceiling; default min(tables, 256), the most submits the
+    /// tables can have in flight (one seat acts at a time).
+    #[arg(long)]
+    pub ceiling_concurrency: Option<u32>,
+    /// CreateTable/JoinTable/RegisterBot calls in flight during setup.
+    #[arg(long, default_value_t = 64)]
+    pub setup_concurrency: u32,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+impl Options {
+    /// Bot identities per seat position.
+    pub fn bots_per_seat(&self) -> u32 {
+        self.bots_per_seat.unwrap_or_else(|| self.connections.max(self.tables.div_ceil(64))).max(1)
+    }
+
+    /// In-flight calls of the transport ceiling.
+    pub fn ceiling_concurrency(&self) -> u32 {
+        self.ceiling_concurrency.unwrap_or_else(|| self.tables.clamp(1, 256)).max(1)
+    }
+}
+
+/// Parses `250ms`, `3s`, `1.5s`, `2m`; a bare number is seconds.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let (num, unit) = match s.find(|c: char| c.is_ascii_alphabetic()) {
+        Some(i) => s.split_at(i),
+        None => (s, "s"),
+    };
+    let v: f64 = num.trim().parse().map_err(|_| format!("`{s}` is not a duration like 500ms, 3s or 1m"))?;
+    if !v.is_finite() || v < 0.0 {
+        return Err(format!("`{s}` is not a non-negative duration"));
+    }
+    let secs = match unit {
+        "ms" => v / 1000.0,
+        "s" => v,
+        "m" => v * 60.0,
+        "h" => v * 3600.0,
+        _ => return Err(format!("`{s}`: unknown unit `{unit}` (use ms, s, m or h)")),
+    };
+    Ok(Duration::from_secs_f64(secs))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_parse() {
+        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
+        assert_eq!(parse_duration("3s").unwrap(), Duration::from_secs(3));
+        assert_eq!(parse_duration("2").unwrap(), Duration::from_secs(2));
+        assert_eq!(parse_duration("1m").unwrap(), Duration::from_secs(60));
+        assert!(parse_duration("3 parsecs").is_err());
+        assert!(parse_duration("-1s").is_err());
+    }
+
+    #[test]
+    fn defaults_follow_the_table_count() {
+        let o = Options::try_parse_from(["bete-load", "--tables", "10000"]).unwrap();
+        assert_eq!(o.bots_per_seat(), 157);
+        assert_eq!(o.ceiling_concurrency(), 256);
+        let o = Options::try_parse_from(["bete-load", "--tables", "4", "--connections", "2"]).unwrap();
+        assert_eq!(o.bots_per_seat(), 2);
+        assert_eq!(o.ceiling_concurrency(), 4);
+    }
+}

@@ -1,0 +1,503 @@
+//! The load itself: bot identities reading their WatchBot streams, table slots that keep a match
+//! running, and submits of random legal actions. The hot path uses the generated tonic client
+//! directly, with one cloned `Channel` per connection.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+use bete_api::pb;
+use bete_api::pb::table_service_client::TableServiceClient;
+use bete_api::pb::watch_bot_response::Kind;
+use rand::Rng;
+use tokio::sync::{Notify, Semaphore};
+use tokio_util::sync::CancellationToken;
+use tonic::metadata::{AsciiMetadataValue, MetadataValue};
+use tonic::transport::Channel;
+use tonic::Request;
+
+use crate::stats::{Stats, bump};
+
+/// Outstanding first events per table (one seat acts at a time, but the next seat may act
+/// before a slow seat has seen the previous event).
+const MAX_PENDING_PER_TABLE: usize = 16;
+/// Tries of one decision: the first submit plus retries after a refreshed view.
+const SUBMIT_TRIES: usize = 3;
+
+/// One registered bot identity: one WatchBot stream, seats at many tables.
+#[derive(Debug)]
+pub struct Bot {
+    pub index: usize,
+    pub id: String,
+    auth: AsciiMetadataValue,
+    channel: Channel,
+    /// Makes request ids unique per bot.
+    next_request: AtomicU64,
+}
+
+impl Bot {
+    /// A bot using `token` on `channel`.
+    pub fn new(index: usize, id: String, token: &str, channel: Channel) -> Result<Bot, crate::LoadError> {
+        let auth = MetadataValue::try_from(format!("Bearer {token}"))
+            .map_err(|_| crate::LoadError::Setup("the server returned a token that is not valid metadata".into()))?;
+        Ok(Bot { index, id, auth, channel, next_request: AtomicU64::new(0) })
+    }
+
+    /// `msg` with this bot's bearer token.
+    pub fn request<T>(&self, msg: T) -> Request<T> {
+        let mut r = Request::new(msg);
+        r.metadata_mut().insert("authorization", self.auth.clone());
+        r
+    }
+
+    /// A TableService client on this bot's connection (cheap: clones the channel handle).
+    pub fn tables(&self) -> TableServiceClient<Channel> {
+        TableServiceClient::new(self.channel.clone())
+    }
+}
+
+/// A submit whose first event has not yet reached every seat.
+#[derive(Debug)]
+struct Pending {
+    seq: u64,
+    sent: Instant,
+    remaining: u32,
+    /// Sent inside the measured window.
+    record: bool,
+}
+
+/// What the bots of one table share: outstanding fan-outs and the end of the match.
+#[derive(Debug)]
+pub struct TableTrack {
+    seats: u32,
+    pending: Mutex<Vec<Pending>>,
+    ended: Notify,
+    ended_once: AtomicBool,
+}
+
+impl TableTrack {
+    fn new(seats: u32) -> TableTrack {
+        TableTrack { seats, pending: Mutex::new(Vec::new()), ended: Notify::new(), ended_once: AtomicBool::new(false) }
+    }
+
+    fn expect(&self, seq: u64, record: bool, stats: &Stats) {
+        if let Ok(mut p) = self.pending.lock() {
+            if p.len() >= MAX_PENDING_PER_TABLE {
+                p.remove(0);
+                bump(&stats.fanout_incomplete);
+            }
+            p.push(Pending { seq, sent: Instant::now(), remaining: self.seats, record });
+        }
+    }
+
+    fn forget(&self, seq: u64) {
+        if let Ok(mut p) = self.pending.lock() {
+            p.retain(|x| x.seq != seq);
+        }
+    }
+
+    /// One seat received event `seq`.
+    fn delivered(&self, seq: u64, stats: &Stats) {
+        if let Ok(mut p) = self.pending.lock() {
+            if let Some(i) = p.iter().position(|x| x.seq == seq) {
+                p[i].remaining -= 1;
+                if p[i].remaining == 0 {
+                    let done = p.remove(i);
+                    if done.record {
+                        stats.event_all_seats.record(done.sent.elapsed());
+                    }
+                }
+            }
+        }
+    }
+
+    /// The match ended; true for the first seat to say so.
+    fn end(&self) -> bool {
+        let first = !self.ended_once.swap(true, Ordering::AcqRel);
+        if first {
+            self.ended.notify_one();
+        }
+        first
+    }
+}
+
+/// Paces submits to a fixed rate over all bots (open loop): each submit takes the next slot.
+#[derive(Debug)]
+pub struct Pacer {
+    interval: Duration,
+    next: Mutex<Instant>,
+}
+
+impl Pacer {
+    /// `rate` submits per second.
+    pub fn new(rate: f64) -> Pacer {
+        Pacer { interval: Duration::from_secs_f64(1.0 / rate.max(0.001)), next: Mutex::new(Instant::now()) }
+    }
+
+    async fn wait(&self) {
+        let slot = match self.next.lock() {
+            Ok(mut n) => {
+                // A backlog is not made up in a burst: a late slot starts from now.
+                let slot = (*n).max(Instant::now());
+                *n = slot + self.interval;
+                slot
+            }
+            Err(_) => Instant::now(),
+        };
+        tokio::time::sleep_until(slot.into()).await;
+    }
+}
+
+/// State every task of a run shares.
+#[derive(Debug)]
+pub struct Shared {
+    pub stats: Stats,
+    /// Counters and histograms take samples only while this is set (the measured window).
+    pub recording: AtomicBool,
+    /// Set when the window ends: no new submits or tables; in-flight calls may finish.
+    pub stop: CancellationToken,
+    /// Submits started and not finished (the drain waits for 0).
+    pub inflight: AtomicUsize,
+    pub tracks: RwLock<HashMap<String, Arc<TableTrack>>>,
+    pub pacer: Option<Pacer>,
+    pub think: Duration,
+    pub seats: u32,
+}
+
+impl Shared {
+    pub fn new(seats: u32, think: Duration, rate: Option<f64>) -> Shared {
+        Shared {
+            stats: Stats::default(),
+            recording: AtomicBool::new(false),
+            stop: CancellationToken::new(),
+            inflight: AtomicUsize::new(0),
+            tracks: RwLock::new(HashMap::new()),
+            pacer: rate.map(Pacer::new),
+            think,
+            seats,
+        }
+    }
+
+    fn recording(&self) -> bool {
+        self.recording.load(Ordering::Relaxed)
+    }
+
+    fn track(&self, table: &str) -> Option<Arc<TableTrack>> {
+        self.tracks.read().ok()?.get(table).cloned()
+    }
+}
+
+/// Counts a submit in flight for as long as it lives.
+struct InFlight<'a>(&'a AtomicUsize);
+
+impl<'a> InFlight<'a> {
+    fn new(c: &'a AtomicUsize) -> Self {
+        c.fetch_add(1, Ordering::AcqRel);
+        InFlight(c)
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// What one bot remembers about one table it sits at.
+#[derive(Debug, Default)]
+struct Seen {
+    /// Sequence number of the last event or snapshot received (the resume point).
+    last_seq: Option<u64>,
+    /// The decision already answered, so a repeated request is not submitted twice.
+    acted_seq: Option<u64>,
+    track: Option<Arc<TableTrack>>,
+}
+
+/// Reads one bot's WatchBot stream until the run stops, answering every decision with a random
+/// legal action; reopens the stream with `from_seq` after a cut.
+pub async fn bot_stream(bot: Arc<Bot>, shared: Arc<Shared>) {
+    let mut seen: HashMap<String, Seen> = HashMap::new();
+    let mut first = true;
+    while !shared.stop.is_cancelled() {
+        if !first {
+            bump(&shared.stats.reconnects);
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        first = false;
+        let from_seq = seen.iter().filter_map(|(t, s)| s.last_seq.map(|q| (t.clone(), q))).collect();
+        let mut client = bot.tables();
+        let opened = tokio::select! {
+            _ = shared.stop.cancelled() => return,
+            r = client.watch_bot(bot.request(pb::WatchBotRequest { from_seq })) => r,
+        };
+        let mut stream = match opened {
+            Ok(s) => s.into_inner(),
+            Err(status) => {
+                shared.stats.errors.record(&status);
+                continue;
+            }
+        };
+        loop {
+            let msg = tokio::select! {
+                _ = shared.stop.cancelled() => return,
+                m = stream.message() => m,
+            };
+            match msg {
+                Ok(Some(m)) => on_message(&bot, &shared, &mut seen, m),
+                Ok(None) => break,
+                Err(status) => {
+                    if !shared.stop.is_cancelled() {
+                        shared.stats.errors.record(&status);
+                    }
+                    break;
+                }
+            }
+        }
+    }
+}
+
+fn on_message(bot: &Arc<Bot>, shared: &Arc<Shared>, seen: &mut HashMap<String, Seen>, m: pb::WatchBotResponse) {
+    let stats = &shared.stats;
+    let Some(kind) = m.kind else { return };
+    let table = m.table_id;
+    match kind {
+        Kind::Seated(_) | Kind::Heartbeat(_) => {}
+        Kind::Snapshot(view) => {
+            let s = seen.entry(table.clone()).or_default();
+            s.last_seq = Some(view.seq);
+            // A resumed stream may bring the pending decision only as a snapshot.
+            if !view.legal_actions.is_empty() && !view.match_over {
+                decide(bot, shared, s, &table, view.seq, view.legal_actions);
+            }
+        }
+        Kind::Decision(d) => {
+            let Some(view) = d.view else { return };
+            if shared.recording() {
+                bump(&stats.decisions);
+            }
+            let s = seen.entry(table.clone()).or_default();
+            decide(bot, shared, s, &table, d.seq, view.legal_actions);
+        }
+        Kind::Event(ev) => {
+            let recording = shared.recording();
+            if recording {
+                bump(&stats.events);
+            }
+            if ev.auto {
+                bump(&stats.auto_event_copies);
+            }
+            let s = seen.entry(table.clone()).or_default();
+            match s.last_seq {
+                Some(last) if ev.seq <= last => bump(&stats.event_duplicates),
+                Some(last) if ev.seq > last + 1 => {
+                    stats.event_gaps.fetch_add(ev.seq - last - 1, Ordering::Relaxed);
+                }
+                _ => {}
+            }
+            s.last_seq = Some(s.last_seq.map_or(ev.seq, |l| l.max(ev.seq)));
+            if s.track.is_none() {
+                s.track = shared.track(&table);
+            }
+            if let Some(t) = &s.track {
+                t.delivered(ev.seq, stats);
+            }
+            if matches!(ev.body, Some(pb::event::Body::MatchEnded(_))) {
+                // Counted once per table: by the first seat to see the end.
+                if let Some(t) = &s.track {
+                    if t.end() && recording {
+                        bump(&stats.matches_finished);
+                    }
+                }
+                seen.remove(&table);
+            }
+        }
+        Kind::Resync(r) => {
+            bump(&stats.resyncs);
+            stats.errors.record_named("RESYNC", &r.reason);
+        }
+    }
+}
+
+/// Answers a decision once, in its own task so one bot serves many tables at once.
+fn decide(bot: &Arc<Bot>, shared: &Arc<Shared>, s: &mut Seen, table: &str, seq: u64, legal: Vec<pb::Action>) {
+    if s.acted_seq == Some(seq) || legal.is_empty() || shared.stop.is_cancelled() {
+        return;
+    }
+    s.acted_seq = Some(seq);
+    if s.track.is_none() {
+        s.track = shared.track(table);
+    }
+    let (bot, shared, track, table) = (bot.clone(), shared.clone(), s.track.clone(), table.to_string());
+    tokio::spawn(async move { act(bot, shared, track, table, seq, legal).await });
+}
+
+async fn act(bot: Arc<Bot>, shared: Arc<Shared>, track: Option<Arc<TableTrack>>, table: String, seq: u64, legal: Vec<pb::Action>) {
+    let _inflight = InFlight::new(&shared.inflight);
+    if !shared.think.is_zero() {
+        tokio::select! {
+            _ = shared.stop.cancelled() => return,
+            _ = tokio::time::sleep(shared.think) => {}
+        }
+    }
+    if let Some(p) = &shared.pacer {
+        tokio::select! {
+            _ = shared.stop.cancelled() => return,
+            _ = p.wait() => {}
+        }
+    }
+    if shared.stop.is_cancelled() {
+        return;
+    }
+    let mut client = bot.tables();
+    let (mut seq, mut legal) = (seq, legal);
+    for _ in 0..SUBMIT_TRIES {
+        let action = legal.swap_remove(rand::rng().random_range(0..legal.len()));
+        let n = bot.next_request.fetch_add(1, Ordering::Relaxed);
+        let req = pb::SubmitActionRequest {
+            table_id: table.clone(),
+            action: Some(action),
+            expected_seq: seq,
+            request_id: format!("{}-{n}", bot.index),
+        };
+        let record = shared.recording();
+        if let Some(t) = &track {
+            t.expect(seq + 1, record, &shared.stats);
+        }
+        let sent = Instant::now();
+        match client.submit_action(bot.request(req)).await {
+            Ok(_) => {
+                if record {
+                    shared.stats.ack.record(sent.elapsed());
+                }
+                if shared.recording() {
+                    bump(&shared.stats.moves);
+                }
+                return;
+            }
+            Err(status) => {
+                shared.stats.errors.record(&status);
+                if let Some(t) = &track {
+                    t.forget(seq + 1);
+                }
+                if shared.stop.is_cancelled() {
+                    return;
+                }
+                // Decide again from a fresh view if it is still this seat's turn.
+                let view = client
+                    .get_seat_view(bot.request(pb::GetSeatViewRequest { table_id: table.clone() }))
+                    .await
+                    .ok()
+                    .and_then(|r| r.into_inner().view);
+                match view {
+                    Some(v) if !v.legal_actions.is_empty() && !v.match_over => {
+                        seq = v.seq;
+                        legal = v.legal_actions;
+                    }
+                    _ => return,
+                }
+            }
+        }
+    }
+}
+
+/// What every table slot needs.
+#[derive(Debug)]
+pub struct SlotPlan {
+    pub ruleset: i32,
+    pub seats: u32,
+    pub config: HashMap<String, String>,
+    pub deadline_ms: u32,
+    pub bots_per_seat: usize,
+    pub bots: Vec<Arc<Bot>>,
+    pub setup: Semaphore,
+    /// Slots that finished their first setup (successfully or not).
+    pub ready: AtomicUsize,
+    pub ready_notify: Notify,
+    /// Slots that could not set up a table at all.
+    pub failed: AtomicUsize,
+}
+
+impl SlotPlan {
+    /// The bot in `seat` of the slot's tables: seat s uses bots s*K .. s*K+K-1, so a table's
+    /// seats are always distinct bots.
+    fn bot(&self, slot: usize, seat: usize) -> &Arc<Bot> {
+        &self.bots[seat * self.bots_per_seat + slot % self.bots_per_seat]
+    }
+
+    fn mark_ready(&self) {
+        self.ready.fetch_add(1, Ordering::AcqRel);
+        self.ready_notify.notify_waiters();
+    }
+}
+
+/// Creates a table, seats a bot in every seat, waits for the match to end, and again, until stop.
+pub async fn table_slot(slot: usize, plan: Arc<SlotPlan>, shared: Arc<Shared>) {
+    let mut first = true;
+    while !shared.stop.is_cancelled() {
+        let permit = tokio::select! {
+            _ = shared.stop.cancelled() => break,
+            p = plan.setup.acquire() => p,
+        };
+        let track = match seat_table(slot, &plan, &shared).await {
+            Ok(t) => Some(t),
+            Err(status) => {
+                shared.stats.errors.record(&status);
+                None
+            }
+        };
+        drop(permit);
+        if first {
+            if track.is_none() {
+                plan.failed.fetch_add(1, Ordering::AcqRel);
+            }
+            plan.mark_ready();
+            first = false;
+        }
+        let Some((table, track)) = track else {
+            // Back off before trying again, still bounded by the stop signal.
+            tokio::select! {
+                _ = shared.stop.cancelled() => break,
+                _ = tokio::time::sleep(Duration::from_millis(200)) => continue,
+            }
+        };
+        tokio::select! {
+            _ = shared.stop.cancelled() => break,
+            _ = track.ended.notified() => {}
+        }
+        if let Ok(mut t) = shared.tracks.write() {
+            t.remove(&table);
+        }
+    }
+    if first {
+        plan.mark_ready();
+    }
+}
+
+async fn seat_table(slot: usize, plan: &SlotPlan, shared: &Shared) -> Result<(String, Arc<TableTrack>), tonic::Status> {
+    let creator = plan.bot(slot, 0);
+    let created = creator
+        .tables()
+        .create_table(creator.request(pb::CreateTableRequest {
+            ruleset: plan.ruleset,
+            seats: plan.seats,
+            config: plan.config.clone(),
+            decision_deadline_ms: plan.deadline_ms,
+            ..Default::default()
+        }))
+        .await?
+        .into_inner();
+    let table = created.table.map(|t| t.table_id).unwrap_or_default();
+    bump(&shared.stats.tables_created);
+    let track = Arc::new(TableTrack::new(plan.seats));
+    if let Ok(mut t) = shared.tracks.write() {
+        t.insert(table.clone(), track.clone());
+    }
+    for seat in 0..plan.seats {
+        let bot = plan.bot(slot, seat as usize);
+        bot.tables()
+            .join_table(bot.request(pb::JoinTableRequest { table_id: table.clone(), seat: Some(seat) }))
+            .await?;
+    }
+    Ok((table, track))
+}

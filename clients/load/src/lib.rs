@@ -1,0 +1,408 @@
+//! # bete-load
+//!
+//! A bounded load harness for the bete game service. [`run`] starts (or finds) a server, measures
+//! the raw unary transport ceiling, registers bots, keeps `--tables` matches running with a load
+//! bot in every seat for `--duration`, drains, stops the server and returns a [`Report`].
+//! It always stops by itself: setup, window, drain and server stop are each bounded.
+
+pub mod ceiling;
+pub mod cli;
+pub mod driver;
+pub mod procfs;
+pub mod report;
+pub mod server;
+pub mod stats;
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::IsTerminal;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use bete_api::pb;
+use bete_api::pb::bot_service_client::BotServiceClient;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use tokio::sync::{Notify, Semaphore};
+use tonic::transport::{Channel, Endpoint};
+
+pub use cli::Options;
+pub use report::Report;
+
+use driver::{Bot, Shared, SlotPlan};
+use procfs::{Machine, ServerProc};
+use report::{ErrorCounts, RunSettings, StreamHealth};
+use server::Server;
+use stats::get;
+
+/// Why a run could not produce a report.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("bad options: {0}")]
+    Options(String),
+    #[error("server: {0}")]
+    Server(String),
+    #[error("setup: {0}")]
+    Setup(String),
+    #[error("connect: {0}")]
+    Transport(#[from] tonic::transport::Error),
+    #[error("io: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// `bete-ace-high` → `RULESET_BETE_ACE_HIGH`.
+fn ruleset(id: &str) -> Result<pb::Ruleset, LoadError> {
+    let name = format!("RULESET_{}", id.to_ascii_uppercase().replace('-', "_"));
+    match pb::Ruleset::from_str_name(&name) {
+        Some(pb::Ruleset::Unspecified) | None => Err(LoadError::Options(format!(
+            "unknown ruleset `{id}` (bete, bete-ace-high, beast, beste-boer, lanterlui, bester-bube)"
+        ))),
+        Some(r) => Ok(r),
+    }
+}
+
+fn parse_config(pairs: &[String]) -> Result<BTreeMap<String, String>, LoadError> {
+    pairs
+        .iter()
+        .map(|p| {
+            p.split_once('=')
+                .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+                .ok_or_else(|| LoadError::Options(format!("--config `{p}` is not KEY=VALUE")))
+        })
+        .collect()
+}
+
+/// CPU time of this process (the harness and, in-process, the server too).
+fn own_cpu() -> Option<Duration> {
+    ServerProc::Child(std::process::id()).cpu()
+}
+
+fn unix_now() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+}
+
+fn git_commit() -> Option<String> {
+    let out = std::process::Command::new("git").args(["rev-parse", "--short=12", "HEAD"]).output().ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+async fn connect(uri: &str, n: u32) -> Result<Vec<Channel>, LoadError> {
+    let mut channels = Vec::new();
+    for _ in 0..n.max(1) {
+        // Each `connect` opens its own HTTP/2 connection.
+        let ch = Endpoint::from_shared(uri.to_string())
+            .map_err(|e| LoadError::Options(format!("bad server address {uri}: {e}")))?
+            .tcp_nodelay(true)
+            .connect_timeout(Duration::from_secs(5))
+            .http2_adaptive_window(true)
+            .connect()
+            .await?;
+        channels.push(ch);
+    }
+    Ok(channels)
+}
+
+async fn register_bots(channels: &[Channel], count: usize, concurrency: usize) -> Result<Vec<Arc<Bot>>, LoadError> {
+    let sem = Arc::new(Semaphore::new(concurrency.max(1)));
+    let mut tasks = tokio::task::JoinSet::new();
+    for i in 0..count {
+        let channel = channels[i % channels.len()].clone();
+        let sem = sem.clone();
+        tasks.spawn(async move {
+            let _permit = sem.acquire().await;
+            let r = BotServiceClient::new(channel.clone())
+                .register_bot(pb::RegisterBotRequest { name: format!("load-{i}"), owner: "bete-load".into() })
+                .await
+                .map_err(|s| LoadError::Setup(format!("RegisterBot: {s}")))?
+                .into_inner();
+            Bot::new(i, r.bot_id, &r.token, channel)
+        });
+    }
+    let mut bots = Vec::with_capacity(count);
+    while let Some(r) = tasks.join_next().await {
+        bots.push(Arc::new(r.map_err(|e| LoadError::Setup(e.to_string()))??));
+    }
+    bots.sort_by_key(|b| b.index);
+    Ok(bots)
+}
+
+fn progress(opts: &Options) -> ProgressBar {
+    let bar = ProgressBar::new(opts.duration.as_millis() as u64);
+    if opts.quiet || !std::io::stderr().is_terminal() {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    if let Ok(style) = ProgressStyle::with_template("{elapsed:>4} [{bar:30}] {msg}") {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
+}
+
+/// Runs the whole load test described by `opts`; `command` is recorded verbatim in the report.
+pub async fn run(opts: &Options, command: String) -> Result<Report, LoadError> {
+    let ruleset_pb = ruleset(&opts.ruleset)?;
+    let config = parse_config(&opts.config)?;
+    if opts.tables == 0 || opts.seats == 0 || opts.connections == 0 {
+        return Err(LoadError::Options("--tables, --seats and --connections must be at least 1".into()));
+    }
+    if let Some(r) = opts.rate {
+        if !(r.is_finite() && r > 0.0) {
+            return Err(LoadError::Options("--rate must be a positive number of moves per second".into()));
+        }
+    }
+    let started_unix_s = unix_now();
+    let machine = Machine::read();
+    let server = Server::start(opts).await?;
+    let result = drive(opts, &server, ruleset_pb, &config).await;
+    let peak = server.proc.peak_rss_kib();
+    let metrics = server.scrape_metrics().await;
+    let tail = server.log_tail();
+    let info = server.info.clone();
+    let stopped = server.stop().await;
+    let mut m = result.map_err(|e| match e {
+        LoadError::Setup(s) => LoadError::Setup(format!("{s}{tail}")),
+        e => e,
+    })?;
+
+    let window_s = m.window.as_secs_f64();
+    let moves = get(&m.shared.stats.moves);
+    let events = get(&m.shared.stats.events);
+    let server_cpu_s = m.server_cpu.map(|d| d.as_secs_f64());
+    let mut latency_ms = BTreeMap::new();
+    latency_ms.insert("submit_to_ack".to_string(), m.shared.stats.ack.summary());
+    latency_ms.insert("submit_to_event_at_every_seat".to_string(), m.shared.stats.event_all_seats.summary());
+    let mut versions = BTreeMap::new();
+    versions.insert("bete-load".to_string(), env!("CARGO_PKG_VERSION").to_string());
+    if let Some(v) = &info.version {
+        versions.insert("bete-server".to_string(), v.clone());
+    }
+    if let Some(c) = git_commit() {
+        versions.insert("git".to_string(), c);
+    }
+    let s = &m.shared.stats;
+    let stream = StreamHealth {
+        resyncs: get(&s.resyncs),
+        reconnects: get(&s.reconnects),
+        event_gaps: get(&s.event_gaps),
+        event_duplicates: get(&s.event_duplicates),
+        fanout_incomplete: get(&s.fanout_incomplete),
+        auto_moves: get(&s.auto_event_copies) / u64::from(opts.seats.max(1)),
+    };
+    let ceiling = std::mem::take(&mut m.ceiling);
+    let harness_cores_busy = match (&info.mode, m.harness_cpu) {
+        (&"inproc", _) => None,
+        (_, Some(c)) => Some(c.as_secs_f64() / window_s),
+        _ => None,
+    };
+    Ok(Report {
+        format: "bete-load/1",
+        command,
+        started_unix_s,
+        versions,
+        machine,
+        server: info,
+        settings: RunSettings {
+            tables: opts.tables,
+            seats: opts.seats,
+            ruleset: opts.ruleset.clone(),
+            duration_s: opts.duration.as_secs_f64(),
+            connections: opts.connections,
+            rate: opts.rate,
+            think_time_ms: opts.think_time.as_secs_f64() * 1000.0,
+            bots: m.bots,
+            bots_per_seat: opts.bots_per_seat(),
+            config,
+            deadline_ms: opts.deadline_ms,
+            harness_build: if cfg!(debug_assertions) { "debug" } else { "release" },
+        },
+        setup_s: m.setup.as_secs_f64(),
+        window_s,
+        drain_s: m.drain.as_secs_f64(),
+        stopped_by_itself: stopped && m.drained,
+        moves,
+        moves_per_s: moves as f64 / window_s,
+        events,
+        events_per_s: events as f64 / window_s,
+        decisions: get(&s.decisions),
+        matches_finished: get(&s.matches_finished),
+        tables_created: get(&s.tables_created),
+        latency_ms,
+        errors: ErrorCounts::from_map(&s.errors.snapshot()),
+        ceiling_rps: ceiling.rps,
+        ratio_to_ceiling: (ceiling.rps > 0.0).then(|| moves as f64 / window_s / ceiling.rps),
+        ceiling,
+        server_cpu_s,
+        server_cpu_us_per_move: server_cpu_s.filter(|_| moves > 0).map(|c| c * 1e6 / moves as f64),
+        server_cores_busy: server_cpu_s.map(|c| c / window_s),
+        harness_cores_busy,
+        server_peak_rss_kib: peak,
+        server_rss_kib_before_tables: m.rss_before,
+        server_rss_kib_after_setup: m.rss_after,
+        server_rss_per_table_kib: match (m.rss_before, m.rss_after) {
+            (Some(b), Some(a)) => Some(a.saturating_sub(b) as f64 / f64::from(opts.tables)),
+            _ => None,
+        },
+        stream,
+        server_metrics: metrics,
+    })
+}
+
+/// What `drive` measured, before it becomes a report.
+struct Measured {
+    shared: Arc<Shared>,
+    ceiling: ceiling::Ceiling,
+    bots: usize,
+    setup: Duration,
+    window: Duration,
+    drain: Duration,
+    drained: bool,
+    server_cpu: Option<Duration>,
+    harness_cpu: Option<Duration>,
+    rss_before: Option<u64>,
+    rss_after: Option<u64>,
+}
+
+async fn drive(
+    opts: &Options,
+    server: &Server,
+    ruleset: pb::Ruleset,
+    config: &BTreeMap<String, String>,
+) -> Result<Measured, LoadError> {
+    let channels = connect(&server.uri, opts.connections).await?;
+
+    // 1. The transport ceiling, on the same connections, before any table exists.
+    let ceiling = ceiling::measure(&channels, opts.ceiling_concurrency(), opts.ceiling_duration).await;
+
+    // 2. Bots, their streams, and the tables.
+    let setup_started = Instant::now();
+    let rss_before = server.proc.rss_kib();
+    let per_seat = opts.bots_per_seat() as usize;
+    let bot_count = per_seat * opts.seats as usize;
+    let setup_concurrency = opts.setup_concurrency as usize;
+    let bots = tokio::time::timeout(opts.setup_timeout, register_bots(&channels, bot_count, setup_concurrency))
+        .await
+        .map_err(|_| LoadError::Setup(format!("registering {bot_count} bots took longer than {:?}", opts.setup_timeout)))??;
+    let shared = Arc::new(Shared::new(opts.seats, opts.think_time, opts.rate));
+    let mut tasks = tokio::task::JoinSet::new();
+    for bot in &bots {
+        tasks.spawn(driver::bot_stream(bot.clone(), shared.clone()));
+    }
+    let plan = Arc::new(SlotPlan {
+        ruleset: ruleset as i32,
+        seats: opts.seats,
+        config: config.iter().map(|(k, v)| (k.clone(), v.clone())).collect::<HashMap<_, _>>(),
+        deadline_ms: opts.deadline_ms,
+        bots_per_seat: per_seat,
+        bots: bots.clone(),
+        setup: Semaphore::new(setup_concurrency.max(1)),
+        ready: Default::default(),
+        ready_notify: Notify::new(),
+        failed: Default::default(),
+    });
+    for slot in 0..opts.tables as usize {
+        tasks.spawn(driver::table_slot(slot, plan.clone(), shared.clone()));
+    }
+    let all_ready = async {
+        loop {
+            let notified = plan.ready_notify.notified();
+            if plan.ready.load(Ordering::Acquire) >= opts.tables as usize {
+                break;
+            }
+            notified.await;
+        }
+    };
+    let setup_ok = tokio::time::timeout(opts.setup_timeout, all_ready).await.is_ok();
+    let failed = plan.failed.load(Ordering::Acquire);
+    if !setup_ok || failed > 0 {
+        shared.stop.cancel();
+        tasks.abort_all();
+        let why = if setup_ok {
+            format!("{failed} of {} tables could not be set up", opts.tables)
+        } else {
+            format!("seating {} tables took longer than {:?}", opts.tables, opts.setup_timeout)
+        };
+        let errors = ErrorCounts::from_map(&shared.stats.errors.snapshot());
+        return Err(LoadError::Setup(format!("{why}; errors: {:?}", errors.by_code_and_reason)));
+    }
+    let setup = setup_started.elapsed();
+    let rss_after = server.proc.rss_kib();
+
+    // 3. The measured window.
+    let bar = progress(opts);
+    let cpu0 = server.proc.cpu();
+    let own0 = own_cpu();
+    let window_started = Instant::now();
+    shared.recording.store(true, Ordering::Release);
+    let until = window_started + opts.duration;
+    let mut tick = tokio::time::interval(Duration::from_millis(250));
+    while Instant::now() < until {
+        tick.tick().await;
+        let secs = window_started.elapsed().as_secs_f64().max(0.001);
+        bar.set_position(window_started.elapsed().as_millis() as u64);
+        bar.set_message(format!(
+            "{:.0} moves/s, {:.0} events/s, {} matches, {} errors",
+            get(&shared.stats.moves) as f64 / secs,
+            get(&shared.stats.events) as f64 / secs,
+            get(&shared.stats.matches_finished),
+            shared.stats.errors.total()
+        ));
+    }
+    shared.recording.store(false, Ordering::Release);
+    let window = window_started.elapsed();
+    let server_cpu = match (cpu0, server.proc.cpu()) {
+        (Some(a), Some(b)) => Some(b.saturating_sub(a)),
+        _ => None,
+    };
+    let harness_cpu = match (own0, own_cpu()) {
+        (Some(a), Some(b)) => Some(b.saturating_sub(a)),
+        _ => None,
+    };
+    bar.finish_and_clear();
+
+    // 4. Drain: no new submits or tables; in-flight submits get `--drain` to finish.
+    shared.stop.cancel();
+    let drain_started = Instant::now();
+    let mut drained = false;
+    while drain_started.elapsed() < opts.drain {
+        if shared.inflight.load(Ordering::Acquire) == 0 {
+            drained = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let drain = drain_started.elapsed();
+    tasks.abort_all();
+    while tasks.join_next().await.is_some() {}
+    Ok(Measured {
+        shared,
+        ceiling,
+        bots: bots.len(),
+        setup,
+        window,
+        drain,
+        drained,
+        server_cpu,
+        harness_cpu,
+        rss_before,
+        rss_after,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ruleset_ids_map_to_the_enum() {
+        assert_eq!(ruleset("bete").ok(), Some(pb::Ruleset::Bete));
+        assert_eq!(ruleset("bete-ace-high").ok(), Some(pb::Ruleset::BeteAceHigh));
+        assert_eq!(ruleset("bester-bube").ok(), Some(pb::Ruleset::BesterBube));
+        assert!(ruleset("poker").is_err());
+        assert!(ruleset("unspecified").is_err());
+    }
+
+    #[test]
+    fn config_pairs_parse() {
+        let c = parse_config(&["rounds=1".into(), "win_rule = plurality".into()]);
+        assert_eq!(c.ok().and_then(|c| c.get("win_rule").cloned()), Some("plurality".into()));
+        assert!(parse_config(&["rounds".into()]).is_err());
+    }
+}
