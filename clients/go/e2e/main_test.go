@@ -69,15 +69,56 @@ func (l *lockedBuffer) tail(n int) string {
 	return s
 }
 
-func runWithServer(m *testing.M) int {
-	bin := os.Getenv("BETE_SERVER_BIN")
-	if bin == "" {
-		bin = filepath.Join(repoRoot, "target", "debug", "bete-server")
+// serverProc is a running bete-server.
+type serverProc struct {
+	addr   string
+	cmd    *exec.Cmd
+	out    *lockedBuffer
+	exited chan error
+}
+
+// serverBin is the server binary the tests run.
+func serverBin() string {
+	if bin := os.Getenv("BETE_SERVER_BIN"); bin != "" {
+		return bin
 	}
+	return filepath.Join(repoRoot, "target", "debug", "bete-server")
+}
+
+// startServer runs the server on addr with its SQLite file in dataDir and waits until it is
+// SERVING.
+func startServer(addr, dataDir string) (*serverProc, error) {
+	bin := serverBin()
 	if _, err := os.Stat(bin); err != nil {
-		fmt.Fprintf(os.Stderr, "e2e: no server binary at %s (build it with `cargo build -p bete-server` or set BETE_SERVER_BIN): %v\n", bin, err)
-		return 1
+		return nil, fmt.Errorf("no server binary at %s (build it with `cargo build -p bete-server` or set BETE_SERVER_BIN): %v", bin, err)
 	}
+	p := &serverProc{addr: addr, out: &lockedBuffer{}, exited: make(chan error, 1)}
+	p.cmd = exec.Command(bin, "--listen", addr, "--data-dir", dataDir, "--metrics-listen", "127.0.0.1:0")
+	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	p.cmd.Env = append(os.Environ(), "RUST_LOG=warn")
+	if err := p.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %v", bin, err)
+	}
+	go func() { p.exited <- p.cmd.Wait() }()
+	if err := waitServing(addr, p.exited, 30*time.Second); err != nil {
+		p.stop()
+		return nil, fmt.Errorf("server at %s not serving: %v\nserver output:\n%s", addr, err, p.out.tail(4000))
+	}
+	return p, nil
+}
+
+// stop asks the server to shut down (SIGTERM) and kills it if it has not exited after 5s.
+func (p *serverProc) stop() {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.exited:
+	case <-time.After(5 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+	}
+}
+
+func runWithServer(m *testing.M) int {
 	dataDir, err := os.MkdirTemp("", "bete-go-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
@@ -90,34 +131,15 @@ func runWithServer(m *testing.M) int {
 		return 1
 	}
 	serverAddr = fmt.Sprintf("127.0.0.1:%d", port)
-	out := &lockedBuffer{}
-	cmd := exec.Command(bin, "--listen", serverAddr, "--data-dir", dataDir, "--metrics-listen", "127.0.0.1:0")
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.Env = append(os.Environ(), "RUST_LOG=warn")
-	if err := cmd.Start(); err != nil {
-		fmt.Fprintf(os.Stderr, "e2e: start %s: %v\n", bin, err)
-		return 1
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	stop := func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(5 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	}
-	if err := waitServing(serverAddr, exited, 30*time.Second); err != nil {
-		stop()
-		fmt.Fprintf(os.Stderr, "e2e: server at %s not serving: %v\nserver output:\n%s\n", serverAddr, err, out.tail(4000))
+	srv, err := startServer(serverAddr, dataDir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
 	}
 	code := m.Run()
-	stop()
+	srv.stop()
 	if code != 0 {
-		fmt.Fprintf(os.Stderr, "server output (tail):\n%s\n", out.tail(4000))
+		fmt.Fprintf(os.Stderr, "server output (tail):\n%s\n", srv.out.tail(4000))
 	}
 	return code
 }
