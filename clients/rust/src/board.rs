@@ -237,6 +237,8 @@ pub fn apply_event(view: &mut pb::SeatView, event: &pb::Event) {
                     state.balance = b;
                 }
             }
+            // Everything left on the table went back to the seats (0.4 item 17).
+            view.pools = Some(pb::Pools::default());
             view.phase = pb::Phase::MatchOver as i32;
             view.match_over = true;
         }
