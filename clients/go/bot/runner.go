@@ -32,6 +32,10 @@ type RunnerOptions struct {
 	MinBackoff, MaxBackoff time.Duration
 	// CallTimeout bounds each unary call; default 10s.
 	CallTimeout time.Duration
+	// StreamIdleTimeout reopens a stream that delivered nothing (not even a heartbeat, which
+	// the server sends every 15s by default) for this long: a half-open connection would
+	// otherwise stall the bot silently. Default 60s.
+	StreamIdleTimeout time.Duration
 }
 
 // Stats count what a Runner did, for logs and tests.
@@ -80,6 +84,9 @@ func NewRunner(client *Client, bot Bot, opts RunnerOptions) *Runner {
 	}
 	if opts.CallTimeout <= 0 {
 		opts.CallTimeout = 10 * time.Second
+	}
+	if opts.StreamIdleTimeout <= 0 {
+		opts.StreamIdleTimeout = 60 * time.Second
 	}
 	log := opts.Logger
 	if log == nil {
@@ -296,6 +303,8 @@ func (r *Runner) followBot(ctx context.Context, wg *sync.WaitGroup) error {
 func (r *Runner) watchBotOnce(ctx context.Context, wg *sync.WaitGroup, from map[string]uint64) (got bool, err error) {
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	idle := time.AfterFunc(r.opts.StreamIdleTimeout, cancel)
+	defer idle.Stop()
 	stream, err := r.client.Tables.WatchBot(sctx, &betev1.WatchBotRequest{FromSeq: from})
 	if err != nil {
 		return false, err
@@ -315,6 +324,7 @@ func (r *Runner) watchBotOnce(ctx context.Context, wg *sync.WaitGroup, from map[
 			}
 			return got, err
 		}
+		idle.Reset(r.opts.StreamIdleTimeout)
 		got = true
 		id := msg.GetTableId()
 		switch k := msg.GetKind().(type) {
@@ -372,6 +382,8 @@ func (r *Runner) followTable(ctx context.Context, wg *sync.WaitGroup, id string)
 func (r *Runner) watchTableOnce(ctx context.Context, t *table, req *betev1.WatchTableRequest) (got bool, err error) {
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	idle := time.AfterFunc(r.opts.StreamIdleTimeout, cancel)
+	defer idle.Stop()
 	stream, err := r.client.Tables.WatchTable(sctx, req)
 	if err != nil {
 		return false, err
@@ -387,6 +399,7 @@ func (r *Runner) watchTableOnce(ctx context.Context, t *table, req *betev1.Watch
 			}
 			return got, err
 		}
+		idle.Reset(r.opts.StreamIdleTimeout)
 		got = true
 		switch k := msg.GetKind().(type) {
 		case *betev1.WatchTableResponse_Snapshot:

@@ -329,7 +329,7 @@ func (t *table) askBot(v *betev1.SeatView) (a *betev1.Action) {
 
 // decide asks the bot once per sequence number and submits its action.
 func (t *table) decide(ctx context.Context, v *betev1.SeatView) {
-	if t.hasDecided && t.decided == v.GetSeq() {
+	if (t.hasDecided && t.decided == v.GetSeq()) || len(v.GetLegalActions()) == 0 {
 		return
 	}
 	t.hasDecided, t.decided = true, v.GetSeq()

@@ -88,3 +88,19 @@ func TestJoinWhileRunning(t *testing.T) {
 	res, seat := runner.Result(id)
 	checkFinished(t, ctx, c, id, res, 3, seat)
 }
+
+// TestIdleStreamIsReopened: a stream that delivers nothing for StreamIdleTimeout is reopened
+// (a half-open connection must not stall the bot), and Run ends cleanly on cancellation.
+func TestIdleStreamIsReopened(t *testing.T) {
+	ctx := testContext(t, 30*time.Second)
+	c := dial(t, ctx, "go-idle")
+	runner := bot.NewRunner(c, strategy.RuleAware{}, bot.RunnerOptions{StreamIdleTimeout: 150 * time.Millisecond, MinBackoff: 10 * time.Millisecond, MaxBackoff: 20 * time.Millisecond})
+	runCtx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	if err := runner.Run(runCtx); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if st := runner.Stats(); st.Streams < 3 {
+		t.Errorf("an idle bot reopened its stream %d times in 1s with a 150ms idle limit", st.Streams)
+	}
+}

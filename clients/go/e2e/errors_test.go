@@ -128,6 +128,11 @@ func TestErrorsCarryErrorInfo(t *testing.T) {
 	if e := bot.AsError(err); e == nil || e.Code != codes.Unauthenticated || e.Reason != bot.ReasonUnauthenticated {
 		t.Errorf("bad token: %+v", e)
 	}
+	// A runner with a bad token gives up at once with the typed error, not retrying forever.
+	runErr := bot.NewRunner(stranger, bot.BotFunc(func(v *betev1.SeatView) *betev1.Action { return nil }), bot.RunnerOptions{}).Run(ctx)
+	if e := bot.AsError(runErr); e == nil || e.Reason != bot.ReasonUnauthenticated {
+		t.Errorf("runner with a bad token: %v", runErr)
+	}
 	if _, err := c.Tables.LeaveTable(ctx, &betev1.LeaveTableRequest{TableId: id}); err != nil {
 		t.Errorf("leave: %v", err)
 	}
