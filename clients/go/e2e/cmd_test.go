@@ -104,3 +104,15 @@ func TestIdleStreamIsReopened(t *testing.T) {
 		t.Errorf("an idle bot reopened its stream %d times in 1s with a 150ms idle limit", st.Streams)
 	}
 }
+
+// TestRuleAwareExample: the rule-aware example plays a match and its deal hooks fire from
+// deal 0 on (it tracks the table from before its join).
+func TestRuleAwareExample(t *testing.T) {
+	ctx := testContext(t, 90*time.Second)
+	out := goRun(t, ctx, "./examples/ruleaware", nil, "-server", serverAddr, "-ruleset", "bester-bube", "-seats", "4")
+	for _, re := range []string{`(?m)^\S+ deal 0: seat 0 holds \[\w\w \w\w \w\w \w\w \w\w\], turn-up \w\w$`, `(?m)^\S+ deal 0 settled: tricks \[`, `(?m)^\S+ final balances \[`} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("output lacks %s:\n%s", re, out)
+		}
+	}
+}
