@@ -271,10 +271,14 @@ impl Actor {
         self.publish();
         self.update_metrics();
         let decide = started || matches!(entry, LogEntry::Action { .. });
-        self.fan_out(first, decide);
-        if self.game.as_ref().is_some_and(Game::is_over) && !self.finished_stored {
+        // Store the record before anyone hears MatchEnded, so GetGameRecord answers at once.
+        let finished_now = self.game.as_ref().is_some_and(Game::is_over) && !self.finished_stored;
+        if finished_now {
             self.finish().await;
             self.finished_stored = true;
+        }
+        self.fan_out(first, decide);
+        if finished_now {
             self.update_metrics();
             // WatchTable streams end after MatchEnded; bot streams just let go of this table.
             self.sinks.clear();
