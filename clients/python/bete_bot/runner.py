@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
@@ -47,6 +48,8 @@ class TableState:
     #: The final balances (from MatchEnded or a finished snapshot).
     balances: list[int] = field(default_factory=list)
     decisions: int = 0
+    #: What prompted each decision: "decision" (a DecisionRequest), "snapshot" or "view" (GetSeatView).
+    sources: Counter = field(default_factory=Counter)
     #: Actions the bot chose that the server refused; the safe action was played instead.
     illegal: int = 0
     #: Duplicate events the runner skipped after a resume (should stay 0 with a correct server).
@@ -134,6 +137,7 @@ class Runner:
             self._call = call
             self.connections += 1
             checked = False
+            self._spawn(self._check_after_connect(call))
             try:
                 async for msg in call:
                     if not checked:
@@ -174,6 +178,15 @@ class Runner:
             if not self._all_done():
                 await asyncio.sleep(next(delays))
 
+    async def _check_after_connect(self, call) -> None:
+        """Once the server has answered the stream's headers (it follows the tables now), look
+        for turns that were pending across the reconnect; a quiet table sends nothing else."""
+        try:
+            await call.wait_for_connection()
+        except (grpc.RpcError, asyncio.CancelledError):
+            return
+        await self._check_views([t for t, st in self.tables.items() if not st.done])
+
     async def _handle_bot_message(self, msg) -> None:
         kind = msg.WhichOneof("kind")
         if kind == "heartbeat":
@@ -192,7 +205,7 @@ class Runner:
             await self._on_event(st, msg.event)
         elif kind == "decision":
             d = msg.decision
-            self._consider(st, d.seq, d.view)
+            self._consider(st, d.seq, d.view, "decision")
         elif kind == "resync":
             log.info("resync at %s from %d: %s", st.table_id, msg.resync.from_seq, msg.resync.reason)
             raise _Reconnect()
@@ -229,7 +242,7 @@ class Runner:
         if view.match_over:
             self._finish(st, [s.balance for s in view.seat_states], None)
         else:
-            self._consider(st, view.seq, view)
+            self._consider(st, view.seq, view, "snapshot")
 
     async def _on_event(self, st: TableState, event: game_pb2.Event) -> None:
         if st.last_seq is not None:
@@ -281,15 +294,16 @@ class Runner:
         st.last_activity = time.monotonic()
         if view.HasField("viewer_seat"):
             st.seat = view.viewer_seat
-        self._consider(st, view.seq, view)
+        self._consider(st, view.seq, view, "view")
 
-    def _consider(self, st: TableState, seq: int, view: game_pb2.SeatView) -> None:
+    def _consider(self, st: TableState, seq: int, view: game_pb2.SeatView, source: str) -> None:
         """Starts a decision for ``seq`` unless the turn is not ours or was already answered."""
         if st.done or not view.legal_actions or seq <= st.decided_seq:
             return
         if view.HasField("to_act") and view.HasField("viewer_seat") and view.to_act != view.viewer_seat:
             return
         st.decided_seq = seq
+        st.sources[source] += 1
         self._spawn(self._decide(st, seq, view))
 
     async def _decide(self, st: TableState, seq: int, view: game_pb2.SeatView) -> None:

@@ -1,6 +1,7 @@
 """A dropped stream resumes from the last seen seq with no gap and no duplicate."""
 
 import asyncio
+import json
 
 import pytest
 
@@ -117,3 +118,42 @@ def test_follow_table_survives_a_resync_free_run(server):
     assert_contiguous(seqs)
     assert hands_seen == 0, "a spectator never sees a dealt hand"
 
+
+
+class LosingRunner(Runner):
+    """Cuts the stream the moment a DecisionRequest arrives and never sees that message, as if the
+    link died with it in flight; twice per match."""
+
+    lost = 0
+
+    async def _handle_bot_message(self, msg):
+        if msg.WhichOneof("kind") == "decision" and self.lost < 2:
+            self.lost += 1
+            self.drop_stream()
+            return
+        await super()._handle_bot_message(msg)
+
+
+def test_a_decision_lost_with_the_stream_is_still_answered(server):
+    async def scenario():
+        client = await new_client(server, "py-lost")
+        async with client:
+            # A long deadline: the server must not rescue a lost decision with an auto-move.
+            t = await client.create_table("bete", 3, house_bots={1: "heuristic", 2: "heuristic"},
+                                          decision_deadline_ms=120_000)
+            await client.join_table(t.table_id, seat=0)
+            rec = Recorder(RandomBot(9))
+            runner = LosingRunner(client, rec, tables=())
+            runner.track(t.table_id, from_seq=t.last_seq)
+            states = await asyncio.wait_for(runner.run(), 60)
+            record = json.loads(await client.get_game_record(t.table_id))
+            return t.table_id, states[t.table_id], runner, rec, record
+
+    table_id, st, runner, rec, record = asyncio.run(scenario())
+    assert runner.lost == 2 and runner.connections == 3
+    assert st.sources["view"] >= 2, f"the lost turns were found through GetSeatView: {st.sources}"
+    assert st.sources["decision"] > 0, "the other turns came as DecisionRequests on the stream"
+    assert st.done and st.duplicates == 0
+    assert_contiguous(rec.seqs[table_id])
+    ours = [a for d in record["deals"] for a in d["actions"] if a["seat"] == 0]
+    assert len(ours) == st.decisions and not any(a.get("auto") for a in ours)
