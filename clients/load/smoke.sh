@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# CI smoke run of bete-load: a few seconds of tiny load against the real bete-server binary as a
+# child process. Fails unless the harness stops by itself and its JSON and Markdown reports have
+# the documented shape. Usage: clients/load/smoke.sh  (from anywhere; builds what it needs)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+target="${CARGO_TARGET_DIR:-target}/debug"
+cargo build -q -p bete-server -p bete-load
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+
+run() {
+    # `timeout` is only the CI guard: the harness must end well before it by itself.
+    local status=0
+    timeout 120 "$target/bete-load" --tables 4 --seats 3 --duration 3s --ceiling-duration 1s \
+        --drain 3s --embed child --server-bin "$target/bete-server" --config rounds=1 "$@" || status=$?
+    if [ "$status" = 124 ]; then echo "smoke: bete-load did not stop by itself" >&2; exit 1; fi
+    return "$status"
+}
+
+start=$(date +%s)
+run --report "$out/report.json"
+run --report "$out/report.md" --rate 200
+end=$(date +%s)
+echo "smoke: two runs took $((end - start)) s"
+
+python3 - "$out/report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+need = ["command", "versions", "machine", "moves_per_s", "events_per_s", "latency_ms", "errors",
+        "ceiling_rps", "ratio_to_ceiling", "matches_finished", "server_cpu_s", "server_peak_rss_kib",
+        "server_cpu_us_per_move", "stopped_by_itself"]
+missing = [k for k in need if k not in r]
+assert not missing, f"missing keys: {missing}"
+for path in ("submit_to_ack", "submit_to_event_at_every_seat"):
+    p = r["latency_ms"][path]
+    assert all(isinstance(p[q], (int, float)) for q in ("p50", "p90", "p99", "p999", "max")), p
+    assert 0 < p["p50"] <= p["p90"] <= p["p99"] <= p["p999"] <= p["max"], p
+assert r["moves_per_s"] > 0 and r["events_per_s"] >= r["moves_per_s"], r["moves_per_s"]
+assert r["ceiling_rps"] > 0 and r["ratio_to_ceiling"] > 0
+assert isinstance(r["errors"]["by_code"], dict) and isinstance(r["errors"]["by_reason"], dict)
+assert r["errors"]["total"] == 0, r["errors"]
+assert r["stream"]["event_gaps"] == 0 and r["stream"]["event_duplicates"] == 0, r["stream"]
+assert r["server"]["mode"] == "child" and r["server_cpu_s"] > 0 and r["server_peak_rss_kib"] > 0
+assert r["stopped_by_itself"] is True
+assert r["machine"]["cores"] >= 1
+print(f"smoke: ok: {r['moves_per_s']:.0f} moves/s, p99 ack {r['latency_ms']['submit_to_ack']['p99']:.1f} ms, "
+      f"ratio {r['ratio_to_ceiling']:.2f}")
+PY
+grep -q '^# bete-load report' "$out/report.md"
+grep -q '| submit_to_ack |' "$out/report.md"
+echo "smoke: markdown ok"
