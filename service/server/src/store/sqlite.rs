@@ -140,13 +140,14 @@ impl SqliteStore {
 }
 
 async fn migrate(conn: &mut SqliteConnection) -> Result<(), StoreError> {
-    let version: i64 = sqlx::query_scalar("PRAGMA user_version").fetch_one(&mut *conn).await?;
+    let version: i64 = sqlx::query("PRAGMA user_version").fetch_one(&mut *conn).await?.try_get(0)?;
     for (i, sql) in MIGRATIONS.iter().enumerate().skip(version.max(0) as usize) {
         let mut tx = conn.begin().await?;
-        sqlx::raw_sql(sql).execute(&mut *tx).await?;
-        sqlx::raw_sql(&format!("PRAGMA user_version = {}", i + 1))
-            .execute(&mut *tx)
-            .await?;
+        // One statement per query: the schema has no `;` inside a statement.
+        for stmt in sql.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+            sqlx::query(stmt).execute(&mut *tx).await?;
+        }
+        sqlx::query(&format!("PRAGMA user_version = {}", i + 1)).execute(&mut *tx).await?;
         tx.commit().await?;
     }
     Ok(())
@@ -673,4 +674,12 @@ mod tests {
         assert_eq!(s.rating("b1".into(), "bete".into()).await.unwrap(), Some((7, 1)));
         assert_eq!(s.unfinished_tables().await.unwrap().len(), 4);
     }
+}
+
+/// Compile-time check: opening the store can run inside `tokio::spawn` (sqlx executors are
+/// easy to make non-`Send` by accident).
+#[allow(dead_code)]
+fn assert_send() {
+    fn is_send<T: Send>(_: T) {}
+    is_send(SqliteStore::open(Path::new("x")));
 }

@@ -1,0 +1,141 @@
+//! Test harness: a real server on 127.0.0.1:0 in this process, real gRPC clients.
+#![allow(dead_code, clippy::unwrap_used)]
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use bete_api::pb;
+use bete_api::pb::bot_service_client::BotServiceClient;
+use bete_api::pb::table_service_client::TableServiceClient;
+use bete_server::ServerConfig;
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use tonic::metadata::MetadataValue;
+use tonic::service::Interceptor;
+use tonic::transport::Channel;
+use tonic::{Request, Status};
+
+pub struct TestServer {
+    pub addr: SocketAddr,
+    pub dir: PathBuf,
+    stop: Option<oneshot::Sender<()>>,
+    join: Option<JoinHandle<Result<(), bete_server::RunError>>>,
+}
+
+impl TestServer {
+    pub async fn start(dir: PathBuf, tweak: impl FnOnce(&mut ServerConfig)) -> TestServer {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let mut config = ServerConfig {
+            data_dir: dir.clone(),
+            heartbeat_interval: Duration::from_secs(2),
+            ..ServerConfig::default()
+        };
+        tweak(&mut config);
+        let (stop, stopped) = oneshot::channel::<()>();
+        let join = tokio::spawn(bete_server::run(listener, config, async move {
+            let _ = stopped.await;
+        }));
+        TestServer { addr, dir, stop: Some(stop), join: Some(join) }
+    }
+
+    pub async fn channel(&self) -> Channel {
+        Channel::from_shared(format!("http://{}", self.addr)).unwrap().connect().await.unwrap()
+    }
+
+    pub async fn stop(mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        if let Some(j) = self.join.take() {
+            tokio::time::timeout(Duration::from_secs(20), j).await.unwrap().unwrap().unwrap();
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct Bearer(pub Option<String>);
+
+impl Interceptor for Bearer {
+    fn call(&mut self, mut req: Request<()>) -> Result<Request<()>, Status> {
+        if let Some(t) = &self.0 {
+            let v: MetadataValue<_> = format!("Bearer {t}").parse().unwrap();
+            req.metadata_mut().insert("authorization", v);
+        }
+        Ok(req)
+    }
+}
+
+pub type Client = TableServiceClient<tonic::service::interceptor::InterceptedService<Channel, Bearer>>;
+
+pub struct Bot {
+    pub id: String,
+    pub token: String,
+    pub client: Client,
+}
+
+pub async fn register(ch: &Channel, name: &str) -> Bot {
+    let mut bots = BotServiceClient::new(ch.clone());
+    let r = bots
+        .register_bot(pb::RegisterBotRequest { name: name.into(), owner: "tests".into() })
+        .await
+        .unwrap()
+        .into_inner();
+    let client = TableServiceClient::with_interceptor(ch.clone(), Bearer(Some(r.token.clone())));
+    Bot { id: r.bot_id, token: r.token, client }
+}
+
+pub fn client_with(ch: &Channel, token: Option<&str>) -> Client {
+    TableServiceClient::with_interceptor(ch.clone(), Bearer(token.map(str::to_string)))
+}
+
+pub fn house(seat: u32, policy: pb::HouseBotPolicy) -> pb::HouseBotSeat {
+    pb::HouseBotSeat { seat, policy: policy.into() }
+}
+
+pub const ALL_RULESETS: [pb::Ruleset; 6] = [
+    pb::Ruleset::Bete,
+    pb::Ruleset::BeteAceHigh,
+    pb::Ruleset::Beast,
+    pb::Ruleset::BesteBoer,
+    pb::Ruleset::Lanterlui,
+    pb::Ruleset::BesterBube,
+];
+
+/// The ErrorInfo reason of a status.
+pub fn reason(s: &Status) -> String {
+    use tonic_types::StatusExt;
+    s.get_error_details().error_info().map(|i| i.reason.clone()).unwrap_or_default()
+}
+
+pub fn bad_fields(s: &Status) -> Vec<String> {
+    use tonic_types::StatusExt;
+    s.get_error_details()
+        .bad_request()
+        .map(|b| b.field_violations.iter().map(|v| v.field.clone()).collect())
+        .unwrap_or_default()
+}
+
+/// Every card code mentioned anywhere in a message (any string field, any word of it).
+pub fn cards_in(msg: &impl std::fmt::Debug) -> Vec<bete_rules::Card> {
+    let text = format!("{msg:?}");
+    let mut out = Vec::new();
+    for (i, quoted) in text.split('"').enumerate() {
+        if i % 2 == 1 {
+            for word in quoted.split(' ') {
+                if word.len() == 2 {
+                    if let Ok(c) = word.parse::<bete_rules::Card>() {
+                        out.push(c);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+pub fn timeout<F: std::future::Future>(secs: u64, f: F) -> tokio::time::Timeout<F> {
+    tokio::time::timeout(Duration::from_secs(secs), f)
+}
