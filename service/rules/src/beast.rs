@@ -145,8 +145,8 @@ impl BeastTable {
                 }
                 *heap = 0;
             }
-            for i in 0..n {
-                ctx.balances[i] += returned[i];
+            for (b, r) in ctx.balances.iter_mut().zip(returned).take(n) {
+                *b += r;
             }
             self.match_over = true;
             out.push(Event::public(PublicEvent::MatchEnded {
@@ -199,8 +199,8 @@ impl Family for BeastTable {
                 }
             }
         }
-        for s in 0..self.seats as usize {
-            ctx.balances[s] -= paid[s];
+        for (b, p) in ctx.balances.iter_mut().zip(paid).take(self.seats as usize) {
+            *b -= p;
         }
         paid
     }

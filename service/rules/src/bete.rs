@@ -510,22 +510,23 @@ impl BeteTable {
         // Step 5: the top pool (B33, AH2) and its refill (B10).
         let top = Card::new(self.variant.top_rank, self.trump);
         let holder = (0..self.seats).map(Seat).find(|s| self.dealt[s.index()].contains(top));
-        if let Some(h) = holder {
-            if !losers.contains(&Some(h)) && self.king_pool > 0 {
-                let amount = self.king_pool;
-                ctx.balances[h.index()] += amount;
-                self.king_pool = 0;
-                self.won.push(Won {
-                    pool: self.variant.top_pool,
-                    seat: h,
-                    amount,
-                });
-                if !last {
-                    for s in 0..self.seats {
-                        Self::pay(ctx, Seat(s), 1);
-                    }
-                    self.king_pool += self.seats as i64;
+        if let Some(h) = holder
+            && !losers.contains(&Some(h))
+            && self.king_pool > 0
+        {
+            let amount = self.king_pool;
+            ctx.balances[h.index()] += amount;
+            self.king_pool = 0;
+            self.won.push(Won {
+                pool: self.variant.top_pool,
+                seat: h,
+                amount,
+            });
+            if !last {
+                for s in 0..self.seats {
+                    Self::pay(ctx, Seat(s), 1);
                 }
+                self.king_pool += self.seats as i64;
             }
         }
         self.stage = Stage::Settled;
@@ -586,8 +587,8 @@ impl BeteTable {
                 returned[s.index()] += each + i64::from((k as i64) < odd);
             }
         }
-        for i in 0..self.n_us() {
-            ctx.balances[i] += returned[i];
+        for (b, r) in ctx.balances.iter_mut().zip(returned).take(self.n_us()) {
+            *b += r;
         }
         self.match_over = true;
         out.push(Event::public(PublicEvent::MatchEnded {
@@ -688,8 +689,8 @@ impl Family for BeteTable {
             }
             self.king_pool += seats as i64;
         }
-        for s in 0..seats as usize {
-            ctx.balances[s] -= paid[s];
+        for (b, p) in ctx.balances.iter_mut().zip(paid).take(seats as usize) {
+            *b -= p;
         }
         // B31: stake a waiting bête.
         if self.staked.is_none() && !self.queue.is_empty() {
@@ -892,5 +893,60 @@ impl Family for BeteTable {
                 .collect(),
             net: self.net[..n].to_vec(),
         })
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod speed {
+    use super::*;
+
+    /// Not a timed assert: prints the family-level speed (run with --release --ignored).
+    #[test]
+    #[ignore]
+    fn family_level_random_deals() {
+        let cfg = Config::defaults(RulesetId::Bete, 5);
+        let pack = crate::game::pack(RulesetId::Bete, &cfg, 5);
+        let mut table = BeteTable::new(RulesetId::Bete, &cfg, 5);
+        let mut balances = [0i64; MAX_SEATS];
+        let mut deck = pack.clone();
+        let mut rng = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let mut out = Vec::with_capacity(64);
+        let mut buf = Vec::with_capacity(16);
+        let deals = 1_000_000u32;
+        let t = std::time::Instant::now();
+        for k in 0..deals {
+            for i in (1..deck.len()).rev() {
+                let j = (next() % (i as u64 + 1)) as usize;
+                deck.swap(i, j);
+            }
+            let mut ctx = Ctx {
+                ruleset: RulesetId::Bete,
+                config: &cfg,
+                seats: 5,
+                deal: k % 10, // never the last settlement
+                dealer: Seat((k % 5) as u8),
+                balances: &mut balances,
+            };
+            let paid = table.take_antes(&mut ctx);
+            out.clear();
+            table.deal(&mut ctx, &deck, paid, &mut out);
+            while let Some(s) = table.to_act() {
+                buf.clear();
+                table.legal_actions_into(s, &mut buf);
+                let a = buf[(next() % buf.len() as u64) as usize];
+                out.clear();
+                table.apply(&mut ctx, s, a, &mut out).unwrap();
+            }
+            std::hint::black_box(table.summary());
+        }
+        let el = t.elapsed().as_secs_f64();
+        eprintln!("{deals} deals in {el:.3}s: {:.0} deals/s", deals as f64 / el);
     }
 }

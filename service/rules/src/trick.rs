@@ -83,7 +83,6 @@ pub(crate) struct Trick {
     pub winner: Seat,
 }
 
-/// Which duty a card breaks (for the error and lenient-mode revokes).
 impl Trick {
     pub fn new(leader: Seat) -> Trick {
         Trick {
@@ -114,12 +113,13 @@ impl Trick {
         let h = hand.bits();
         let in_suit = h & CardSet::suit(led).bits();
         if in_suit != 0 {
-            if must_head && !self.trumped {
-                if let Some(best) = self.best_led {
-                    let higher = in_suit & ranking.above(best);
-                    if higher != 0 {
-                        return CardSet(higher);
-                    }
+            if must_head
+                && !self.trumped
+                && let Some(best) = self.best_led
+            {
+                let higher = in_suit & ranking.above(best);
+                if higher != 0 {
+                    return CardSet(higher);
                 }
             }
             return CardSet(in_suit);

@@ -1,5 +1,7 @@
 //! Section 10: every key, its rulesets, JSON type, allowed values and default.
 
+#![allow(clippy::unwrap_used)] // tests: a panic is the failure report
+
 use bete_rules::config::{AnteRule, BeteGrowth, ContreRule, DealPattern, keys};
 use bete_rules::{Config, ConfigError, RulesetId};
 use serde_json::{Map, Value, json};

@@ -1,5 +1,7 @@
 //! Beast (section 3): BS1–BS8 and A31.
 
+#![allow(clippy::unwrap_used)] // tests: a panic is the failure report
+
 use bete_rules::deal::{cards, stack_deck};
 use bete_rules::event::DealResult;
 use bete_rules::{

@@ -1,6 +1,8 @@
 //! Bête and Bête Ace-high: one test per numbered rule (B1–B36, AH1–AH2), the decision table of
 //! 1.7 and the settlement cases of 1.8. Deals are stacked with `deal::stack_deck`.
 
+#![allow(clippy::unwrap_used)] // tests: a panic is the failure report
+
 use bete_rules::config::DealPattern;
 use bete_rules::deal::{cards, stack_deck};
 use bete_rules::event::{BidderResult, DealResult};
@@ -619,8 +621,8 @@ fn b17_curieuse() {
     assert_eq!(trump, bete_rules::Suit::Hearts);
     assert_eq!(&paid[..3], &[1, 1, 1]);
     assert_eq!(g.pools().pot, 4 + 3);
-    for s in 0..3 {
-        assert_eq!(g.balances()[s], before[s] - 1);
+    for (now, was) in g.balances().iter().zip(&before) {
+        assert_eq!(*now, was - 1);
     }
     // Bidding restarts at eldest; the old turn-up stays public.
     assert_eq!(g.to_act(), Some(Seat(1)));
