@@ -127,6 +127,11 @@ impl ExchangeTable {
         1 << s.0
     }
 
+    /// Every seat of the table as a mask (at most 7 seats, so it fits a u8).
+    fn all_seats(&self) -> u8 {
+        ((1u16 << self.seats) - 1) as u8
+    }
+
     fn is_in(&self, s: Seat) -> bool {
         self.inn & Self::bit(s) != 0
     }
@@ -341,12 +346,12 @@ impl ExchangeTable {
 
     /// After the exchanges: Lanterlui's exchanged flush (item 8), else trick 1.
     fn before_tricks(&mut self, ctx: &mut Ctx, out: &mut Vec<Event>) {
-        if self.lanterlui() {
-            if let Some((seat, cards)) = self.best_flush_among(self.inn, &self.hands) {
-                out.push(Event::public(PublicEvent::FlushShown { seat, cards }));
-                self.settle(ctx, settle::End::Flush { seat, dealt: false }, out);
-                return;
-            }
+        if self.lanterlui()
+            && let Some((seat, cards)) = self.best_flush_among(self.inn, &self.hands)
+        {
+            out.push(Event::public(PublicEvent::FlushShown { seat, cards }));
+            self.settle(ctx, settle::End::Flush { seat, dealt: false }, out);
+            return;
         }
         self.stage = Stage::Trick;
         self.trick = 0;
@@ -361,18 +366,17 @@ impl ExchangeTable {
             if seats & Self::bit(s) == 0 {
                 continue;
             }
-            if let Some((key, cards)) = self.trumps.best_flush(hands[s.index()], self.config.four_card_flush) {
-                if best.is_none_or(|(k, _, _)| key > k) {
-                    best = Some((key, s, cards));
-                }
+            if let Some((key, cards)) = self.trumps.best_flush(hands[s.index()], self.config.four_card_flush)
+                && best.is_none_or(|(k, _, _)| key > k)
+            {
+                best = Some((key, s, cards));
             }
         }
         best.map(|(_, s, c)| (s, c))
     }
 
     fn settle_dealt_flush(&mut self, ctx: &mut Ctx, out: &mut Vec<Event>) {
-        let all = (1u16 << self.seats) as u16 - 1;
-        if let Some((seat, cards)) = self.best_flush_among(all as u8, &self.dealt) {
+        if let Some((seat, cards)) = self.best_flush_among(self.all_seats(), &self.dealt) {
             out.push(Event::public(PublicEvent::FlushShown { seat, cards }));
             self.settle(ctx, settle::End::Flush { seat, dealt: true }, out);
         }
@@ -402,7 +406,7 @@ impl ExchangeTable {
             self.start_round2();
             return Ok(());
         }
-        let dropped = !self.inn & !Self::bit(self.dealer) & (((1u16 << self.seats) - 1) as u8);
+        let dropped = !self.inn & !Self::bit(self.dealer) & self.all_seats();
         match self.next_in(dropped, Some(self.pos(seat))) {
             Some(next) => self.turn = next,
             None => self.settle(ctx, settle::End::DealerTakesPot, out),
@@ -532,7 +536,7 @@ impl Family for ExchangeTable {
         self.trumps = Trumps::new(d.turn_up.suit());
         self.turn_up_taken = false;
         self.discarded = None;
-        self.inn = ((1u16 << n) - 1) as u8;
+        self.inn = self.all_seats();
         self.spoke1 = 0;
         self.stayed1 = 0;
         self.exchanged = [[0; 2]; MAX_SEATS];

@@ -513,7 +513,7 @@ fn legal_actions_agree_with_apply_in_random_matches() {
         .iter()
         .enumerate()
         {
-            let g = seeded(RS, config(RS, n, |c| f(c)), n, n * 10 + i as u8);
+            let g = seeded(RS, config(RS, n, *f), n, n * 10 + i as u8);
             check_legal_agrees(g, 150, 0x9e37_79b9 + n as u64 * 31 + i as u64);
         }
     }

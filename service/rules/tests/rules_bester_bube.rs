@@ -392,7 +392,7 @@ fn legal_actions_agree_with_apply_in_random_matches() {
         .iter()
         .enumerate()
         {
-            let g = seeded(RS, config(RS, n, |c| f(c)), n, n * 10 + i as u8 + 100);
+            let g = seeded(RS, config(RS, n, *f), n, n * 10 + i as u8 + 100);
             check_legal_agrees(g, 150, 0x2545_f491 + n as u64 * 13 + i as u64);
         }
     }

@@ -409,7 +409,7 @@ fn legal_actions_agree_with_apply_in_random_matches() {
         .iter()
         .enumerate()
         {
-            let g = seeded(RS, config(RS, n, |c| f(c)), n, n * 10 + i as u8);
+            let g = seeded(RS, config(RS, n, *f), n, n * 10 + i as u8);
             check_legal_agrees(g, 150, 0x5bd1_e995 + n as u64 * 7 + i as u64);
         }
     }
