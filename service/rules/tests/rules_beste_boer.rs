@@ -518,3 +518,48 @@ fn legal_actions_agree_with_apply_in_random_matches() {
         }
     }
 }
+
+#[test]
+fn item7_follower_with_both_bowers_plays_the_top_bower_to_trick_1() {
+    let c = cfg();
+    let d = deck(RS, &c, 3, 0, &["KS 8S QH 8H 8D", "AS 7S AH KH 7D", "JS JC AD KD 7H"], "9S", "");
+    let mut g = game(RS, c, 3, 0, vec![d]);
+    run(&mut g, D_ROUNDS);
+    run(&mut g, "1 card AS");
+    assert_eq!(legal(&g, 2), "card JS");
+    run(&mut g, "2 card JS, 0 card KS");
+    // trick 2: the winner holds the Tweede Boer and leads it
+    assert_eq!(legal(&g, 2), "card JC");
+}
+
+#[test]
+fn item7_last_player_privilege_when_the_dealer_dropped() {
+    let c = cfg();
+    let d1 = deck(RS, &c, 3, 1, &["JH AH 7C 8C 9C", "7D 8D 9D TD KD", "8H 9H QC KC AC"], "7H", "");
+    let mut g = after_d(c, d1);
+    run(&mut g, "2 stand, 0 stand, 1 drop, 2 stand, 0 stand");
+    assert_eq!(legal(&g, 2), "card 8H, card 9H");
+    run(&mut g, "2 card 9H");
+    // seat 0 is the last active player (the dealer is out): JH or the winning AH
+    assert_eq!(legal(&g, 0), "card AH, card JH");
+    run(&mut g, "0 card AH");
+    // he kept the Troef-Boer and leads it to trick 2 (A24)
+    assert_eq!(legal(&g, 0), "card JH");
+}
+
+#[test]
+fn item14_pot_stays_a_multiple_of_five() {
+    for seed in 0..20u8 {
+        let mut g = seeded(RS, config(RS, 4, |_| {}), 4, seed);
+        for _ in 0..400 {
+            if g.is_over() {
+                break;
+            }
+            assert_eq!(g.pools().pot % 5, 0);
+            let s = g.to_act().expect("to act");
+            let a = g.safe_action(s).expect("action");
+            g.apply(s, a).expect("applies");
+            assert_conserved(&g);
+        }
+    }
+}
