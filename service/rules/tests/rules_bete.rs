@@ -95,9 +95,14 @@ fn random_match(r: RulesetId, seats: u8, cfg: Config, seed: u64) -> Game {
         // apply accepts exactly the legal actions
         let hand = g.view(Viewer::Seat(s)).hand.unwrap();
         for card in hand {
-            let mut h = g.clone();
-            let ok = h.apply(s, Action::Card(card)).is_ok();
-            assert_eq!(ok, legal.contains(&Action::Card(card)), "card {card} legal={legal:?}");
+            if legal.contains(&Action::Card(card)) {
+                assert!(g.clone().apply(s, Action::Card(card)).is_ok(), "card {card} legal={legal:?}");
+            } else {
+                // Refused, and the state is unchanged.
+                let before = (g.view(Viewer::Seat(s)), g.view(Viewer::Spectator), g.log().to_vec());
+                assert!(g.apply(s, Action::Card(card)).is_err(), "card {card} legal={legal:?}");
+                assert_eq!((g.view(Viewer::Seat(s)), g.view(Viewer::Spectator), g.log().to_vec()), before);
+            }
         }
         for a in [Action::Pass, Action::Play, Action::Contre] {
             let mut h = g.clone();
@@ -1087,6 +1092,20 @@ fn b36_match_ends_after_whole_rounds_when_the_queue_is_empty() {
     assert_eq!(t.g.on_table(), 0);
     assert_eq!(t.g.balances().iter().sum::<i64>(), 0);
     assert!(matches!(t.g.apply(Seat(0), Action::Pass), Err(ActionError::MatchOver)));
+}
+
+#[test]
+fn b36_b10_king_pool_not_restocked_at_the_last_settlement() {
+    let mut t = T::new(B, 3, json!({"rounds": 1}));
+    t.deal(&["play", "pass", "pass"], &[1, 1, 1, ANY, ANY]);
+    t.deal(&["play", "pass", "pass"], &[2, 2, 2, ANY, ANY]);
+    let d = t.deal_with(king_with(1), &["play", "pass", "pass"], &[0, 0, 0, ANY, ANY]);
+    assert!(t.g.is_over());
+    // Seat 1 takes the King pool (3) and nobody puts a jeton back.
+    assert_eq!(d.pools.king_pool, 0);
+    assert_eq!(&d.net[..3], &[4 + 5, 3, 0]);
+    assert_eq!(match_ended(&d.events).unwrap()[..3], [0, 0, 0]);
+    assert_eq!(t.g.on_table(), 0);
 }
 
 #[test]
