@@ -20,13 +20,20 @@ REPO = Path(__file__).resolve().parents[3]
 VECTORS = REPO / "tests" / "vectors"
 
 
-def _free_port() -> int:
+def server_binary() -> Path:
+    binary = Path(os.environ.get("BETE_SERVER_BIN") or REPO / "target" / "debug" / "bete-server")
+    if not binary.is_file():
+        pytest.fail(f"no server binary at {binary}: run `cargo build -p bete-server` or set BETE_SERVER_BIN")
+    return binary
+
+
+def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
-def _serving(target: str) -> bool:
+def serving(target: str) -> bool:
     with grpc.insecure_channel(target) as channel:
         try:
             resp = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(service=""), timeout=1)
@@ -35,42 +42,47 @@ def _serving(target: str) -> bool:
     return resp.status == health_pb2.HealthCheckResponse.SERVING
 
 
-@pytest.fixture(scope="session")
-def server(tmp_path_factory) -> str:
-    """Starts bete-server, waits for health SERVING, yields "127.0.0.1:PORT", kills it at the end."""
-    binary = Path(os.environ.get("BETE_SERVER_BIN") or REPO / "target" / "debug" / "bete-server")
-    if not binary.is_file():
-        pytest.fail(f"no server binary at {binary}: run `cargo build -p bete-server` or set BETE_SERVER_BIN")
-    base = tmp_path_factory.mktemp("bete-server")
-    last_log = ""
-    for attempt in range(3):  # another process may grab the free port before the server binds it
-        target = f"127.0.0.1:{_free_port()}"
-        data = base / f"data{attempt}"
-        data.mkdir()
-        log_path = base / f"server{attempt}.log"
-        log = open(log_path, "wb")
+def launch(target: str, data: Path, log_path: Path, timeout: float = 30) -> subprocess.Popen | None:
+    """Starts the server on ``target`` with ``data``; returns it once SERVING, or None if it died."""
+    data.mkdir(parents=True, exist_ok=True)
+    with open(log_path, "ab") as log:
         proc = subprocess.Popen(
-            [str(binary), "--listen", target, "--data-dir", str(data), "--metrics-listen", "127.0.0.1:0"],
+            [str(server_binary()), "--listen", target, "--data-dir", str(data), "--metrics-listen", "127.0.0.1:0"],
             stdout=log,
             stderr=subprocess.STDOUT,
         )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and proc.poll() is None and not _serving(target):
-            time.sleep(0.1)
-        if proc.poll() is None and _serving(target):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        if serving(target):
+            return proc
+        time.sleep(0.05)
+    stop(proc)
+    return None
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """SIGTERM (the server drains), then SIGKILL if it lingers."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory) -> str:
+    """Starts bete-server, waits for health SERVING, yields "127.0.0.1:PORT", kills it at the end."""
+    base = tmp_path_factory.mktemp("bete-server")
+    log_path = base / "server.log"
+    for attempt in range(3):  # another process may grab the free port before the server binds it
+        target = f"127.0.0.1:{free_port()}"
+        proc = launch(target, base / f"data{attempt}", log_path)
+        if proc is not None:
             try:
                 yield target
             finally:
-                proc.terminate()
-                try:
-                    proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
-                log.close()
+                stop(proc)
             return
-        proc.kill()
-        proc.wait()
-        log.close()
-        last_log = log_path.read_text(errors="replace")[-3000:]
-    pytest.fail(f"bete-server did not become SERVING:\n{last_log}")
+    pytest.fail(f"bete-server did not become SERVING:\n{log_path.read_text(errors='replace')[-3000:]}")

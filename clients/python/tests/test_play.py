@@ -100,3 +100,36 @@ def test_two_python_bots_at_one_table(server):
                 assert not act.get("auto"), f"seat {act['seat']} timed out: {act}"
                 by_seat[act["seat"]] += 1
     assert by_seat == {0: sa.decisions, 1: sb.decisions}
+
+
+def test_a_serving_runner_plays_tables_joined_later_and_stops_when_cancelled(server):
+    """tables=None: the runner plays whatever the bot sits at, including tables joined after it
+    started, until its task is cancelled (the cancel is not mistaken for a dropped stream)."""
+
+    async def scenario():
+        client = await new_client(server, "py-serve")
+        async with client:
+            rec = Recorder(RuleAwareBot())
+            runner = Runner(client, rec)  # tables=None
+            task = asyncio.ensure_future(runner.run())
+            await asyncio.sleep(0.2)
+            ids = []
+            for ruleset in ("lanterlui", "bete"):
+                t = await client.create_table(ruleset, 3, house_bots={1: "random", 2: "random"})
+                await client.join_table(t.table_id)
+                ids.append(t.table_id)
+            for _ in range(600):
+                if all(t in rec.match_ends for t in ids):
+                    break
+                await asyncio.sleep(0.05)
+            assert not task.done(), "a serving runner keeps going after its matches end"
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await asyncio.wait_for(task, 5)
+            return ids, runner, rec
+
+    ids, runner, rec = asyncio.run(scenario())
+    assert all(t in rec.match_ends for t in ids), "both matches were played to the end"
+    assert runner.connections == 1
+    for t in ids:
+        assert runner.tables[t].done and runner.tables[t].decisions > 0 and runner.tables[t].illegal == 0
