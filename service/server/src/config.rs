@@ -21,6 +21,8 @@ pub struct ServerConfig {
     pub idle_unload: Duration,
     /// Requests larger than this are refused with INVALID_ARGUMENT.
     pub max_request_bytes: usize,
+    /// Items a WatchTable stream may have waiting before it is cut as too slow.
+    pub watch_buffer: usize,
 }
 
 impl Default for ServerConfig {
@@ -33,6 +35,7 @@ impl Default for ServerConfig {
             house_delay: Duration::ZERO,
             idle_unload: Duration::from_secs(300),
             max_request_bytes: 64 * 1024,
+            watch_buffer: 256,
         }
     }
 }

@@ -54,6 +54,7 @@ pub async fn run(
         shutdown: token.clone(),
         house_delay: config.house_delay,
         idle_unload: config.idle_unload,
+        watch_buffer: config.watch_buffer,
     });
     let tables = Arc::new(Tables::new(deps));
     let recovered = tables.recover().await?;

@@ -17,7 +17,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::sink::{Offer, Sink, SinkTx, WATCH_BUFFER};
+use super::sink::{Offer, Sink, SinkTx};
 use super::{
     Body, Command, Handle, SeatInfo, Shared, Snapshot, Submitted, TableEvent, TableMeta,
     TableStatus, WatchItem, house,
@@ -37,6 +37,8 @@ pub struct ActorDeps {
     pub house_delay: Duration,
     /// A finished table's actor leaves memory after this long without requests.
     pub idle_unload: Duration,
+    /// Items a WatchTable stream may have waiting before it is cut as too slow.
+    pub watch_buffer: usize,
 }
 
 /// Load a table from the store, rebuild it by replaying its log, and start its actor.
@@ -585,7 +587,7 @@ impl Actor {
             Some(f) => &self.events[f as usize..],
             None => &[],
         };
-        let (tx, rx) = mpsc::channel(backlog.len() + WATCH_BUFFER);
+        let (tx, rx) = mpsc::channel(backlog.len() + self.deps.watch_buffer.max(4));
         let mut sink = Sink { bot, tx: SinkTx::Table(tx), last_seq: from_seq.unwrap_or(0) };
         if from_seq.is_none() {
             sink.offer(&self.meta, WatchItem::Snapshot(Box::new(self.snapshot(viewer))));

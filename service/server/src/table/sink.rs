@@ -13,9 +13,6 @@ use tokio::sync::mpsc;
 use super::{Snapshot, TableEvent, TableMeta, TableStatus};
 use crate::status::ServerError;
 
-/// Items buffered per watcher before it counts as too slow.
-pub const WATCH_BUFFER: usize = 256;
-
 /// One item for a watcher, not yet projected (projection happens in the stream's own task).
 #[derive(Clone, Debug)]
 pub enum WatchItem {
