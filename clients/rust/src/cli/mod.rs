@@ -64,7 +64,10 @@ fn network(command: impl std::future::Future<Output = anyhow::Result<()>>) -> Ex
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(command) {
+    let result = runtime.block_on(command);
+    // A pending read of the keyboard (bete play) would otherwise keep the process alive.
+    runtime.shutdown_background();
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");

@@ -1,0 +1,64 @@
+//! `bete play` in a pseudo-terminal: a person's keystrokes finish a whole match, and a bad
+//! choice is explained and asked again.
+
+mod common;
+
+use std::process::Command;
+use std::time::Duration;
+
+use common::TestServer;
+use expectrl::{Eof, Expect as _, Regex, Session};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bete_play_finishes_a_match_with_keystrokes_and_rejects_a_bad_choice() {
+    let server = TestServer::start().await;
+    let url = server.url.clone();
+    let transcript = tokio::task::spawn_blocking(move || play_a_match(&url)).await.expect("pty task");
+    assert!(transcript.contains("Your hand:"), "the hand is shown");
+    assert!(transcript.contains("house:"), "the other seats are house bots");
+    assert!(transcript.contains(" plays "), "other seats' plays are shown");
+    server.stop().await;
+}
+
+fn play_a_match(url: &str) -> String {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_bete"));
+    command.args(["play", "--server", url, "--ruleset", "beast", "--seats", "3", "--deadline", "60"]);
+    command.env_remove("BETE_TOKEN");
+    let mut p = Session::spawn(command).expect("spawn bete play");
+    p.set_expect_timeout(Some(Duration::from_secs(30)));
+    let mut transcript = String::new();
+
+    let first = p.expect(Regex(r"Your choice \[1-(\d+)\]")).expect("a first decision");
+    transcript.push_str(&String::from_utf8_lossy(first.before()));
+    assert!(transcript.contains("Legal actions:"), "numbered legal actions: {transcript}");
+    assert!(transcript.contains("  1) "), "choice 1 is listed: {transcript}");
+
+    // Out of range, then not an action at all: both explained, both asked again.
+    p.send_line("99").expect("send");
+    p.expect("There is no choice 99").expect("out-of-range explained");
+    p.expect(Regex(r"Your choice \[1-\d+\]")).expect("asked again");
+    p.send_line("fold").expect("send");
+    p.expect("is not one of your choices").expect("unknown input explained");
+    p.expect(Regex(r"Your choice \[1-\d+\]")).expect("asked again");
+    p.send_line("1").expect("send");
+
+    let mut decisions = 1;
+    loop {
+        let found = p.expect(Regex(r"Your choice \[1-\d+\]|Match over")).expect("next decision or the end");
+        transcript.push_str(&String::from_utf8_lossy(found.before()));
+        let text = String::from_utf8_lossy(&found[0]).to_string();
+        if text.contains("Match over") {
+            break;
+        }
+        decisions += 1;
+        assert!(decisions < 2_000, "the match ends");
+        p.send_line("1").expect("send");
+    }
+    let rest = p.expect(Eof).expect("bete play exits after the match");
+    transcript.push_str(&String::from_utf8_lossy(rest.before()));
+    transcript.push_str(&String::from_utf8_lossy(rest.as_bytes()));
+    let tail: String = transcript.chars().rev().take(1500).collect::<Vec<_>>().into_iter().rev().collect();
+    assert!(transcript.contains("Your final balance"), "final balance shown: {tail}");
+    assert!(!transcript.contains("timed out"), "no decision timed out");
+    transcript
+}
