@@ -7,6 +7,8 @@ by records and logs (``"exchange 7H 8C"``), lower-case verbs and upper-case card
 
 from __future__ import annotations
 
+from typing import Any
+
 from bete.v1 import cards_pb2
 
 from .cards import CardError, normalize
@@ -15,7 +17,7 @@ Action = cards_pb2.Action
 ActionKind = cards_pb2.ActionKind
 
 #: Verb text -> ActionKind, and the number of cards the verb takes (min, max).
-VERBS: dict[str, tuple[int, tuple[int, int]]] = {
+VERBS: dict[str, tuple[Any, tuple[int, int]]] = {
     "pass": (cards_pb2.ACTION_KIND_PASS, (0, 0)),
     "play": (cards_pb2.ACTION_KIND_PLAY, (0, 0)),
     "contre": (cards_pb2.ACTION_KIND_CONTRE, (0, 0)),

@@ -6,7 +6,7 @@ import asyncio
 import logging
 import random
 import uuid
-from typing import AsyncIterator, Iterable, Mapping, Optional, Sequence
+from typing import Any, AsyncIterator, Iterator, Mapping, Optional, Sequence
 
 import grpc
 from bete.v1 import (
@@ -32,7 +32,7 @@ _HOUSE_POLICIES = {
 }
 
 
-def ruleset_number(ruleset: int | str) -> int:
+def ruleset_number(ruleset: int | str) -> Any:
     """A ``bete.v1.Ruleset`` number from an id (``"beast"``) or a number."""
     if isinstance(ruleset, str):
         try:
@@ -42,7 +42,7 @@ def ruleset_number(ruleset: int | str) -> int:
     return int(ruleset)
 
 
-def house_policy(policy: int | str) -> int:
+def house_policy(policy: int | str) -> Any:
     """A ``bete.v1.HouseBotPolicy`` number from ``"random"`` / ``"heuristic"`` or a number."""
     if isinstance(policy, str):
         try:
@@ -52,7 +52,7 @@ def house_policy(policy: int | str) -> int:
     return int(policy)
 
 
-def backoff_delays(first: float = 0.05, cap: float = 2.0) -> Iterable[float]:
+def backoff_delays(first: float = 0.05, cap: float = 2.0) -> Iterator[float]:
     """Exponential backoff with full jitter: 0.05 s doubling up to ``cap``, forever."""
     delay = first
     while True:
