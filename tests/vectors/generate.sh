@@ -4,7 +4,7 @@
 #   cargo build -p bete-client && bash tests/vectors/generate.sh
 #
 # Every record comes from `bete simulate` with a fixed seed (the name's SHA-256), so the files
-# change only when the engine's behaviour does; review the diff before committing. The bad
+# change only when the engine's or the house bots' behaviour does; review the diff before committing. The bad
 # records are edits of good ones (see bad.py).
 set -euo pipefail
 cd "$(dirname "$0")/../.."

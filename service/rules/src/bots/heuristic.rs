@@ -13,9 +13,9 @@ use crate::view::{Phase, PlayedCard, View, Viewer};
 use super::strength::{CardOrder, HIDDEN_POWER};
 
 /// Bête: declare with this many likely tricks (three win the deal, B24).
-const PLAY_AT: f32 = 3.0;
+const PLAY_AT: f32 = 2.0;
 /// Bête: contre only with a clearly better hand (the contrer stakes a double bête, B32).
-const CONTRE_AT: f32 = 3.8;
+const CONTRE_AT: f32 = 2.8;
 /// Exchange family: stay in with at least this many likely tricks (a trickless stayer is bête).
 const STAY_AT: f32 = 1.0;
 /// Lanterlui: challenge the dealer heads-up with this many likely tricks.
