@@ -40,7 +40,8 @@ impl Ctx<'_> {
 
     /// R of 0.4 item 17: `rounds` × seats.
     pub fn regular_deals(&self) -> u32 {
-        self.config.rounds * self.seats as u32
+        // Saturating: any `rounds` a config allows must not overflow (a huge value only means "never").
+        self.config.rounds.saturating_mul(self.seats as u32)
     }
 
     /// Whether the settlement of the current deal is the match's last one (0.4 item 17),
@@ -48,7 +49,7 @@ impl Ctx<'_> {
     pub fn is_last_settlement(&self, end_test_holds: bool) -> bool {
         let n = self.deal + 1; // deals counted from 1
         let r = self.regular_deals();
-        n >= r + self.config.max_extra_deals || (n >= r && end_test_holds)
+        n >= r.saturating_add(self.config.max_extra_deals) || (n >= r && end_test_holds)
     }
 }
 
