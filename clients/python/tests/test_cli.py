@@ -74,3 +74,20 @@ def test_example_bots_run(server, tmp_path, script):
     assert out.returncode == 0, out.stderr
     assert any(line.startswith("table ") for line in out.stdout.splitlines()), out.stdout
     assert "unfinished" not in out.stdout, out.stdout
+
+
+def test_python_m_bete_bot_joins_an_existing_table(server, tmp_path):
+    async def create():
+        from helpers import new_client
+
+        client = await new_client(server, "py-host")
+        async with client:
+            t = await client.create_table("bete-ace-high", 3, house_bots={0: "heuristic", 2: "random"})
+            return t.table_id
+
+    table_id = asyncio.run(create())
+    out = _run(["-m", "bete_bot", "--server", server, "--join", table_id, "--bot", "random", "--name", "py-joiner",
+                "--token-file", str(tmp_path / "joiner.json")], tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith(f"table {table_id}: seat 1, balance "), out.stdout
+    assert (tmp_path / "joiner.json").exists()
