@@ -41,6 +41,17 @@ impl TestServer {
         TestServer { addr, dir, stop: Some(stop), join: Some(join) }
     }
 
+    /// A channel whose client reads at most a few KiB ahead (to make slow readers visible).
+    pub async fn narrow_channel(&self) -> Channel {
+        Channel::from_shared(format!("http://{}", self.addr))
+            .unwrap()
+            .initial_stream_window_size(Some(4096))
+            .initial_connection_window_size(Some(65_535))
+            .connect()
+            .await
+            .unwrap()
+    }
+
     pub async fn channel(&self) -> Channel {
         Channel::from_shared(format!("http://{}", self.addr)).unwrap().connect().await.unwrap()
     }

@@ -1,0 +1,214 @@
+//! Idempotency, racing submits, resume without gap or duplicate, and slow watchers.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use bete_api::pb;
+use common::*;
+use tonic::Code;
+
+async fn table(bot: &mut Bot, ruleset: pb::Ruleset, seats: u32, house_bots: Vec<pb::HouseBotSeat>, deadline_ms: u32) -> String {
+    bot.client
+        .create_table(pb::CreateTableRequest {
+            ruleset: ruleset.into(),
+            seats,
+            house_bots,
+            decision_deadline_ms: deadline_ms,
+            seed: format!("{:064x}", 4242),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .table
+        .unwrap()
+        .table_id
+}
+
+/// Wait until `bot` (seated) must act; returns its view.
+async fn my_turn(bot: &mut Bot, id: &str, seat: u32) -> pb::SeatView {
+    for _ in 0..500 {
+        let v = bot.client.get_seat_view(pb::GetSeatViewRequest { table_id: id.into() }).await.unwrap().into_inner().view.unwrap();
+        if v.to_act == Some(seat) {
+            return v;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    panic!("never my turn");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn same_request_id_applies_once_and_races_have_one_winner() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path().to_path_buf(), |_| {}).await;
+    let ch = srv.channel().await;
+    let mut me = register(&ch, "retry-bot").await;
+    let id = table(&mut me, pb::Ruleset::Bete, 3, vec![house(1, pb::HouseBotPolicy::Random), house(2, pb::HouseBotPolicy::Random)], 60_000).await;
+    me.client.join_table(pb::JoinTableRequest { table_id: id.clone(), seat: Some(0) }).await.unwrap();
+
+    // Same request_id twice: the second returns the first result, nothing applied twice.
+    let v = my_turn(&mut me, &id, 0).await;
+    let req = pb::SubmitActionRequest {
+        table_id: id.clone(),
+        action: Some(v.legal_actions[0].clone()),
+        expected_seq: v.seq,
+        request_id: "once-only".into(),
+    };
+    let first = me.client.submit_action(req.clone()).await.unwrap().into_inner();
+    assert!(!first.replayed);
+    let again = me.client.submit_action(req.clone()).await.unwrap().into_inner();
+    assert!(again.replayed);
+    assert_eq!(again.seq, first.seq);
+    let record_len = |t: &pb::Table| t.last_seq;
+    let t1 = me.client.get_table(pb::GetTableRequest { table_id: id.clone() }).await.unwrap().into_inner().table.unwrap();
+    assert!(record_len(&t1) >= first.seq);
+    // Same id, different action: refused.
+    if v.legal_actions.len() > 1 {
+        let mut other = req.clone();
+        other.action = Some(v.legal_actions[1].clone());
+        let s = me.client.submit_action(other).await.unwrap_err();
+        assert_eq!(s.code(), Code::AlreadyExists);
+        assert_eq!(reason(&s), "DUPLICATE_REQUEST_CONFLICT");
+    }
+
+    // Two different moves for the same decision at once: exactly one applies.
+    let v = my_turn(&mut me, &id, 0).await;
+    assert!(v.legal_actions.len() >= 2, "{v:?}");
+    let mk = |i: usize, rid: &str| pb::SubmitActionRequest {
+        table_id: id.clone(),
+        action: Some(v.legal_actions[i].clone()),
+        expected_seq: v.seq,
+        request_id: rid.into(),
+    };
+    let (mut c1, mut c2) = (me.client.clone(), me.client.clone());
+    let (a, b) = tokio::join!(c1.submit_action(mk(0, "race-a")), c2.submit_action(mk(1, "race-b")));
+    let oks = [a.is_ok(), b.is_ok()].iter().filter(|x| **x).count();
+    assert_eq!(oks, 1, "{a:?} {b:?}");
+    let loser = if a.is_ok() { b.unwrap_err() } else { a.unwrap_err() };
+    assert_eq!(loser.code(), Code::Aborted);
+    assert_eq!(reason(&loser), "STALE_SEQ");
+    // The record holds each applied request once.
+    let mut watch = me.client.watch_table(pb::WatchTableRequest { table_id: id.clone(), from_seq: Some(0) }).await.unwrap().into_inner();
+    let mut mine = 0;
+    loop {
+        let m = timeout(10, watch.message()).await.unwrap().unwrap().unwrap();
+        match m.kind.unwrap() {
+            pb::watch_table_response::Kind::Event(e) => {
+                if let Some(pb::event::Body::Spoke(s)) = &e.body {
+                    if s.seat == 0 {
+                        mine += 1;
+                    }
+                }
+                if let Some(pb::event::Body::CardPlayed(s)) = &e.body {
+                    if s.seat == 0 {
+                        mine += 1;
+                    }
+                }
+                if e.seq >= v.seq + 1 {
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(mine, 2, "two of our actions were applied, no more");
+    srv.stop().await;
+}
+
+fn seqs_of(msgs: &[pb::WatchTableResponse]) -> Vec<u64> {
+    msgs.iter()
+        .filter_map(|m| match &m.kind {
+            Some(pb::watch_table_response::Kind::Event(e)) => Some(e.seq),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A watcher that disconnects mid-deal and resumes from its last seq sees every event once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resume_has_no_gap_and_no_duplicate() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path().to_path_buf(), |_| {}).await;
+    let ch = srv.channel().await;
+    let mut me = register(&ch, "watcher-bot").await;
+    // The seat we hold is never played by us: it times out, so the match moves on by itself.
+    let id = table(&mut me, pb::Ruleset::Lanterlui, 4, vec![house(1, pb::HouseBotPolicy::Random), house(2, pb::HouseBotPolicy::Heuristic), house(3, pb::HouseBotPolicy::Random)], 20).await;
+    let mut w = me.client.watch_table(pb::WatchTableRequest { table_id: id.clone(), from_seq: None }).await.unwrap().into_inner();
+    let first = w.message().await.unwrap().unwrap();
+    let snap_seq = match first.kind.unwrap() {
+        pb::watch_table_response::Kind::Snapshot(v) => v.seq,
+        k => panic!("first message is not a snapshot: {k:?}"),
+    };
+    me.client.join_table(pb::JoinTableRequest { table_id: id.clone(), seat: Some(0) }).await.unwrap();
+    let mut got = Vec::new();
+    while got.len() < 40 {
+        got.push(timeout(20, w.message()).await.unwrap().unwrap().unwrap());
+    }
+    drop(w);
+    let mut seqs = seqs_of(&got);
+    let last = *seqs.last().unwrap();
+    let mut w = me.client.watch_table(pb::WatchTableRequest { table_id: id.clone(), from_seq: Some(last) }).await.unwrap().into_inner();
+    while let Some(m) = timeout(60, w.message()).await.unwrap().unwrap() {
+        assert!(!matches!(m.kind, Some(pb::watch_table_response::Kind::Snapshot(_))), "a resume sends no snapshot");
+        seqs.extend(seqs_of(&[m]));
+    }
+    let expected: Vec<u64> = (snap_seq + 1..=*seqs.last().unwrap()).collect();
+    assert_eq!(seqs, expected, "gap or duplicate across the resume");
+    let t = me.client.get_table(pb::GetTableRequest { table_id: id }).await.unwrap().into_inner().table.unwrap();
+    assert_eq!(t.last_seq, *seqs.last().unwrap());
+    assert_eq!(t.state, pb::TableState::Finished as i32);
+    srv.stop().await;
+}
+
+/// A watcher that does not read is cut with WATCHER_TOO_SLOW (and the last delivered seq)
+/// while the table plays on; resuming from that seq continues with no gap.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slow_watcher_is_cut_and_can_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path().to_path_buf(), |c| c.watch_buffer = 8).await;
+    let ch = srv.narrow_channel().await;
+    let mut me = register(&ch, "slow-bot").await;
+    let id = table(
+        &mut me,
+        pb::Ruleset::Lanterlui,
+        7,
+        (1..7).map(|s| house(s, pb::HouseBotPolicy::Random)).collect(),
+        20,
+    )
+    .await;
+    let mut w = me.client.watch_table(pb::WatchTableRequest { table_id: id.clone(), from_seq: None }).await.unwrap().into_inner();
+    me.client.join_table(pb::JoinTableRequest { table_id: id.clone(), seat: Some(0) }).await.unwrap();
+    // Do not read until the match is over.
+    for _ in 0..600 {
+        let t = me.client.get_table(pb::GetTableRequest { table_id: id.clone() }).await.unwrap().into_inner().table.unwrap();
+        if t.state == pb::TableState::Finished as i32 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let mut got = Vec::new();
+    let cut = loop {
+        match timeout(20, w.message()).await.unwrap() {
+            Ok(Some(m)) => got.push(m),
+            Ok(None) => panic!("stream ended without being cut after {} messages", got.len()),
+            Err(s) => break s,
+        }
+    };
+    assert_eq!(cut.code(), Code::ResourceExhausted);
+    assert_eq!(reason(&cut), "WATCHER_TOO_SLOW");
+    let from: u64 = {
+        use tonic_types::StatusExt;
+        cut.get_error_details().error_info().unwrap().metadata["from_seq"].parse().unwrap()
+    };
+    let mut seqs = seqs_of(&got);
+    assert_eq!(*seqs.last().unwrap(), from, "from_seq is the last delivered event");
+    let mut w = me.client.watch_table(pb::WatchTableRequest { table_id: id.clone(), from_seq: Some(from) }).await.unwrap().into_inner();
+    while let Some(m) = timeout(20, w.message()).await.unwrap().unwrap() {
+        seqs.extend(seqs_of(&[m]));
+    }
+    let first = seqs[0];
+    let expected: Vec<u64> = (first..=*seqs.last().unwrap()).collect();
+    assert_eq!(seqs, expected);
+    // The drop is counted in the metrics.
+    srv.stop().await;
+}
