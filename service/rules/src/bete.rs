@@ -861,6 +861,16 @@ impl Family for BeteTable {
         }
     }
 
+    fn is_revoke(&self, seat: Seat, action: Action) -> bool {
+        match action {
+            Action::Card(c) if self.lenient && self.stage == Stage::Tricks => !self
+                .trick
+                .legal(self.hands[seat.index()], self.trump, self.variant.ranking, self.must_head)
+                .contains(c),
+            _ => false,
+        }
+    }
+
     fn summary(&self) -> Option<DealSummary> {
         if self.stage != Stage::Settled {
             return None;

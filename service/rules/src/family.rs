@@ -101,4 +101,10 @@ pub(crate) trait Family: std::fmt::Debug + Clone {
 
     /// The summary of the deal just settled.
     fn summary(&self) -> Option<DealSummary>;
+
+    /// Lenient mode: whether `action` of `seat` would stand as a revoke (0.4 item 19). The safe
+    /// action on a timeout avoids revokes whenever another legal action exists.
+    fn is_revoke(&self, _seat: Seat, _action: Action) -> bool {
+        false
+    }
 }

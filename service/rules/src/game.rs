@@ -487,7 +487,14 @@ impl Game {
     /// The action the server plays for a seat whose time ran out: the first legal action in
     /// the fixed order of `safe_order`.
     pub fn safe_action(&self, seat: Seat) -> Option<Action> {
-        self.legal_actions(seat).into_iter().min_by_key(safe_order)
+        let legal = self.legal_actions(seat);
+        // In lenient mode a legal card may be a revoke: never pick one when a clean action exists.
+        let clean = legal
+            .iter()
+            .copied()
+            .filter(|a| !family!(&self.table, t => t.is_revoke(seat, *a)))
+            .min_by_key(safe_order);
+        clean.or_else(|| legal.into_iter().min_by_key(safe_order))
     }
 
     /// Plays the safe action for the seat to act and records it as `auto`.

@@ -1067,6 +1067,20 @@ fn b35_lenient_revoke_costs_a_bete_after_the_deals_own() {
     assert_conserved(&g);
 }
 
+#[test]
+fn b35_timeout_safe_action_never_revokes_in_lenient_mode() {
+    let cfg = config(B, 3, json!({"enforce_legality": "lenient"}));
+    // Seat 2 must head 9S with QS; its lowest card by canonical order, 8S, would be a revoke.
+    let d = deck(B, &cfg, 3, 0, &["KS 8H 9H TH JH", "9S JS 8D 9D TD", "8S QS JD QD KD"], "8C", &[]);
+    let (mut g, _) = new_game(B, 3, cfg, vec![d]);
+    run(&mut g, &["play", "pass", "pass", "card 9S"]);
+    assert_eq!(g.legal_actions(Seat(2)).len(), 5);
+    assert_eq!(g.safe_action(Seat(2)), Some(Action::Card(c("QS"))));
+    let (a, _) = g.apply_timeout(Seat(2)).unwrap();
+    assert_eq!(a, Action::Card(c("QS")));
+    assert!(g.log()[0].actions.last().unwrap().auto);
+}
+
 // ---------------------------------------------------------------------------------------------
 // B36 / 0.4 item 17: end of the match
 
