@@ -179,11 +179,15 @@ class Runner:
                 await asyncio.sleep(next(delays))
 
     async def _check_after_connect(self, call) -> None:
-        """Once the server has answered the stream's headers (it follows the tables now), look
-        for turns that were pending across the reconnect; a quiet table sends nothing else."""
-        try:
-            await call.wait_for_connection()
-        except (grpc.RpcError, asyncio.CancelledError):
+        """Shortly after (re)connecting, look for turns that were pending across the reconnect.
+
+        A quiet table sends nothing on a resumed stream (not even headers) until a heartbeat, so
+        this cannot wait for the server; it waits a moment for the server to take the stream up.
+        The first message on the stream triggers the same check, and heartbeats re-check quiet
+        tables; a turn is answered once whichever finds it first.
+        """
+        await asyncio.sleep(0.3)
+        if call.done():
             return
         await self._check_views([t for t, st in self.tables.items() if not st.done])
 
@@ -276,6 +280,9 @@ class Runner:
         st.done = True
         st.balances = balances
         st.result = result
+        if self._all_done() and self._call is not None:
+            # Finished from another task (a catch-up): wake the stream loop so run() returns.
+            self.drop_stream()
 
     def _spawn(self, coro) -> None:
         task = asyncio.ensure_future(coro)
@@ -294,7 +301,28 @@ class Runner:
         st.last_activity = time.monotonic()
         if view.HasField("viewer_seat"):
             st.seat = view.viewer_seat
+        if view.match_over and not st.done:
+            await self._catch_up_finished(st)
+            return
         self._consider(st, view.seq, view, "view")
+
+    async def _catch_up_finished(self, st: TableState) -> None:
+        """A bot stream lets go of a table once its match is over, so a runner that was away when
+        it ended replays what it missed from WatchTable, which still serves finished tables and
+        ends after MatchEnded."""
+        await asyncio.sleep(0.5)  # the bot stream may still be delivering the last events
+        if st.done:
+            return
+        try:
+            async for msg in self.client.follow_table(st.table_id, st.last_seq):
+                if st.done:
+                    return
+                if msg.WhichOneof("kind") == "snapshot":
+                    self._on_snapshot(st, msg.snapshot)
+                elif st.last_seq is None or msg.event.seq > st.last_seq:
+                    await self._on_event(st, msg.event)
+        except (BeteError, _Reconnect) as e:
+            log.warning("%s: could not replay the end of the match: %r", st.table_id, e)
 
     def _consider(self, st: TableState, seq: int, view: game_pb2.SeatView, source: str) -> None:
         """Starts a decision for ``seq`` unless the turn is not ours or was already answered."""

@@ -157,3 +157,25 @@ def test_a_decision_lost_with_the_stream_is_still_answered(server):
     assert_contiguous(rec.seqs[table_id])
     ours = [a for d in record["deals"] for a in d["actions"] if a["seat"] == 0]
     assert len(ours) == st.decisions and not any(a.get("auto") for a in ours)
+
+
+def test_a_runner_that_was_away_when_the_match_ended_still_sees_its_end(server):
+    """WatchBot no longer serves a finished table; the runner replays it from WatchTable."""
+
+    async def scenario():
+        client = await new_client(server, "py-late")
+        async with client:
+            t = await client.create_table("beast", 3, house_bots={1: "random", 2: "random"})
+            await client.join_table(t.table_id, seat=0)
+            await asyncio.wait_for(Runner(client, RandomBot(1), tables=[t.table_id]).run(), 60)
+            late = Recorder(RandomBot(1))
+            runner = Runner(client, late, tables=())
+            runner.track(t.table_id, from_seq=t.last_seq)
+            states = await asyncio.wait_for(runner.run(), 30)
+            return t, states[t.table_id], late, await client.get_table(t.table_id)
+
+    created, st, late, table = asyncio.run(scenario())
+    seqs = late.seqs[created.table_id]
+    assert_contiguous(seqs)
+    assert seqs[0] == created.last_seq + 1 and seqs[-1] == table.last_seq
+    assert st.done and created.table_id in late.match_ends and late.views == 0
