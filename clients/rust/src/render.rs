@@ -283,8 +283,7 @@ pub fn board(view: &pb::SeatView, table: Option<&pb::Table>, recent: &[pb::Event
             st = if st.is_empty() { dealer.into() } else { format!("{dealer}, {st}") };
         }
         let name: String = format!("{}{you}", seat_name(table, state.seat)).chars().take(20).collect();
-        let _ = writeln!(
-            out,
+        let row = format!(
             "{marker} {:<4}  {:<20} {:>7}  {:>5}  {:>6}  {}",
             state.seat,
             name,
@@ -293,6 +292,7 @@ pub fn board(view: &pb::SeatView, table: Option<&pb::Table>, recent: &[pb::Event
             state.tricks,
             st
         );
+        let _ = writeln!(out, "{}", row.trim_end());
     }
     let _ = writeln!(out);
     match view.tricks.last() {
@@ -337,11 +337,29 @@ pub fn board(view: &pb::SeatView, table: Option<&pb::Table>, recent: &[pb::Event
     out
 }
 
-/// The numbered legal actions for `bete play`, one per line, numbered from 1.
+/// The numbered legal actions for `bete play`, numbered from 1; in columns when there are
+/// many (an exchange may offer 31 choices).
 pub fn choices(view: &pb::SeatView) -> String {
+    let items: Vec<String> =
+        view.legal_actions.iter().enumerate().map(|(i, a)| format!("{:>2}) {}", i + 1, action(a))).collect();
+    let columns = if items.len() > 10 { 3 } else { 1 };
+    let width = items.iter().map(|s| s.chars().count()).max().unwrap_or(0) + 3;
+    let rows = items.len().div_ceil(columns);
     let mut out = String::new();
-    for (i, a) in view.legal_actions.iter().enumerate() {
-        let _ = writeln!(out, "  {:>2}) {}", i + 1, action(a));
+    for row in 0..rows {
+        out.push_str("  ");
+        for col in 0..columns {
+            if let Some(item) = items.get(col * rows + row) {
+                let pad = width.saturating_sub(item.chars().count());
+                out.push_str(item);
+                if col + 1 < columns {
+                    out.push_str(&" ".repeat(pad));
+                }
+            }
+        }
+        let trimmed = out.trim_end_matches(' ').len();
+        out.truncate(trimmed);
+        out.push('\n');
     }
     out
 }

@@ -50,14 +50,21 @@ pub fn parse_choice(input: &str, legal: &[pb::Action]) -> Result<usize, String> 
             Err(format!("There is no choice {k}: type a number from 1 to {n}."))
         };
     }
-    let wanted = input.to_ascii_lowercase();
+    // An action in words: an optional verb, then cards in any order ("exchange 9d 8c", "ks").
+    let mut words: Vec<String> = input.split_whitespace().map(|w| w.to_ascii_uppercase()).collect();
+    let verb = |a: &pb::Action| a.text.split_whitespace().next().unwrap_or("").to_ascii_uppercase();
+    let said_verb = words.first().filter(|w| legal.iter().any(|a| verb(a) == **w)).cloned();
+    if said_verb.is_some() {
+        words.remove(0);
+    }
+    words.sort();
     let matches: Vec<usize> = legal
         .iter()
         .enumerate()
         .filter(|(_, a)| {
-            let text = a.text.to_ascii_lowercase();
-            let cards = a.cards.join(" ").to_ascii_lowercase();
-            text == wanted || (!cards.is_empty() && cards == wanted)
+            let mut cards: Vec<String> = a.cards.iter().map(|c| c.to_ascii_uppercase()).collect();
+            cards.sort();
+            said_verb.as_ref().is_none_or(|v| *v == verb(a)) && cards == words && (said_verb.is_some() || !words.is_empty())
         })
         .map(|(i, _)| i)
         .collect();
@@ -231,5 +238,32 @@ async fn play(
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn act(kind: pb::ActionKind, text: &str, cards: &[&str]) -> pb::Action {
+        pb::Action { kind: kind as i32, cards: cards.iter().map(|c| c.to_string()).collect(), text: text.into() }
+    }
+
+    #[test]
+    fn choices_by_number_text_or_cards() {
+        let legal = vec![
+            act(pb::ActionKind::Stand, "stand", &[]),
+            act(pb::ActionKind::Exchange, "exchange 9D 8C", &["9D", "8C"]),
+            act(pb::ActionKind::Exchange, "exchange 8C", &["8C"]),
+        ];
+        assert_eq!(parse_choice("2", &legal), Ok(1));
+        assert_eq!(parse_choice(" stand ", &legal), Ok(0));
+        assert_eq!(parse_choice("exchange 8c 9d", &legal), Ok(1));
+        assert_eq!(parse_choice("8c", &legal), Ok(2));
+        assert!(parse_choice("4", &legal).unwrap_err().contains("There is no choice 4"));
+        assert!(parse_choice("0", &legal).unwrap_err().contains("from 1 to 3"));
+        assert!(parse_choice("fold", &legal).unwrap_err().contains("is not one of your choices"));
+        assert!(parse_choice("", &legal).unwrap_err().contains("Type the number"));
+        assert!(parse_choice("exchange", &legal).is_err());
     }
 }
