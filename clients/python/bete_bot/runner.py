@@ -87,9 +87,10 @@ class Runner:
         self.mode = mode
         self.tables: dict[str, TableState] = {}
         self._follow_all = tables is None
+        self._tasks: set[asyncio.Task] = set()
+        self._running = False
         for t in tables or ():
             self.track(t)
-        self._tasks: set[asyncio.Task] = set()
         self._call = None
         self._dropping = False
         #: How many times the stream was (re)opened; >1 means it resumed.
@@ -102,6 +103,9 @@ class Runner:
             st = self.tables[table_id] = TableState(table_id)
         if from_seq is not None and st.last_seq is None:
             st.last_seq = from_seq
+        if self._running and self.mode == "bot":
+            # The stream may have shown this table before it was tracked: look at it once.
+            self._spawn(self._check_view(st))
         return st
 
     def drop_stream(self) -> None:
@@ -115,6 +119,7 @@ class Runner:
 
     async def run(self) -> dict[str, TableState]:
         """Plays until every tracked table has ended (for ever with ``tables=None``)."""
+        self._running = True
         try:
             if self.mode == "bot":
                 await self._run_watch_bot()
@@ -123,6 +128,7 @@ class Runner:
             while self._tasks:
                 await asyncio.gather(*list(self._tasks), return_exceptions=True)
         finally:
+            self._running = False
             for t in list(self._tasks):
                 t.cancel()
         return self.tables

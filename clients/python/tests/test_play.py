@@ -133,3 +133,40 @@ def test_a_serving_runner_plays_tables_joined_later_and_stops_when_cancelled(ser
     assert runner.connections == 1
     for t in ids:
         assert runner.tables[t].done and runner.tables[t].decisions > 0 and runner.tables[t].illegal == 0
+
+
+def test_tables_tracked_while_running_are_played(server):
+    """Joining first and tracking afterwards (the stream may show the table before it is
+    tracked) still plays the match, with no auto-move."""
+
+    async def scenario():
+        client = await new_client(server, "py-late-track")
+        async with client:
+            first = await client.create_table("bete", 3, house_bots={1: "heuristic", 2: "heuristic"})
+            await client.join_table(first.table_id, seat=0)
+            gate = asyncio.Event()  # holds the first match open until the second is tracked
+
+            class Gated(RandomBot):
+                async def decide(self, view):
+                    await gate.wait()
+                    return super().decide(view)
+
+            rec = Recorder(Gated(5))
+            runner = Runner(client, rec, tables=[first.table_id])
+            task = asyncio.ensure_future(runner.run())
+            await asyncio.sleep(0.3)
+            second = await client.create_table("beste-boer", 3, house_bots={1: "random", 2: "heuristic"},
+                                               first_dealer=2)  # seat 0 speaks first
+            await client.join_table(second.table_id, seat=0)
+            await asyncio.sleep(0.3)
+            runner.track(second.table_id)
+            gate.set()
+            states = await asyncio.wait_for(task, 60)
+            records = [json.loads(await client.get_game_record(t.table_id)) for t in (first, second)]
+            return states, records
+
+    states, records = asyncio.run(scenario())
+    for st, record in zip(states.values(), records):
+        assert st.done and sum(st.balances) == 0
+        ours = [a for d in record["deals"] for a in d["actions"] if a["seat"] == 0]
+        assert len(ours) == st.decisions and not any(a.get("auto") for a in ours)
