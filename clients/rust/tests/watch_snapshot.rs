@@ -85,3 +85,36 @@ async fn bete_watch_as_a_seat_shows_its_own_hand() {
     compare("watch_beste_boer_seat0_6_moves.txt", &out);
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bete_watch_replays_a_known_match_from_its_first_event() {
+    let server = TestServer::start().await;
+    let creator = server.bot("creator").await;
+    // Heuristic house bots are deterministic, so a fixed seed fixes the whole match.
+    let table = creator
+        .create_table(pb::CreateTableRequest {
+            ruleset: pb::Ruleset::Beast as i32,
+            seats: 3,
+            seed: SEED.into(),
+            house_bots: (0..3)
+                .map(|seat| pb::HouseBotSeat { seat, policy: pb::HouseBotPolicy::Heuristic as i32 })
+                .collect(),
+            ..Default::default()
+        })
+        .await
+        .expect("create");
+    let token = creator.token().expect("token");
+    let out = bete(&["watch", "--plain", "--from-start", "--server", &server.url, "--token", &token, &table.table_id]);
+    let out = out.replace(&table.table_id, "TABLE_ID");
+    assert!(out.contains("match over; final balances"), "{out}");
+    assert!(out.contains("Final balances:"), "{out}");
+    // The board built from the events agrees with the record's final balances.
+    let record: serde_json::Value =
+        serde_json::from_str(&creator.get_game_record(&table.table_id).await.expect("record")).expect("json");
+    let balances: Vec<i64> =
+        record["balances"].as_array().expect("balances").iter().map(|b| b.as_i64().expect("int")).collect();
+    let line: Vec<String> = balances.iter().enumerate().map(|(i, b)| format!("seat {i}: {}", if *b > 0 { format!("+{b}") } else { b.to_string() })).collect();
+    assert!(out.contains(&format!("Final balances: {}", line.join(", "))), "{out}");
+    compare("watch_beast_match_from_start.txt", &out);
+    server.stop().await;
+}

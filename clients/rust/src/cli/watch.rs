@@ -11,7 +11,7 @@ use super::common::ServerArgs;
 /// Watch a table live as a spectator: seats, pools, turn-up, current trick, tricks won, and
 /// the events as they come.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Example:\n  bete tables --server http://127.0.0.1:50051\n  bete watch --server http://127.0.0.1:50051 TABLE_ID")]
+#[command(after_help = "Examples:\n  bete tables --server http://127.0.0.1:50051\n  bete watch --server http://127.0.0.1:50051 TABLE_ID\n  bete watch --server http://127.0.0.1:50051 --from-start --plain TABLE_ID > match.txt")]
 pub struct Args {
     #[command(flatten)]
     server: ServerArgs,
@@ -20,6 +20,9 @@ pub struct Args {
     /// Print the table once and exit.
     #[arg(long)]
     once: bool,
+    /// Replay the match from its first event instead of starting at the table as it is now.
+    #[arg(long)]
+    from_start: bool,
     /// Print one line per event instead of redrawing the screen (the default when the output is
     /// not a terminal).
     #[arg(long)]
@@ -47,7 +50,7 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         return Ok(());
     }
     let redraw = !args.plain && std::io::stdout().is_terminal();
-    follow(&client, table, Follow { from_start: false, pace: Duration::ZERO, redraw }).await?;
+    follow(&client, table, Follow { from_start: args.from_start, pace: Duration::ZERO, redraw }).await?;
     Ok(())
 }
 
