@@ -710,6 +710,12 @@ impl Family for ExchangeTable {
         }
     }
 
+    /// Lenient mode: a card outside the strict legal set is a revoke, so the server's safe
+    /// action on a timeout never picks one while a dutiful card exists.
+    fn is_revoke(&self, seat: Seat, action: Action) -> bool {
+        self.lenient() && self.stage == Stage::Trick && self.breaks_duty(seat, action)
+    }
+
     fn summary(&self) -> Option<DealSummary> {
         self.summary.clone()
     }

@@ -157,6 +157,16 @@ impl ExchangeTable {
         free
     }
 
+    /// Whether playing `action` now breaks a duty of play (strict legality).
+    pub(super) fn breaks_duty(&self, seat: Seat, action: Action) -> bool {
+        let l = self.legal(seat);
+        match action {
+            Action::Card(c) => !l.face_up.contains(c),
+            Action::Hidden(c) => !l.face_down.contains(c),
+            _ => false,
+        }
+    }
+
     pub(super) fn play_actions(&self, seat: Seat, out: &mut Vec<Action>) {
         let hand = self.hands[seat.index()];
         if self.lenient() {
