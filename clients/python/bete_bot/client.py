@@ -212,19 +212,29 @@ class Client:
         req = table_service_pb2.WatchBotRequest(from_seq=dict(from_seq or {}))
         return self.tables.WatchBot(req, metadata=self._metadata)
 
-    async def follow_table(self, table_id: str, from_seq: Optional[int] = None) -> AsyncIterator:
+    async def follow_table(
+        self, table_id: str, from_seq: Optional[int] = None, *, idle_timeout: float = 60.0
+    ) -> AsyncIterator:
         """Yields a table's snapshot and events forever, resuming after dropped streams.
 
         Yields ``WatchTableResponse`` messages with ``snapshot`` or ``event`` set (heartbeats are
         swallowed). After a drop or a Resync it reconnects with the last seen seq, backing off, so
-        the events it yields have no gap and no duplicate. Ends after MatchEnded.
+        the events it yields have no gap and no duplicate. Ends after MatchEnded. A stream silent
+        for ``idle_timeout`` seconds (the server heartbeats idle streams) is taken for dead.
         """
         last = from_seq
         delays = backoff_delays()
         while True:
             call = self.watch_table(table_id, last)
             try:
-                async for msg in call:
+                while True:
+                    try:
+                        msg = await asyncio.wait_for(call.read(), idle_timeout)
+                    except asyncio.TimeoutError:
+                        log.warning("watch %s silent for %.0f s; reconnecting", table_id, idle_timeout)
+                        break
+                    if msg is grpc.aio.EOF:
+                        break  # the server closed the stream before MatchEnded: resume
                     kind = msg.WhichOneof("kind")
                     if kind == "snapshot":
                         last = msg.snapshot.seq
@@ -245,8 +255,6 @@ class Client:
                     elif kind == "resync":
                         last = msg.resync.from_seq
                         break
-                else:
-                    pass  # the server closed the stream before MatchEnded: resume
             except grpc.RpcError as e:
                 err = BeteError.from_rpc_error(e)
                 if err.reason == "FROM_SEQ_OUT_OF_RANGE":

@@ -70,6 +70,7 @@ class Runner:
         bot: the :class:`Bot`.
         tables: the tables to play; ``None`` plays every table the bot is seated at, for ever.
         mode: ``"bot"`` (one WatchBot stream, preferred) or ``"table"`` (one WatchTable per table).
+        idle_timeout: seconds of silence after which the stream counts as dead (bot mode).
     """
 
     def __init__(
@@ -79,12 +80,16 @@ class Runner:
         tables: Optional[Iterable[str]] = None,
         *,
         mode: str = "bot",
+        idle_timeout: float = 60.0,
     ) -> None:
         if mode not in ("bot", "table"):
             raise ValueError("mode must be 'bot' or 'table'")
         self.client = client
         self.bot = bot
         self.mode = mode
+        #: Seconds without any message (the server heartbeats idle streams) before the runner
+        #: takes the stream for dead and reconnects.
+        self.idle_timeout = idle_timeout
         self.tables: dict[str, TableState] = {}
         self._follow_all = tables is None
         self._tasks: set[asyncio.Task] = set()
@@ -145,7 +150,17 @@ class Runner:
             checked = False
             self._spawn(self._check_after_connect(call))
             try:
-                async for msg in call:
+                while True:
+                    try:
+                        msg = await asyncio.wait_for(call.read(), self.idle_timeout)
+                    except asyncio.TimeoutError:
+                        # Heartbeats come every few seconds: a silent stream is a dead link.
+                        log.warning("WatchBot stream silent for %.0f s; reconnecting", self.idle_timeout)
+                        break
+                    if msg is grpc.aio.EOF:
+                        if not self._all_done():
+                            log.info("WatchBot stream ended by the server; resuming")
+                        break
                     if not checked:
                         # The stream is live on the server now: any decision pending since the
                         # drop shows up in the views; later ones come on the stream.
@@ -155,9 +170,6 @@ class Runner:
                     await self._handle_bot_message(msg)
                     if self._all_done():
                         break
-                else:
-                    if not self._all_done():
-                        log.info("WatchBot stream ended by the server; resuming")
             except _Reconnect:
                 pass
             except grpc.RpcError as e:
