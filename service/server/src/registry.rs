@@ -94,11 +94,10 @@ impl Tables {
     }
 
     fn forget(&self, id: &str, generation: u64) {
-        if let Ok(mut map) = self.map.write() {
-            if map.get(id).is_some_and(|h| h.generation == generation) {
+        if let Ok(mut map) = self.map.write()
+            && map.get(id).is_some_and(|h| h.generation == generation) {
                 map.remove(id);
             }
-        }
     }
 
     /// Load every unfinished table (crash recovery): each is rebuilt by replaying its log and
@@ -129,14 +128,13 @@ impl Tables {
     }
 
     pub fn remove_bot_stream(&self, bot: &str, id: u64) {
-        if let Ok(mut m) = self.bot_streams.lock() {
-            if let Some(v) = m.get_mut(bot) {
+        if let Ok(mut m) = self.bot_streams.lock()
+            && let Some(v) = m.get_mut(bot) {
                 v.retain(|s| s.id != id && !s.is_cut());
                 if v.is_empty() {
                     m.remove(bot);
                 }
             }
-        }
     }
 
     pub fn bot_streams(&self, bot: &str) -> Vec<BotStream> {

@@ -206,6 +206,7 @@ impl From<StoreError> for ServerError {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

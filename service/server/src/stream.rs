@@ -154,14 +154,13 @@ impl<S: Shape> Stream for WatchStream<S> {
             this.done = true;
             return Poll::Ready(Some(Err(ServerError::ShuttingDown.to_status())));
         }
-        if let Some(cut) = &this.cut {
-            if cut.load(Ordering::Acquire) {
+        if let Some(cut) = &this.cut
+            && cut.load(Ordering::Acquire) {
                 // A table cut this shared stream: end now; the client resumes per table.
                 this.done = true;
                 let err = ServerError::WatcherTooSlow { table_id: String::new(), from_seq: 0 };
                 return Poll::Ready(Some(Err(err.to_status())));
             }
-        }
         loop {
             match this.rx.poll_recv(cx) {
                 Poll::Ready(Some(o)) => {

@@ -273,11 +273,10 @@ fn check_no_leak(viewer: Option<u32>, msgs: &[Seen], t: &Truth, seq_to_event: &B
                     let mine: CardSet = d.hand.iter().map(|c| c.parse::<Card>().unwrap()).collect();
                     assert_eq!(mine, t.hands[i][s as usize], "dealt hand differs from the engine's");
                 }
-                if viewer.is_none() {
-                    if let Some(B::DealStarted(d)) = &e.body {
+                if viewer.is_none()
+                    && let Some(B::DealStarted(d)) = &e.body {
                         assert!(d.hand.is_empty());
                     }
-                }
             }
             Seen::View(view) => {
                 assert_eq!(view.viewer_seat, viewer);

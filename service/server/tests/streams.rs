@@ -37,6 +37,18 @@ async fn my_turn(bot: &mut Bot, id: &str, seat: u32) -> pb::SeatView {
     panic!("never my turn");
 }
 
+/// Wait until the table rests: our turn or the match over. Returns its last seq.
+async fn my_turn_or_end(bot: &mut Bot, id: &str) -> u64 {
+    for _ in 0..500 {
+        let v = bot.client.get_seat_view(pb::GetSeatViewRequest { table_id: id.into() }).await.unwrap().into_inner().view.unwrap();
+        if v.to_act == Some(0) || v.match_over {
+            return v.seq;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    panic!("the table never rested");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn same_request_id_applies_once_and_races_have_one_winner() {
     let dir = tempfile::tempdir().unwrap();
@@ -71,9 +83,18 @@ async fn same_request_id_applies_once_and_races_have_one_winner() {
         assert_eq!(reason(&s), "DUPLICATE_REQUEST_CONFLICT");
     }
 
-    // Two different moves for the same decision at once: exactly one applies.
-    let v = my_turn(&mut me, &id, 0).await;
-    assert!(v.legal_actions.len() >= 2, "{v:?}");
+    // Two different moves for the same decision at once: exactly one applies. Play on until
+    // a decision offers two choices.
+    let mut applied = 1;
+    let v = loop {
+        let v = my_turn(&mut me, &id, 0).await;
+        if v.legal_actions.len() >= 2 {
+            break v;
+        }
+        let r = pb::SubmitActionRequest { table_id: id.clone(), action: Some(v.legal_actions[0].clone()), expected_seq: v.seq, request_id: format!("forced-{}", v.seq) };
+        me.client.submit_action(r).await.unwrap();
+        applied += 1;
+    };
     let mk = |i: usize, rid: &str| pb::SubmitActionRequest {
         table_id: id.clone(),
         action: Some(v.legal_actions[i].clone()),
@@ -82,36 +103,31 @@ async fn same_request_id_applies_once_and_races_have_one_winner() {
     };
     let (mut c1, mut c2) = (me.client.clone(), me.client.clone());
     let (a, b) = tokio::join!(c1.submit_action(mk(0, "race-a")), c2.submit_action(mk(1, "race-b")));
-    let oks = [a.is_ok(), b.is_ok()].iter().filter(|x| **x).count();
-    assert_eq!(oks, 1, "{a:?} {b:?}");
-    let loser = if a.is_ok() { b.unwrap_err() } else { a.unwrap_err() };
+    let loser = match (a, b) {
+        (Ok(_), Err(e)) | (Err(e), Ok(_)) => e,
+        other => panic!("{other:?}"),
+    };
+    applied += 1;
     assert_eq!(loser.code(), Code::Aborted);
     assert_eq!(reason(&loser), "STALE_SEQ");
-    // The record holds each applied request once.
+    // The log holds each applied action of ours once: count them up to where the table rests
+    // (our turn again, or the end).
+    let rest = my_turn_or_end(&mut me, &id).await;
     let mut watch = me.client.watch_table(pb::WatchTableRequest { table_id: id.clone(), from_seq: Some(0) }).await.unwrap().into_inner();
     let mut mine = 0;
-    loop {
+    let mut seq = 0;
+    while seq < rest {
         let m = timeout(10, watch.message()).await.unwrap().unwrap().unwrap();
-        match m.kind.unwrap() {
-            pb::watch_table_response::Kind::Event(e) => {
-                if let Some(pb::event::Body::Spoke(s)) = &e.body {
-                    if s.seat == 0 {
-                        mine += 1;
-                    }
-                }
-                if let Some(pb::event::Body::CardPlayed(s)) = &e.body {
-                    if s.seat == 0 {
-                        mine += 1;
-                    }
-                }
-                if e.seq >= v.seq + 1 {
-                    break;
-                }
+        if let Some(pb::watch_table_response::Kind::Event(e)) = m.kind {
+            seq = e.seq;
+            match &e.body {
+                Some(pb::event::Body::Spoke(s)) if s.seat == 0 => mine += 1,
+                Some(pb::event::Body::CardPlayed(s)) if s.seat == 0 => mine += 1,
+                _ => {}
             }
-            _ => {}
         }
     }
-    assert_eq!(mine, 2, "two of our actions were applied, no more");
+    assert_eq!(mine, applied, "each applied action of ours appears once");
     srv.stop().await;
 }
 

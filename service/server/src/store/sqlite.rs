@@ -535,7 +535,16 @@ impl Store for SqliteStore {
     }
 }
 
+/// Compile-time check: opening the store can run inside `tokio::spawn` (sqlx executors are
+/// easy to make non-`Send` by accident).
+#[allow(dead_code)]
+fn assert_send() {
+    fn is_send<T: Send>(_: T) {}
+    is_send(SqliteStore::open(Path::new("x")));
+}
+
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use std::sync::Arc;
@@ -674,12 +683,4 @@ mod tests {
         assert_eq!(s.rating("b1".into(), "bete".into()).await.unwrap(), Some((7, 1)));
         assert_eq!(s.unfinished_tables().await.unwrap().len(), 4);
     }
-}
-
-/// Compile-time check: opening the store can run inside `tokio::spawn` (sqlx executors are
-/// easy to make non-`Send` by accident).
-#[allow(dead_code)]
-fn assert_send() {
-    fn is_send<T: Send>(_: T) {}
-    is_send(SqliteStore::open(Path::new("x")));
 }

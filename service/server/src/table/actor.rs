@@ -259,11 +259,10 @@ impl Actor {
         }
         self.log_len += 1;
         let started = !was_playing && self.game.is_some();
-        if started {
-            if let Err(e) = self.deps.store.set_state(self.meta.id.clone(), TableState::Playing).await {
+        if started
+            && let Err(e) = self.deps.store.set_state(self.meta.id.clone(), TableState::Playing).await {
                 tracing::warn!(table = %self.meta.id, error = %e, "could not store the table state");
             }
-        }
         if let LogEntry::Action { auto, .. } = &entry {
             self.deps.metrics.moves.inc();
             if *auto {
@@ -545,15 +544,14 @@ impl Actor {
         request_id: Option<String>,
     ) -> Result<Submitted, ServerError> {
         let seat = self.seat_of(bot).ok_or(ServerError::SpectatorCannotAct)?;
-        if let Some(id) = &request_id {
-            if let Some((done, seq)) = self.requests.get(&(seat, id.clone())) {
+        if let Some(id) = &request_id
+            && let Some((done, seq)) = self.requests.get(&(seat, id.clone())) {
                 return if *done == action {
                     Ok(Submitted { seq: *seq, replayed: true })
                 } else {
                     Err(ServerError::DuplicateRequestConflict(id.clone()))
                 };
             }
-        }
         let Some(game) = &self.game else {
             return Err(ServerError::IllegalAction("the match has not started: seats are still free".into()));
         };
@@ -592,7 +590,7 @@ impl Actor {
         if from_seq.is_none() {
             sink.offer(&self.meta, WatchItem::Snapshot(Box::new(self.snapshot(viewer))));
         }
-        for e in backlog.to_vec() {
+        for e in backlog.iter().cloned() {
             sink.offer(&self.meta, WatchItem::Event(e, viewer));
         }
         if self.state() != TableState::Finished {
@@ -615,7 +613,7 @@ impl Actor {
         match from_seq {
             // Resume with the missed events when they fit; otherwise a fresh snapshot.
             Some(f) if f <= last && ((last - f) as usize) < room => {
-                for e in self.events[f as usize..].to_vec() {
+                for e in self.events[f as usize..].iter().cloned() {
                     ok = ok && sink.offer(&self.meta, WatchItem::Event(e, viewer)) == Offer::Sent;
                 }
             }

@@ -5,7 +5,8 @@ use bete_rules::Event;
 
 use crate::store::Occupant;
 
-/// What happened.
+/// What happened. Events live behind an `Arc`, so the size of the engine variant is no cost.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Body {
     /// An engine event (public part, private parts per seat, spectators' reveal).

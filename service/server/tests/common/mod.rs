@@ -136,11 +136,10 @@ pub fn cards_in(msg: &impl std::fmt::Debug) -> Vec<bete_rules::Card> {
     for (i, quoted) in text.split('"').enumerate() {
         if i % 2 == 1 {
             for word in quoted.split(' ') {
-                if word.len() == 2 {
-                    if let Ok(c) = word.parse::<bete_rules::Card>() {
+                if word.len() == 2
+                    && let Ok(c) = word.parse::<bete_rules::Card>() {
                         out.push(c);
                     }
-                }
             }
         }
     }
