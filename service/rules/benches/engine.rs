@@ -83,10 +83,10 @@ impl Playout {
     /// Plays until a card is to be played in trick `trick` of some deal (for the micro benches).
     fn until_trick(&mut self, trick: u8) -> Seat {
         loop {
-            if let (bete_rules::Phase::Trick { trick: t }, Some(seat)) = (self.game.phase(), self.game.to_act()) {
-                if t == trick {
-                    return seat;
-                }
+            if let (bete_rules::Phase::Trick { trick: t }, Some(seat)) = (self.game.phase(), self.game.to_act())
+                && t == trick
+            {
+                return seat;
             }
             let seat = self.game.to_act().expect("a seat to act");
             self.game.legal_actions_into(seat, &mut self.legal);

@@ -193,10 +193,10 @@ impl Record {
                     None => return Err(RecordError::Structure(format!("format must be a string, got {f}"))),
                 }
             }
-            if let Some(v) = m.get("rules_version").and_then(Value::as_u64) {
-                if v != RULES_VERSION as u64 {
-                    return Err(RecordError::RulesVersion(v));
-                }
+            if let Some(v) = m.get("rules_version").and_then(Value::as_u64)
+                && v != RULES_VERSION as u64
+            {
+                return Err(RecordError::RulesVersion(v));
             }
         } else {
             return Err(RecordError::Structure("a record is a JSON object".into()));
@@ -250,15 +250,15 @@ impl Record {
             let deck = match (&deal.deck, derived) {
                 (Some(given), derived) => {
                     let deck = parse_deck(&pack, given, k)?;
-                    if let Some(derived) = derived {
-                        if let Some(position) = deck.iter().zip(&derived).position(|(a, b)| a != b) {
-                            return Err(RecordError::DeckNotSeed {
-                                deal: k,
-                                position,
-                                got: deck[position],
-                                expected: derived[position],
-                            });
-                        }
+                    if let Some(derived) = derived
+                        && let Some(position) = deck.iter().zip(&derived).position(|(a, b)| a != b)
+                    {
+                        return Err(RecordError::DeckNotSeed {
+                            deal: k,
+                            position,
+                            got: deck[position],
+                            expected: derived[position],
+                        });
                     }
                     deck
                 }
@@ -267,13 +267,13 @@ impl Record {
             };
             decks.push(deck);
         }
-        if let Some(b) = &json.balances {
-            if b.len() != seats as usize {
-                return Err(RecordError::Structure(format!(
-                    "balances has {} entries for {seats} seats",
-                    b.len()
-                )));
-            }
+        if let Some(b) = &json.balances
+            && b.len() != seats as usize
+        {
+            return Err(RecordError::Structure(format!(
+                "balances has {} entries for {seats} seats",
+                b.len()
+            )));
         }
         Ok(Record {
             json,
@@ -602,14 +602,14 @@ pub fn replay(record: &Record) -> Result<Game, ReplayError> {
                 .map_err(|e| illegal(e.to_string()))?;
         }
     }
-    if let Some(stored) = &record.json.balances {
-        if stored.as_slice() != game.balances() {
-            return Err(RecordError::Balances {
-                stored: stored.clone(),
-                replayed: game.balances().to_vec(),
-            }
-            .into());
+    if let Some(stored) = &record.json.balances
+        && stored.as_slice() != game.balances()
+    {
+        return Err(RecordError::Balances {
+            stored: stored.clone(),
+            replayed: game.balances().to_vec(),
         }
+        .into());
     }
     Ok(game)
 }

@@ -257,10 +257,8 @@ fn public_part(view: &View, deal_settled: bool) -> View {
         v.legal_actions.clear();
         for t in &mut v.tricks {
             for (s, p) in &mut t.cards {
-                if *s == me && !deal_settled {
-                    if let PlayedCard::FaceDown(_) = p {
-                        *p = PlayedCard::FaceDown(None);
-                    }
+                if *s == me && !deal_settled && matches!(p, PlayedCard::FaceDown(_)) {
+                    *p = PlayedCard::FaceDown(None);
                 }
             }
         }

@@ -127,13 +127,15 @@ impl<'a> Ctx<'a> {
 
     fn hand_with_turn_up(&self) -> CardSet {
         let mut h = self.hand;
-        if self.view.ruleset.is_exchange_family() && self.is_dealer() && !self.view.turn_up_taken {
-            if let Some(t) = self.view.turn_up {
-                if let Some(worst) = h.iter().min_by_key(|&c| self.keep_value(c)) {
-                    h.remove(worst);
-                }
-                h.insert(t);
+        if self.view.ruleset.is_exchange_family()
+            && self.is_dealer()
+            && !self.view.turn_up_taken
+            && let Some(t) = self.view.turn_up
+        {
+            if let Some(worst) = h.iter().min_by_key(|&c| self.keep_value(c)) {
+                h.remove(worst);
             }
+            h.insert(t);
         }
         h
     }
