@@ -14,7 +14,7 @@ pytestmark = pytest.mark.timeout(90)
 
 
 class RestartingRecorder(Recorder):
-    """Restarts the server (same port, same data folder) when the first trick of deal 1 begins."""
+    """Restarts the server (same port, same data folder) at the first card played after deal 0."""
 
     def __init__(self, inner, restart) -> None:
         super().__init__(inner)
@@ -28,7 +28,7 @@ class RestartingRecorder(Recorder):
 
     async def on_event(self, table_id, event):
         super().on_event(table_id, event)
-        if self.deal == 1 and not self.restarted and event.WhichOneof("body") == "card_played":
+        if self.deal >= 1 and not self.restarted and event.WhichOneof("body") == "card_played":
             self.restarted = True
             await asyncio.to_thread(self.restart)
 
