@@ -224,11 +224,10 @@ pub fn apply_event(view: &mut pb::SeatView, event: &pb::Event) {
             // Face-down leads are now public, in the order they were led.
             let mut revealed = s.hidden_revealed.iter();
             for play in view.tricks.iter_mut().flat_map(|t| t.plays.iter_mut()) {
-                if play.face_down && play.card.is_empty() {
-                    if let Some(card) = revealed.next() {
+                if play.face_down && play.card.is_empty()
+                    && let Some(card) = revealed.next() {
                         play.card = card.clone();
                     }
-                }
             }
         }
         Body::MatchEnded(m) => {

@@ -502,9 +502,7 @@ impl TableWatch {
                 Ok(None) => {
                     // The server ends a stream only after MatchEnded or when it shuts down.
                     self.stream = None;
-                    self.recover(Error::Rpc(RpcError::from_status(&tonic::Status::unavailable(
-                        "stream ended before the match did",
-                    ))))
+                    self.recover(Error::from(tonic::Status::unavailable("stream ended before the match did")))
                     .await?;
                 }
                 Err(status) => {

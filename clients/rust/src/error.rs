@@ -15,7 +15,7 @@ pub enum Error {
     #[error("bad server address {url:?}: {detail} (expected e.g. http://127.0.0.1:50051)")]
     BadUrl { url: String, detail: String },
     /// The TCP/HTTP2 connection could not be made.
-    #[error("cannot reach the server at {url}: {source} (is `bete-server` running there?)")]
+    #[error("cannot reach the server at {url} (is `bete-server` running there?)")]
     Connect {
         url: String,
         #[source]
@@ -25,8 +25,8 @@ pub enum Error {
     #[error("the token is not a valid header value; use the token RegisterBot returned")]
     BadToken,
     /// The server answered with a failure status.
-    #[error("{0}")]
-    Rpc(#[from] RpcError),
+    #[error(transparent)]
+    Rpc(Box<RpcError>),
     /// A response lacked a field the protocol promises (a server bug or version mismatch).
     #[error("the server's {0} response lacks `{1}`")]
     MissingField(&'static str, &'static str),
@@ -153,7 +153,10 @@ impl std::fmt::Display for RpcError {
             write!(f, "{}: {}", self.reason_text, self.message)?;
         }
         for (field, description) in &self.field_violations {
-            write!(f, "; {field}: {description}")?;
+            // Servers often repeat the violation in the message; say it once.
+            if !self.message.contains(description.as_str()) {
+                write!(f, "; {field}: {description}")?;
+            }
         }
         if let Some(hint) = self.hint() {
             write!(f, " ({hint})")?;
@@ -166,7 +169,13 @@ impl std::error::Error for RpcError {}
 
 impl From<tonic::Status> for Error {
     fn from(status: tonic::Status) -> Self {
-        Error::Rpc(RpcError::from_status(&status))
+        Error::Rpc(Box::new(RpcError::from_status(&status)))
+    }
+}
+
+impl From<RpcError> for Error {
+    fn from(error: RpcError) -> Self {
+        Error::Rpc(Box::new(error))
     }
 }
 

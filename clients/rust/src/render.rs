@@ -232,11 +232,10 @@ fn status(state: &pb::SeatState) -> String {
     if state.dropped {
         parts.push("dropped".to_string());
     }
-    if let Some(a) = &state.last_spoke {
-        if !state.dropped && !state.declarer && !state.contrer {
+    if let Some(a) = &state.last_spoke
+        && !state.dropped && !state.declarer && !state.contrer {
             parts.push(format!("said {}", action(a)));
         }
-    }
     parts.join(", ")
 }
 

@@ -76,7 +76,7 @@ struct Slot {
 /// Results of background work, fed back into the loop.
 enum Feedback {
     Submitted { table_id: String, action: String, result: Result<Submitted> },
-    Refreshed { table_id: String, result: Result<pb::SeatView> },
+    Refreshed { table_id: String, result: Box<Result<pb::SeatView>> },
 }
 
 /// Plays tables until cancelled or until enough matches are over.
@@ -396,7 +396,7 @@ impl Runner {
                     spawn_refresh(&self.client, &table_id, tx);
                 }
             },
-            Feedback::Refreshed { table_id, result } => match result {
+            Feedback::Refreshed { table_id, result } => match *result {
                 Ok(view) => {
                     let over = view.match_over;
                     self.on_view(&table_id, view, slots, report, tx);
@@ -435,6 +435,6 @@ fn spawn_refresh(client: &Client, table_id: &str, tx: &mpsc::UnboundedSender<Fee
     let tx = tx.clone();
     tokio::spawn(async move {
         let result = client.get_seat_view(&table_id).await;
-        let _ = tx.send(Feedback::Refreshed { table_id, result });
+        let _ = tx.send(Feedback::Refreshed { table_id, result: Box::new(result) });
     });
 }

@@ -105,7 +105,7 @@ fn show_decision(board: &Board) {
 pub async fn run(args: Args) -> anyhow::Result<()> {
     let client = args.server.connect(&args.name).await?;
     let request = super::common::house_table(args.ruleset, args.seats, args.opponents.house_policy(), args.deadline * 1000);
-    let table = client.create_table(request).await.context("could not create the table")?;
+    let table = client.create_table(request).await.context("could not create the table (check --ruleset and --seats)")?;
     let mut stream = client.open_watch_bot(HashMap::new()).await?;
     let joined = client.join_table(&table.table_id, Some(0)).await?;
     let table = joined.table.unwrap_or(table);
@@ -154,11 +154,10 @@ async fn play(
                             println!();
                         }
                         println!("{}", render::describe(&event, board.table.as_ref()));
-                        if matches!(event.body, Some(pb::event::Body::SeatTaken(_))) {
-                            if let Ok(t) = client.get_table(&table_id).await {
+                        if matches!(event.body, Some(pb::event::Body::SeatTaken(_)))
+                            && let Ok(t) = client.get_table(&table_id).await {
                                 board.table = Some(t);
                             }
-                        }
                         if let Some(pb::event::Body::MatchEnded(ended)) = &event.body {
                             println!();
                             print!("{}", render::board(&board.view, board.table.as_ref(), &[]));
@@ -242,6 +241,7 @@ async fn play(
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -82,11 +82,10 @@ pub async fn follow(client: &Client, table: pb::Table, how: Follow) -> anyhow::R
             }
             WatchItem::Event(event) => {
                 board.apply(&event);
-                if matches!(event.body, Some(pb::event::Body::SeatTaken(_)) | Some(pb::event::Body::SeatLeft(_))) {
-                    if let Ok(t) = client.get_table(&table_id).await {
+                if matches!(event.body, Some(pb::event::Body::SeatTaken(_)) | Some(pb::event::Body::SeatLeft(_)))
+                    && let Ok(t) = client.get_table(&table_id).await {
                         board.table = Some(t);
                     }
-                }
                 if how.redraw {
                     draw(&board, true);
                 } else {
@@ -103,13 +102,11 @@ pub async fn follow(client: &Client, table: pb::Table, how: Follow) -> anyhow::R
         }
     }
     // The match is over: show the server's final view (it reveals what is public now).
-    if !how.from_start {
-        if let Ok(view) = client.get_seat_view(&table_id).await {
-            if view.seq >= board.view.seq {
+    if !how.from_start
+        && let Ok(view) = client.get_seat_view(&table_id).await
+            && view.seq >= board.view.seq {
                 board.set_view(view);
             }
-        }
-    }
     if !how.redraw {
         println!();
     }
