@@ -87,6 +87,13 @@ pub async fn follow(client: &Client, table: pb::Table, how: Follow) -> anyhow::R
                         board.table = Some(t);
                     }
                 if how.redraw {
+                    // Live: the server's view also says whose turn it is, which events do not.
+                    if !how.from_start
+                        && let Ok(view) = client.get_seat_view(&table_id).await
+                        && view.seq >= board.view.seq
+                    {
+                        board.set_view(view);
+                    }
                     draw(&board, true);
                 } else {
                     println!("{}", render::describe(&event, board.table.as_ref().or(names.as_ref())));
