@@ -334,6 +334,19 @@ impl Runner {
         report: &mut RunReport,
         feedback: &mpsc::UnboundedSender<Feedback>,
     ) {
+        if !slots.contains_key(table_id)
+            && !self.finished.contains(table_id)
+            && let Some(seat) = view.viewer_seat
+        {
+            // A view of a table we were never told we sit at (a Seated lost to a drop): adopt
+            // it rather than miss its decisions.
+            let seated = pb::Seated { table_id: table_id.to_string(), seat, table: None };
+            let bot = (self.factory)(&seated);
+            slots.insert(
+                table_id.to_string(),
+                Slot { seat, bot, last_seq: view.seq, decided_seq: None, fallback: false },
+            );
+        }
         let Some(slot) = slots.get_mut(table_id) else { return };
         slot.last_seq = slot.last_seq.max(view.seq);
         let ours = view.to_act.is_some() && view.to_act == view.viewer_seat;
