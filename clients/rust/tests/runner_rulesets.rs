@@ -3,9 +3,11 @@
 
 mod common;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use bete_client::{Runner, Strategy, pb};
+use bete_client::{Bot, Runner, Strategy, pb};
 use common::{RULESETS, TestServer, house_table};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -17,7 +19,10 @@ async fn runner_plays_a_full_match_of_every_ruleset_on_one_connection() {
         let table = client.create_table(house_table(ruleset, 3, 5_000)).await.expect("create");
         tables.push(table.table_id);
     }
-    let runner = Runner::new(client.clone(), |_: &pb::Seated| Strategy::Heuristic.bot()).stop_after(RULESETS.len());
+    let checks = Checks::default();
+    let c = checks.clone();
+    let runner = Runner::new(client.clone(), move |_: &pb::Seated| Checked { inner: Strategy::Heuristic.bot(), checks: c.clone() })
+        .stop_after(RULESETS.len());
     let running = tokio::spawn(runner.run());
     for id in &tables {
         let joined = client.join_table(id, None).await.expect("join");
@@ -31,6 +36,11 @@ async fn runner_plays_a_full_match_of_every_ruleset_on_one_connection() {
 
     assert_eq!(report.matches.len(), RULESETS.len());
     assert!(report.decisions > 0);
+    assert_eq!(checks.decisions.load(Ordering::SeqCst) as u64, report.decisions);
+    assert_eq!(checks.unreadable.load(Ordering::SeqCst), 0, "every seat view converts to the engine's view");
+    assert_eq!(checks.illegal.load(Ordering::SeqCst), 0, "the house heuristic chose only legal actions");
+    assert!(checks.deals.load(Ordering::SeqCst) >= RULESETS.len(), "deal hooks ran");
+    eprintln!("{report:?}");
     for result in &report.matches {
         assert!(tables.contains(&result.table_id));
         assert_eq!(result.balances.len(), 3, "final balances of {}", result.table_id);
@@ -44,4 +54,37 @@ async fn runner_plays_a_full_match_of_every_ruleset_on_one_connection() {
         assert!(record.contains("\"balances\"") || record.contains("final"), "record of {id}: {record:.200}");
     }
     server.stop().await;
+}
+
+#[derive(Clone, Default)]
+struct Checks {
+    decisions: Arc<AtomicUsize>,
+    unreadable: Arc<AtomicUsize>,
+    illegal: Arc<AtomicUsize>,
+    deals: Arc<AtomicUsize>,
+}
+
+/// The heuristic, checked: its input view converts and its answer is one of the legal actions.
+struct Checked {
+    inner: Box<dyn Bot>,
+    checks: Checks,
+}
+
+impl Bot for Checked {
+    fn decide(&mut self, view: &pb::SeatView) -> pb::Action {
+        self.checks.decisions.fetch_add(1, Ordering::SeqCst);
+        if bete_client::house::view_from_pb(view).is_none() {
+            self.checks.unreadable.fetch_add(1, Ordering::SeqCst);
+        }
+        let action = self.inner.decide(view);
+        if !view.legal_actions.iter().any(|a| a.kind == action.kind && a.cards == action.cards) {
+            self.checks.illegal.fetch_add(1, Ordering::SeqCst);
+        }
+        action
+    }
+
+    fn on_deal_start(&mut self, deal: &pb::DealStarted) {
+        assert_eq!(deal.hand.len(), 5, "a seat is dealt its five cards");
+        self.checks.deals.fetch_add(1, Ordering::SeqCst);
+    }
 }
