@@ -179,7 +179,7 @@ async fn kill_9_mid_deal_loses_nothing() {
 
     // SIGTERM: drains and exits cleanly.
     let pid = p.child.id().to_string();
-    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    assert!(Command::new("sh").args(["-c", &format!("kill -TERM {pid}")]).status().unwrap().success());
     let mut status = None;
     for _ in 0..200 {
         if let Some(s) = p.child.try_wait().unwrap() {
@@ -198,4 +198,62 @@ async fn http_get(addr: SocketAddr, path: &str) -> String {
     let mut out = String::new();
     s.read_to_string(&mut out).await.unwrap();
     out
+}
+
+/// A decision whose deadline passes while the server is down is auto-played right after the
+/// restart (the deadline counts from the stored time of the last entry).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deadline_resumes_after_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut p = spawn_server(dir.path());
+    let ch = connect(p.addr).await;
+    let me = register(&ch, "absent-bot").await;
+    let token = me.token.clone();
+    let mut c = me.client;
+    let id = c
+        .create_table(pb::CreateTableRequest {
+            ruleset: pb::Ruleset::Beast.into(),
+            seats: 3,
+            house_bots: vec![house(1, pb::HouseBotPolicy::Random), house(2, pb::HouseBotPolicy::Random)],
+            decision_deadline_ms: 1500,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .table
+        .unwrap()
+        .table_id;
+    c.join_table(pb::JoinTableRequest { table_id: id.clone(), seat: Some(0) }).await.unwrap();
+    let v = my_view(&mut c, &id).await;
+    assert_eq!(v.to_act, Some(0));
+    p.child.kill().unwrap();
+    p.child.wait().unwrap();
+    // Down for longer than the deadline.
+    tokio::time::sleep(Duration::from_millis(1800)).await;
+    let mut p = spawn_server(dir.path());
+    let ch = connect(p.addr).await;
+    let mut c = client_with(&ch, Some(&token));
+    let mut strikes = 0;
+    for _ in 0..100 {
+        let t = c.get_table(pb::GetTableRequest { table_id: id.clone() }).await.unwrap().into_inner().table.unwrap();
+        strikes = t.seats[0].strikes;
+        if strikes > 0 {
+            assert!(t.last_seq > v.seq);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(strikes, 1, "the expired decision is auto-played once, right after the restart");
+    // Reflection v1alpha answers too (older grpcurl and Python reflection clients use it).
+    let mut refl = tonic_reflection::pb::v1alpha::server_reflection_client::ServerReflectionClient::new(ch.clone());
+    let req = tonic_reflection::pb::v1alpha::ServerReflectionRequest {
+        host: String::new(),
+        message_request: Some(tonic_reflection::pb::v1alpha::server_reflection_request::MessageRequest::ListServices(String::new())),
+    };
+    let mut resp = refl.server_reflection_info(tokio_stream::iter(vec![req])).await.unwrap().into_inner();
+    let listed = format!("{:?}", resp.message().await.unwrap().unwrap());
+    assert!(listed.contains("bete.v1.TableService"), "{listed}");
+    p.child.kill().unwrap();
+    p.child.wait().unwrap();
 }

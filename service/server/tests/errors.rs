@@ -238,7 +238,8 @@ async fn bad_input_gets_precise_statuses() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn deadlines_play_auto_moves_until_the_match_ends() {
     let dir = tempfile::tempdir().unwrap();
-    let srv = TestServer::start(dir.path().to_path_buf(), |_| {}).await;
+    // Finished tables leave memory quickly here, to check they load again on demand.
+    let srv = TestServer::start(dir.path().to_path_buf(), |c| c.idle_unload = std::time::Duration::from_millis(100)).await;
     let ch = srv.channel().await;
     let mut sleepy = register(&ch, "sleepy-bot").await;
     let t = sleepy
@@ -297,5 +298,14 @@ async fn deadlines_play_auto_moves_until_the_match_ends() {
         Code::FailedPrecondition,
         "TABLE_FINISHED",
     );
+    // After the actor unloads, the finished table is rebuilt from the store on demand.
+    tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+    let again = sleepy.client.get_table(pb::GetTableRequest { table_id: id.clone() }).await.unwrap().into_inner().table.unwrap();
+    assert_eq!(again.last_seq, table.last_seq);
+    assert_eq!(again.seats[0].strikes, last_strikes);
+    let mut w = sleepy.client.watch_table(pb::WatchTableRequest { table_id: id.clone(), from_seq: Some(table.last_seq - 1) }).await.unwrap().into_inner();
+    let m = w.message().await.unwrap().unwrap();
+    assert!(matches!(m.kind, Some(pb::watch_table_response::Kind::Event(pb::Event { body: Some(pb::event::Body::MatchEnded(_)), .. }))));
+    assert!(w.message().await.unwrap().is_none(), "the stream of a finished table ends");
     srv.stop().await;
 }

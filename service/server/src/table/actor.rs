@@ -221,14 +221,15 @@ impl Actor {
                 let events = game
                     .apply_recorded(Seat(*seat), a, *auto)
                     .map_err(|e| ServerError::from_action(&e))?;
-                for e in events {
-                    self.push(t, *auto, Body::Game(e));
-                }
+                // The strike comes first, so `MatchEnded` is always a table's last event.
                 if *auto {
                     let s = self.seat_mut(*seat)?;
                     s.strikes += 1;
                     let strikes = s.strikes;
                     self.push(t, true, Body::StrikeCounted { seat: *seat, strikes });
+                }
+                for e in events {
+                    self.push(t, *auto, Body::Game(e));
                 }
                 if let Some(id) = request_id {
                     self.requests.insert((*seat, id.clone()), (a, self.last_seq()));
@@ -282,8 +283,9 @@ impl Actor {
         if finished_now {
             self.update_metrics();
             // WatchTable streams end after MatchEnded; bot streams just let go of this table.
+            let before = self.sinks.len();
             self.sinks.clear();
-            self.update_watchers(0);
+            self.update_watchers(before);
         }
         Ok(first)
     }

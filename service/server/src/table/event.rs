@@ -17,7 +17,7 @@ pub enum Body {
     SeatLeft { seat: u8, bot: String },
     /// Every seat is taken; the first `DealStarted` follows.
     MatchStarted,
-    /// A seat's decision timed out (after the auto action's events).
+    /// A seat's decision timed out (just before the auto action's events).
     StrikeCounted { seat: u8, strikes: u32 },
 }
 
