@@ -668,3 +668,99 @@ impl Report {
         serde_json::to_string(self).unwrap_or_default()
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::{Viewer, bots::Bots, bots::Policy};
+
+    fn seeded(ruleset: RulesetId, seats: u8) -> Game {
+        let seed = Seed([9; 32]);
+        let setup = Setup {
+            ruleset,
+            config: Config::defaults(ruleset, seats),
+            seats,
+            first_dealer: Seat(1),
+            decks: Decks::Seed(seed),
+        };
+        Game::new(setup).unwrap().0
+    }
+
+    #[test]
+    fn auto_actions_survive_the_round_trip_and_are_written_only_when_true() {
+        let mut g = seeded(RulesetId::BesterBube, 4);
+        let seat = g.to_act().unwrap();
+        g.apply_timeout(seat).unwrap();
+        let seat = g.to_act().unwrap();
+        let a = g.legal_actions(seat)[0];
+        g.apply(seat, a).unwrap();
+        let text = Record::from_game(&g).to_json();
+        assert_eq!(text.matches("\"auto\"").count(), 1, "{text}");
+        let r = replay_json(&text).unwrap();
+        assert_eq!(r.log(), g.log());
+        assert!(r.log()[0].actions[0].auto && !r.log()[0].actions[1].auto);
+        assert_eq!(r.view(Viewer::Spectator), g.view(Viewer::Spectator));
+    }
+
+    #[test]
+    fn compact_and_pretty_forms_read_back_the_same() {
+        let mut g = seeded(RulesetId::Bete, 5);
+        Bots::new(&[Policy::Heuristic, Policy::Random], 5, &Seed([9; 32])).play(&mut g, Some(3)).unwrap();
+        let mut rec = Record::from_game(&g);
+        let a = Record::from_json(&rec.to_json()).unwrap();
+        let b = Record::from_json(&rec.to_json_pretty()).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a.json.deals.len(), 4, "three settled deals and the fourth just dealt");
+        rec.include_decks();
+        let c = Record::from_json(&rec.to_json_pretty()).unwrap();
+        assert_eq!(c.decks, a.decks);
+        assert!(c.json.deals.iter().all(|d| d.deck.is_some()));
+        assert_eq!(replay(&c).unwrap().balances(), g.balances());
+    }
+
+    #[test]
+    fn a_record_read_in_may_omit_default_config_keys() {
+        let g = seeded(RulesetId::Lanterlui, 3);
+        let mut rec = Record::from_game(&g);
+        rec.json.config.clear();
+        rec.json.config.insert("short_pack".into(), Value::Bool(true));
+        let back = Record::from_json(&rec.to_json()).unwrap();
+        assert!(back.config.short_pack);
+        assert_eq!(back.config.rounds, 2);
+        assert_eq!(back.decks[0].len(), 44, "short pack for three seats");
+    }
+
+    #[test]
+    fn structure_errors_name_the_field() {
+        let g = seeded(RulesetId::Beast, 3);
+        let mut v: Value = serde_json::from_str(&Record::from_game(&g).to_json()).unwrap();
+        v["deals"][0]["actions"] = serde_json::json!([{"seat": 0, "action": 5}]);
+        let e = Record::from_value(v.clone()).unwrap_err().to_string();
+        assert!(e.contains("deals[0].actions[0].action must be a string"), "{e}");
+        v["deals"][0]["actions"] = serde_json::json!([{"seat": -1, "action": "card KS"}]);
+        let e = Record::from_value(v.clone()).unwrap_err().to_string();
+        assert!(e.contains("deals[0].actions[0].seat must be a non-negative integer"), "{e}");
+        v["deals"][0]["actions"] = serde_json::json!([{"seat": 0, "action": "card KS", "when": 3}]);
+        let e = Record::from_value(v.clone()).unwrap_err().to_string();
+        assert!(e.contains("unknown field deals[0].actions[0].when"), "{e}");
+        v["deals"][0]["actions"] = serde_json::json!([]);
+        v["seed"] = Value::String("xyz".into());
+        let e = Record::from_value(v).unwrap_err().to_string();
+        assert!(e.contains("bad seed") && e.contains("xyz"), "{e}");
+        assert!(matches!(Record::from_json("[1, 2]"), Err(RecordError::Structure(_))));
+    }
+
+    #[test]
+    fn illegal_action_lines_follow_rules_11_4() {
+        let e = ReplayError::Illegal {
+            deal: 2,
+            action: 7,
+            seat: 3,
+            reason: "must follow suit: hearts were led".into(),
+        };
+        assert_eq!(e.to_string(), "illegal action at deal 2, action 7 (seat 3): must follow suit: hearts were led");
+        assert_eq!(e.exit_code(), 1);
+        assert_eq!(ReplayError::Malformed(RecordError::RulesVersion(9)).exit_code(), 2);
+    }
+}
