@@ -6,7 +6,7 @@ mod common;
 use std::process::Command;
 use std::time::Duration;
 
-use common::TestServer;
+use common::{Proxy, TestServer};
 use expectrl::{Eof, Expect as _, Regex, Session};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -61,4 +61,52 @@ fn play_a_match(url: &str) -> String {
     assert!(transcript.contains("Your final balance"), "final balance shown: {tail}");
     assert!(!transcript.contains("timed out"), "no decision timed out");
     transcript
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bete_play_reconnects_after_a_dropped_connection() {
+    let server = TestServer::start().await;
+    let proxy = Proxy::start(server.addr).await;
+    let url = proxy.url.clone();
+    let (cut_tx, mut cut_rx) = tokio::sync::mpsc::unbounded_channel::<()>();
+    let driver = tokio::task::spawn_blocking(move || {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_bete"));
+        command.args(["play", "--server", &url, "--ruleset", "bete", "--seats", "3", "--deadline", "60"]);
+        command.env_remove("BETE_TOKEN");
+        let mut p = Session::spawn(command).expect("spawn bete play");
+        p.set_expect_timeout(Some(Duration::from_secs(30)));
+        let mut transcript = String::new();
+        let mut decisions = 0;
+        loop {
+            let found = p.expect(Regex(r"Your choice \[1-\d+\]|Match over")).expect("next decision or the end");
+            transcript.push_str(&String::from_utf8_lossy(found.before()));
+            if String::from_utf8_lossy(&found[0]).contains("Match over") {
+                break;
+            }
+            decisions += 1;
+            assert!(decisions < 3_000, "the match ends");
+            if decisions == 3 {
+                // The link drops while the person is thinking.
+                cut_tx.send(()).expect("cut");
+                std::thread::sleep(Duration::from_millis(1_200));
+            }
+            p.send_line("1").expect("send");
+        }
+        let rest = p.expect(Eof).expect("exits");
+        transcript.push_str(&String::from_utf8_lossy(rest.before()));
+        transcript.push_str(&String::from_utf8_lossy(rest.as_bytes()));
+        transcript
+    });
+    let cutter = tokio::spawn(async move {
+        if cut_rx.recv().await.is_some() {
+            proxy.cut(Duration::from_millis(500));
+        }
+        proxy
+    });
+    let transcript = driver.await.expect("pty task");
+    let _proxy = cutter.await.expect("cutter");
+    assert!(transcript.contains("(reconnected)"), "the session reconnected: {transcript:.3000}");
+    assert!(transcript.contains("Your final balance"), "the match was finished");
+    assert!(!transcript.contains("timed out"), "no decision timed out");
+    server.stop().await;
 }

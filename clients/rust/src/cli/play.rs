@@ -120,6 +120,42 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     play(&client, table, &mut stream).await
 }
 
+/// Reopens the stream after a drop, continuing after the last event shown, and asks for the
+/// view again so a decision requested meanwhile is not missed.
+async fn resume(
+    client: &Client,
+    table_id: &str,
+    stream: &mut tonic::Streaming<pb::WatchBotResponse>,
+    board: &mut Board,
+    pending: &mut bool,
+) -> anyhow::Result<()> {
+    println!("\n(connection lost; reconnecting…)");
+    let backoff = client.backoff();
+    let mut failed = 0;
+    let from_seq = HashMap::from([(table_id.to_string(), board.view.seq)]);
+    *stream = loop {
+        match client.open_watch_bot(from_seq.clone()).await {
+            Ok(s) => break s,
+            Err(e) if e.is_transient() && failed + 1 < backoff.attempts => {
+                failed += 1;
+                tokio::time::sleep(backoff.delay(failed)).await;
+            }
+            Err(e) => {
+                return Err(e).context("cannot reach the server again; your seat stays yours: rerun `bete play` later with --token");
+            }
+        }
+    };
+    let view = client.get_seat_view(table_id).await?;
+    let ours = view.to_act.is_some() && view.to_act == view.viewer_seat && !view.legal_actions.is_empty();
+    board.set_view(view);
+    println!("(reconnected)");
+    *pending = ours;
+    if ours {
+        show_decision(board);
+    }
+    Ok(())
+}
+
 async fn play(
     client: &Client,
     table: pb::Table,
@@ -135,8 +171,20 @@ async fn play(
     loop {
         tokio::select! {
             message = stream.message() => {
-                let Some(message) = message.context("lost the connection to the server; your seat stays yours: rerun with --token to continue")? else {
-                    anyhow::bail!("the server closed the stream");
+                let message = match message {
+                    Ok(Some(message)) => message,
+                    Ok(None) => {
+                        resume(client, &table_id, stream, &mut board, &mut pending).await?;
+                        continue;
+                    }
+                    Err(status) => {
+                        let error = crate::Error::from(status);
+                        if !error.is_transient() {
+                            return Err(error).context("lost the table's stream");
+                        }
+                        resume(client, &table_id, stream, &mut board, &mut pending).await?;
+                        continue;
+                    }
                 };
                 if message.table_id != table_id && !message.table_id.is_empty() {
                     continue;
@@ -173,13 +221,16 @@ async fn play(
                     Some(Kind::Decision(decision)) => {
                         if let Some(mut view) = decision.view {
                             view.seq = view.seq.max(decision.seq);
+                            if pending && board.view.seq >= view.seq {
+                                continue; // already shown (re-sent after a reconnect)
+                            }
                             board.set_view(view);
                             pending = true;
                             warned.clear();
                             show_decision(&board);
                         }
                     }
-                    Some(Kind::Resync(_)) => anyhow::bail!("the stream fell behind; rerun to continue"),
+                    Some(Kind::Resync(_)) => resume(client, &table_id, stream, &mut board, &mut pending).await?,
                     Some(Kind::Heartbeat(_)) | None => {}
                 }
             }
