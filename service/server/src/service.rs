@@ -328,13 +328,13 @@ impl TableService for TableApi {
                 0 => DEFAULT_PAGE,
                 n => n.min(MAX_PAGE),
             };
-            let after = if req.page_token.is_empty() {
+            let before = if req.page_token.is_empty() {
                 0
             } else {
                 req.page_token
                     .strip_prefix("c")
                     .and_then(|c| c.parse::<i64>().ok())
-                    .filter(|c| *c >= 0)
+                    .filter(|c| *c > 0)
                     .ok_or_else(|| ServerError::field("page_token", "is not a token this server returned"))?
             };
             let ruleset = match req.ruleset {
@@ -350,7 +350,7 @@ impl TableService for TableApi {
             };
             let rows = api
                 .store
-                .list_tables(TableFilter { ruleset, state, viewer_bot: None, after, limit: limit + 1 })
+                .list_tables(TableFilter { ruleset, state, viewer_bot: None, before, limit: limit + 1 })
                 .await?;
             let more = rows.len() > limit as usize;
             let rows = &rows[..rows.len().min(limit as usize)];

@@ -309,3 +309,52 @@ async fn deadlines_play_auto_moves_until_the_match_ends() {
     assert!(w.message().await.unwrap().is_none(), "the stream of a finished table ends");
     srv.stop().await;
 }
+
+/// ListTables pages newest first with opaque tokens and filters by ruleset and state.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn list_tables_pages_and_filters() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path().to_path_buf(), |_| {}).await;
+    let ch = srv.channel().await;
+    let mut me = register(&ch, "lister-bot").await;
+    let mut made = Vec::new();
+    for i in 0..5 {
+        let ruleset = if i % 2 == 0 { pb::Ruleset::Beast } else { pb::Ruleset::Lanterlui };
+        let t = me.client.create_table(create(ruleset, 3, vec![])).await.unwrap().into_inner().table.unwrap();
+        made.push(t.table_id);
+    }
+    let mut seen = Vec::new();
+    let mut token = String::new();
+    loop {
+        let page = me
+            .client
+            .list_tables(pb::ListTablesRequest { page_size: 2, page_token: token.clone(), ..Default::default() })
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(page.tables.len() <= 2);
+        seen.extend(page.tables.into_iter().map(|t| t.table_id));
+        if page.next_page_token.is_empty() {
+            break;
+        }
+        token = page.next_page_token;
+    }
+    made.reverse();
+    assert_eq!(seen, made, "every table once, newest first");
+    let beast = me
+        .client
+        .list_tables(pb::ListTablesRequest { ruleset: pb::Ruleset::Beast.into(), state: pb::TableState::Waiting.into(), ..Default::default() })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(beast.tables.len(), 3);
+    assert!(beast.tables.iter().all(|t| t.ruleset == pb::Ruleset::Beast as i32));
+    let playing = me
+        .client
+        .list_tables(pb::ListTablesRequest { state: pb::TableState::Playing.into(), ..Default::default() })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(playing.tables.is_empty());
+    srv.stop().await;
+}

@@ -179,8 +179,8 @@ pub struct TableFilter {
     pub state: Option<TableState>,
     /// Private tables are listed only to the bot that created them or sits at them.
     pub viewer_bot: Option<String>,
-    /// Only rows after this cursor (exclusive).
-    pub after: i64,
+    /// Newest first: only rows older than this cursor (exclusive); 0 means from the newest.
+    pub before: i64,
     pub limit: u32,
 }
 

@@ -441,14 +441,14 @@ impl Store for SqliteStore {
     fn list_tables(&self, f: TableFilter) -> StoreFuture<'_, Vec<StoredTable>> {
         Box::pin(async move {
             let rows = sqlx::query(
-                "SELECT * FROM tables WHERE cursor > ?1 \
+                "SELECT * FROM tables WHERE (?1 = 0 OR cursor < ?1) \
                  AND (?2 IS NULL OR ruleset = ?2) \
                  AND (?3 IS NULL OR state = ?3) \
                  AND (visibility = 'listed' OR (?4 IS NOT NULL AND (created_by = ?4 OR EXISTS \
                       (SELECT 1 FROM seats s WHERE s.table_id = tables.id AND s.bot_id = ?4)))) \
-                 ORDER BY cursor LIMIT ?5",
+                 ORDER BY cursor DESC LIMIT ?5",
             )
-            .bind(f.after)
+            .bind(f.before)
             .bind(f.ruleset)
             .bind(f.state.map(TableState::as_str))
             .bind(f.viewer_bot)
@@ -655,7 +655,7 @@ mod tests {
         s.set_state("t1".into(), TableState::Playing).await.unwrap();
         let all = s.list_tables(TableFilter { limit: 10, ..Default::default() }).await.unwrap();
         let ids: Vec<_> = all.iter().map(|t| t.table.id.as_str()).collect();
-        assert_eq!(ids, ["t0", "t1", "t2", "t4"]);
+        assert_eq!(ids, ["t4", "t2", "t1", "t0"]);
         let mine = s
             .list_tables(TableFilter { limit: 10, viewer_bot: Some("b1".into()), ..Default::default() })
             .await
@@ -663,10 +663,13 @@ mod tests {
         assert_eq!(mine.len(), 5);
         let page1 = s.list_tables(TableFilter { limit: 2, ..Default::default() }).await.unwrap();
         let page2 = s
-            .list_tables(TableFilter { limit: 2, after: page1[1].cursor, ..Default::default() })
+            .list_tables(TableFilter { limit: 2, before: page1[1].cursor, ..Default::default() })
             .await
             .unwrap();
-        assert_eq!(page2[0].table.id, "t2");
+        assert_eq!(page1[0].table.id, "t4");
+        assert_eq!(page1[1].table.id, "t2");
+        assert_eq!(page2[0].table.id, "t1");
+        assert_eq!(page2[1].table.id, "t0");
         let playing = s
             .list_tables(TableFilter { limit: 10, state: Some(TableState::Playing), ..Default::default() })
             .await
