@@ -228,3 +228,86 @@ async fn slow_watcher_is_cut_and_can_resume() {
     // The drop is counted in the metrics.
     srv.stop().await;
 }
+
+/// WatchBot resumes per table from `from_seq`: no snapshot, the missed events, then decisions.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_bot_resumes_per_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path().to_path_buf(), |_| {}).await;
+    let ch = srv.channel().await;
+    let mut me = register(&ch, "multi-bot").await;
+    let a = table(&mut me, pb::Ruleset::Bete, 3, vec![house(1, pb::HouseBotPolicy::Random), house(2, pb::HouseBotPolicy::Random)], 60_000).await;
+    let b = table(&mut me, pb::Ruleset::BesteBoer, 3, vec![house(1, pb::HouseBotPolicy::Random), house(2, pb::HouseBotPolicy::Random)], 60_000).await;
+    me.client.join_table(pb::JoinTableRequest { table_id: a.clone(), seat: Some(0) }).await.unwrap();
+    let mut s = me.client.watch_bot(pb::WatchBotRequest::default()).await.unwrap().into_inner();
+    // Joining b later attaches it to the open stream.
+    me.client.join_table(pb::JoinTableRequest { table_id: b.clone(), seat: Some(0) }).await.unwrap();
+    use pb::watch_bot_response::Kind;
+    let mut last = std::collections::HashMap::<String, u64>::new();
+    let mut seated = std::collections::HashSet::new();
+    let mut decisions = 0;
+    // Play five decisions over both tables, then disconnect.
+    while decisions < 5 {
+        let m = timeout(20, s.message()).await.unwrap().unwrap().unwrap();
+        match m.kind.unwrap() {
+            Kind::Seated(x) => {
+                seated.insert(x.table_id);
+            }
+            Kind::Snapshot(v) => {
+                last.insert(m.table_id.clone(), v.seq);
+            }
+            Kind::Event(e) => {
+                let prev = last.insert(m.table_id.clone(), e.seq).unwrap();
+                assert_eq!(e.seq, prev + 1, "gap in {}", m.table_id);
+            }
+            Kind::Decision(d) => {
+                assert_eq!(d.seq, last[&m.table_id]);
+                let v = d.view.unwrap();
+                me.client
+                    .submit_action(pb::SubmitActionRequest { table_id: d.table_id.clone(), action: Some(v.legal_actions[0].clone()), expected_seq: d.seq, request_id: String::new() })
+                    .await
+                    .unwrap();
+                decisions += 1;
+            }
+            Kind::Heartbeat(_) | Kind::Resync(_) => {}
+        }
+    }
+    assert_eq!(seated.len(), 2);
+    drop(s);
+    // Resume both tables where we stopped.
+    let mut s = me.client.watch_bot(pb::WatchBotRequest { from_seq: last.clone() }).await.unwrap().into_inner();
+    let mut resumed = std::collections::HashSet::new();
+    while resumed.len() < 2 {
+        let m = timeout(20, s.message()).await.unwrap().unwrap().unwrap();
+        match m.kind.unwrap() {
+            Kind::Snapshot(_) => panic!("a resumed table sends no snapshot"),
+            Kind::Event(e) => {
+                let prev = last.insert(m.table_id.clone(), e.seq).unwrap();
+                assert_eq!(e.seq, prev + 1, "gap or duplicate in {} after resume", m.table_id);
+            }
+            Kind::Decision(d) => {
+                assert_eq!(d.seq, last[&m.table_id], "decision at the latest seq");
+                resumed.insert(m.table_id.clone());
+            }
+            _ => {}
+        }
+    }
+    srv.stop().await;
+}
+
+/// Shutting down: open streams end with UNAVAILABLE SHUTTING_DOWN and `run` returns.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_ends_streams_with_unavailable() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path().to_path_buf(), |_| {}).await;
+    let ch = srv.channel().await;
+    let mut me = register(&ch, "drain-bot").await;
+    let id = table(&mut me, pb::Ruleset::Bete, 3, vec![], 60_000).await;
+    let mut w = me.client.watch_table(pb::WatchTableRequest { table_id: id, from_seq: None }).await.unwrap().into_inner();
+    assert!(matches!(w.message().await.unwrap().unwrap().kind, Some(pb::watch_table_response::Kind::Snapshot(_))));
+    let stopping = tokio::spawn(srv.stop());
+    let end = timeout(20, w.message()).await.unwrap().unwrap_err();
+    assert_eq!(end.code(), Code::Unavailable);
+    assert_eq!(reason(&end), "SHUTTING_DOWN");
+    timeout(20, stopping).await.unwrap().unwrap();
+}
