@@ -395,7 +395,7 @@ impl Runner {
                             return;
                         }
                         Some(R::StaleSeq) => report.stale += 1,
-                        Some(R::IllegalAction) => {
+                        Some(R::IllegalAction | R::InvalidArgument) => {
                             tracing::warn!(table = %table_id, %error, "the bot chose an illegal action; playing the first legal one");
                             slot.fallback = true;
                             slot.decided_seq = None;
