@@ -14,7 +14,7 @@ struct Sloppy(u32);
 impl Bot for Sloppy {
     fn decide(&mut self, _view: &pb::SeatView) -> pb::Action {
         self.0 += 1;
-        if self.0 % 2 == 0 {
+        if self.0.is_multiple_of(2) {
             pb::Action { kind: pb::ActionKind::Card as i32, cards: vec!["ZZ".into()], text: String::new() }
         } else {
             pb::Action { kind: pb::ActionKind::Contre as i32, cards: vec![], text: String::new() }
