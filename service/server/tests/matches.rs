@@ -36,7 +36,7 @@ struct Played {
     seat: u32,
 }
 
-async fn play(ruleset: pb::Ruleset, seed: &str, srv: &TestServer) -> Played {
+async fn play(ruleset: pb::Ruleset, seats: u32, seed: &str, srv: &TestServer) -> Played {
     let ch = srv.channel().await;
     let mut me = register(&ch, "tester-one").await;
     let mut spectator = register(&ch, "spectator-bot").await;
@@ -44,8 +44,10 @@ async fn play(ruleset: pb::Ruleset, seed: &str, srv: &TestServer) -> Played {
         .client
         .create_table(pb::CreateTableRequest {
             ruleset: ruleset.into(),
-            seats: 3,
-            house_bots: vec![house(1, pb::HouseBotPolicy::Random), house(2, pb::HouseBotPolicy::Heuristic)],
+            seats,
+            house_bots: (1..seats)
+                .map(|s| house(s, if s % 2 == 0 { pb::HouseBotPolicy::Heuristic } else { pb::HouseBotPolicy::Random }))
+                .collect(),
             seed: seed.into(),
             decision_deadline_ms: 60_000,
             ..Default::default()
@@ -345,9 +347,9 @@ async fn every_ruleset_plays_to_the_end_without_leaks() {
     let dir = tempfile::tempdir().unwrap();
     let srv = TestServer::start(dir.path().to_path_buf(), |_| {}).await;
     for (i, ruleset) in ALL_RULESETS.iter().enumerate() {
-        for k in 0..2 {
+        for (k, seats) in [3, 4, 5].into_iter().enumerate() {
             let seed = format!("{:064x}", 1000 + i * 10 + k);
-            let p = play(*ruleset, &seed, &srv).await;
+            let p = play(*ruleset, seats, &seed, &srv).await;
             verify(&p);
         }
     }
