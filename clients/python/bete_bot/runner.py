@@ -130,8 +130,10 @@ class Runner:
                 await self._run_watch_bot()
             else:
                 await asyncio.gather(*(self._run_watch_table(st) for st in list(self.tables.values())))
-            while self._tasks:
-                await asyncio.gather(*list(self._tasks), return_exceptions=True)
+            # Let decisions in flight finish. Only wait for unfinished tasks: awaiting a gather of
+            # finished ones does not yield, so the done-callbacks that empty the set never run.
+            while pending := [t for t in self._tasks if not t.done()]:
+                await asyncio.gather(*pending, return_exceptions=True)
         finally:
             self._running = False
             for t in list(self._tasks):
