@@ -322,7 +322,8 @@ class Runner:
         if view.HasField("viewer_seat"):
             st.seat = view.viewer_seat
         if view.match_over and not st.done:
-            await self._catch_up_finished(st)
+            if self.mode == "bot":  # a WatchTable stream delivers the end itself
+                await self._catch_up_finished(st)
             return
         self._consider(st, view.seq, view, "view")
 
