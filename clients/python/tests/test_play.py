@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from bete_bot import RandomBot, Runner, RuleAwareBot
+from bete_bot import RandomBot, Runner, RuleAwareBot, pass_
 from bete_bot.cards import RULESET_IDS
 
 from helpers import Recorder, assert_contiguous, new_client
@@ -170,3 +170,27 @@ def test_tables_tracked_while_running_are_played(server):
         assert st.done and sum(st.balances) == 0
         ours = [a for d in record["deals"] for a in d["actions"] if a["seat"] == 0]
         assert len(ours) == st.decisions and not any(a.get("auto") for a in ours)
+
+
+class Clumsy(RandomBot):
+    """Raises on every third turn and says "pass" (illegal outside Bête) on every fifth."""
+
+    turns = 0
+
+    def decide(self, view):
+        self.turns += 1
+        if self.turns % 3 == 0:
+            raise RuntimeError("bug in the bot")
+        if self.turns % 5 == 0:
+            return pass_()
+        return super().decide(view)
+
+
+def test_a_buggy_bot_still_plays_every_turn(server):
+    """A raising decide() and refused actions fall back to the first legal action at once."""
+    table_id, st, rec, record = asyncio.run(_play_one(server, "beste-boer", Clumsy(8)))
+    assert st.done and st.result is not None
+    assert st.illegal > 0, "the server refused the illegal passes"
+    ours = [a for d in record["deals"] for a in d["actions"] if a["seat"] == 0]
+    assert len(ours) == st.decisions and not any(a.get("auto") for a in ours)
+    assert not any(a["action"] == "pass" for a in ours)
