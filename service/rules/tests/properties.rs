@@ -199,7 +199,7 @@ fn candidates(g: &Game, seat: Seat, legal: &[Action], rng: &mut ChaCha8Rng) -> V
         let mut set = CardSet::EMPTY;
         let n = 1 + rng.next_u32() as usize % 5;
         for _ in 0..n {
-            if !hand_cards.is_empty() && rng.next_u32() % 4 != 0 {
+            if !hand_cards.is_empty() && !rng.next_u32().is_multiple_of(4) {
                 set.insert(hand_cards[rng.next_u32() as usize % hand_cards.len()]);
             } else {
                 set.insert(pack[rng.next_u32() as usize % pack.len()]);
