@@ -90,6 +90,7 @@ impl FromStr for Policy {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use rand_chacha::ChaCha8Rng;
