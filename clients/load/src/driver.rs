@@ -155,6 +155,9 @@ pub struct Shared {
     pub stats: Stats,
     /// Counters and histograms take samples only while this is set (the measured window).
     pub recording: AtomicBool,
+    /// Set when the window opens: decisions that arrive during setup wait for it, so setup is
+    /// not slowed by play and every table starts playing at once.
+    pub go: CancellationToken,
     /// Set when the window ends: no new submits or tables; in-flight calls may finish.
     pub stop: CancellationToken,
     /// Submits started and not finished (the drain waits for 0).
@@ -170,6 +173,7 @@ impl Shared {
         Shared {
             stats: Stats::default(),
             recording: AtomicBool::new(false),
+            go: CancellationToken::new(),
             stop: CancellationToken::new(),
             inflight: AtomicUsize::new(0),
             tracks: RwLock::new(HashMap::new()),
@@ -334,6 +338,10 @@ fn decide(bot: &Arc<Bot>, shared: &Arc<Shared>, s: &mut Seen, table: &str, seq: 
 
 async fn act(bot: Arc<Bot>, shared: Arc<Shared>, track: Option<Arc<TableTrack>>, table: String, seq: u64, legal: Vec<pb::Action>) {
     let _inflight = InFlight::new(&shared.inflight);
+    tokio::select! {
+        _ = shared.stop.cancelled() => return,
+        _ = shared.go.cancelled() => {}
+    }
     if !shared.think.is_zero() {
         tokio::select! {
             _ = shared.stop.cancelled() => return,

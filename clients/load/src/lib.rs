@@ -34,6 +34,11 @@ use report::{ErrorCounts, RunSettings, StreamHealth};
 use server::Server;
 use stats::get;
 
+/// HTTP/2 receive window of each connection (also sizes h2's small-frame budget, see `connect`).
+const CONNECTION_WINDOW: u32 = 32 << 20;
+/// HTTP/2 receive window of each stream.
+const STREAM_WINDOW: u32 = 4 << 20;
+
 /// Why a run could not produce a report.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
@@ -88,12 +93,16 @@ fn git_commit() -> Option<String> {
 async fn connect(uri: &str, n: u32) -> Result<Vec<Channel>, LoadError> {
     let mut channels = Vec::new();
     for _ in 0..n.max(1) {
-        // Each `connect` opens its own HTTP/2 connection.
+        // Each `connect` opens its own HTTP/2 connection. Large fixed windows: h2 closes a
+        // connection with ENHANCE_YOUR_CALM when received-but-unread small DATA frames exceed a
+        // budget of half the connection window (min 25,600 bytes), and one connection carries
+        // the event streams of thousands of seats.
         let ch = Endpoint::from_shared(uri.to_string())
             .map_err(|e| LoadError::Options(format!("bad server address {uri}: {e}")))?
             .tcp_nodelay(true)
             .connect_timeout(Duration::from_secs(5))
-            .http2_adaptive_window(true)
+            .initial_connection_window_size(CONNECTION_WINDOW)
+            .initial_stream_window_size(STREAM_WINDOW)
             .connect()
             .await?;
         channels.push(ch);
@@ -175,7 +184,7 @@ pub async fn run(opts: &Options, command: String) -> Result<Report, LoadError> {
         versions.insert("bete-server".to_string(), v.clone());
     }
     if let Some(c) = git_commit() {
-        versions.insert("git".to_string(), c);
+        versions.insert("git_head_at_run".to_string(), c);
     }
     let s = &m.shared.stats;
     let stream = StreamHealth {
@@ -225,7 +234,7 @@ pub async fn run(opts: &Options, command: String) -> Result<Report, LoadError> {
         matches_finished: get(&s.matches_finished),
         tables_created: get(&s.tables_created),
         latency_ms,
-        errors: ErrorCounts::from_map(&s.errors.snapshot()),
+        errors: ErrorCounts::from_map(&m.errors, m.error_samples),
         ceiling_rps: ceiling.rps,
         ratio_to_ceiling: (ceiling.rps > 0.0).then(|| moves as f64 / window_s / ceiling.rps),
         ceiling,
@@ -258,6 +267,9 @@ struct Measured {
     harness_cpu: Option<Duration>,
     rss_before: Option<u64>,
     rss_after: Option<u64>,
+    /// Taken after the drain, before the server stops (its shutdown would add UNAVAILABLE noise).
+    errors: BTreeMap<(String, String), u64>,
+    error_samples: BTreeMap<String, String>,
 }
 
 async fn drive(
@@ -319,8 +331,8 @@ async fn drive(
         } else {
             format!("seating {} tables took longer than {:?}", opts.tables, opts.setup_timeout)
         };
-        let errors = ErrorCounts::from_map(&shared.stats.errors.snapshot());
-        return Err(LoadError::Setup(format!("{why}; errors: {:?}", errors.by_code_and_reason)));
+        let errors = ErrorCounts::from_map(&shared.stats.errors.snapshot(), shared.stats.errors.samples());
+        return Err(LoadError::Setup(format!("{why}; errors: {:?}; first messages: {:?}", errors.by_code_and_reason, errors.samples)));
     }
     let setup = setup_started.elapsed();
     let rss_after = server.proc.rss_kib();
@@ -331,6 +343,7 @@ async fn drive(
     let own0 = own_cpu();
     let window_started = Instant::now();
     shared.recording.store(true, Ordering::Release);
+    shared.go.cancel();
     let until = window_started + opts.duration;
     let mut tick = tokio::time::interval(Duration::from_millis(250));
     while Instant::now() < until {
@@ -371,7 +384,11 @@ async fn drive(
     let drain = drain_started.elapsed();
     tasks.abort_all();
     while tasks.join_next().await.is_some() {}
+    let errors = shared.stats.errors.snapshot();
+    let error_samples = shared.stats.errors.samples();
     Ok(Measured {
+        errors,
+        error_samples,
         shared,
         ceiling,
         bots: bots.len(),

@@ -18,6 +18,9 @@ pub struct Machine {
     pub memory_kib: Option<u64>,
     /// The kernel release.
     pub kernel: Option<String>,
+    /// /proc/loadavg's 1-minute load when the run started: other work on a shared machine
+    /// skews every figure, so the report says how busy it was.
+    pub load_1m_at_start: Option<f64>,
 }
 
 impl Machine {
@@ -34,7 +37,10 @@ impl Machine {
             .ok()
             .and_then(|s| status_kib(&s, "MemTotal:"));
         let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").ok().map(|s| s.trim().to_string());
-        Machine { cores, cpu_model, memory_kib, kernel }
+        let load_1m_at_start = std::fs::read_to_string("/proc/loadavg")
+            .ok()
+            .and_then(|s| s.split_whitespace().next().and_then(|v| v.parse().ok()));
+        Machine { cores, cpu_model, memory_kib, kernel, load_1m_at_start }
     }
 }
 

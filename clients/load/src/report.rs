@@ -19,11 +19,13 @@ pub struct ErrorCounts {
     pub by_reason: BTreeMap<String, u64>,
     /// By `CODE/REASON`.
     pub by_code_and_reason: BTreeMap<String, u64>,
+    /// The first status message of each `CODE/REASON`, for diagnosis.
+    pub samples: BTreeMap<String, String>,
 }
 
 impl ErrorCounts {
-    pub fn from_map(m: &BTreeMap<(String, String), u64>) -> ErrorCounts {
-        let mut e = ErrorCounts::default();
+    pub fn from_map(m: &BTreeMap<(String, String), u64>, samples: BTreeMap<String, String>) -> ErrorCounts {
+        let mut e = ErrorCounts { samples, ..ErrorCounts::default() };
         for ((code, reason), n) in m {
             e.total += n;
             *e.by_code.entry(code.clone()).or_default() += n;
@@ -181,11 +183,12 @@ impl Report {
         let m = &self.machine;
         let _ = writeln!(
             s,
-            "| machine | {} cores, {} MiB, {}, kernel {} |",
+            "| machine | {} cores, {} MiB, {}, kernel {}, load {} at start |",
             m.cores,
             m.memory_kib.map_or("?".into(), |k| (k / 1024).to_string()),
             m.cpu_model.as_deref().unwrap_or("?"),
-            m.kernel.as_deref().unwrap_or("?")
+            m.kernel.as_deref().unwrap_or("?"),
+            m.load_1m_at_start.map_or("?".into(), |l| format!("{l:.2}"))
         );
         for (k, v) in &self.versions {
             let _ = writeln!(s, "| {k} | {v} |");
@@ -232,9 +235,10 @@ impl Report {
         if self.errors.total == 0 {
             let _ = writeln!(s, "None.");
         } else {
-            let _ = writeln!(s, "| code/reason | count |\n|---|---|");
+            let _ = writeln!(s, "| code/reason | count | first message |\n|---|---|---|");
             for (k, n) in &self.errors.by_code_and_reason {
-                let _ = writeln!(s, "| {k} | {n} |");
+                let msg = self.errors.samples.get(k).map(|m| m.replace('|', "\\|")).unwrap_or_default();
+                let _ = writeln!(s, "| {k} | {n} | {msg} |");
             }
         }
         let h = &self.stream;

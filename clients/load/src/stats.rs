@@ -100,9 +100,12 @@ pub fn code_name(code: tonic::Code) -> String {
     out
 }
 
-/// Errors counted by gRPC code and `ErrorInfo` reason.
+/// Errors counted by gRPC code and `ErrorInfo` reason, with the first message of each kind.
 #[derive(Debug, Default)]
-pub struct Errors(Mutex<BTreeMap<(String, String), u64>>);
+pub struct Errors {
+    counts: Mutex<BTreeMap<(String, String), u64>>,
+    samples: Mutex<BTreeMap<String, String>>,
+}
 
 impl Errors {
     /// Counts one failed call.
@@ -111,24 +114,33 @@ impl Errors {
             .get_details_error_info()
             .map(|i| i.reason)
             .unwrap_or_else(|| "(no ErrorInfo)".to_string());
-        self.record_named(&code_name(status.code()), &reason);
+        let code = code_name(status.code());
+        if let Ok(mut m) = self.samples.lock() {
+            m.entry(format!("{code}/{reason}")).or_insert_with(|| status.message().chars().take(300).collect());
+        }
+        self.record_named(&code, &reason);
     }
 
     /// Counts one failure that is not a gRPC status (e.g. a stream cut by a Resync message).
     pub fn record_named(&self, code: &str, reason: &str) {
-        if let Ok(mut m) = self.0.lock() {
+        if let Ok(mut m) = self.counts.lock() {
             *m.entry((code.to_string(), reason.to_string())).or_default() += 1;
         }
     }
 
     /// Every (code, reason) with its count.
     pub fn snapshot(&self) -> BTreeMap<(String, String), u64> {
-        self.0.lock().map(|m| m.clone()).unwrap_or_default()
+        self.counts.lock().map(|m| m.clone()).unwrap_or_default()
+    }
+
+    /// The first status message seen for each `CODE/REASON`.
+    pub fn samples(&self) -> BTreeMap<String, String> {
+        self.samples.lock().map(|m| m.clone()).unwrap_or_default()
     }
 
     /// How many failures so far.
     pub fn total(&self) -> u64 {
-        self.0.lock().map(|m| m.values().sum()).unwrap_or(0)
+        self.counts.lock().map(|m| m.values().sum()).unwrap_or(0)
     }
 }
 
