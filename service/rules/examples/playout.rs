@@ -1,7 +1,12 @@
 //! Random playouts without criterion, reporting deals per second of wall time and per second of
 //! CPU time (from /proc/self/schedstat), so a figure stays meaningful on a shared, busy machine.
 //!
-//!     cargo run --release -p bete-rules --example playout [DEALS]
+//!     cargo run --release -p bete-rules --example playout [DEALS] [TABLE] [seeded|explicit]
+//!
+//! TABLE (e.g. `bete/5`) plays one table only (handy under `valgrind --tool=callgrind`).
+//! `explicit` gives every deal an explicit deck shuffled by a cheap xorshift Fisher–Yates
+//! (`Decks::Explicit` + `Game::provide_deck_from`) instead of the seeded deck of RULES.md 11.5,
+//! to show what the engine costs without the SHA-256 + ChaCha20 shuffle.
 
 use bete_rules::event::Event;
 use bete_rules::{Action, Config, Decks, Game, RulesetId, Seat, Seed, Setup};
@@ -14,12 +19,33 @@ fn cpu_ns() -> Option<u64> {
     s.split_whitespace().next()?.parse().ok()
 }
 
-fn run(ruleset: RulesetId, seats: u8, min_deals: u64) -> (u64, f64, Option<f64>) {
+/// A cheap deck source for `explicit` mode (not the seeded shuffle of 11.5).
+struct XorShift(u64);
+
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn shuffle(&mut self, deck: &mut [bete_rules::Card]) {
+        for i in (1..deck.len()).rev() {
+            let j = (self.next() % (i as u64 + 1)) as usize;
+            deck.swap(i, j);
+        }
+    }
+}
+
+fn run(ruleset: RulesetId, seats: u8, min_deals: u64, explicit: bool) -> (u64, f64, Option<f64>) {
     let config = Config::defaults(ruleset, seats);
     let mut rng = ChaCha8Rng::seed_from_u64(1);
     let mut legal: Vec<Action> = Vec::with_capacity(64);
     let mut events: Vec<Event> = Vec::with_capacity(64);
     let (mut deals, mut m) = (0u64, 0u64);
+    let mut shuffler = XorShift(0x9E37_79B9_7F4A_7C15);
+    let mut deck = Vec::new();
     let cpu0 = cpu_ns();
     let t = std::time::Instant::now();
     while deals < min_deals {
@@ -31,10 +57,23 @@ fn run(ruleset: RulesetId, seats: u8, min_deals: u64) -> (u64, f64, Option<f64>)
             config: config.clone(),
             seats,
             first_dealer: Seat(0),
-            decks: Decks::Seed(Seed(s)),
+            decks: if explicit {
+                Decks::Explicit(Vec::new())
+            } else {
+                Decks::Seed(Seed(s))
+            },
         };
         let (mut g, _) = Game::new(setup).expect("setup");
-        while let Some(seat) = g.to_act() {
+        if deck.is_empty() {
+            deck = g.pack().to_vec();
+        }
+        loop {
+            if explicit && g.phase() == bete_rules::Phase::AwaitingDeck {
+                shuffler.shuffle(&mut deck);
+                events.clear();
+                g.provide_deck_from(&deck, &mut events).expect("a permutation of the pack");
+            }
+            let Some(seat) = g.to_act() else { break };
             g.legal_actions_into(seat, &mut legal);
             let a = legal[(rng.next_u64() % legal.len() as u64) as usize];
             events.clear();
@@ -51,7 +90,10 @@ fn run(ruleset: RulesetId, seats: u8, min_deals: u64) -> (u64, f64, Option<f64>)
 }
 
 fn main() {
-    let n: u64 = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(1_000_000);
+    let args: Vec<String> = std::env::args().collect();
+    let n: u64 = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(1_000_000);
+    let only = args.get(2).filter(|t| t.as_str() != "all");
+    let explicit = args.get(3).is_some_and(|m| m == "explicit");
     println!("| table | deals | deals/s (wall) | deals/s (CPU time) | µs per deal (CPU) |");
     println!("|---|---|---|---|---|");
     for (r, s) in [
@@ -62,7 +104,10 @@ fn main() {
         (RulesetId::Lanterlui, 5),
         (RulesetId::BesterBube, 4),
     ] {
-        let (deals, wall, cpu) = run(r, s, n);
+        if only.is_some_and(|t| *t != format!("{r}/{s}")) {
+            continue;
+        }
+        let (deals, wall, cpu) = run(r, s, n, explicit);
         let cpu = cpu.unwrap_or(f64::NAN);
         println!("| {r}/{s} | {deals} | {wall:.0} | {cpu:.0} | {:.2} |", 1e6 / cpu);
     }

@@ -6,9 +6,10 @@ use crate::card::{Card, Rank, Suit};
 use crate::cardset::CardSet;
 use crate::config::Config;
 use crate::deal::deal_hands;
-use crate::event::{Amounts, DealResult, Event, PrivateEvent, PublicEvent, Reveal};
+use crate::event::{Amounts, DealResult, Event, PrivateEvent, PublicEvent, Reveal, SeatSet};
 use crate::family::{Ctx, Family};
-use crate::game::{ActionError, DealSummary, PoolWon};
+use crate::game::ActionError;
+use crate::summary::{SummaryHead, SummaryLog};
 use crate::ruleset::{MAX_SEATS, RulesetId};
 use crate::seat::Seat;
 use crate::trick::{ECARTE_RANKING, Trick};
@@ -355,30 +356,21 @@ impl Family for BeastTable {
         }
     }
 
-    fn summary(&self) -> Option<DealSummary> {
-        if self.stage != Stage::Settled {
-            return None;
-        }
-        let n = self.seats as usize;
-        Some(DealSummary {
-            deal: self.deal_no,
-            dealer: self.dealer.0,
-            declarer: None,
-            contrer: None,
-            stayers: (0..self.seats).collect(),
-            tricks: self.tricks[..n].to_vec(),
-            outcome: "heaps".to_string(),
-            pools_won: (0..3)
-                .filter_map(|h| {
-                    self.winners[h].map(|w| PoolWon {
-                        pool: HEAP_NAMES[h].to_string(),
-                        seat: w.0,
-                        amount: self.won_amounts[h],
-                    })
-                })
-                .collect(),
-            betes: Vec::new(),
-            net: self.net[..n].to_vec(),
-        })
+    fn record_summary(&self, log: &mut SummaryLog) {
+        log.push(
+            SummaryHead {
+                deal: self.deal_no,
+                dealer: self.dealer,
+                declarer: None,
+                contrer: None,
+                stayers: SeatSet(((1u16 << self.seats) - 1) as u8),
+                seats: self.seats,
+                tricks: self.tricks,
+                outcome: "heaps",
+                net: self.net,
+            },
+            (0..3).filter_map(|h| self.winners[h].map(|w| (HEAP_NAMES[h], w, self.won_amounts[h]))),
+            std::iter::empty(),
+        );
     }
 }

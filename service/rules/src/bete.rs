@@ -13,7 +13,9 @@ use crate::config::{AnteRule, Config, ContreRule, Legality, QueueOrder, WinRule}
 use crate::deal::deal_hands;
 use crate::event::{Amounts, BidderResult, DealResult, Event, PrivateEvent, PublicEvent, Reveal};
 use crate::family::{Ctx, Family};
-use crate::game::{ActionError, BeteMade, DealSummary, PoolWon};
+use crate::event::SeatSet;
+use crate::game::ActionError;
+use crate::summary::{SummaryHead, SummaryLog};
 use crate::ruleset::{MAX_SEATS, RulesetId};
 use crate::seat::Seat;
 use crate::trick::{ACE_HIGH_RANKING, ECARTE_RANKING, Ranking, Trick};
@@ -871,38 +873,22 @@ impl Family for BeteTable {
         }
     }
 
-    fn summary(&self) -> Option<DealSummary> {
-        if self.stage != Stage::Settled {
-            return None;
-        }
-        let n = self.n_us();
-        Some(DealSummary {
-            deal: self.deal_no,
-            dealer: self.dealer.0,
-            declarer: self.declarer.map(|s| s.0),
-            contrer: self.contrer.map(|s| s.0),
-            stayers: Vec::new(),
-            tricks: self.tricks[..n].to_vec(),
-            outcome: self.outcome.to_string(),
-            pools_won: self
-                .won
-                .iter()
-                .map(|w| PoolWon {
-                    pool: w.pool.to_string(),
-                    seat: w.seat.0,
-                    amount: w.amount,
-                })
-                .collect(),
-            betes: self
-                .betes_made
-                .iter()
-                .map(|b| BeteMade {
-                    seat: b.payer.0,
-                    amount: b.amount,
-                })
-                .collect(),
-            net: self.net[..n].to_vec(),
-        })
+    fn record_summary(&self, log: &mut SummaryLog) {
+        log.push(
+            SummaryHead {
+                deal: self.deal_no,
+                dealer: self.dealer,
+                declarer: self.declarer,
+                contrer: self.contrer,
+                stayers: SeatSet::default(),
+                seats: self.seats,
+                tricks: self.tricks,
+                outcome: self.outcome,
+                net: self.net,
+            },
+            self.won.iter().map(|w| (w.pool, w.seat, w.amount)),
+            self.betes_made.iter().map(|b| (b.payer, b.amount)),
+        );
     }
 }
 
@@ -956,7 +942,9 @@ mod speed {
                 out.clear();
                 table.apply(&mut ctx, s, a, &mut out).unwrap();
             }
-            std::hint::black_box(table.summary());
+            let mut log = SummaryLog::default();
+            table.record_summary(&mut log);
+            std::hint::black_box(log);
         }
         let el = t.elapsed().as_secs_f64();
         eprintln!("{deals} deals in {el:.3}s: {:.0} deals/s", deals as f64 / el);

@@ -16,7 +16,8 @@ use crate::config::{BeteGrowth, BetePayoff, Config, DealPattern, Legality, PerTr
 use crate::deal::deal_hands;
 use crate::event::{Amounts, Event, PrivateEvent, PublicEvent};
 use crate::family::{Ctx, Family};
-use crate::game::{ActionError, DealSummary};
+use crate::game::ActionError;
+use crate::summary::{SummaryHead, SummaryLog};
 use crate::ruleset::{MAX_SEATS, RulesetId};
 use crate::seat::Seat;
 use crate::view::{Phase, PlayedCard, Pools, TrickView, View, Viewer};
@@ -119,7 +120,11 @@ pub struct ExchangeTable {
     /// Lenient mode: the revokers, in the order the revokes happened (0.4 item 19).
     revokes: [Seat; MAX_PLAYS],
     revoke_len: u8,
-    summary: Option<DealSummary>,
+    /// The last settlement, for `record_summary`: its head, the pots won and the bêtes charged
+    /// (reused buffers, so a settlement does not allocate once they are warm).
+    summary: Option<SummaryHead>,
+    won: Vec<(Seat, i64)>,
+    payments: Vec<(Seat, i64)>,
 }
 
 impl ExchangeTable {
@@ -491,6 +496,8 @@ impl Family for ExchangeTable {
             revokes: [Seat(0); MAX_PLAYS],
             revoke_len: 0,
             summary: None,
+            won: Vec::new(),
+            payments: Vec::new(),
         }
     }
 
@@ -716,7 +723,13 @@ impl Family for ExchangeTable {
         self.lenient() && self.stage == Stage::Trick && self.breaks_duty(seat, action)
     }
 
-    fn summary(&self) -> Option<DealSummary> {
-        self.summary.clone()
+    fn record_summary(&self, log: &mut SummaryLog) {
+        if let Some(head) = self.summary {
+            log.push(
+                head,
+                self.won.iter().map(|&(s, amount)| ("pot", s, amount)),
+                self.payments.iter().copied(),
+            );
+        }
     }
 }

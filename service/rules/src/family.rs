@@ -13,7 +13,7 @@ use crate::action::Action;
 use crate::card::Card;
 use crate::config::Config;
 use crate::event::{Amounts, Event};
-use crate::game::{ActionError, DealSummary};
+use crate::game::ActionError;
 use crate::ruleset::RulesetId;
 use crate::seat::Seat;
 use crate::view::{Phase, Pools, View, Viewer};
@@ -99,8 +99,8 @@ pub(crate) trait Family: std::fmt::Debug + Clone {
     /// Fills the ruleset-specific parts of `view` for `viewer` (hands only the viewer's own).
     fn fill_view(&self, viewer: Viewer, view: &mut View);
 
-    /// The summary of the deal just settled.
-    fn summary(&self) -> Option<DealSummary>;
+    /// Appends the summary of the deal just settled (called once per settlement).
+    fn record_summary(&self, log: &mut crate::summary::SummaryLog);
 
     /// Lenient mode: whether `action` of `seat` would stand as a revoke (0.4 item 19). The safe
     /// action on a timeout avoids revokes whenever another legal action exists.

@@ -129,6 +129,7 @@ use crate::card::{Rank, Suit};
 use crate::event::{Amounts, Event};
 use crate::family::{Ctx, Family};
 use crate::ruleset::MAX_SEATS;
+use crate::summary::SummaryLog;
 use crate::view::{Phase, SeatPublic, View, Viewer};
 use crate::{Action, beast::BeastTable, bete::BeteTable, exchange::ExchangeTable};
 
@@ -203,7 +204,7 @@ pub struct Game {
     /// Antes of a deal whose deck has not arrived yet (explicit decks only).
     pending_antes: Option<Amounts>,
     log: Vec<DealLog>,
-    summaries: Vec<DealSummary>,
+    summaries: SummaryLog,
 }
 
 /// The order in which the server picks the safe action for a seat whose time ran out: the
@@ -258,6 +259,8 @@ impl Game {
             RulesetId::Beast => Table::Beast(BeastTable::new(setup.ruleset, &setup.config, setup.seats)),
             _ => Table::Exchange(ExchangeTable::new(setup.ruleset, &setup.config, setup.seats)),
         };
+        // Room for the regular deals (0.4 item 17), so a match rarely reallocates its records.
+        let expected = (setup.config.rounds.min(64) * setup.seats as u32) as usize + 1;
         let mut game = Game {
             dealer: setup.first_dealer,
             setup,
@@ -266,8 +269,8 @@ impl Game {
             deal: 0,
             table,
             pending_antes: None,
-            log: Vec::new(),
-            summaries: Vec::new(),
+            log: Vec::with_capacity(expected),
+            summaries: SummaryLog::with_capacity(expected),
         };
         let mut out = Vec::new();
         game.start_deal(&mut out);
@@ -323,9 +326,7 @@ impl Game {
         if !family!(&self.table, t => t.deal_settled()) {
             return;
         }
-        if let Some(s) = family!(&self.table, t => t.summary()) {
-            self.summaries.push(s);
-        }
+        family!(&self.table, t => t.record_summary(&mut self.summaries));
         if family!(&self.table, t => t.match_over()) {
             return;
         }
@@ -348,6 +349,22 @@ impl Game {
         let mut out = Vec::new();
         self.deal_cards(deck, paid, &mut out);
         Ok(out)
+    }
+
+    /// Like `provide_deck`, from a borrowed deck and into a reused event buffer: the only
+    /// allocation is the log's copy of the deck (for simulators that shuffle decks themselves).
+    pub fn provide_deck_from(&mut self, deck: &[Card], out: &mut Vec<Event>) -> Result<(), SetupError> {
+        let Some(paid) = self.pending_antes else {
+            return Err(SetupError::NoDeckAwaited(if self.is_over() {
+                "the match is over"
+            } else {
+                "the current deal already has its deck"
+            }));
+        };
+        check_deck(&self.pack, deck, self.deal)?;
+        self.pending_antes = None;
+        self.deal_cards(deck.to_vec(), paid, out);
+        Ok(())
     }
 
     pub fn setup(&self) -> &Setup {
@@ -417,9 +434,9 @@ impl Game {
         &self.log
     }
 
-    /// Summaries of every settled deal.
-    pub fn summaries(&self) -> &[DealSummary] {
-        &self.summaries
+    /// Summaries of every settled deal (built on request from a compact record).
+    pub fn summaries(&self) -> Vec<DealSummary> {
+        self.summaries.expand()
     }
 
     /// Every legal action of `seat` now (empty if it is not to act).

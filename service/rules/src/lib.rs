@@ -20,6 +20,7 @@ pub mod config;
 pub mod deal;
 pub mod exchange;
 mod family;
+mod summary;
 pub mod event;
 pub mod game;
 pub mod ruleset;

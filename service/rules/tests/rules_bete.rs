@@ -507,7 +507,8 @@ fn b10_king_pool_refilled_as_soon_as_won() {
     // Seat 2 takes the King pool (3) and every seat puts 1 back at once.
     assert_eq!(d.pools.king_pool, 3);
     assert_eq!(&d.net[..3], &[-1, 9 - 1, 3 - 1]);
-    let won: Vec<_> = t.g.summaries()[0].pools_won.iter().map(|p| (p.pool.as_str(), p.seat, p.amount)).collect();
+    let summaries = t.g.summaries();
+    let won: Vec<_> = summaries[0].pools_won.iter().map(|p| (p.pool.as_str(), p.seat, p.amount)).collect();
     assert_eq!(won, vec![("deal_pot", 1, 4), ("fiches", 1, 5), ("king", 2, 3)]);
 }
 
@@ -830,7 +831,8 @@ fn b27_winner_takes_pot_n_fiches_current_bete() {
     assert_eq!((p, r), (Seat(2), win(false)));
     assert_eq!(d1.net[2], 24);
     assert_eq!((d1.pools.pot, d1.pools.fiches, d1.pools.deals_since_won, d1.pools.staked_bete), (0, 1, 0, None));
-    let won: Vec<_> = t.g.summaries()[1].pools_won.iter().map(|p| (p.pool.as_str(), p.amount)).collect();
+    let summaries = t.g.summaries();
+    let won: Vec<_> = summaries[1].pools_won.iter().map(|p| (p.pool.as_str(), p.amount)).collect();
     assert_eq!(won, vec![("deal_pot", 5), ("fiches", 10), ("bete", 9)]);
 }
 
@@ -917,7 +919,8 @@ fn b32_contre_c_wins_p_pays_w_to_c() {
     assert_eq!(&d.net[..3], &[0, -9, 18]);
     assert!(d.pools.bete_queue.is_empty());
     assert_eq!(d.pools.pot, 0);
-    let won: Vec<_> = t.g.summaries()[0].pools_won.iter().map(|p| (p.pool.as_str(), p.seat, p.amount)).collect();
+    let summaries = t.g.summaries();
+    let won: Vec<_> = summaries[0].pools_won.iter().map(|p| (p.pool.as_str(), p.seat, p.amount)).collect();
     assert_eq!(won, vec![("deal_pot", 2, 4), ("fiches", 2, 5), ("declarer_bete", 2, 9)]);
 }
 

@@ -6,9 +6,9 @@ use super::{ExchangeTable, FIVE, Stage};
 use crate::config::{BeteGrowth, PerTrick};
 use crate::event::{DealResult, Event, PublicEvent, Reveal, SeatSet};
 use crate::family::{Ctx, Family};
-use crate::game::{BeteMade, DealSummary, PoolWon};
 use crate::ruleset::{MAX_SEATS, RulesetId};
 use crate::seat::Seat;
+use crate::summary::SummaryHead;
 
 /// How a deal ended.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -47,7 +47,8 @@ impl ExchangeTable {
     pub(super) fn settle(&mut self, ctx: &mut Ctx, end: End, out: &mut Vec<Event>) {
         let mut gains = [0i64; MAX_SEATS];
         // bêtes and flush payments, in the order they are charged
-        let mut payments: Vec<(Seat, i64)> = Vec::new();
+        self.payments.clear();
+        self.won.clear();
         match end {
             End::Played => {
                 let per = if self.ruleset == RulesetId::BesterBube && self.config.per_trick == PerTrick::One {
@@ -61,7 +62,7 @@ impl ExchangeTable {
                 for s in self.play_order() {
                     if self.is_in(s) && self.tricks_won[s.index()] == 0 {
                         let amount = self.next_bete();
-                        payments.push((s, amount));
+                        self.payments.push((s, amount));
                     }
                 }
             }
@@ -78,7 +79,7 @@ impl ExchangeTable {
                         // in a Muss everyone pays 5; outside, a stayer pays the bête amount
                         let stayed = self.stayed1 & Self::bit(s) != 0;
                         let amount = if !self.muss && stayed { self.next_bete() } else { FIVE };
-                        payments.push((s, amount));
+                        self.payments.push((s, amount));
                     }
                 }
             }
@@ -86,27 +87,23 @@ impl ExchangeTable {
         // revokes: one bête each, after the deal's own bêtes (0.4 item 19)
         for i in 0..self.revoke_len as usize {
             let amount = self.next_bete();
-            payments.push((self.revokes[i], amount));
+            self.payments.push((self.revokes[i], amount));
         }
 
         let mut net = [0i64; MAX_SEATS];
         let mut betes = [0i64; MAX_SEATS];
-        let mut pools_won = Vec::new();
         for s in self.play_order() {
             let g = gains[s.index()];
             if g > 0 {
                 self.pot -= g;
                 ctx.balances[s.index()] += g;
                 net[s.index()] += g;
-                pools_won.push(PoolWon {
-                    pool: "pot".to_string(),
-                    seat: s.0,
-                    amount: g,
-                });
+                self.won.push((s, g));
             }
         }
         let fifo = self.fifo();
-        for &(s, amount) in &payments {
+        for i in 0..self.payments.len() {
+            let (s, amount) = self.payments[i];
             ctx.balances[s.index()] -= amount;
             net[s.index()] -= amount;
             betes[s.index()] += amount;
@@ -117,7 +114,7 @@ impl ExchangeTable {
             }
         }
         debug_assert!(self.pot >= 0);
-        let any_bete = !payments.is_empty();
+        let any_bete = !self.payments.is_empty();
         if any_bete {
             self.streak += 1;
         } else {
@@ -127,7 +124,6 @@ impl ExchangeTable {
         self.prev_bete = any_bete;
         self.stage = Stage::Settled;
 
-        let n = self.seats as usize;
         let result = match end {
             End::Played => DealResult::Played {
                 stayers: SeatSet(self.inn),
@@ -157,27 +153,26 @@ impl ExchangeTable {
                 deck: self.deck.clone(),
             })),
         });
-        self.summary = Some(DealSummary {
+        let mut stayers = SeatSet::default();
+        for s in (0..self.seats).map(Seat).filter(|&s| self.is_in(s)) {
+            stayers.insert(s);
+        }
+        self.summary = Some(SummaryHead {
             deal: self.deal,
-            dealer: self.dealer.0,
+            dealer: self.dealer,
             declarer: None,
             contrer: None,
-            stayers: (0..self.seats).filter(|&s| self.is_in(Seat(s))).collect(),
-            tricks: self.tricks_won[..n].to_vec(),
+            stayers,
+            seats: self.seats,
+            tricks,
             outcome: match end {
                 End::Played => "played",
                 End::LoneStayer(_) => "lone_stayer",
                 End::Carried => "carried",
                 End::Flush { .. } => "flush",
                 End::DealerTakesPot => "dealer_takes_pot",
-            }
-            .to_string(),
-            pools_won,
-            betes: payments
-                .iter()
-                .map(|&(s, amount)| BeteMade { seat: s.0, amount })
-                .collect(),
-            net: net[..n].to_vec(),
+            },
+            net,
         });
 
         // 0.4 item 17: the pot is empty (and no bête queued) after the settlement
