@@ -6,7 +6,7 @@ use crate::card::{Card, Rank, Suit};
 use crate::cardset::CardSet;
 use crate::config::Config;
 use crate::deal::deal_hands;
-use crate::event::{Amounts, DealResult, Event, PrivateEvent, PublicEvent, Reveal, SeatSet};
+use crate::event::{Amounts, DealResult, DealStart, Event, PrivateEvent, PublicEvent, Reveal, SeatSet, Settlement};
 use crate::family::{Ctx, Family};
 use crate::game::ActionError;
 use crate::summary::{SummaryHead, SummaryLog};
@@ -118,7 +118,7 @@ impl BeastTable {
         }
         self.net = net;
         out.push(Event {
-            public: PublicEvent::DealSettled {
+            public: PublicEvent::DealSettled(Box::new(Settlement {
                 deal: self.deal_no,
                 result: DealResult::Heaps { king, play, triolet },
                 tricks: self.tricks,
@@ -127,7 +127,7 @@ impl BeastTable {
                 hidden_revealed: CardSet::EMPTY,
                 pools: self.pools(),
                 balances: *ctx.balances,
-            },
+            })),
             private: Vec::new(),
             reveal: Some(Box::new(Reveal {
                 deal: self.deal_no,
@@ -151,8 +151,8 @@ impl BeastTable {
             }
             self.match_over = true;
             out.push(Event::public(PublicEvent::MatchEnded {
-                returned,
-                balances: *ctx.balances,
+                returned: Box::new(returned),
+                balances: Box::new(*ctx.balances),
             }));
         }
     }
@@ -221,7 +221,7 @@ impl Family for BeastTable {
         self.trick = Trick::new(self.eldest());
         self.turn = self.eldest();
         out.push(Event {
-            public: PublicEvent::DealStarted {
+            public: PublicEvent::DealStarted(Box::new(DealStart {
                 deal: ctx.deal,
                 dealer: ctx.dealer,
                 paid,
@@ -229,7 +229,7 @@ impl Family for BeastTable {
                 trump: self.trump,
                 muss: false,
                 pools: self.pools(),
-            },
+            })),
             private: (0..self.seats)
                 .map(|s| (Seat(s), PrivateEvent::Hand(self.hands[s as usize])))
                 .collect(),

@@ -11,7 +11,7 @@ use crate::card::{Card, Rank, Suit};
 use crate::cardset::CardSet;
 use crate::config::{AnteRule, Config, ContreRule, Legality, QueueOrder, WinRule};
 use crate::deal::deal_hands;
-use crate::event::{Amounts, BidderResult, DealResult, Event, PrivateEvent, PublicEvent, Reveal};
+use crate::event::{Amounts, BidderResult, DealResult, DealStart, Event, PrivateEvent, PublicEvent, Reveal, Settlement};
 use crate::family::{Ctx, Family};
 use crate::event::SeatSet;
 use crate::game::ActionError;
@@ -286,7 +286,7 @@ impl BeteTable {
                 set_aside,
                 turn_up: self.turn_up,
                 trump: self.trump,
-                paid,
+                paid: Box::new(paid),
             }));
             self.start_bidding_round();
         } else {
@@ -544,7 +544,7 @@ impl BeteTable {
         let mut reveal_deck = Vec::with_capacity(self.deck_len as usize);
         reveal_deck.extend_from_slice(&self.deck[..self.deck_len as usize]);
         out.push(Event {
-            public: PublicEvent::DealSettled {
+            public: PublicEvent::DealSettled(Box::new(Settlement {
                 deal: self.deal_no,
                 result,
                 tricks: self.tricks,
@@ -553,7 +553,7 @@ impl BeteTable {
                 hidden_revealed: CardSet::EMPTY,
                 pools: self.pools(),
                 balances: *ctx.balances,
-            },
+            })),
             private: Vec::new(),
             reveal: Some(Box::new(Reveal {
                 deal: self.deal_no,
@@ -594,8 +594,8 @@ impl BeteTable {
         }
         self.match_over = true;
         out.push(Event::public(PublicEvent::MatchEnded {
-            returned,
-            balances: *ctx.balances,
+            returned: Box::new(returned),
+            balances: Box::new(*ctx.balances),
         }));
     }
 }
@@ -726,7 +726,7 @@ impl Family for BeteTable {
         self.stage = Stage::Bidding;
         self.start_bidding_round();
         out.push(Event {
-            public: PublicEvent::DealStarted {
+            public: PublicEvent::DealStarted(Box::new(DealStart {
                 deal: ctx.deal,
                 dealer: ctx.dealer,
                 paid,
@@ -734,7 +734,7 @@ impl Family for BeteTable {
                 trump: self.trump,
                 muss: false,
                 pools: self.pools(),
-            },
+            })),
             private: (0..self.seats)
                 .map(|s| (Seat(s), PrivateEvent::Hand(self.hands[s as usize])))
                 .collect(),

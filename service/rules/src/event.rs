@@ -71,18 +71,9 @@ pub enum BidderResult {
 /// The part of an event every seat and spectator sees.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PublicEvent {
-    /// A deal began: antes were taken and the cards dealt (hands are private).
-    DealStarted {
-        deal: u32,
-        dealer: Seat,
-        /// Antes, stakes and re-antes paid by each seat at the start (0.4 item 2).
-        paid: Amounts,
-        turn_up: Card,
-        trump: Suit,
-        /// Exchange family: this deal is a Muss (0.4 item 13).
-        muss: bool,
-        pools: Pools,
-    },
+    /// A deal began: antes were taken and the cards dealt (hands are private). Boxed, like
+    /// every once-a-deal payload, so that the per-card events stay small.
+    DealStarted(Box<DealStart>),
     /// A bid, drop, stand, challenge or decline: the whole action is public.
     Spoke { seat: Seat, action: Action },
     /// Bête: everyone passed and a Curieuse turned a new trump (B17).
@@ -90,7 +81,7 @@ pub enum PublicEvent {
         set_aside: Card,
         turn_up: Card,
         trump: Suit,
-        paid: Amounts,
+        paid: Box<Amounts>,
     },
     /// A seat exchanged `count` cards (which ones is private).
     Exchanged { seat: Seat, count: u8 },
@@ -105,21 +96,42 @@ pub enum PublicEvent {
     /// A trick is complete.
     TrickWon { trick: u8, winner: Seat },
     /// The deal is settled: who won what, the money that moved, the hidden leads revealed.
-    DealSettled {
-        deal: u32,
-        result: DealResult,
-        tricks: [u8; MAX_SEATS],
-        /// Net change of each seat's balance by this settlement.
-        net: Amounts,
-        /// Bêtes paid in this deal, per seat (into the queue, the next pot, or to a contrer).
-        betes: Amounts,
-        /// Cards led face down in this deal, now public (0.4 item 18).
-        hidden_revealed: CardSet,
-        pools: Pools,
-        balances: Amounts,
-    },
+    DealSettled(Box<Settlement>),
     /// The match is over; everything left on the table has gone back (0.4 item 17).
-    MatchEnded { returned: Amounts, balances: Amounts },
+    MatchEnded {
+        returned: Box<Amounts>,
+        balances: Box<Amounts>,
+    },
+}
+
+/// The payload of [`PublicEvent::DealStarted`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DealStart {
+    pub deal: u32,
+    pub dealer: Seat,
+    /// Antes, stakes and re-antes paid by each seat at the start (0.4 item 2).
+    pub paid: Amounts,
+    pub turn_up: Card,
+    pub trump: Suit,
+    /// Exchange family: this deal is a Muss (0.4 item 13).
+    pub muss: bool,
+    pub pools: Pools,
+}
+
+/// The payload of [`PublicEvent::DealSettled`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Settlement {
+    pub deal: u32,
+    pub result: DealResult,
+    pub tricks: [u8; MAX_SEATS],
+    /// Net change of each seat's balance by this settlement.
+    pub net: Amounts,
+    /// Bêtes paid in this deal, per seat (into the queue, the next pot, or to a contrer).
+    pub betes: Amounts,
+    /// Cards led face down in this deal, now public (0.4 item 18).
+    pub hidden_revealed: CardSet,
+    pub pools: Pools,
+    pub balances: Amounts,
 }
 
 /// A part of an event only one seat sees.
@@ -184,5 +196,18 @@ impl Event {
                 reveal: self.reveal.as_deref(),
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Not a speed test: per-card events are pushed ~30 times a deal, so the once-a-deal
+    /// payloads stay boxed and an `Event` small (it was 328 bytes with them inline).
+    #[test]
+    fn events_stay_small() {
+        assert!(std::mem::size_of::<PublicEvent>() <= 24, "{}", std::mem::size_of::<PublicEvent>());
+        assert!(std::mem::size_of::<Event>() <= 64, "{}", std::mem::size_of::<Event>());
     }
 }

@@ -14,7 +14,7 @@ use crate::card::{Card, Rank, Suit};
 use crate::cardset::CardSet;
 use crate::config::{BeteGrowth, BetePayoff, Config, DealPattern, Legality, PerTrick};
 use crate::deal::deal_hands;
-use crate::event::{Amounts, Event, PrivateEvent, PublicEvent};
+use crate::event::{Amounts, DealStart, Event, PrivateEvent, PublicEvent};
 use crate::family::{Ctx, Family};
 use crate::game::ActionError;
 use crate::summary::{SummaryHead, SummaryLog};
@@ -564,7 +564,7 @@ impl Family for ExchangeTable {
             }
         }
         out.push(Event {
-            public: PublicEvent::DealStarted {
+            public: PublicEvent::DealStarted(Box::new(DealStart {
                 deal: ctx.deal,
                 dealer: ctx.dealer,
                 paid,
@@ -572,7 +572,7 @@ impl Family for ExchangeTable {
                 trump: d.turn_up.suit(),
                 muss: self.muss,
                 pools: self.pools(),
-            },
+            })),
             private: (0..n).map(|s| (Seat(s), PrivateEvent::Hand(d.hands[s as usize]))).collect(),
             reveal: None,
         });

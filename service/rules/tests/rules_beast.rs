@@ -38,8 +38,10 @@ fn run(g: &mut Game, actions: &[&str]) -> Vec<Event> {
 
 fn heaps(events: &[Event]) -> (Option<Seat>, Option<Seat>, Option<Seat>, [i64; 7]) {
     for e in events {
-        if let PublicEvent::DealSettled { result: DealResult::Heaps { king, play, triolet }, net, .. } = &e.public {
-            return (*king, *play, *triolet, *net);
+        if let PublicEvent::DealSettled(s) = &e.public
+            && let DealResult::Heaps { king, play, triolet } = s.result
+        {
+            return (king, play, triolet, s.net);
         }
     }
     panic!("no settlement")
@@ -78,7 +80,7 @@ fn bs3_three_heaps_staked_and_refilled_after_won() {
     assert_eq!(g.pools().heaps, [3, 3, 3]);
     assert_eq!(g.balances(), &[-3, -3, -3]);
     match &ev[0].public {
-        PublicEvent::DealStarted { paid, .. } => assert_eq!(&paid[..3], &[3, 3, 3]),
+        PublicEvent::DealStarted(d) => assert_eq!(&d.paid[..3], &[3, 3, 3]),
         e => panic!("{e:?}"),
     }
     // Seat 1 leads AS; seat 2 (no spade, no trump) discards; seat 0 follows with 4S.

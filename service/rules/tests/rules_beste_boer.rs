@@ -355,7 +355,7 @@ fn item10_streak_resets_after_a_deal_without_bete() {
     assert_eq!(g.pools().bete_streak, 1);
     // deal 1: everybody but seat 1 drops: a lone stayer, no bête
     let ev = run(&mut g, "2 drop, 0 drop, 1 stand");
-    assert!(matches!(settled(&ev), PublicEvent::DealSettled { result: DealResult::LoneStayer(Seat(1)), .. }));
+    assert!(matches!(settled(&ev).result, DealResult::LoneStayer(Seat(1))));
     assert_eq!(g.pools().bete_streak, 0);
     assert_eq!(g.summaries()[1].outcome, "lone_stayer");
     assert_eq!(g.summaries()[1].pools_won[0].amount, 10);
@@ -441,7 +441,7 @@ fn item11_nobody_in_carries_the_pot() {
     let c = cfg();
     let mut g = after_d(c.clone(), plain_deck(&c, 1));
     let ev = run(&mut g, "2 drop, 0 drop, 1 drop");
-    assert!(matches!(settled(&ev), PublicEvent::DealSettled { result: DealResult::Carried, .. }));
+    assert!(matches!(settled(&ev).result, DealResult::Carried));
     assert_eq!(g.summaries()[1].outcome, "carried");
     // the carried pot (10) plus the next dealer's 5
     assert_eq!(g.pools().pot, 15);
@@ -491,8 +491,8 @@ fn item17_leftover_pot_is_split_from_the_eldest() {
     assert!(g.is_over());
     let returned = ev
         .iter()
-        .find_map(|e| match e.public {
-            PublicEvent::MatchEnded { returned, .. } => Some(returned),
+        .find_map(|e| match &e.public {
+            PublicEvent::MatchEnded { returned, .. } => Some(**returned),
             _ => None,
         })
         .expect("MatchEnded");

@@ -58,8 +58,8 @@ fn assert_conserved(g: &Game) {
 
 fn settled(events: &[Event]) -> (&DealResult, [i64; 7], [i64; 7], [u8; 7]) {
     for e in events {
-        if let PublicEvent::DealSettled { result, net, betes, tricks, .. } = &e.public {
-            return (result, *net, *betes, *tricks);
+        if let PublicEvent::DealSettled(s) = &e.public {
+            return (&s.result, s.net, s.betes, s.tricks);
         }
     }
     panic!("no DealSettled in {events:?}")
@@ -238,8 +238,8 @@ fn solve(g: &Game, winners: &[u8], trick: usize, budget: &mut u32, acc: &mut Vec
 
 fn settled_full(events: &[Event]) -> (DealResult, [i64; 7], [i64; 7], [u8; 7], Pools) {
     for e in events {
-        if let PublicEvent::DealSettled { result, net, betes, tricks, pools, .. } = &e.public {
-            return (result.clone(), *net, *betes, *tricks, pools.clone());
+        if let PublicEvent::DealSettled(s) = &e.public {
+            return (s.result.clone(), s.net, s.betes, s.tricks, s.pools.clone());
         }
     }
     panic!("no DealSettled")
@@ -478,7 +478,7 @@ fn b9_a11_empty_dish_refilled_at_next_antes_not_at_once() {
     // The next deal's antes: a fresh fiche each.
     assert_eq!(t.g.pools().fiches, 3);
     match &t.g.clone().provide_deck(t.g.pack().to_vec()).unwrap()[0].public {
-        PublicEvent::DealStarted { .. } => {}
+        PublicEvent::DealStarted(_) => {}
         e => panic!("{e:?}"),
     }
 }
@@ -535,7 +535,7 @@ fn b12_turn_up_is_trump_nobody_takes_it() {
     assert_eq!(v.turn_up, Some(p[25]));
     assert_eq!(v.trump, Some(p[25].suit()));
     assert_eq!(v.talon_len, 6);
-    assert!(matches!(ev.last().unwrap().public, PublicEvent::DealStarted { turn_up, .. } if turn_up == p[25]));
+    assert!(matches!(ev.last().unwrap().public, PublicEvent::DealStarted(ref d) if d.turn_up == p[25]));
     for s in 0..5 {
         assert!(!hand(&g, s).contains(p[25]));
         assert_eq!(hand(&g, s).len(), 5);
@@ -619,7 +619,7 @@ fn b17_curieuse() {
     let before = g.balances().to_vec();
     let ev = run(&mut g, &["pass", "pass", "pass"]);
     let cur = ev.iter().find_map(|e| match &e.public {
-        PublicEvent::Curieuse { set_aside, turn_up, trump, paid } => Some((*set_aside, *turn_up, *trump, *paid)),
+        PublicEvent::Curieuse { set_aside, turn_up, trump, paid } => Some((*set_aside, *turn_up, *trump, **paid)),
         _ => None,
     });
     let (set_aside, turn_up, trump, paid) = cur.expect("a Curieuse");
@@ -1088,8 +1088,8 @@ fn b35_timeout_safe_action_never_revokes_in_lenient_mode() {
 // B36 / 0.4 item 17: end of the match
 
 fn match_ended(events: &[Event]) -> Option<[i64; 7]> {
-    events.iter().find_map(|e| match e.public {
-        PublicEvent::MatchEnded { returned, .. } => Some(returned),
+    events.iter().find_map(|e| match &e.public {
+        PublicEvent::MatchEnded { returned, .. } => Some(**returned),
         _ => None,
     })
 }
@@ -1161,13 +1161,13 @@ fn b36_max_extra_deals_returns_stakes_with_odd_jetons_from_the_last_eldest() {
 fn hands_are_private_and_revealed_to_spectators_at_settlement() {
     let mut t = T::new(B, 3, json!({}));
     let d = t.deal(&["play", "pass", "pass"], &[1, 1, 1, ANY, ANY]);
-    let started = d.events.iter().find(|e| matches!(e.public, PublicEvent::DealStarted { .. })).unwrap();
+    let started = d.events.iter().find(|e| matches!(e.public, PublicEvent::DealStarted(_))).unwrap();
     for s in 0..3u8 {
         let p = started.project(Viewer::Seat(Seat(s)));
         assert!(matches!(p.private, Some(bete_rules::PrivateEvent::Hand(h)) if h.len() == 5));
     }
     assert!(started.project(Viewer::Spectator).private.is_none());
-    let settled_ev = d.events.iter().find(|e| matches!(e.public, PublicEvent::DealSettled { .. })).unwrap();
+    let settled_ev = d.events.iter().find(|e| matches!(e.public, PublicEvent::DealSettled(_))).unwrap();
     assert!(settled_ev.project(Viewer::Seat(Seat(0))).reveal.is_none());
     let rev = settled_ev.project(Viewer::Spectator).reveal.unwrap();
     assert_eq!(rev.deck.len(), 28);

@@ -119,7 +119,7 @@ fn ll5_dealer_takes_the_pot_when_all_others_drop_and_decline() {
     assert_eq!(legal(&g, 2), "challenge, decline");
     let before = g.balances().to_vec();
     let ev = run(&mut g, "2 decline, 0 decline");
-    assert!(matches!(settled(&ev), PublicEvent::DealSettled { result: DealResult::DealerTakesPot(Seat(1)), .. }));
+    assert!(matches!(settled(&ev).result, DealResult::DealerTakesPot(Seat(1))));
     assert_eq!(g.summaries()[1].outcome, "dealer_takes_pot");
     assert_eq!(&net_of(&ev)[..3], &[0, 10, 0]);
     assert_eq!(&betes_of(&ev)[..3], &[0, 0, 0]);
@@ -242,7 +242,7 @@ fn ll9_dealt_flush_in_muss_settles_at_once() {
     })
     .expect("setup");
     assert_eq!(flush_shown(&ev), Some(Seat(2)));
-    assert!(matches!(settled(&ev), PublicEvent::DealSettled { result: DealResult::Flush { seat: Seat(2), dealt: true }, .. }));
+    assert!(matches!(settled(&ev).result, DealResult::Flush { seat: Seat(2), dealt: true }));
     // the holder takes the pot (5); every other seat, the losing flush included, pays 5
     assert_eq!(&net_of(&ev)[..3], &[-5, -5, 5]);
     // the payments (10) plus the next dealer's 5 (deal 1 awaits its deck)
@@ -371,7 +371,7 @@ fn ll9_flush_made_by_exchanging_wins_only_the_pot() {
     assert_eq!(g.phase(), Phase::DealerDiscard);
     let ev = run(&mut g, "0 discard 9S");
     assert_eq!(flush_shown(&ev), Some(Seat(1)));
-    assert!(matches!(settled(&ev), PublicEvent::DealSettled { result: DealResult::Flush { seat: Seat(1), dealt: false }, .. }));
+    assert!(matches!(settled(&ev).result, DealResult::Flush { seat: Seat(1), dealt: false }));
     assert_eq!(&net_of(&ev)[..3], &[0, 5, 0]);
     assert_eq!(&betes_of(&ev)[..3], &[0, 0, 0]);
 }

@@ -35,22 +35,14 @@ pub fn project(event: &Event, viewer: Viewer, stamp: &EventStamp<'_>) -> pb::Eve
     let n = usize::from(stamp.seats).min(MAX_SEATS);
     let amounts = |a: &[i64; MAX_SEATS]| a[..n].to_vec();
     let body = match seen.public {
-        PublicEvent::DealStarted {
-            deal,
-            dealer,
-            paid,
-            turn_up,
-            trump,
-            muss,
-            pools,
-        } => Body::DealStarted(pb::DealStarted {
-            deal: *deal,
-            dealer: u32::from(dealer.0),
-            paid: amounts(paid),
-            turn_up: card_to_pb(*turn_up),
-            trump: suit_to_pb(*trump).into(),
-            muss: *muss,
-            pools: Some(pools_to_pb(pools)),
+        PublicEvent::DealStarted(d) => Body::DealStarted(pb::DealStarted {
+            deal: d.deal,
+            dealer: u32::from(d.dealer.0),
+            paid: amounts(&d.paid),
+            turn_up: card_to_pb(d.turn_up),
+            trump: suit_to_pb(d.trump).into(),
+            muss: d.muss,
+            pools: Some(pools_to_pb(&d.pools)),
             hand: match seen.private {
                 Some(PrivateEvent::Hand(hand)) => cards_to_pb(*hand),
                 _ => Vec::new(),
@@ -112,24 +104,15 @@ pub fn project(event: &Event, viewer: Viewer, stamp: &EventStamp<'_>) -> pb::Eve
             trick: u32::from(*trick),
             winner: u32::from(winner.0),
         }),
-        PublicEvent::DealSettled {
-            deal,
-            result,
-            tricks,
-            net,
-            betes,
-            hidden_revealed,
-            pools,
-            balances,
-        } => Body::DealSettled(pb::DealSettled {
-            deal: *deal,
-            result: Some(deal_result_to_pb(result)),
-            tricks: tricks[..n].iter().map(|&t| u32::from(t)).collect(),
-            net: amounts(net),
-            betes: amounts(betes),
-            hidden_revealed: cards_to_pb(*hidden_revealed),
-            pools: Some(pools_to_pb(pools)),
-            balances: amounts(balances),
+        PublicEvent::DealSettled(s) => Body::DealSettled(pb::DealSettled {
+            deal: s.deal,
+            result: Some(deal_result_to_pb(&s.result)),
+            tricks: s.tricks[..n].iter().map(|&t| u32::from(t)).collect(),
+            net: amounts(&s.net),
+            betes: amounts(&s.betes),
+            hidden_revealed: cards_to_pb(s.hidden_revealed),
+            pools: Some(pools_to_pb(&s.pools)),
+            balances: amounts(&s.balances),
             revealed: seen.reveal.map(|r| reveal_to_pb(r, n)),
         }),
         PublicEvent::MatchEnded { returned, balances } => Body::MatchEnded(pb::MatchEnded {
@@ -228,7 +211,7 @@ fn reveal_to_pb(r: &Reveal, seats: usize) -> pb::DealRevealed {
 mod tests {
     use super::*;
     use bete_rules::event::SeatSet;
-    use bete_rules::{Card, CardSet, Pools, Seat, Suit};
+    use bete_rules::{Card, CardSet, DealStart, Pools, Seat, Settlement, Suit};
     use std::time::Duration;
 
     fn card(s: &str) -> Card {
@@ -263,7 +246,7 @@ mod tests {
         let mut paid = [0; MAX_SEATS];
         paid[..3].copy_from_slice(&[1, 1, 2]);
         Event {
-            public: PublicEvent::DealStarted {
+            public: PublicEvent::DealStarted(Box::new(DealStart {
                 deal: 0,
                 dealer: Seat(0),
                 paid,
@@ -274,7 +257,7 @@ mod tests {
                     pot: 4,
                     ..Pools::default()
                 },
-            },
+            })),
             private: (0..3u8)
                 .map(|i| (Seat(i), PrivateEvent::Hand(set(HANDS[i as usize]))))
                 .collect(),
@@ -407,7 +390,7 @@ mod tests {
             hands[i] = set(HANDS[i]);
         }
         Event {
-            public: PublicEvent::DealSettled {
+            public: PublicEvent::DealSettled(Box::new(Settlement {
                 deal: 0,
                 result: DealResult::Bidders {
                     declarer: Seat(0),
@@ -420,7 +403,7 @@ mod tests {
                 hidden_revealed: set(&["9D"]),
                 pools: Pools::default(),
                 balances: net,
-            },
+            })),
             private: Vec::new(),
             reveal: Some(Box::new(Reveal {
                 deal: 0,
@@ -544,8 +527,8 @@ mod tests {
         let mut returned = [0; MAX_SEATS];
         returned[2] = 7;
         let ended = Event::public(PublicEvent::MatchEnded {
-            returned,
-            balances: [1; MAX_SEATS],
+            returned: Box::new(returned),
+            balances: Box::new([1; MAX_SEATS]),
         });
         let Body::MatchEnded(m) = body(project(&ended, Viewer::Spectator, &stamp())) else {
             panic!()

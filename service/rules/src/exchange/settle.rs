@@ -4,7 +4,7 @@
 
 use super::{ExchangeTable, FIVE, Stage};
 use crate::config::{BeteGrowth, PerTrick};
-use crate::event::{DealResult, Event, PublicEvent, Reveal, SeatSet};
+use crate::event::{DealResult, Event, PublicEvent, Reveal, SeatSet, Settlement};
 use crate::family::{Ctx, Family};
 use crate::ruleset::{MAX_SEATS, RulesetId};
 use crate::seat::Seat;
@@ -136,7 +136,7 @@ impl ExchangeTable {
         let mut tricks = [0u8; MAX_SEATS];
         tricks.copy_from_slice(&self.tricks_won);
         out.push(Event {
-            public: PublicEvent::DealSettled {
+            public: PublicEvent::DealSettled(Box::new(Settlement {
                 deal: self.deal,
                 result,
                 tricks,
@@ -145,7 +145,7 @@ impl ExchangeTable {
                 hidden_revealed: self.hidden,
                 pools: self.pools(),
                 balances: *ctx.balances,
-            },
+            })),
             private: Vec::new(),
             reveal: Some(Box::new(Reveal {
                 deal: self.deal,
@@ -206,8 +206,8 @@ impl ExchangeTable {
         }
         self.match_over = true;
         out.push(Event::public(PublicEvent::MatchEnded {
-            returned,
-            balances: *ctx.balances,
+            returned: Box::new(returned),
+            balances: Box::new(*ctx.balances),
         }));
     }
 }

@@ -127,27 +127,23 @@ pub fn play_until_deal(g: &mut Game, deal: u32) -> Vec<Event> {
     all
 }
 
-/// The `DealSettled` event among `events`.
-pub fn settled(events: &[Event]) -> &PublicEvent {
+/// The payload of the `DealSettled` event among `events`.
+pub fn settled(events: &[Event]) -> &bete_rules::Settlement {
     events
         .iter()
-        .map(|e| &e.public)
-        .find(|p| matches!(p, PublicEvent::DealSettled { .. }))
+        .find_map(|e| match &e.public {
+            PublicEvent::DealSettled(s) => Some(&**s),
+            _ => None,
+        })
         .expect("a DealSettled event")
 }
 
 pub fn net_of(events: &[Event]) -> Vec<i64> {
-    match settled(events) {
-        PublicEvent::DealSettled { net, .. } => net.to_vec(),
-        _ => unreachable!(),
-    }
+    settled(events).net.to_vec()
 }
 
 pub fn betes_of(events: &[Event]) -> Vec<i64> {
-    match settled(events) {
-        PublicEvent::DealSettled { betes, .. } => betes.to_vec(),
-        _ => unreachable!(),
-    }
+    settled(events).betes.to_vec()
 }
 
 /// Checks that `apply` succeeds exactly for the actions in `legal_actions`, on a clone, for a
