@@ -205,6 +205,12 @@ pub struct Game {
     pending_antes: Option<Amounts>,
     log: Vec<DealLog>,
     summaries: SummaryLog,
+    /// The pack as a set, to check explicit decks without rebuilding it.
+    pack_set: crate::CardSet,
+    /// `to_act()` and `is_over()`, refreshed after every step (they are asked several times
+    /// per action, and each answer would otherwise dispatch to the family).
+    to_act: Option<Seat>,
+    over: bool,
 }
 
 /// The order in which the server picks the safe action for a seat whose time ran out: the
@@ -248,8 +254,9 @@ impl Game {
         }
         let pack = pack(setup.ruleset, &setup.config, setup.seats);
         if let Decks::Explicit(decks) = &setup.decks {
+            let pack_set = pack.iter().copied().collect();
             for (i, d) in decks.iter().enumerate() {
-                check_deck(&pack, d, i as u32)?;
+                check_deck(&pack, pack_set, d, i as u32)?;
             }
         }
         let table = match setup.ruleset {
@@ -264,13 +271,16 @@ impl Game {
         let mut game = Game {
             dealer: setup.first_dealer,
             setup,
-            pack,
+            pack: pack.clone(),
             balances: [0; MAX_SEATS],
             deal: 0,
             table,
             pending_antes: None,
             log: Vec::with_capacity(expected),
             summaries: SummaryLog::with_capacity(expected),
+            pack_set: pack.iter().copied().collect(),
+            to_act: None,
+            over: false,
         };
         let mut out = Vec::new();
         game.start_deal(&mut out);
@@ -308,7 +318,10 @@ impl Game {
         };
         match deck {
             Some(deck) => self.deal_cards(deck, paid, out),
-            None => self.pending_antes = Some(paid),
+            None => {
+                self.pending_antes = Some(paid);
+                self.refresh();
+            }
         }
     }
 
@@ -324,15 +337,27 @@ impl Game {
     /// After anything that may have settled a deal: collect its summary and start the next.
     fn after_step(&mut self, out: &mut Vec<Event>) {
         if !family!(&self.table, t => t.deal_settled()) {
+            self.refresh();
             return;
         }
         family!(&self.table, t => t.record_summary(&mut self.summaries));
         if family!(&self.table, t => t.match_over()) {
+            self.refresh();
             return;
         }
         self.deal += 1;
         self.dealer = self.dealer.next(self.setup.seats);
         self.start_deal(out);
+    }
+
+    /// Recomputes the cached `to_act` and `is_over` after a step.
+    fn refresh(&mut self) {
+        self.over = family!(&self.table, t => t.match_over());
+        self.to_act = if self.over || self.pending_antes.is_some() {
+            None
+        } else {
+            family!(&self.table, t => t.to_act())
+        };
     }
 
     /// Gives an explicit-deck match the deck of the deal it waits for.
@@ -344,7 +369,7 @@ impl Game {
                 "the current deal already has its deck"
             }));
         };
-        check_deck(&self.pack, &deck, self.deal)?;
+        check_deck(&self.pack, self.pack_set, &deck, self.deal)?;
         self.pending_antes = None;
         let mut out = Vec::new();
         self.deal_cards(deck, paid, &mut out);
@@ -361,7 +386,7 @@ impl Game {
                 "the current deal already has its deck"
             }));
         };
-        check_deck(&self.pack, deck, self.deal)?;
+        check_deck(&self.pack, self.pack_set, deck, self.deal)?;
         self.pending_antes = None;
         self.deal_cards(deck.to_vec(), paid, out);
         Ok(())
@@ -394,7 +419,7 @@ impl Game {
     }
 
     pub fn is_over(&self) -> bool {
-        family!(&self.table, t => t.match_over())
+        self.over
     }
 
     pub fn phase(&self) -> Phase {
@@ -408,11 +433,7 @@ impl Game {
     }
 
     pub fn to_act(&self) -> Option<Seat> {
-        if self.is_over() || self.pending_antes.is_some() {
-            None
-        } else {
-            family!(&self.table, t => t.to_act())
-        }
+        self.to_act
     }
 
     /// Net jetons per seat (fiches at `fiche_value`).
@@ -449,7 +470,7 @@ impl Game {
     /// Like `legal_actions`, into a reused buffer (cleared first): no allocation once warm.
     pub fn legal_actions_into(&self, seat: Seat, out: &mut Vec<Action>) {
         out.clear();
-        if self.to_act() == Some(seat) {
+        if self.to_act == Some(seat) {
             family!(&self.table, t => t.legal_actions_into(seat, out));
         }
     }
@@ -478,19 +499,19 @@ impl Game {
         auto: bool,
         out: &mut Vec<Event>,
     ) -> Result<(), ActionError> {
-        if self.is_over() {
-            return Err(ActionError::MatchOver);
-        }
-        if seat.0 >= self.setup.seats {
-            return Err(ActionError::NoSuchSeat(seat));
-        }
-        if self.pending_antes.is_some() {
-            return Err(ActionError::NoDeal);
-        }
-        match family!(&self.table, t => t.to_act()) {
-            Some(s) if s == seat => {}
-            Some(s) => return Err(ActionError::NotYourTurn { to_act: s }),
-            None => return Err(ActionError::NoDeal),
+        // `to_act` is None when the match is over or waits for a deck, so this one test admits
+        // exactly the actions the checks below would; they only pick the refusal.
+        if self.to_act != Some(seat) {
+            return Err(if self.over {
+                ActionError::MatchOver
+            } else if seat.0 >= self.setup.seats {
+                ActionError::NoSuchSeat(seat)
+            } else {
+                match self.to_act {
+                    Some(s) => ActionError::NotYourTurn { to_act: s },
+                    None => ActionError::NoDeal,
+                }
+            });
         }
         let (mut ctx, table) = self.ctx_parts();
         family!(table, t => t.apply(&mut ctx, seat, action, out))?;
@@ -580,7 +601,7 @@ impl Game {
     }
 }
 
-fn check_deck(pack: &[Card], deck: &[Card], deal: u32) -> Result<(), SetupError> {
+fn check_deck(pack: &[Card], want: crate::CardSet, deck: &[Card], deal: u32) -> Result<(), SetupError> {
     let err = |why: String| SetupError::Deck {
         deal,
         pack_len: pack.len(),
@@ -589,7 +610,6 @@ fn check_deck(pack: &[Card], deck: &[Card], deal: u32) -> Result<(), SetupError>
     if deck.len() != pack.len() {
         return Err(err(format!("it has {} cards", deck.len())));
     }
-    let want: crate::CardSet = pack.iter().copied().collect();
     let mut seen = crate::CardSet::EMPTY;
     for &c in deck {
         if !want.contains(c) {
