@@ -6,7 +6,7 @@ use crate::card::{Card, Rank, Suit};
 use crate::cardset::CardSet;
 use crate::config::Config;
 use crate::deal::deal_hands;
-use crate::event::{Amounts, DealResult, DealStart, Event, PrivateEvent, PublicEvent, Reveal, SeatSet, Settlement};
+use crate::event::{Amounts, DealResult, DealStart, Event, PrivateEvent, Privates, PublicEvent, Reveal, SeatSet, Settlement};
 use crate::family::{Ctx, Family};
 use crate::game::ActionError;
 use crate::summary::{SummaryHead, SummaryLog};
@@ -128,7 +128,7 @@ impl BeastTable {
                 pools: self.pools(),
                 balances: *ctx.balances,
             })),
-            private: Vec::new(),
+            private: Privates::None,
             reveal: Some(Box::new(Reveal {
                 deal: self.deal_no,
                 hands: self.dealt,

@@ -11,7 +11,7 @@ use crate::card::{Card, Rank, Suit};
 use crate::cardset::CardSet;
 use crate::config::{AnteRule, Config, ContreRule, Legality, QueueOrder, WinRule};
 use crate::deal::deal_hands;
-use crate::event::{Amounts, BidderResult, DealResult, DealStart, Event, PrivateEvent, PublicEvent, Reveal, Settlement};
+use crate::event::{Amounts, BidderResult, DealResult, DealStart, Event, PrivateEvent, Privates, PublicEvent, Reveal, Settlement};
 use crate::family::{Ctx, Family};
 use crate::event::SeatSet;
 use crate::game::ActionError;
@@ -286,7 +286,7 @@ impl BeteTable {
                 set_aside,
                 turn_up: self.turn_up,
                 trump: self.trump,
-                paid: Box::new(paid),
+                paid,
             }));
             self.start_bidding_round();
         } else {
@@ -554,7 +554,7 @@ impl BeteTable {
                 pools: self.pools(),
                 balances: *ctx.balances,
             })),
-            private: Vec::new(),
+            private: Privates::None,
             reveal: Some(Box::new(Reveal {
                 deal: self.deal_no,
                 hands: self.dealt,

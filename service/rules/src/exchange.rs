@@ -14,7 +14,7 @@ use crate::card::{Card, Rank, Suit};
 use crate::cardset::CardSet;
 use crate::config::{BeteGrowth, BetePayoff, Config, DealPattern, Legality, PerTrick};
 use crate::deal::deal_hands;
-use crate::event::{Amounts, DealStart, Event, PrivateEvent, PublicEvent};
+use crate::event::{Amounts, DealStart, Event, PrivateEvent, Privates, PublicEvent};
 use crate::family::{Ctx, Family};
 use crate::game::ActionError;
 use crate::summary::{SummaryHead, SummaryLog};
@@ -290,7 +290,7 @@ impl ExchangeTable {
                 self.exchanged[seat.index()][(round - 1) as usize] = k as u8;
                 out.push(Event {
                     public: PublicEvent::Exchanged { seat, count: k as u8 },
-                    private: vec![(seat, PrivateEvent::Exchange { set_aside: set, drawn })],
+                    private: Privates::One((seat, PrivateEvent::Exchange { set_aside: set, drawn })),
                     reveal: None,
                 });
             }
@@ -444,7 +444,7 @@ impl ExchangeTable {
                 seat,
                 turn_up: self.turn_up,
             },
-            private: vec![(seat, PrivateEvent::Discarded(card))],
+            private: Privates::One((seat, PrivateEvent::Discarded(card))),
             reveal: None,
         });
         self.before_tricks(ctx, out);

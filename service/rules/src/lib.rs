@@ -30,7 +30,7 @@ pub mod record;
 pub mod bots;
 
 pub use config::{Config, ConfigError};
-pub use event::{DealStart, Event, PrivateEvent, Projected, PublicEvent, Reveal, Settlement};
+pub use event::{DealStart, Event, PrivateEvent, Privates, Projected, PublicEvent, Reveal, Settlement};
 pub use game::{ActionError, DealLog, DealSummary, Decks, Game, LoggedAction, Setup, SetupError, pack};
 pub use ruleset::{MAX_SEATS, RULES_VERSION, RulesetId};
 pub use view::{Phase, Pools, View, Viewer};

@@ -2,10 +2,12 @@
 //! whole random matches of every ruleset:
 //!
 //! - `legal_actions_into` with a warm buffer never allocates;
-//! - `apply_into` of a face-up card that does not end the deal never allocates;
-//! - the other actions allocate at most what their events carry (the one-seat private part of
-//!   an exchange, a discard or a face-down lead), and a deal's last action pays for the
-//!   settlement and the next deal (summary, revealed hands, log entry, shuffled deck).
+//! - `apply_into` of any action that does not end the deal never allocates, in every family
+//!   (a one-seat private part of an exchange, a discard or a face-down lead is held inline);
+//! - a deal's last action pays only for the settlement and the next deal: the boxed
+//!   `DealSettled` and `DealStarted` payloads, the dealt hands, the spectators' `Reveal`, the log
+//!   entry and the shuffled deck (and the waiting bêtes listed in `Pools`, the match's end):
+//!   at most 12 on average (it was 12.5 to 24 before the summaries became compact).
 //!
 //! One test in this binary, so no other test allocates while it counts (a step that shows an
 //! allocation is measured again, in case a harness thread allocated meanwhile). Run with
@@ -133,7 +135,8 @@ fn hot_path_does_not_allocate() {
         assert!(c.deals > 0 && c.cards > 0);
         assert_eq!(c.legal_allocs, 0, "{ruleset}/{seats}: legal_actions_into allocated");
         assert_eq!(c.card_allocs, 0, "{ruleset}/{seats}: playing a card allocated");
-        // An exchange, discard or face-down lead carries one private part: one allocation.
-        assert!(c.max_other <= 1, "{ruleset}/{seats}: {c:?}");
+        assert_eq!(c.other_allocs, 0, "{ruleset}/{seats}: a mid-deal action allocated: {c:?}");
+        let per_deal = c.ending_allocs as f64 / c.deals as f64;
+        assert!(per_deal <= 12.0, "{ruleset}/{seats}: {per_deal:.1} allocations per deal-ending action");
     }
 }

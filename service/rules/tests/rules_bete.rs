@@ -619,7 +619,7 @@ fn b17_curieuse() {
     let before = g.balances().to_vec();
     let ev = run(&mut g, &["pass", "pass", "pass"]);
     let cur = ev.iter().find_map(|e| match &e.public {
-        PublicEvent::Curieuse { set_aside, turn_up, trump, paid } => Some((*set_aside, *turn_up, *trump, **paid)),
+        PublicEvent::Curieuse { set_aside, turn_up, trump, paid } => Some((*set_aside, *turn_up, *trump, *paid)),
         _ => None,
     });
     let (set_aside, turn_up, trump, paid) = cur.expect("a Curieuse");

@@ -323,7 +323,8 @@ mod tests {
                     set_aside: set(&["2S", "3S"]),
                     drawn: set(&["AC", "KC"]),
                 },
-            )],
+            )]
+            .into(),
             reveal: None,
         };
         let Body::Exchanged(own) = body(project(&exchanged, Viewer::Seat(Seat(1)), &stamp()))
@@ -353,7 +354,7 @@ mod tests {
                 seat: Seat(0),
                 turn_up: card("7C"),
             },
-            private: vec![(Seat(0), PrivateEvent::Discarded(card("8H")))],
+            private: vec![(Seat(0), PrivateEvent::Discarded(card("8H")))].into(),
             reveal: None,
         };
         let Body::TookTurnUp(t) = body(project(&took, Viewer::Seat(Seat(0)), &stamp())) else {
@@ -367,7 +368,7 @@ mod tests {
 
         let hidden = Event {
             public: PublicEvent::HiddenLead { seat: Seat(2) },
-            private: vec![(Seat(2), PrivateEvent::HiddenCard(card("9D")))],
+            private: vec![(Seat(2), PrivateEvent::HiddenCard(card("9D")))].into(),
             reveal: None,
         };
         let Body::HiddenLead(h) = body(project(&hidden, Viewer::Seat(Seat(2)), &stamp())) else {
@@ -404,7 +405,7 @@ mod tests {
                 pools: Pools::default(),
                 balances: net,
             })),
-            private: Vec::new(),
+            private: Default::default(),
             reveal: Some(Box::new(Reveal {
                 deal: 0,
                 hands,

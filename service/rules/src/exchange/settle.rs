@@ -4,7 +4,7 @@
 
 use super::{ExchangeTable, FIVE, Stage};
 use crate::config::{BeteGrowth, PerTrick};
-use crate::event::{DealResult, Event, PublicEvent, Reveal, SeatSet, Settlement};
+use crate::event::{DealResult, Event, Privates, PublicEvent, Reveal, SeatSet, Settlement};
 use crate::family::{Ctx, Family};
 use crate::ruleset::{MAX_SEATS, RulesetId};
 use crate::seat::Seat;
@@ -146,7 +146,7 @@ impl ExchangeTable {
                 pools: self.pools(),
                 balances: *ctx.balances,
             })),
-            private: Vec::new(),
+            private: Privates::None,
             reveal: Some(Box::new(Reveal {
                 deal: self.deal,
                 hands: self.dealt,

@@ -6,7 +6,7 @@ use super::{ExchangeTable, Play, Stage, settle};
 use crate::action::Action;
 use crate::card::Card;
 use crate::cardset::CardSet;
-use crate::event::{Event, PrivateEvent, PublicEvent};
+use crate::event::{Event, PrivateEvent, Privates, PublicEvent};
 use crate::family::Ctx;
 use crate::game::ActionError;
 use crate::ruleset::RulesetId;
@@ -245,7 +245,7 @@ impl ExchangeTable {
             self.hidden.insert(card);
             out.push(Event {
                 public: PublicEvent::HiddenLead { seat },
-                private: vec![(seat, PrivateEvent::HiddenCard(card))],
+                private: Privates::One((seat, PrivateEvent::HiddenCard(card))),
                 reveal: None,
             });
         } else {
