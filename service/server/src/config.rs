@@ -23,6 +23,12 @@ pub struct ServerConfig {
     pub max_request_bytes: usize,
     /// Items a WatchTable stream may have waiting before it is cut as too slow.
     pub watch_buffer: usize,
+    /// After shutdown is asked: health reports NOT_SERVING while everything else keeps working
+    /// this long, so probes and load balancers stop sending new work before streams end.
+    pub drain_grace: Duration,
+    /// Longest wait, once streams have ended, for clients to close their connections; a
+    /// client's `grpc.health.v1.Health/Watch` stream, for one, never ends by itself.
+    pub drain_timeout: Duration,
 }
 
 impl Default for ServerConfig {
@@ -36,6 +42,8 @@ impl Default for ServerConfig {
             idle_unload: Duration::from_secs(300),
             max_request_bytes: 64 * 1024,
             watch_buffer: 256,
+            drain_grace: Duration::ZERO,
+            drain_timeout: Duration::from_secs(10),
         }
     }
 }

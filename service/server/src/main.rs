@@ -43,6 +43,21 @@ struct Args {
     /// Milliseconds a house bot waits before acting.
     #[arg(long, env = "BETE_HOUSE_DELAY_MS", default_value_t = 0)]
     house_delay_ms: u64,
+    /// Seconds a finished table stays in memory without requests.
+    #[arg(long, env = "BETE_IDLE_UNLOAD_SECS", default_value_t = 300)]
+    idle_unload_secs: u64,
+    /// Largest request in bytes; larger ones are refused with INVALID_ARGUMENT.
+    #[arg(long, env = "BETE_MAX_REQUEST_BYTES", default_value_t = 64 * 1024)]
+    max_request_bytes: usize,
+    /// Items a WatchTable stream may have waiting before it is cut as too slow.
+    #[arg(long, env = "BETE_WATCH_BUFFER", default_value_t = 256)]
+    watch_buffer: usize,
+    /// On SIGTERM: seconds health reports NOT_SERVING while the server keeps serving.
+    #[arg(long, env = "BETE_DRAIN_GRACE_SECS", default_value_t = 0)]
+    drain_grace_secs: u64,
+    /// On SIGTERM: seconds to wait for clients to close their connections once streams ended.
+    #[arg(long, env = "BETE_DRAIN_TIMEOUT_SECS", default_value_t = 10)]
+    drain_timeout_secs: u64,
 }
 
 /// Install logging; with `OTEL_EXPORTER_OTLP_ENDPOINT` set, also export spans over OTLP/gRPC.
@@ -115,7 +130,11 @@ async fn main() -> anyhow::Result<()> {
         default_deadline_ms: args.default_deadline_ms,
         heartbeat_interval: Duration::from_secs(args.heartbeat_secs.max(1)),
         house_delay: Duration::from_millis(args.house_delay_ms),
-        ..bete_server::ServerConfig::default()
+        idle_unload: Duration::from_secs(args.idle_unload_secs),
+        max_request_bytes: args.max_request_bytes,
+        watch_buffer: args.watch_buffer,
+        drain_grace: Duration::from_secs(args.drain_grace_secs),
+        drain_timeout: Duration::from_secs(args.drain_timeout_secs),
     };
     let result = bete_server::run(listener, config, signal()).await;
     if let Some(p) = provider {

@@ -38,8 +38,9 @@ pub enum RunError {
 const TRANSPORT_MAX_MESSAGE: usize = 1024 * 1024;
 
 /// Serve the bete API on `listener` until `shutdown` resolves, then drain: health turns
-/// NOT_SERVING, new calls get UNAVAILABLE, open streams end with UNAVAILABLE, and pending
-/// writes reach the store before this returns.
+/// NOT_SERVING at once; after `config.drain_grace` new calls get UNAVAILABLE, open streams end
+/// with UNAVAILABLE, and pending writes reach the store; connections still open
+/// `config.drain_timeout` later are abandoned.
 pub async fn run(
     listener: TcpListener,
     config: ServerConfig,
@@ -96,22 +97,30 @@ pub async fn run(
 
     let addr = listener.local_addr().ok();
     tracing::info!(?addr, "bete-server listening");
+    let (grace, force_after) = (api.config.drain_grace, api.config.drain_timeout);
+    // Told when streams have been ended, to bound the wait for connections to close.
+    let drained = Arc::new(tokio::sync::Notify::new());
     let drain = {
         let token = token.clone();
         let health = health.clone();
         let tables = tables.clone();
+        let drained = drained.clone();
         async move {
             shutdown.await;
-            tracing::info!("shutting down: draining");
+            tracing::info!(grace_ms = grace.as_millis() as u64, "shutting down: health NOT_SERVING");
             health.set_service_status("", ServingStatus::NotServing).await;
             health.set_not_serving::<TableServiceServer<TableApi>>().await;
             health.set_not_serving::<BotServiceServer<BotApi>>().await;
+            // Still serving (listener open, streams flowing) while probes notice.
+            tokio::time::sleep(grace).await;
+            tracing::info!("draining: ending streams");
             // Actors finish the request in hand, then stop; streams end with UNAVAILABLE.
             token.cancel();
             tables.clear_bot_streams();
+            drained.notify_one();
         }
     };
-    tonic::transport::Server::builder()
+    let serve = tonic::transport::Server::builder()
         .tcp_nodelay(true)
         .add_service(health_service)
         .add_service(reflection_v1)
@@ -120,8 +129,27 @@ pub async fn run(
         .add_service(bot_service)
         // The builder's tcp_nodelay applies only to listeners tonic binds itself; without it on
         // accepted sockets every unary reply waits ~40 ms (Nagle against delayed ACK).
-        .serve_with_incoming_shutdown(TcpIncoming::from(listener).with_nodelay(Some(true)), drain)
-        .await?;
+        .serve_with_incoming_shutdown(TcpIncoming::from(listener).with_nodelay(Some(true)), drain);
+    tokio::pin!(serve);
+    let forced = async {
+        drained.notified().await;
+        tokio::time::sleep(force_after).await;
+    };
+    tokio::select! {
+        r = &mut serve => r?,
+        () = forced => tracing::warn!(
+            timeout_ms = force_after.as_millis() as u64,
+            "connections still open after the drain timeout; stopping anyway"
+        ),
+    }
     tracing::info!("stopped");
     Ok(())
+}
+
+/// Compile-time check: `run`'s future is `Send`, so callers can `tokio::spawn` it on their own
+/// runtime (sqlx executors and guards held across awaits easily make it non-`Send`).
+#[allow(dead_code)]
+fn assert_run_is_send(listener: TcpListener, config: ServerConfig) {
+    fn is_send<T: Send + 'static>(_: T) {}
+    is_send(run(listener, config, std::future::ready(())));
 }

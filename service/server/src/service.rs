@@ -90,14 +90,16 @@ impl Api {
     }
 
     fn done<T>(&self, method: &'static str, started: Instant, r: Result<T, ServerError>) -> Result<Response<T>, Status> {
+        if let Err(e) = &r {
+            // The reason only: a message may quote the caller's input (cards, seeds), and logs
+            // carry no card, seed or token.
+            tracing::debug!(method, code = ?e.code(), reason = e.reason(), "call failed");
+        }
         let r = r.map(Response::new).map_err(|e| e.to_status());
         let code = match &r {
             Ok(_) => tonic::Code::Ok,
             Err(s) => s.code(),
         };
-        if let Err(s) = &r {
-            tracing::debug!(method, code = ?s.code(), message = s.message(), "call failed");
-        }
         self.metrics.observe_rpc(method, code, started);
         r
     }
@@ -467,7 +469,7 @@ impl TableService for TableApi {
             let req = request.into_inner();
             let id = table_id(&req.table_id)?;
             let from_seq = req.from_seq;
-            let rx = api
+            let (rx, shared) = api
                 .tables
                 .call(&id, |reply| Command::Watch { bot: bot.id.clone(), from_seq, reply })
                 .await??;
@@ -477,7 +479,7 @@ impl TableService for TableApi {
                 api.tables.deps.shutdown.clone(),
                 from_seq.unwrap_or(0),
                 None,
-                None,
+                Some(Box::new(move || shared.watcher_left.notify_one())),
             ))
         }
         .instrument(tracing::info_span!("WatchTable"))
@@ -497,7 +499,8 @@ impl TableService for TableApi {
             let stream = BotStream { id: api.tables.new_stream_id(), tx, cut: Arc::new(AtomicBool::new(false)) };
             // Register first, then list: a join racing with this call attaches the stream either way.
             api.tables.add_bot_stream(&bot.id, stream.clone());
-            for id in api.store.tables_of_bot(bot.id.clone()).await? {
+            let resume = req.from_seq.keys().cloned().collect();
+            for id in api.store.tables_of_bot(bot.id.clone(), resume).await? {
                 if let Ok(handle) = api.tables.get(&id).await {
                     handle
                         .tell(Command::WatchBot { bot: bot.id.clone(), stream: stream.clone(), from_seq: req.from_seq.get(&id).copied() })

@@ -136,6 +136,8 @@ impl<S: Shape> WatchStream<S> {
 
 impl<S: Shape> Drop for WatchStream<S> {
     fn drop(&mut self) {
+        // Closed first, so whoever `on_drop` tells already sees the channel closed.
+        self.rx.close();
         if let Some(f) = self.on_drop.take() {
             f();
         }

@@ -311,3 +311,57 @@ async fn shutdown_ends_streams_with_unavailable() {
     assert_eq!(reason(&end), "SHUTTING_DOWN");
     timeout(20, stopping).await.unwrap().unwrap();
 }
+
+/// A bot that reconnects WatchBot naming a table whose match ended while it was away still gets
+/// the events it missed, up to and including `MatchEnded` (issue 3 follow-up).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_bot_resume_reaches_match_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path().to_path_buf(), |_| {}).await;
+    let ch = srv.channel().await;
+    let mut me = register(&ch, "late-bot").await;
+    let a = table(&mut me, pb::Ruleset::Bete, 3, vec![house(1, pb::HouseBotPolicy::Random), house(2, pb::HouseBotPolicy::Random)], 60_000).await;
+    me.client.join_table(pb::JoinTableRequest { table_id: a.clone(), seat: Some(0) }).await.unwrap();
+    // Play the whole match with no stream open; remember the seq of our last decision.
+    let mut last_decision = 0;
+    let final_seq = loop {
+        let v = me.client.get_seat_view(pb::GetSeatViewRequest { table_id: a.clone() }).await.unwrap().into_inner().view.unwrap();
+        if v.match_over {
+            break v.seq;
+        }
+        if v.to_act != Some(0) {
+            my_turn_or_end(&mut me, &a).await;
+            continue;
+        }
+        last_decision = v.seq;
+        me.client
+            .submit_action(pb::SubmitActionRequest { table_id: a.clone(), action: Some(v.legal_actions[0].clone()), expected_seq: v.seq, request_id: String::new() })
+            .await
+            .unwrap();
+    };
+    assert!(last_decision > 0 && last_decision < final_seq);
+    // Resume from that decision: the finished table must still be served.
+    let from_seq = std::collections::HashMap::from([(a.clone(), last_decision)]);
+    let mut s = me.client.watch_bot(pb::WatchBotRequest { from_seq }).await.unwrap().into_inner();
+    use pb::watch_bot_response::Kind;
+    let mut last = last_decision;
+    // One bound for the whole resume: heartbeats alone must not keep the test waiting.
+    let until = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let m = tokio::time::timeout_at(until, s.message()).await.expect("the missed events never came").unwrap().unwrap();
+        match m.kind.unwrap() {
+            Kind::Seated(x) => assert_eq!(x.table_id, a),
+            Kind::Event(e) => {
+                assert_eq!(e.seq, last + 1, "gap or duplicate after resume");
+                last = e.seq;
+                if matches!(e.body, Some(pb::event::Body::MatchEnded(_))) {
+                    break;
+                }
+            }
+            Kind::Heartbeat(_) => {}
+            other => panic!("unexpected {other:?} after resuming a finished table"),
+        }
+    }
+    assert_eq!(last, final_seq);
+    srv.stop().await;
+}

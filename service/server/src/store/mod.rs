@@ -219,8 +219,9 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     fn table(&self, id: String) -> StoreFuture<'_, Option<StoredTable>>;
     fn list_tables(&self, filter: TableFilter) -> StoreFuture<'_, Vec<StoredTable>>;
     fn log(&self, table: String) -> StoreFuture<'_, Vec<LogEntry>>;
-    /// Unfinished tables where this bot holds a seat, oldest first.
-    fn tables_of_bot(&self, bot: String) -> StoreFuture<'_, Vec<String>>;
+    /// Tables where this bot holds a seat, oldest first: the unfinished ones, plus those of
+    /// `resume` even if finished (a resuming bot must still get the events up to `MatchEnded`).
+    fn tables_of_bot(&self, bot: String, resume: Vec<String>) -> StoreFuture<'_, Vec<String>>;
     /// Ids of tables not finished, oldest first: the ones to rebuild at startup.
     fn unfinished_tables(&self) -> StoreFuture<'_, Vec<String>>;
     fn record(&self, table: String) -> StoreFuture<'_, Option<String>>;

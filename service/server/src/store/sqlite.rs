@@ -478,22 +478,26 @@ impl Store for SqliteStore {
                     return Err(StoreError::Corrupt(format!("table {table}: log entry {i} has seq {seq}")));
                 }
                 let payload: String = row.try_get("payload")?;
-                out.push(
-                    serde_json::from_str(&payload)
-                        .map_err(|e| StoreError::Corrupt(format!("table {table} entry {i}: {e}")))?,
-                );
+                // Not serde's message: it may quote the payload, whose actions name cards.
+                out.push(serde_json::from_str(&payload).map_err(|e| {
+                    StoreError::Corrupt(format!("table {table} entry {i}: {:?} error at column {}", e.classify(), e.column()))
+                })?);
             }
             Ok(out)
         })
     }
 
-    fn tables_of_bot(&self, bot: String) -> StoreFuture<'_, Vec<String>> {
+    fn tables_of_bot(&self, bot: String, resume: Vec<String>) -> StoreFuture<'_, Vec<String>> {
         Box::pin(async move {
+            // The resume ids travel as one JSON array (no statement text built from input).
+            let resume = serde_json::Value::from(resume).to_string();
             let ids = sqlx::query_scalar(
                 "SELECT t.id FROM seats s JOIN tables t ON t.id = s.table_id \
-                 WHERE s.bot_id = ? AND t.state != 'finished' ORDER BY t.cursor",
+                 WHERE s.bot_id = ?1 AND (t.state != 'finished' \
+                      OR t.id IN (SELECT value FROM json_each(?2))) ORDER BY t.cursor",
             )
             .bind(bot)
+            .bind(resume)
             .fetch_all(&self.reads)
             .await?;
             Ok(ids)
@@ -642,6 +646,24 @@ mod tests {
         assert!(dup.await.unwrap().is_err());
         assert_eq!(s.log("t2".into()).await.unwrap().len(), 50);
         assert_eq!(s.log("t1".into()).await.unwrap(), vec![entry(0)]);
+    }
+
+    #[tokio::test]
+    async fn tables_of_bot_includes_finished_tables_only_when_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = SqliteStore::open(dir.path()).await.unwrap();
+        for id in ["t1", "t2", "t3"] {
+            s.create_table(table(id, Visibility::Listed), seats()).await.unwrap();
+            s.append(id.into(), 0, LogEntry::Join { seat: 0, bot: "b1".into(), name: "alice".into(), time_ms: 7 }, 1)
+                .await
+                .unwrap();
+        }
+        s.finish("t1".into(), "{}".into(), vec![]).await.unwrap();
+        s.finish("t2".into(), "{}".into(), vec![]).await.unwrap();
+        assert_eq!(s.tables_of_bot("b1".into(), vec![]).await.unwrap(), ["t3"]);
+        assert_eq!(s.tables_of_bot("b1".into(), vec!["t2".into(), "nope".into()]).await.unwrap(), ["t2", "t3"]);
+        // Naming a table is no way into someone else's seat.
+        assert!(s.tables_of_bot("b2".into(), vec!["t1".into()]).await.unwrap().is_empty());
     }
 
     #[tokio::test]

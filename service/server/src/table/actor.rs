@@ -49,6 +49,7 @@ pub async fn spawn(deps: Arc<ActorDeps>, stored: StoredTable, generation: u64) -
         meta: meta.clone(),
         last_seq: AtomicU64::new(0),
         state: AtomicU8::new(0),
+        watcher_left: tokio::sync::Notify::new(),
     });
     let mut actor = Actor::new(deps, meta, shared.clone(), &stored.seats);
     actor.replay(&log)?;
@@ -150,8 +151,10 @@ impl Actor {
         }
         self.maybe_start(created)?;
         for (i, entry) in log.iter().enumerate() {
+            // The reason only: the engine's text may name the cards of a stored exchange, and
+            // this error reaches logs and whichever caller loaded the table.
             self.step(entry).map_err(|e| {
-                ServerError::Internal(format!("table {} log entry {i} does not replay: {e}", self.meta.id))
+                ServerError::Internal(format!("table {} log entry {i} does not replay ({})", self.meta.id, e.reason()))
             })?;
             self.log_len += 1;
         }
@@ -211,9 +214,10 @@ impl Actor {
                 self.push(t, false, Body::SeatLeft { seat: *seat, bot: bot.clone() });
             }
             LogEntry::Action { seat, action, auto, request_id, .. } => {
+                // Neither the action nor the parse error is quoted: both may name hidden cards.
                 let a: Action = action
                     .parse()
-                    .map_err(|e| ServerError::Internal(format!("stored action {action:?}: {e}")))?;
+                    .map_err(|_| ServerError::Internal(format!("stored action of seat {seat} does not parse")))?;
                 let game = self
                     .game
                     .as_mut()
@@ -360,6 +364,13 @@ impl Actor {
         self.counted_seats = seats;
     }
 
+    /// Let go of watchers whose streams closed.
+    fn prune_watchers(&mut self) {
+        let before = self.sinks.len();
+        self.sinks.retain(|s| !s.is_gone());
+        self.update_watchers(before);
+    }
+
     fn update_watchers(&mut self, before: usize) {
         let now = self.sinks.len() as i64;
         self.deps.metrics.watchers.inc_by(now - before as i64);
@@ -481,7 +492,7 @@ impl Actor {
                 let _ = reply.send(r);
             }
             Command::Watch { bot, from_seq, reply } => {
-                let r = self.watch(bot, from_seq);
+                let r = self.watch(bot, from_seq).map(|rx| (rx, self.shared.clone()));
                 let _ = reply.send(r);
             }
             Command::WatchBot { bot, stream, from_seq } => self.watch_bot(bot, stream, from_seq),
@@ -677,6 +688,7 @@ impl Actor {
 
     async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
         let shutdown = self.deps.shutdown.clone();
+        let shared = self.shared.clone();
         loop {
             let wake = self.next_wake();
             let sleep = tokio::time::sleep_until(wake.unwrap_or_else(|| Instant::now() + Duration::from_secs(86_400)));
@@ -693,6 +705,7 @@ impl Actor {
                     Some(cmd) => self.handle(cmd).await,
                     None => break,
                 },
+                () = shared.watcher_left.notified() => self.prune_watchers(),
                 _ = &mut sleep, if wake.is_some() => {
                     if !self.on_timer().await {
                         break;

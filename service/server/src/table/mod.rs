@@ -149,7 +149,7 @@ pub enum Command {
     Watch {
         bot: String,
         from_seq: Option<u64>,
-        reply: oneshot::Sender<Result<mpsc::Receiver<Outbound>, ServerError>>,
+        reply: oneshot::Sender<Result<(mpsc::Receiver<Outbound>, Arc<Shared>), ServerError>>,
     },
     WatchBot {
         bot: String,
@@ -164,6 +164,9 @@ pub struct Shared {
     pub meta: Arc<TableMeta>,
     last_seq: AtomicU64,
     state: AtomicU8,
+    /// Rung by a WatchTable stream as it closes, so the actor lets go of it (and the watchers
+    /// gauge drops) at once rather than at the table's next event.
+    pub watcher_left: tokio::sync::Notify,
 }
 
 impl Shared {

@@ -121,6 +121,14 @@ impl Sink {
         }
     }
 
+    /// The client closed the stream, or a table cut it.
+    pub fn is_gone(&self) -> bool {
+        match &self.tx {
+            SinkTx::Table(tx) => tx.is_closed(),
+            SinkTx::Bot(b) => b.is_cut(),
+        }
+    }
+
     /// End the stream with a status (shutdown, match over for WatchTable).
     pub fn end(&self, meta: &Arc<TableMeta>, err: Option<ServerError>) {
         if let (SinkTx::Table(tx), Some(err)) = (&self.tx, err) {
