@@ -84,6 +84,10 @@ pub struct Options {
     /// CreateTable/JoinTable/RegisterBot calls in flight during setup.
     #[arg(long, default_value_t = 64)]
     pub setup_concurrency: u32,
+    /// Let hyper size the HTTP/2 windows adaptively (BDP pings) instead of the fixed large
+    /// windows; small windows can make h2 close a busy connection (ENHANCE_YOUR_CALM).
+    #[arg(long)]
+    pub h2_adaptive_window: bool,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,

@@ -90,7 +90,7 @@ fn git_commit() -> Option<String> {
     out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-async fn connect(uri: &str, n: u32) -> Result<Vec<Channel>, LoadError> {
+async fn connect(uri: &str, n: u32, adaptive: bool) -> Result<Vec<Channel>, LoadError> {
     let mut channels = Vec::new();
     for _ in 0..n.max(1) {
         // Each `connect` opens its own HTTP/2 connection. Large fixed windows: h2 closes a
@@ -101,8 +101,9 @@ async fn connect(uri: &str, n: u32) -> Result<Vec<Channel>, LoadError> {
             .map_err(|e| LoadError::Options(format!("bad server address {uri}: {e}")))?
             .tcp_nodelay(true)
             .connect_timeout(Duration::from_secs(5))
-            .initial_connection_window_size(CONNECTION_WINDOW)
-            .initial_stream_window_size(STREAM_WINDOW)
+            .initial_connection_window_size((!adaptive).then_some(CONNECTION_WINDOW))
+            .initial_stream_window_size((!adaptive).then_some(STREAM_WINDOW))
+            .http2_adaptive_window(adaptive)
             .connect()
             .await?;
         channels.push(ch);
@@ -278,7 +279,7 @@ async fn drive(
     ruleset: pb::Ruleset,
     config: &BTreeMap<String, String>,
 ) -> Result<Measured, LoadError> {
-    let channels = connect(&server.uri, opts.connections).await?;
+    let channels = connect(&server.uri, opts.connections, opts.h2_adaptive_window).await?;
 
     // 1. The transport ceiling, on the same connections, before any table exists.
     let ceiling = ceiling::measure(&channels, opts.ceiling_concurrency(), opts.ceiling_duration).await;
