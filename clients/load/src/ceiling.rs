@@ -41,7 +41,12 @@ pub async fn measure(channels: &[Channel], concurrency: u32, duration: Duration)
             let (mut ok, mut failed) = (0u64, 0u64);
             while Instant::now() < until {
                 let t0 = Instant::now();
-                match client.check(HealthCheckRequest { service: String::new() }).await {
+                match client
+                    .check(HealthCheckRequest {
+                        service: String::new(),
+                    })
+                    .await
+                {
                     Ok(_) => {
                         ok += 1;
                         h.saturating_record((t0.elapsed().as_micros() as u64).max(1));
@@ -62,5 +67,12 @@ pub async fn measure(channels: &[Channel], concurrency: u32, duration: Duration)
         }
     }
     let seconds = started.elapsed().as_secs_f64();
-    Ceiling { rps: calls as f64 / seconds, concurrency, seconds, calls, errors, latency_ms: latency.summary() }
+    Ceiling {
+        rps: calls as f64 / seconds,
+        concurrency,
+        seconds,
+        calls,
+        errors,
+        latency_ms: latency.summary(),
+    }
 }

@@ -96,12 +96,16 @@ pub struct Options {
 impl Options {
     /// Bot identities per seat position.
     pub fn bots_per_seat(&self) -> u32 {
-        self.bots_per_seat.unwrap_or_else(|| self.connections.max(self.tables.div_ceil(64))).max(1)
+        self.bots_per_seat
+            .unwrap_or_else(|| self.connections.max(self.tables.div_ceil(64)))
+            .max(1)
     }
 
     /// In-flight calls of the transport ceiling.
     pub fn ceiling_concurrency(&self) -> u32 {
-        self.ceiling_concurrency.unwrap_or_else(|| self.tables.clamp(1, 256)).max(1)
+        self.ceiling_concurrency
+            .unwrap_or_else(|| self.tables.clamp(1, 256))
+            .max(1)
     }
 }
 
@@ -112,7 +116,10 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         Some(i) => s.split_at(i),
         None => (s, "s"),
     };
-    let v: f64 = num.trim().parse().map_err(|_| format!("`{s}` is not a duration like 500ms, 3s or 1m"))?;
+    let v: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a duration like 500ms, 3s or 1m"))?;
     if !v.is_finite() || v < 0.0 {
         return Err(format!("`{s}` is not a non-negative duration"));
     }
@@ -146,7 +153,8 @@ mod tests {
         let o = Options::try_parse_from(["bete-load", "--tables", "10000"]).unwrap();
         assert_eq!(o.bots_per_seat(), 157);
         assert_eq!(o.ceiling_concurrency(), 256);
-        let o = Options::try_parse_from(["bete-load", "--tables", "4", "--connections", "2"]).unwrap();
+        let o =
+            Options::try_parse_from(["bete-load", "--tables", "4", "--connections", "2"]).unwrap();
         assert_eq!(o.bots_per_seat(), 2);
         assert_eq!(o.ceiling_concurrency(), 4);
     }

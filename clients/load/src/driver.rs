@@ -13,9 +13,9 @@ use bete_api::pb::watch_bot_response::Kind;
 use rand::Rng;
 use tokio::sync::{Notify, Semaphore};
 use tokio_util::sync::CancellationToken;
+use tonic::Request;
 use tonic::metadata::{AsciiMetadataValue, MetadataValue};
 use tonic::transport::Channel;
-use tonic::Request;
 
 use crate::stats::{Stats, bump};
 
@@ -38,10 +38,22 @@ pub struct Bot {
 
 impl Bot {
     /// A bot using `token` on `channel`.
-    pub fn new(index: usize, id: String, token: &str, channel: Channel) -> Result<Bot, crate::LoadError> {
-        let auth = MetadataValue::try_from(format!("Bearer {token}"))
-            .map_err(|_| crate::LoadError::Setup("the server returned a token that is not valid metadata".into()))?;
-        Ok(Bot { index, id, auth, channel, next_request: AtomicU64::new(0) })
+    pub fn new(
+        index: usize,
+        id: String,
+        token: &str,
+        channel: Channel,
+    ) -> Result<Bot, crate::LoadError> {
+        let auth = MetadataValue::try_from(format!("Bearer {token}")).map_err(|_| {
+            crate::LoadError::Setup("the server returned a token that is not valid metadata".into())
+        })?;
+        Ok(Bot {
+            index,
+            id,
+            auth,
+            channel,
+            next_request: AtomicU64::new(0),
+        })
     }
 
     /// `msg` with this bot's bearer token.
@@ -78,7 +90,12 @@ pub struct TableTrack {
 
 impl TableTrack {
     fn new(seats: u32) -> TableTrack {
-        TableTrack { seats, pending: Mutex::new(Vec::new()), ended: Notify::new(), ended_once: AtomicBool::new(false) }
+        TableTrack {
+            seats,
+            pending: Mutex::new(Vec::new()),
+            ended: Notify::new(),
+            ended_once: AtomicBool::new(false),
+        }
     }
 
     fn expect(&self, seq: u64, record: bool, stats: &Stats) {
@@ -87,7 +104,12 @@ impl TableTrack {
                 p.remove(0);
                 bump(&stats.fanout_incomplete);
             }
-            p.push(Pending { seq, sent: Instant::now(), remaining: self.seats, record });
+            p.push(Pending {
+                seq,
+                sent: Instant::now(),
+                remaining: self.seats,
+                record,
+            });
         }
     }
 
@@ -99,14 +121,14 @@ impl TableTrack {
 
     /// One seat received event `seq`.
     fn delivered(&self, seq: u64, stats: &Stats) {
-        if let Ok(mut p) = self.pending.lock() {
-            if let Some(i) = p.iter().position(|x| x.seq == seq) {
-                p[i].remaining -= 1;
-                if p[i].remaining == 0 {
-                    let done = p.remove(i);
-                    if done.record {
-                        stats.event_all_seats.record(done.sent.elapsed());
-                    }
+        if let Ok(mut p) = self.pending.lock()
+            && let Some(i) = p.iter().position(|x| x.seq == seq)
+        {
+            p[i].remaining -= 1;
+            if p[i].remaining == 0 {
+                let done = p.remove(i);
+                if done.record {
+                    stats.event_all_seats.record(done.sent.elapsed());
                 }
             }
         }
@@ -132,7 +154,10 @@ pub struct Pacer {
 impl Pacer {
     /// `rate` submits per second.
     pub fn new(rate: f64) -> Pacer {
-        Pacer { interval: Duration::from_secs_f64(1.0 / rate.max(0.001)), next: Mutex::new(Instant::now()) }
+        Pacer {
+            interval: Duration::from_secs_f64(1.0 / rate.max(0.001)),
+            next: Mutex::new(Instant::now()),
+        }
     }
 
     async fn wait(&self) {
@@ -229,7 +254,10 @@ pub async fn bot_stream(bot: Arc<Bot>, shared: Arc<Shared>) {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         first = false;
-        let from_seq = seen.iter().filter_map(|(t, s)| s.last_seq.map(|q| (t.clone(), q))).collect();
+        let from_seq = seen
+            .iter()
+            .filter_map(|(t, s)| s.last_seq.map(|q| (t.clone(), q)))
+            .collect();
         let mut client = bot.tables();
         let opened = tokio::select! {
             _ = shared.stop.cancelled() => return,
@@ -261,7 +289,12 @@ pub async fn bot_stream(bot: Arc<Bot>, shared: Arc<Shared>) {
     }
 }
 
-fn on_message(bot: &Arc<Bot>, shared: &Arc<Shared>, seen: &mut HashMap<String, Seen>, m: pb::WatchBotResponse) {
+fn on_message(
+    bot: &Arc<Bot>,
+    shared: &Arc<Shared>,
+    seen: &mut HashMap<String, Seen>,
+    m: pb::WatchBotResponse,
+) {
     let stats = &shared.stats;
     let Some(kind) = m.kind else { return };
     let table = m.table_id;
@@ -295,7 +328,9 @@ fn on_message(bot: &Arc<Bot>, shared: &Arc<Shared>, seen: &mut HashMap<String, S
             match s.last_seq {
                 Some(last) if ev.seq <= last => bump(&stats.event_duplicates),
                 Some(last) if ev.seq > last + 1 => {
-                    stats.event_gaps.fetch_add(ev.seq - last - 1, Ordering::Relaxed);
+                    stats
+                        .event_gaps
+                        .fetch_add(ev.seq - last - 1, Ordering::Relaxed);
                 }
                 _ => {}
             }
@@ -308,10 +343,11 @@ fn on_message(bot: &Arc<Bot>, shared: &Arc<Shared>, seen: &mut HashMap<String, S
             }
             if matches!(ev.body, Some(pb::event::Body::MatchEnded(_))) {
                 // Counted once per table: by the first seat to see the end.
-                if let Some(t) = &s.track {
-                    if t.end() && recording {
-                        bump(&stats.matches_finished);
-                    }
+                if let Some(t) = &s.track
+                    && t.end()
+                    && recording
+                {
+                    bump(&stats.matches_finished);
                 }
                 seen.remove(&table);
             }
@@ -324,7 +360,14 @@ fn on_message(bot: &Arc<Bot>, shared: &Arc<Shared>, seen: &mut HashMap<String, S
 }
 
 /// Answers a decision once, in its own task so one bot serves many tables at once.
-fn decide(bot: &Arc<Bot>, shared: &Arc<Shared>, s: &mut Seen, table: &str, seq: u64, legal: Vec<pb::Action>) {
+fn decide(
+    bot: &Arc<Bot>,
+    shared: &Arc<Shared>,
+    s: &mut Seen,
+    table: &str,
+    seq: u64,
+    legal: Vec<pb::Action>,
+) {
     if s.acted_seq == Some(seq) || legal.is_empty() || shared.stop.is_cancelled() {
         return;
     }
@@ -332,11 +375,23 @@ fn decide(bot: &Arc<Bot>, shared: &Arc<Shared>, s: &mut Seen, table: &str, seq: 
     if s.track.is_none() {
         s.track = shared.track(table);
     }
-    let (bot, shared, track, table) = (bot.clone(), shared.clone(), s.track.clone(), table.to_string());
+    let (bot, shared, track, table) = (
+        bot.clone(),
+        shared.clone(),
+        s.track.clone(),
+        table.to_string(),
+    );
     tokio::spawn(async move { act(bot, shared, track, table, seq, legal).await });
 }
 
-async fn act(bot: Arc<Bot>, shared: Arc<Shared>, track: Option<Arc<TableTrack>>, table: String, seq: u64, legal: Vec<pb::Action>) {
+async fn act(
+    bot: Arc<Bot>,
+    shared: Arc<Shared>,
+    track: Option<Arc<TableTrack>>,
+    table: String,
+    seq: u64,
+    legal: Vec<pb::Action>,
+) {
     let _inflight = InFlight::new(&shared.inflight);
     tokio::select! {
         _ = shared.stop.cancelled() => return,
@@ -393,7 +448,9 @@ async fn act(bot: Arc<Bot>, shared: Arc<Shared>, track: Option<Arc<TableTrack>>,
                 }
                 // Decide again from a fresh view if it is still this seat's turn.
                 let view = client
-                    .get_seat_view(bot.request(pb::GetSeatViewRequest { table_id: table.clone() }))
+                    .get_seat_view(bot.request(pb::GetSeatViewRequest {
+                        table_id: table.clone(),
+                    }))
                     .await
                     .ok()
                     .and_then(|r| r.into_inner().view);
@@ -482,7 +539,11 @@ pub async fn table_slot(slot: usize, plan: Arc<SlotPlan>, shared: Arc<Shared>) {
     }
 }
 
-async fn seat_table(slot: usize, plan: &SlotPlan, shared: &Shared) -> Result<(String, Arc<TableTrack>), tonic::Status> {
+async fn seat_table(
+    slot: usize,
+    plan: &SlotPlan,
+    shared: &Shared,
+) -> Result<(String, Arc<TableTrack>), tonic::Status> {
     let creator = plan.bot(slot, 0);
     let created = creator
         .tables()
@@ -504,7 +565,10 @@ async fn seat_table(slot: usize, plan: &SlotPlan, shared: &Shared) -> Result<(St
     for seat in 0..plan.seats {
         let bot = plan.bot(slot, seat as usize);
         bot.tables()
-            .join_table(bot.request(pb::JoinTableRequest { table_id: table.clone(), seat: Some(seat) }))
+            .join_table(bot.request(pb::JoinTableRequest {
+                table_id: table.clone(),
+                seat: Some(seat),
+            }))
             .await?;
     }
     Ok((table, track))

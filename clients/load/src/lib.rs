@@ -82,12 +82,20 @@ fn own_cpu() -> Option<Duration> {
 }
 
 fn unix_now() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
 }
 
 fn git_commit() -> Option<String> {
-    let out = std::process::Command::new("git").args(["rev-parse", "--short=12", "HEAD"]).output().ok()?;
-    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+    let out = std::process::Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
 async fn connect(uri: &str, n: u32, adaptive: bool) -> Result<Vec<Channel>, LoadError> {
@@ -111,7 +119,11 @@ async fn connect(uri: &str, n: u32, adaptive: bool) -> Result<Vec<Channel>, Load
     Ok(channels)
 }
 
-async fn register_bots(channels: &[Channel], count: usize, concurrency: usize) -> Result<Vec<Arc<Bot>>, LoadError> {
+async fn register_bots(
+    channels: &[Channel],
+    count: usize,
+    concurrency: usize,
+) -> Result<Vec<Arc<Bot>>, LoadError> {
     let sem = Arc::new(Semaphore::new(concurrency.max(1)));
     let mut tasks = tokio::task::JoinSet::new();
     for i in 0..count {
@@ -120,7 +132,10 @@ async fn register_bots(channels: &[Channel], count: usize, concurrency: usize) -
         tasks.spawn(async move {
             let _permit = sem.acquire().await;
             let r = BotServiceClient::new(channel.clone())
-                .register_bot(pb::RegisterBotRequest { name: format!("load-{i}"), owner: "bete-load".into() })
+                .register_bot(pb::RegisterBotRequest {
+                    name: format!("load-{i}"),
+                    owner: "bete-load".into(),
+                })
                 .await
                 .map_err(|s| LoadError::Setup(format!("RegisterBot: {s}")))?
                 .into_inner();
@@ -151,12 +166,16 @@ pub async fn run(opts: &Options, command: String) -> Result<Report, LoadError> {
     let ruleset_pb = ruleset(&opts.ruleset)?;
     let config = parse_config(&opts.config)?;
     if opts.tables == 0 || opts.seats == 0 || opts.connections == 0 {
-        return Err(LoadError::Options("--tables, --seats and --connections must be at least 1".into()));
+        return Err(LoadError::Options(
+            "--tables, --seats and --connections must be at least 1".into(),
+        ));
     }
-    if let Some(r) = opts.rate {
-        if !(r.is_finite() && r > 0.0) {
-            return Err(LoadError::Options("--rate must be a positive number of moves per second".into()));
-        }
+    if let Some(r) = opts.rate
+        && !(r.is_finite() && r > 0.0)
+    {
+        return Err(LoadError::Options(
+            "--rate must be a positive number of moves per second".into(),
+        ));
     }
     let started_unix_s = unix_now();
     let machine = Machine::read();
@@ -178,9 +197,15 @@ pub async fn run(opts: &Options, command: String) -> Result<Report, LoadError> {
     let server_cpu_s = m.server_cpu.map(|d| d.as_secs_f64());
     let mut latency_ms = BTreeMap::new();
     latency_ms.insert("submit_to_ack".to_string(), m.shared.stats.ack.summary());
-    latency_ms.insert("submit_to_event_at_every_seat".to_string(), m.shared.stats.event_all_seats.summary());
+    latency_ms.insert(
+        "submit_to_event_at_every_seat".to_string(),
+        m.shared.stats.event_all_seats.summary(),
+    );
     let mut versions = BTreeMap::new();
-    versions.insert("bete-load".to_string(), env!("CARGO_PKG_VERSION").to_string());
+    versions.insert(
+        "bete-load".to_string(),
+        env!("CARGO_PKG_VERSION").to_string(),
+    );
     if let Some(v) = &info.version {
         versions.insert("bete-server".to_string(), v.clone());
     }
@@ -221,7 +246,11 @@ pub async fn run(opts: &Options, command: String) -> Result<Report, LoadError> {
             bots_per_seat: opts.bots_per_seat(),
             config,
             deadline_ms: opts.deadline_ms,
-            harness_build: if cfg!(debug_assertions) { "debug" } else { "release" },
+            harness_build: if cfg!(debug_assertions) {
+                "debug"
+            } else {
+                "release"
+            },
         },
         setup_s: m.setup.as_secs_f64(),
         window_s,
@@ -240,7 +269,9 @@ pub async fn run(opts: &Options, command: String) -> Result<Report, LoadError> {
         ratio_to_ceiling: (ceiling.rps > 0.0).then(|| moves as f64 / window_s / ceiling.rps),
         ceiling,
         server_cpu_s,
-        server_cpu_us_per_move: server_cpu_s.filter(|_| moves > 0).map(|c| c * 1e6 / moves as f64),
+        server_cpu_us_per_move: server_cpu_s
+            .filter(|_| moves > 0)
+            .map(|c| c * 1e6 / moves as f64),
         server_cores_busy: server_cpu_s.map(|c| c / window_s),
         harness_cores_busy,
         server_peak_rss_kib: peak,
@@ -282,7 +313,8 @@ async fn drive(
     let channels = connect(&server.uri, opts.connections, opts.h2_adaptive_window).await?;
 
     // 1. The transport ceiling, on the same connections, before any table exists.
-    let ceiling = ceiling::measure(&channels, opts.ceiling_concurrency(), opts.ceiling_duration).await;
+    let ceiling =
+        ceiling::measure(&channels, opts.ceiling_concurrency(), opts.ceiling_duration).await;
 
     // 2. Bots, their streams, and the tables.
     let setup_started = Instant::now();
@@ -290,9 +322,17 @@ async fn drive(
     let per_seat = opts.bots_per_seat() as usize;
     let bot_count = per_seat * opts.seats as usize;
     let setup_concurrency = opts.setup_concurrency as usize;
-    let bots = tokio::time::timeout(opts.setup_timeout, register_bots(&channels, bot_count, setup_concurrency))
-        .await
-        .map_err(|_| LoadError::Setup(format!("registering {bot_count} bots took longer than {:?}", opts.setup_timeout)))??;
+    let bots = tokio::time::timeout(
+        opts.setup_timeout,
+        register_bots(&channels, bot_count, setup_concurrency),
+    )
+    .await
+    .map_err(|_| {
+        LoadError::Setup(format!(
+            "registering {bot_count} bots took longer than {:?}",
+            opts.setup_timeout
+        ))
+    })??;
     let shared = Arc::new(Shared::new(opts.seats, opts.think_time, opts.rate));
     let mut tasks = tokio::task::JoinSet::new();
     for bot in &bots {
@@ -301,7 +341,10 @@ async fn drive(
     let plan = Arc::new(SlotPlan {
         ruleset: ruleset as i32,
         seats: opts.seats,
-        config: config.iter().map(|(k, v)| (k.clone(), v.clone())).collect::<HashMap<_, _>>(),
+        config: config
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect::<HashMap<_, _>>(),
         deadline_ms: opts.deadline_ms,
         bots_per_seat: per_seat,
         bots: bots.clone(),
@@ -322,7 +365,9 @@ async fn drive(
             notified.await;
         }
     };
-    let setup_ok = tokio::time::timeout(opts.setup_timeout, all_ready).await.is_ok();
+    let setup_ok = tokio::time::timeout(opts.setup_timeout, all_ready)
+        .await
+        .is_ok();
     let failed = plan.failed.load(Ordering::Acquire);
     if !setup_ok || failed > 0 {
         shared.stop.cancel();
@@ -330,10 +375,19 @@ async fn drive(
         let why = if setup_ok {
             format!("{failed} of {} tables could not be set up", opts.tables)
         } else {
-            format!("seating {} tables took longer than {:?}", opts.tables, opts.setup_timeout)
+            format!(
+                "seating {} tables took longer than {:?}",
+                opts.tables, opts.setup_timeout
+            )
         };
-        let errors = ErrorCounts::from_map(&shared.stats.errors.snapshot(), shared.stats.errors.samples());
-        return Err(LoadError::Setup(format!("{why}; errors: {:?}; first messages: {:?}", errors.by_code_and_reason, errors.samples)));
+        let errors = ErrorCounts::from_map(
+            &shared.stats.errors.snapshot(),
+            shared.stats.errors.samples(),
+        );
+        return Err(LoadError::Setup(format!(
+            "{why}; errors: {:?}; first messages: {:?}",
+            errors.by_code_and_reason, errors.samples
+        )));
     }
     let setup = setup_started.elapsed();
     let rss_after = server.proc.rss_kib();
@@ -411,7 +465,10 @@ mod tests {
     #[test]
     fn ruleset_ids_map_to_the_enum() {
         assert_eq!(ruleset("bete").ok(), Some(pb::Ruleset::Bete));
-        assert_eq!(ruleset("bete-ace-high").ok(), Some(pb::Ruleset::BeteAceHigh));
+        assert_eq!(
+            ruleset("bete-ace-high").ok(),
+            Some(pb::Ruleset::BeteAceHigh)
+        );
         assert_eq!(ruleset("bester-bube").ok(), Some(pb::Ruleset::BesterBube));
         assert!(ruleset("poker").is_err());
         assert!(ruleset("unspecified").is_err());
@@ -420,7 +477,10 @@ mod tests {
     #[test]
     fn config_pairs_parse() {
         let c = parse_config(&["rounds=1".into(), "win_rule = plurality".into()]);
-        assert_eq!(c.ok().and_then(|c| c.get("win_rule").cloned()), Some("plurality".into()));
+        assert_eq!(
+            c.ok().and_then(|c| c.get("win_rule").cloned()),
+            Some("plurality".into())
+        );
         assert!(parse_config(&["rounds".into()]).is_err());
     }
 }

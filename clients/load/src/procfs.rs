@@ -26,7 +26,9 @@ pub struct Machine {
 impl Machine {
     /// Reads the facts now.
     pub fn read() -> Machine {
-        let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+        let cores = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1);
         let cpu_model = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|s| {
             s.lines()
                 .find(|l| l.starts_with("model name"))
@@ -36,11 +38,19 @@ impl Machine {
         let memory_kib = std::fs::read_to_string("/proc/meminfo")
             .ok()
             .and_then(|s| status_kib(&s, "MemTotal:"));
-        let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").ok().map(|s| s.trim().to_string());
+        let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+            .ok()
+            .map(|s| s.trim().to_string());
         let load_1m_at_start = std::fs::read_to_string("/proc/loadavg")
             .ok()
             .and_then(|s| s.split_whitespace().next().and_then(|v| v.parse().ok()));
-        Machine { cores, cpu_model, memory_kib, kernel, load_1m_at_start }
+        Machine {
+            cores,
+            cpu_model,
+            memory_kib,
+            kernel,
+            load_1m_at_start,
+        }
     }
 }
 
@@ -60,7 +70,9 @@ fn stat_cpu(text: &str) -> Option<Duration> {
     // After `)`: state(3) ppid(4) ... utime is field 14, i.e. the 12th here.
     let utime: u64 = fields.nth(11)?.parse().ok()?;
     let stime: u64 = fields.next()?.parse().ok()?;
-    Some(Duration::from_secs_f64((utime + stime) as f64 / TICKS_PER_SECOND))
+    Some(Duration::from_secs_f64(
+        (utime + stime) as f64 / TICKS_PER_SECOND,
+    ))
 }
 
 /// How the harness finds the server's CPU time and memory.
@@ -78,16 +90,22 @@ impl ServerProc {
     /// CPU time (user + system) the server has used so far.
     pub fn cpu(&self) -> Option<Duration> {
         match self {
-            ServerProc::Child(pid) => stat_cpu(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?),
+            ServerProc::Child(pid) => {
+                stat_cpu(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+            }
             ServerProc::Threads(prefixes) => {
                 let mut total = Duration::ZERO;
                 for entry in std::fs::read_dir("/proc/self/task").ok()?.flatten() {
                     let path = entry.path();
-                    let Ok(comm) = std::fs::read_to_string(path.join("comm")) else { continue };
-                    if prefixes.iter().any(|p| comm.starts_with(p)) {
-                        if let Some(c) = std::fs::read_to_string(path.join("stat")).ok().and_then(|s| stat_cpu(&s)) {
-                            total += c;
-                        }
+                    let Ok(comm) = std::fs::read_to_string(path.join("comm")) else {
+                        continue;
+                    };
+                    if prefixes.iter().any(|p| comm.starts_with(p))
+                        && let Some(c) = std::fs::read_to_string(path.join("stat"))
+                            .ok()
+                            .and_then(|s| stat_cpu(&s))
+                    {
+                        total += c;
                     }
                 }
                 Some(total)
@@ -108,7 +126,10 @@ impl ServerProc {
 
     fn status(&self, key: &str) -> Option<u64> {
         match self {
-            ServerProc::Child(pid) => status_kib(&std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?, key),
+            ServerProc::Child(pid) => status_kib(
+                &std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?,
+                key,
+            ),
             _ => None,
         }
     }
@@ -121,7 +142,8 @@ mod tests {
 
     #[test]
     fn stat_fields_are_counted_after_the_command_name() {
-        let line = "4242 (bete server) S 1 4242 4242 0 -1 4194560 1234 0 0 0 250 50 0 0 20 0 9 0 100 0 0";
+        let line =
+            "4242 (bete server) S 1 4242 4242 0 -1 4194560 1234 0 0 0 250 50 0 0 20 0 9 0 100 0 0";
         assert_eq!(stat_cpu(line), Some(Duration::from_secs(3)));
     }
 

@@ -24,13 +24,21 @@ pub struct ErrorCounts {
 }
 
 impl ErrorCounts {
-    pub fn from_map(m: &BTreeMap<(String, String), u64>, samples: BTreeMap<String, String>) -> ErrorCounts {
-        let mut e = ErrorCounts { samples, ..ErrorCounts::default() };
+    pub fn from_map(
+        m: &BTreeMap<(String, String), u64>,
+        samples: BTreeMap<String, String>,
+    ) -> ErrorCounts {
+        let mut e = ErrorCounts {
+            samples,
+            ..ErrorCounts::default()
+        };
         for ((code, reason), n) in m {
             e.total += n;
             *e.by_code.entry(code.clone()).or_default() += n;
             *e.by_reason.entry(reason.clone()).or_default() += n;
-            *e.by_code_and_reason.entry(format!("{code}/{reason}")).or_default() += n;
+            *e.by_code_and_reason
+                .entry(format!("{code}/{reason}"))
+                .or_default() += n;
         }
         e
     }
@@ -129,7 +137,9 @@ impl Report {
     /// Writes JSON (`.json`) or Markdown (anything else, e.g. `.md`).
     pub fn write(&self, path: &Path) -> std::io::Result<()> {
         let text = match path.extension().and_then(|e| e.to_str()) {
-            Some("json") => serde_json::to_string_pretty(self).map_err(std::io::Error::other)? + "\n",
+            Some("json") => {
+                serde_json::to_string_pretty(self).map_err(std::io::Error::other)? + "\n"
+            }
             _ => self.markdown(),
         };
         std::fs::write(path, text)
@@ -138,8 +148,16 @@ impl Report {
     /// A short human summary for the terminal.
     pub fn summary(&self) -> String {
         let mut s = String::new();
-        let ack = self.latency_ms.get("submit_to_ack").cloned().unwrap_or_default();
-        let all = self.latency_ms.get("submit_to_event_at_every_seat").cloned().unwrap_or_default();
+        let ack = self
+            .latency_ms
+            .get("submit_to_ack")
+            .cloned()
+            .unwrap_or_default();
+        let all = self
+            .latency_ms
+            .get("submit_to_event_at_every_seat")
+            .cloned()
+            .unwrap_or_default();
         let _ = writeln!(
             s,
             "{} moves/s, {} events/s over {:.1}s; {} matches finished; {} errors",
@@ -149,27 +167,41 @@ impl Report {
             self.matches_finished,
             self.errors.total
         );
-        let _ = writeln!(s, "submit→ack ms: p50 {:.2} p99 {:.2} p99.9 {:.2} max {:.2}", ack.p50, ack.p99, ack.p999, ack.max);
-        let _ = writeln!(s, "submit→every seat ms: p50 {:.2} p99 {:.2} p99.9 {:.2} max {:.2}", all.p50, all.p99, all.p999, all.max);
+        let _ = writeln!(
+            s,
+            "submit→ack ms: p50 {:.2} p99 {:.2} p99.9 {:.2} max {:.2}",
+            ack.p50, ack.p99, ack.p999, ack.max
+        );
+        let _ = writeln!(
+            s,
+            "submit→every seat ms: p50 {:.2} p99 {:.2} p99.9 {:.2} max {:.2}",
+            all.p50, all.p99, all.p999, all.max
+        );
         let _ = writeln!(
             s,
             "ceiling {} rps at {} in flight; ratio {}",
             fmt0(self.ceiling_rps),
             self.ceiling.concurrency,
-            self.ratio_to_ceiling.map_or("n/a".into(), |r| format!("{r:.3}"))
+            self.ratio_to_ceiling
+                .map_or("n/a".into(), |r| format!("{r:.3}"))
         );
         let _ = writeln!(
             s,
             "server: {} µs CPU/move, {} cores busy, peak RSS {} KiB, {} KiB/table",
             opt(self.server_cpu_us_per_move, 1),
             opt(self.server_cores_busy, 2),
-            self.server_peak_rss_kib.map_or("n/a".into(), |v| v.to_string()),
+            self.server_peak_rss_kib
+                .map_or("n/a".into(), |v| v.to_string()),
             opt(self.server_rss_per_table_kib, 1)
         );
         let _ = write!(
             s,
             "streams: {} gaps, {} duplicates, {} resyncs, {} reconnects, {} auto-moves",
-            self.stream.event_gaps, self.stream.event_duplicates, self.stream.resyncs, self.stream.reconnects, self.stream.auto_moves
+            self.stream.event_gaps,
+            self.stream.event_duplicates,
+            self.stream.resyncs,
+            self.stream.reconnects,
+            self.stream.auto_moves
         );
         s
     }
@@ -194,7 +226,11 @@ impl Report {
             let _ = writeln!(s, "| {k} | {v} |");
         }
         let st = &self.settings;
-        let _ = writeln!(s, "| server | {} at {} |", self.server.mode, self.server.address);
+        let _ = writeln!(
+            s,
+            "| server | {} at {} |",
+            self.server.mode, self.server.address
+        );
         let _ = writeln!(
             s,
             "| load | {} tables × {} seats of {}, {} connections, {} bots, {} |",
@@ -203,10 +239,20 @@ impl Report {
             st.ruleset,
             st.connections,
             st.bots,
-            st.rate.map_or("closed loop".into(), |r| format!("{r} moves/s target"))
+            st.rate
+                .map_or("closed loop".into(), |r| format!("{r} moves/s target"))
         );
-        let _ = writeln!(s, "| window | {:.1} s (setup {:.1} s, drain {:.2} s) |", self.window_s, self.setup_s, self.drain_s);
-        let _ = writeln!(s, "| moves/s | {} ({} moves) |", fmt0(self.moves_per_s), self.moves);
+        let _ = writeln!(
+            s,
+            "| window | {:.1} s (setup {:.1} s, drain {:.2} s) |",
+            self.window_s, self.setup_s, self.drain_s
+        );
+        let _ = writeln!(
+            s,
+            "| moves/s | {} ({} moves) |",
+            fmt0(self.moves_per_s),
+            self.moves
+        );
         let _ = writeln!(s, "| events/s | {} |", fmt0(self.events_per_s));
         let _ = writeln!(s, "| matches finished | {} |", self.matches_finished);
         let _ = writeln!(
@@ -214,30 +260,58 @@ impl Report {
             "| ceiling | {} rps at {} in flight; ratio {} |",
             fmt0(self.ceiling_rps),
             self.ceiling.concurrency,
-            self.ratio_to_ceiling.map_or("n/a".into(), |r| format!("{r:.3}"))
+            self.ratio_to_ceiling
+                .map_or("n/a".into(), |r| format!("{r:.3}"))
         );
-        let _ = writeln!(s, "| server CPU | {} s, {} µs/move, {} cores busy |", opt(self.server_cpu_s, 2), opt(self.server_cpu_us_per_move, 1), opt(self.server_cores_busy, 2));
-        let _ = writeln!(s, "| harness CPU | {} cores busy |", opt(self.harness_cores_busy, 2));
+        let _ = writeln!(
+            s,
+            "| server CPU | {} s, {} µs/move, {} cores busy |",
+            opt(self.server_cpu_s, 2),
+            opt(self.server_cpu_us_per_move, 1),
+            opt(self.server_cores_busy, 2)
+        );
+        let _ = writeln!(
+            s,
+            "| harness CPU | {} cores busy |",
+            opt(self.harness_cores_busy, 2)
+        );
         let _ = writeln!(
             s,
             "| server memory | peak {} KiB; {} KiB per table |",
-            self.server_peak_rss_kib.map_or("n/a".into(), |v| v.to_string()),
+            self.server_peak_rss_kib
+                .map_or("n/a".into(), |v| v.to_string()),
             opt(self.server_rss_per_table_kib, 1)
         );
         let _ = writeln!(s, "| stopped by itself | {} |\n", self.stopped_by_itself);
-        let _ = writeln!(s, "## Latency (ms)\n\n| path | p50 | p90 | p99 | p99.9 | max | samples |\n|---|---|---|---|---|---|---|");
+        let _ = writeln!(
+            s,
+            "## Latency (ms)\n\n| path | p50 | p90 | p99 | p99.9 | max | samples |\n|---|---|---|---|---|---|---|"
+        );
         for (path, p) in &self.latency_ms {
-            let _ = writeln!(s, "| {path} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {} |", p.p50, p.p90, p.p99, p.p999, p.max, p.count);
+            let _ = writeln!(
+                s,
+                "| {path} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {} |",
+                p.p50, p.p90, p.p99, p.p999, p.max, p.count
+            );
         }
         let c = &self.ceiling.latency_ms;
-        let _ = writeln!(s, "| ceiling (health Check) | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {} |", c.p50, c.p90, c.p99, c.p999, c.max, c.count);
+        let _ = writeln!(
+            s,
+            "| ceiling (health Check) | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {} |",
+            c.p50, c.p90, c.p99, c.p999, c.max, c.count
+        );
         let _ = writeln!(s, "\n## Errors\n");
         if self.errors.total == 0 {
             let _ = writeln!(s, "None.");
         } else {
             let _ = writeln!(s, "| code/reason | count | first message |\n|---|---|---|");
             for (k, n) in &self.errors.by_code_and_reason {
-                let msg = self.errors.samples.get(k).map(|m| m.replace('|', "\\|")).unwrap_or_default();
+                let msg = self
+                    .errors
+                    .samples
+                    .get(k)
+                    .map(|m| m.replace('|', "\\|"))
+                    .unwrap_or_default();
                 let _ = writeln!(s, "| {k} | {n} | {msg} |");
             }
         }
@@ -245,7 +319,12 @@ impl Report {
         let _ = writeln!(
             s,
             "\n## Streams\n\n{} gaps, {} duplicates, {} resyncs, {} reconnects, {} incomplete fan-outs, {} auto-moves.",
-            h.event_gaps, h.event_duplicates, h.resyncs, h.reconnects, h.fanout_incomplete, h.auto_moves
+            h.event_gaps,
+            h.event_duplicates,
+            h.resyncs,
+            h.reconnects,
+            h.fanout_incomplete,
+            h.auto_moves
         );
         s
     }

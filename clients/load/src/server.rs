@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 use tempfile::TempDir;
 use tokio::sync::oneshot;
 use tonic::transport::{Channel, Endpoint};
+use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
-use tonic_health::pb::HealthCheckRequest;
 
 use crate::LoadError;
 use crate::cli::{Embed, Options};
@@ -38,7 +38,10 @@ pub struct ServerInfo {
 
 enum Kind {
     Child(tokio::process::Child),
-    Inproc { shutdown: Option<oneshot::Sender<()>>, thread: Option<std::thread::JoinHandle<()>> },
+    Inproc {
+        shutdown: Option<oneshot::Sender<()>>,
+        thread: Option<std::thread::JoinHandle<()>>,
+    },
     Remote,
 }
 
@@ -59,7 +62,10 @@ pub struct Server {
 
 impl std::fmt::Debug for Server {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Server").field("uri", &self.uri).field("info", &self.info).finish()
+        f.debug_struct("Server")
+            .field("uri", &self.uri)
+            .field("info", &self.info)
+            .finish()
     }
 }
 
@@ -73,16 +79,34 @@ fn free_port() -> Result<u16, LoadError> {
 fn default_bin() -> Option<PathBuf> {
     let exe = std::env::current_exe().ok()?;
     let dir = exe.parent()?;
-    [dir.join("bete-server"), dir.parent()?.join("bete-server")].into_iter().find(|p| p.is_file())
+    [dir.join("bete-server"), dir.parent()?.join("bete-server")]
+        .into_iter()
+        .find(|p| p.is_file())
 }
 
 impl Server {
     /// Starts (or finds) the server the options ask for and waits until it answers health checks.
     pub async fn start(opts: &Options) -> Result<Server, LoadError> {
         if let Some(addr) = &opts.server {
-            let uri = if addr.contains("://") { addr.clone() } else { format!("http://{addr}") };
-            let info = ServerInfo { mode: "remote", address: uri.clone(), version: None, bin: None };
-            let s = Server { uri, proc: ServerProc::Remote, info, metrics_addr: None, kind: Kind::Remote, data: None };
+            let uri = if addr.contains("://") {
+                addr.clone()
+            } else {
+                format!("http://{addr}")
+            };
+            let info = ServerInfo {
+                mode: "remote",
+                address: uri.clone(),
+                version: None,
+                bin: None,
+            };
+            let s = Server {
+                uri,
+                proc: ServerProc::Remote,
+                info,
+                metrics_addr: None,
+                kind: Kind::Remote,
+                data: None,
+            };
             s.wait_healthy().await?;
             return Ok(s);
         }
@@ -117,7 +141,10 @@ impl Server {
             .arg(data.path().join("data"))
             .arg("--metrics-listen")
             .arg(format!("127.0.0.1:{metrics_port}"))
-            .env("RUST_LOG", std::env::var("BETE_LOAD_SERVER_LOG").unwrap_or_else(|_| "warn".into()))
+            .env(
+                "RUST_LOG",
+                std::env::var("BETE_LOAD_SERVER_LOG").unwrap_or_else(|_| "warn".into()),
+            )
             .stdin(std::process::Stdio::null())
             .stdout(log.try_clone()?)
             .stderr(log)
@@ -125,10 +152,17 @@ impl Server {
             .kill_on_drop(true)
             .spawn()
             .map_err(|e| LoadError::Server(format!("cannot start {}: {e}", bin.display())))?;
-        let pid = child.id().ok_or_else(|| LoadError::Server("the server exited at once".into()))?;
+        let pid = child
+            .id()
+            .ok_or_else(|| LoadError::Server("the server exited at once".into()))?;
         let uri = format!("http://127.0.0.1:{port}");
         Ok(Server {
-            info: ServerInfo { mode: "child", address: uri.clone(), version, bin: Some(bin.display().to_string()) },
+            info: ServerInfo {
+                mode: "child",
+                address: uri.clone(),
+                version,
+                bin: Some(bin.display().to_string()),
+            },
             uri,
             proc: ServerProc::Child(pid),
             metrics_addr: Some(SocketAddr::from(([127, 0, 0, 1], metrics_port))),
@@ -142,45 +176,58 @@ impl Server {
         let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
-        let config = bete_server::ServerConfig { data_dir: data.path().join("data"), ..bete_server::ServerConfig::default() };
+        let config = bete_server::ServerConfig {
+            data_dir: data.path().join("data"),
+            ..bete_server::ServerConfig::default()
+        };
         let (tx, rx) = oneshot::channel::<()>();
-        let workers = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
+        let workers = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(2);
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(workers)
             .thread_name("bete-srv")
             .enable_all()
             .build()?;
-        let thread = std::thread::Builder::new().name("bete-srv-main".into()).spawn(move || {
-            runtime.block_on(async move {
-                let listener = match tokio::net::TcpListener::from_std(listener) {
-                    Ok(l) => l,
-                    Err(e) => {
-                        eprintln!("bete-load: in-process server: {e}");
-                        return;
+        let thread = std::thread::Builder::new()
+            .name("bete-srv-main".into())
+            .spawn(move || {
+                runtime.block_on(async move {
+                    let listener = match tokio::net::TcpListener::from_std(listener) {
+                        Ok(l) => l,
+                        Err(e) => {
+                            eprintln!("bete-load: in-process server: {e}");
+                            return;
+                        }
+                    };
+                    let shutdown = async move {
+                        let _ = rx.await;
+                    };
+                    if let Err(e) = bete_server::run(listener, config, shutdown).await {
+                        eprintln!("bete-load: in-process server stopped: {e}");
                     }
-                };
-                let shutdown = async move {
-                    let _ = rx.await;
-                };
-                if let Err(e) = bete_server::run(listener, config, shutdown).await {
-                    eprintln!("bete-load: in-process server stopped: {e}");
-                }
-            });
-            // Tasks still parked (e.g. idle actors) must not keep this thread alive.
-            runtime.shutdown_timeout(Duration::from_secs(2));
-        })?;
+                });
+                // Tasks still parked (e.g. idle actors) must not keep this thread alive.
+                runtime.shutdown_timeout(Duration::from_secs(2));
+            })?;
         let uri = format!("http://{addr}");
         Ok(Server {
             info: ServerInfo {
                 mode: "inproc",
                 address: uri.clone(),
-                version: Some(format!("bete-server {} (library)", env!("CARGO_PKG_VERSION"))),
+                version: Some(format!(
+                    "bete-server {} (library)",
+                    env!("CARGO_PKG_VERSION")
+                )),
                 bin: None,
             },
             uri,
             proc: ServerProc::Threads(INPROC_THREADS.to_vec()),
             metrics_addr: None,
-            kind: Kind::Inproc { shutdown: Some(tx), thread: Some(thread) },
+            kind: Kind::Inproc {
+                shutdown: Some(tx),
+                thread: Some(thread),
+            },
             data: Some(data),
         })
     }
@@ -190,10 +237,10 @@ impl Server {
         let started = Instant::now();
         let mut last = String::new();
         while started.elapsed() < START_TIMEOUT {
-            if let Kind::Child(c) = &self.kind {
-                if c.id().is_none() {
-                    break;
-                }
+            if let Kind::Child(c) = &self.kind
+                && c.id().is_none()
+            {
+                break;
             }
             match self.check_once().await {
                 Ok(()) => return Ok(()),
@@ -201,7 +248,11 @@ impl Server {
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        Err(LoadError::Server(format!("the server at {} did not become healthy: {last}{}", self.uri, self.log_tail())))
+        Err(LoadError::Server(format!(
+            "the server at {} did not become healthy: {last}{}",
+            self.uri,
+            self.log_tail()
+        )))
     }
 
     async fn check_once(&self) -> Result<(), String> {
@@ -212,7 +263,9 @@ impl Server {
             .await
             .map_err(|e| e.to_string())?;
         let r = HealthClient::new(channel)
-            .check(HealthCheckRequest { service: String::new() })
+            .check(HealthCheckRequest {
+                service: String::new(),
+            })
             .await
             .map_err(|e| e.to_string())?;
         if r.get_ref().status == ServingStatus::Serving as i32 {
@@ -224,11 +277,19 @@ impl Server {
 
     /// The last lines of a child server's log, for error messages.
     pub fn log_tail(&self) -> String {
-        let Some(d) = &self.data else { return String::new() };
-        let Ok(text) = std::fs::read_to_string(d.path().join("server.log")) else { return String::new() };
+        let Some(d) = &self.data else {
+            return String::new();
+        };
+        let Ok(text) = std::fs::read_to_string(d.path().join("server.log")) else {
+            return String::new();
+        };
         let lines: Vec<&str> = text.lines().collect();
         let tail = lines[lines.len().saturating_sub(20)..].join("\n");
-        if tail.is_empty() { String::new() } else { format!("\nserver log (last lines):\n{tail}") }
+        if tail.is_empty() {
+            String::new()
+        } else {
+            format!("\nserver log (last lines):\n{tail}")
+        }
     }
 
     /// `GET /metrics` of a child server: the `bete_*` samples, by name with labels.
@@ -237,22 +298,29 @@ impl Server {
         let addr = self.metrics_addr?;
         let fetch = async {
             let mut s = tokio::net::TcpStream::connect(addr).await.ok()?;
-            s.write_all(b"GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n").await.ok()?;
+            s.write_all(b"GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+                .await
+                .ok()?;
             let mut buf = Vec::new();
             s.read_to_end(&mut buf).await.ok()?;
             Some(String::from_utf8_lossy(&buf).to_string())
         };
-        let text = tokio::time::timeout(Duration::from_secs(3), fetch).await.ok()??;
+        let text = tokio::time::timeout(Duration::from_secs(3), fetch)
+            .await
+            .ok()??;
         let body = text.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
         let mut out = std::collections::BTreeMap::new();
         for line in body.lines() {
-            if line.starts_with('#') || !line.starts_with("bete_") || line.starts_with("bete_rpc_duration") {
+            if line.starts_with('#')
+                || !line.starts_with("bete_")
+                || line.starts_with("bete_rpc_duration")
+            {
                 continue;
             }
-            if let Some((name, value)) = line.rsplit_once(' ') {
-                if let Ok(v) = value.parse::<f64>() {
-                    out.insert(name.to_string(), v);
-                }
+            if let Some((name, value)) = line.rsplit_once(' ')
+                && let Ok(v) = value.parse::<f64>()
+            {
+                out.insert(name.to_string(), v);
             }
         }
         Some(out)
@@ -266,7 +334,11 @@ impl Server {
             Kind::Child(child) => {
                 if let Some(pid) = child.id() {
                     // SIGTERM lets the server drain; `kill` avoids unsafe libc calls.
-                    let _ = tokio::process::Command::new("kill").arg("-TERM").arg(pid.to_string()).status().await;
+                    let _ = tokio::process::Command::new("kill")
+                        .arg("-TERM")
+                        .arg(pid.to_string())
+                        .status()
+                        .await;
                 }
                 match tokio::time::timeout(STOP_TIMEOUT, child.wait()).await {
                     Ok(_) => true,
@@ -283,7 +355,10 @@ impl Server {
                 match thread.take() {
                     Some(t) => {
                         let joined = tokio::task::spawn_blocking(move || t.join());
-                        matches!(tokio::time::timeout(STOP_TIMEOUT, joined).await, Ok(Ok(Ok(()))))
+                        matches!(
+                            tokio::time::timeout(STOP_TIMEOUT, joined).await,
+                            Ok(Ok(Ok(())))
+                        )
                     }
                     None => true,
                 }

@@ -116,7 +116,8 @@ impl Errors {
             .unwrap_or_else(|| "(no ErrorInfo)".to_string());
         let code = code_name(status.code());
         if let Ok(mut m) = self.samples.lock() {
-            m.entry(format!("{code}/{reason}")).or_insert_with(|| status.message().chars().take(300).collect());
+            m.entry(format!("{code}/{reason}"))
+                .or_insert_with(|| status.message().chars().take(300).collect());
         }
         self.record_named(&code, &reason);
     }
@@ -211,8 +212,14 @@ mod tests {
         e.record(&tonic::Status::aborted("stale"));
         e.record_named("RESYNC", "too slow");
         let s = e.snapshot();
-        assert_eq!(s.get(&("ABORTED".to_string(), "(no ErrorInfo)".to_string())), Some(&2));
+        assert_eq!(
+            s.get(&("ABORTED".to_string(), "(no ErrorInfo)".to_string())),
+            Some(&2)
+        );
         assert_eq!(e.total(), 3);
-        assert_eq!(code_name(tonic::Code::FailedPrecondition), "FAILED_PRECONDITION");
+        assert_eq!(
+            code_name(tonic::Code::FailedPrecondition),
+            "FAILED_PRECONDITION"
+        );
     }
 }

@@ -11,16 +11,34 @@ use clap::Parser;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_short_inproc_run_stops_by_itself_and_reports_every_field() {
     let opts = Options::try_parse_from([
-        "bete-load", "--tables", "3", "--seats", "3", "--duration", "3s", "--embed", "inproc",
-        "--connections", "2", "--ceiling-duration", "500ms", "--drain", "3s", "--quiet",
-        "--config", "rounds=1",
+        "bete-load",
+        "--tables",
+        "3",
+        "--seats",
+        "3",
+        "--duration",
+        "3s",
+        "--embed",
+        "inproc",
+        "--connections",
+        "2",
+        "--ceiling-duration",
+        "500ms",
+        "--drain",
+        "3s",
+        "--quiet",
+        "--config",
+        "rounds=1",
     ])
     .unwrap();
     let started = Instant::now();
-    let report = tokio::time::timeout(Duration::from_secs(120), run(&opts, "bete-load (test)".into()))
-        .await
-        .expect("the harness stops by itself")
-        .expect("the run succeeds");
+    let report = tokio::time::timeout(
+        Duration::from_secs(120),
+        run(&opts, "bete-load (test)".into()),
+    )
+    .await
+    .expect("the harness stops by itself")
+    .expect("the run succeeds");
     let took = started.elapsed();
     // Setup, a 3 s window, a drain of at most 3 s and the server stop: well under a minute.
     assert!(took < Duration::from_secs(60), "took {took:?}");
@@ -29,9 +47,18 @@ async fn a_short_inproc_run_stops_by_itself_and_reports_every_field() {
 
     // Real play happened, and whole matches ended and were replaced.
     assert!(report.moves > 0);
-    assert!(report.events >= report.moves, "every move yields at least one event per seat");
-    assert!(report.matches_finished >= 1, "rounds=1 at 3 seats ends within seconds");
-    assert!(report.tables_created > 3, "a finished table is replaced by a new one");
+    assert!(
+        report.events >= report.moves,
+        "every move yields at least one event per seat"
+    );
+    assert!(
+        report.matches_finished >= 1,
+        "rounds=1 at 3 seats ends within seconds"
+    );
+    assert!(
+        report.tables_created > 3,
+        "a finished table is replaced by a new one"
+    );
     assert_eq!(report.errors.total, 0, "{:?}", report.errors);
     assert_eq!(report.stream.event_gaps, 0);
     assert_eq!(report.stream.event_duplicates, 0);
@@ -41,7 +68,10 @@ async fn a_short_inproc_run_stops_by_itself_and_reports_every_field() {
     let all = &report.latency_ms["submit_to_event_at_every_seat"];
     assert!(ack.count > 0 && all.count > 0);
     for p in [ack, all] {
-        assert!(p.p50 > 0.0 && p.p50 <= p.p90 && p.p90 <= p.p99 && p.p99 <= p.p999 && p.p999 <= p.max, "{p:?}");
+        assert!(
+            p.p50 > 0.0 && p.p50 <= p.p90 && p.p90 <= p.p99 && p.p99 <= p.p999 && p.p999 <= p.max,
+            "{p:?}"
+        );
     }
     assert!(report.ceiling_rps > 0.0);
     let ratio = report.ratio_to_ceiling.unwrap();
@@ -54,16 +84,31 @@ async fn a_short_inproc_run_stops_by_itself_and_reports_every_field() {
     let dir = tempfile::tempdir().unwrap();
     let json_path = dir.path().join("r.json");
     report.write(&json_path).unwrap();
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
     for key in [
-        "command", "versions", "machine", "moves_per_s", "events_per_s", "latency_ms", "errors", "ceiling_rps",
-        "ratio_to_ceiling", "matches_finished", "server_cpu_s", "server_peak_rss_kib", "server_cpu_us_per_move",
+        "command",
+        "versions",
+        "machine",
+        "moves_per_s",
+        "events_per_s",
+        "latency_ms",
+        "errors",
+        "ceiling_rps",
+        "ratio_to_ceiling",
+        "matches_finished",
+        "server_cpu_s",
+        "server_peak_rss_kib",
+        "server_cpu_us_per_move",
     ] {
         assert!(v.get(key).is_some(), "missing {key}");
     }
     for path in ["submit_to_ack", "submit_to_event_at_every_seat"] {
         for q in ["p50", "p90", "p99", "p999", "max"] {
-            assert!(v["latency_ms"][path][q].is_number(), "latency_ms.{path}.{q}");
+            assert!(
+                v["latency_ms"][path][q].is_number(),
+                "latency_ms.{path}.{q}"
+            );
         }
     }
     assert!(v["errors"]["by_code"].is_object() && v["errors"]["by_reason"].is_object());
@@ -71,12 +116,16 @@ async fn a_short_inproc_run_stops_by_itself_and_reports_every_field() {
     let md_path = dir.path().join("r.md");
     report.write(&md_path).unwrap();
     let md = std::fs::read_to_string(&md_path).unwrap();
-    assert!(md.starts_with("# bete-load report") && md.contains("| submit_to_ack |"), "{md}");
+    assert!(
+        md.starts_with("# bete-load report") && md.contains("| submit_to_ack |"),
+        "{md}"
+    );
 }
 
 #[tokio::test]
 async fn bad_options_fail_before_anything_starts() {
-    let opts = Options::try_parse_from(["bete-load", "--ruleset", "poker", "--embed", "inproc"]).unwrap();
+    let opts =
+        Options::try_parse_from(["bete-load", "--ruleset", "poker", "--embed", "inproc"]).unwrap();
     let err = run(&opts, String::new()).await.unwrap_err();
     assert!(err.to_string().contains("unknown ruleset"), "{err}");
 }
