@@ -308,9 +308,9 @@ impl Game {
         self.log.push(DealLog {
             dealer: self.dealer,
             deck: Vec::new(),
-            // Room for the longest deal (7-seat Bête with three Curieuses: 28 bids + 35 cards),
-            // so that logging an action never reallocates: no heap allocation per action.
-            actions: Vec::with_capacity(64),
+            // Room for the longest deal, so that logging an action never reallocates: no heap
+            // allocation per action.
+            actions: Vec::with_capacity(self.max_actions()),
         });
         let deck = match &self.setup.decks {
             Decks::Seed(seed) => Some(crate::shuffle::deck_order(seed, self.deal as u64, &self.pack)),
@@ -358,6 +358,18 @@ impl Game {
         } else {
             family!(&self.table, t => t.to_act())
         };
+    }
+
+    /// The most actions a deal of this match can take. Bête: at most one bid a seat in each
+    /// bidding round (the first and one per Curieuse), then five cards a seat; Beast: the five
+    /// cards. The exchange family keeps the general bound (7 seats, three Curieuses: 28 + 35).
+    fn max_actions(&self) -> usize {
+        let n = self.setup.seats as usize;
+        match self.setup.ruleset {
+            RulesetId::Bete | RulesetId::BeteAceHigh => n * (6 + self.setup.config.max_curieuse as usize),
+            RulesetId::Beast => 5 * n,
+            _ => 64,
+        }
     }
 
     /// Gives an explicit-deck match the deck of the deal it waits for.
