@@ -2,7 +2,6 @@
 
 use std::collections::HashSet;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use bete_api::convert::{self, FieldError};
@@ -496,7 +495,7 @@ impl TableService for TableApi {
             let bot = api.begin(&request).await?;
             let req = request.into_inner();
             let (tx, rx) = mpsc::channel(BOT_STREAM_BUFFER);
-            let stream = BotStream { id: api.tables.new_stream_id(), tx, cut: Arc::new(AtomicBool::new(false)) };
+            let stream = BotStream::new(api.tables.new_stream_id(), tx);
             // Register first, then list: a join racing with this call attaches the stream either way.
             api.tables.add_bot_stream(&bot.id, stream.clone());
             let resume = req.from_seq.keys().cloned().collect();
@@ -508,14 +507,17 @@ impl TableService for TableApi {
                 }
             }
             let tables = api.tables.clone();
-            let (bot_id, stream_id) = (bot.id.clone(), stream.id);
+            let (bot_id, stream_id, following) = (bot.id.clone(), stream.id, stream.tables.clone());
             Ok(WatchStream::<BotShape>::new(
                 rx,
                 api.config.heartbeat_interval,
                 api.tables.deps.shutdown.clone(),
                 0,
                 Some(stream.cut.clone()),
-                Some(Box::new(move || tables.remove_bot_stream(&bot_id, stream_id))),
+                Some(Box::new(move || {
+                    tables.remove_bot_stream(&bot_id, stream_id);
+                    BotStream::ring_closed(&following);
+                })),
             ))
         }
         .instrument(tracing::info_span!("WatchBot"))

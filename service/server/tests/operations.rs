@@ -136,6 +136,16 @@ async fn closed_watch_stream_leaves_the_watchers_gauge() {
     wait_for_gauge(metrics, "bete_watchers", 1).await;
     drop(streams.pop());
     wait_for_gauge(metrics, "bete_watchers", 0).await;
+    // A WatchBot stream following two tables counts twice and leaves both at once.
+    let other = waiting_table(&mut me).await;
+    for t in [&id, &other] {
+        me.client.join_table(pb::JoinTableRequest { table_id: t.to_string(), seat: Some(0) }).await.unwrap();
+    }
+    let mut s = me.client.watch_bot(pb::WatchBotRequest::default()).await.unwrap().into_inner();
+    s.message().await.unwrap().unwrap();
+    wait_for_gauge(metrics, "bete_watchers", 2).await;
+    drop(s);
+    wait_for_gauge(metrics, "bete_watchers", 0).await;
     srv.stop().await;
 }
 

@@ -638,6 +638,11 @@ impl Actor {
             ok = ok && sink.offer(&self.meta, WatchItem::Decision(Box::new(self.snapshot(viewer)))) == Offer::Sent;
         }
         if ok && self.state() != TableState::Finished {
+            if let SinkTx::Bot(b) = &sink.tx
+                && let Ok(mut tables) = b.tables.lock()
+            {
+                tables.push(Arc::downgrade(&self.shared));
+            }
             self.sinks.push(sink);
             self.deps.metrics.watchers.inc();
         }

@@ -149,7 +149,7 @@ pub enum Command {
     Watch {
         bot: String,
         from_seq: Option<u64>,
-        reply: oneshot::Sender<Result<(mpsc::Receiver<Outbound>, Arc<Shared>), ServerError>>,
+        reply: oneshot::Sender<Result<Watching, ServerError>>,
     },
     WatchBot {
         bot: String,
@@ -157,6 +157,9 @@ pub enum Command {
         from_seq: Option<u64>,
     },
 }
+
+/// A new WatchTable stream's items, and its table (to ring `watcher_left` when it closes).
+pub type Watching = (mpsc::Receiver<Outbound>, Arc<Shared>);
 
 /// Facts a table publishes without a round trip to its actor.
 #[derive(Debug)]

@@ -4,13 +4,13 @@
 //! last item in the slot it kept free (a `WATCHER_TOO_SLOW` end with the last delivered seq),
 //! drops the watcher and counts it. So a slow reader never stalls a table.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 
 use bete_rules::Viewer;
 use tokio::sync::mpsc;
 
-use super::{Snapshot, TableEvent, TableMeta, TableStatus};
+use super::{Shared, Snapshot, TableEvent, TableMeta, TableStatus};
 use crate::status::ServerError;
 
 /// One item for a watcher, not yet projected (projection happens in the stream's own task).
@@ -42,9 +42,23 @@ pub struct BotStream {
     pub tx: mpsc::Sender<Outbound>,
     /// Set when some table found the stream too slow: every table then lets go of it.
     pub cut: Arc<AtomicBool>,
+    /// The tables following this stream, rung when it closes so each lets go at once.
+    pub tables: Arc<Mutex<Vec<Weak<Shared>>>>,
 }
 
 impl BotStream {
+    pub fn new(id: u64, tx: mpsc::Sender<Outbound>) -> BotStream {
+        BotStream { id, tx, cut: Arc::new(AtomicBool::new(false)), tables: Arc::new(Mutex::new(Vec::new())) }
+    }
+
+    /// Tell every table in `following` (a stream's `tables`) that the stream closed.
+    pub fn ring_closed(following: &Mutex<Vec<Weak<Shared>>>) {
+        let tables = following.lock().map(|mut t| std::mem::take(&mut *t)).unwrap_or_default();
+        for shared in tables.iter().filter_map(Weak::upgrade) {
+            shared.watcher_left.notify_one();
+        }
+    }
+
     pub fn is_cut(&self) -> bool {
         self.cut.load(Ordering::Acquire) || self.tx.is_closed()
     }
