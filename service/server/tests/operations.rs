@@ -223,7 +223,7 @@ async fn binary_reads_the_configmap_variables() {
     assert!(dir.path().join("bete.sqlite3").exists());
     // SIGTERM, then every log line must be a JSON object.
     let pid = child.id().to_string();
-    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    assert!(Command::new("sh").args(["-c", &format!("kill -TERM {pid}")]).status().unwrap().success());
     let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap()).await.unwrap();
     assert!(out.status.success());
     let log = String::from_utf8(out.stderr).unwrap();
