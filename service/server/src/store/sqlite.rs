@@ -645,6 +645,9 @@ mod tests {
         }
         assert!(dup.await.unwrap().is_err());
         assert_eq!(s.log("t2".into()).await.unwrap().len(), 50);
+        // Folded appends leave each table at its highest last_seq.
+        assert_eq!(s.table("t2".into()).await.unwrap().unwrap().table.last_seq, 50);
+        assert_eq!(s.table("t1".into()).await.unwrap().unwrap().table.last_seq, 1);
         assert_eq!(s.log("t1".into()).await.unwrap(), vec![entry(0)]);
     }
 
