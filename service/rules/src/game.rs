@@ -335,11 +335,21 @@ impl Game {
     }
 
     /// After anything that may have settled a deal: collect its summary and start the next.
+    #[inline]
     fn after_step(&mut self, out: &mut Vec<Event>) {
-        if !family!(&self.table, t => t.deal_settled()) {
-            self.refresh();
+        // The common case (mid-deal): one dispatch; the match cannot be over mid-deal.
+        let (settled, to_act) = family!(&self.table, t => (t.deal_settled(), t.to_act()));
+        if !settled {
+            self.over = false;
+            self.to_act = if self.pending_antes.is_some() { None } else { to_act };
             return;
         }
+        self.end_deal(out);
+    }
+
+    /// A deal was settled: record its summary and start the next deal, unless the match is over.
+    #[cold]
+    fn end_deal(&mut self, out: &mut Vec<Event>) {
         family!(&self.table, t => t.record_summary(&mut self.summaries));
         if family!(&self.table, t => t.match_over()) {
             self.refresh();
