@@ -88,6 +88,13 @@ pub struct Options {
     /// windows; small windows can make h2 close a busy connection (ENHANCE_YOUR_CALM).
     #[arg(long)]
     pub h2_adaptive_window: bool,
+    /// Extra spectators that follow a table each on `WatchTable` but read slowly (one message
+    /// per `--slow-watch-delay`), to drive the server's resync path under overload.
+    #[arg(long, default_value_t = 0)]
+    pub slow_watchers: u32,
+    /// Pause of a slow watcher after each message it reads.
+    #[arg(long, value_parser = parse_duration, default_value = "200ms")]
+    pub slow_watch_delay: Duration,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,

@@ -573,3 +573,73 @@ async fn seat_table(
     }
     Ok((table, track))
 }
+
+/// A spectator that follows `table` on WatchTable but reads one message per `delay`: it falls
+/// behind a busy table, must be cut (Resync / WATCHER_TOO_SLOW) rather than stall it, and then
+/// resumes with `from_seq`; every event must still arrive exactly once.
+pub async fn slow_watcher(bot: Arc<Bot>, shared: Arc<Shared>, table: String, delay: Duration) {
+    let stats = &shared.stats;
+    let mut last: Option<u64> = None;
+    let mut first = true;
+    while !shared.stop.is_cancelled() {
+        if !first {
+            bump(&stats.slow_reconnects);
+        }
+        first = false;
+        let mut client = bot.tables();
+        let req = pb::WatchTableRequest { table_id: table.clone(), from_seq: last };
+        let opened = tokio::select! {
+            _ = shared.stop.cancelled() => return,
+            r = client.watch_table(bot.request(req)) => r,
+        };
+        let mut stream = match opened {
+            Ok(s) => s.into_inner(),
+            Err(_) => {
+                bump(&stats.slow_errors);
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        loop {
+            let msg = tokio::select! {
+                _ = shared.stop.cancelled() => return,
+                m = stream.message() => m,
+            };
+            match msg {
+                Ok(Some(m)) => match m.kind {
+                    Some(pb::watch_table_response::Kind::Snapshot(v)) => last = Some(v.seq),
+                    Some(pb::watch_table_response::Kind::Event(ev)) => {
+                        bump(&stats.slow_events);
+                        match last {
+                            Some(l) if ev.seq <= l => bump(&stats.slow_duplicates),
+                            Some(l) if ev.seq > l + 1 => {
+                                stats.slow_gaps.fetch_add(ev.seq - l - 1, Ordering::Relaxed);
+                            }
+                            _ => {}
+                        }
+                        last = Some(last.map_or(ev.seq, |l| l.max(ev.seq)));
+                        if matches!(ev.body, Some(pb::event::Body::MatchEnded(_))) {
+                            return;
+                        }
+                    }
+                    Some(pb::watch_table_response::Kind::Resync(_)) => bump(&stats.slow_resyncs),
+                    _ => {}
+                },
+                Ok(None) => break,
+                Err(status) => {
+                    let reason = tonic_types::StatusExt::get_details_error_info(&status).map(|i| i.reason);
+                    if reason.as_deref() == Some("WATCHER_TOO_SLOW") {
+                        bump(&stats.slow_cut);
+                    } else if !shared.stop.is_cancelled() {
+                        bump(&stats.slow_errors);
+                    }
+                    break;
+                }
+            }
+            tokio::select! {
+                _ = shared.stop.cancelled() => return,
+                _ = tokio::time::sleep(delay) => {}
+            }
+        }
+    }
+}

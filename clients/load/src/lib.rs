@@ -282,6 +282,17 @@ pub async fn run(opts: &Options, command: String) -> Result<Report, LoadError> {
             _ => None,
         },
         stream,
+        slow_watchers: report::SlowWatchers {
+            watchers: opts.slow_watchers,
+            delay_ms: opts.slow_watch_delay.as_secs_f64() * 1000.0,
+            events: get(&s.slow_events),
+            resyncs: get(&s.slow_resyncs),
+            cut_too_slow: get(&s.slow_cut),
+            reconnects: get(&s.slow_reconnects),
+            gaps: get(&s.slow_gaps),
+            duplicates: get(&s.slow_duplicates),
+            other_errors: get(&s.slow_errors),
+        },
         server_metrics: metrics,
     })
 }
@@ -391,6 +402,30 @@ async fn drive(
     }
     let setup = setup_started.elapsed();
     let rss_after = server.proc.rss_kib();
+
+    // Slow spectators, on their own connection with small windows so that h2 flow control
+    // pushes back on the server instead of buffering megabytes in the client.
+    if opts.slow_watchers > 0 {
+        let channel = Endpoint::from_shared(server.uri.clone())
+            .map_err(|e| LoadError::Options(e.to_string()))?
+            .tcp_nodelay(true)
+            .initial_connection_window_size(1 << 20)
+            .initial_stream_window_size(64 << 10)
+            .connect()
+            .await?;
+        let watcher = register_bots(std::slice::from_ref(&channel), 1, 1)
+            .await?
+            .pop()
+            .ok_or_else(|| LoadError::Setup("no slow-watcher bot".into()))?;
+        let tables: Vec<String> = shared
+            .tracks
+            .read()
+            .map(|t| t.keys().take(opts.slow_watchers as usize).cloned().collect())
+            .unwrap_or_default();
+        for table in tables {
+            tasks.spawn(driver::slow_watcher(watcher.clone(), shared.clone(), table, opts.slow_watch_delay));
+        }
+    }
 
     // 3. The measured window.
     let bar = progress(opts);

@@ -80,6 +80,24 @@ pub struct StreamHealth {
     pub auto_moves: u64,
 }
 
+/// What the deliberately slow spectators saw (`--slow-watchers`).
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct SlowWatchers {
+    pub watchers: u32,
+    pub delay_ms: f64,
+    pub events: u64,
+    /// Resync messages received.
+    pub resyncs: u64,
+    /// Streams ended with WATCHER_TOO_SLOW.
+    pub cut_too_slow: u64,
+    /// Streams reopened with `from_seq`.
+    pub reconnects: u64,
+    /// Events missing across cuts and resumes: silent loss, must be 0.
+    pub gaps: u64,
+    pub duplicates: u64,
+    pub other_errors: u64,
+}
+
 /// Everything a run measured.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Report {
@@ -129,6 +147,7 @@ pub struct Report {
     /// (after setup - before tables) / tables.
     pub server_rss_per_table_kib: Option<f64>,
     pub stream: StreamHealth,
+    pub slow_watchers: SlowWatchers,
     /// `bete_*` samples scraped from the server's /metrics at the end (child mode).
     pub server_metrics: Option<BTreeMap<String, f64>>,
 }
@@ -203,6 +222,14 @@ impl Report {
             self.stream.reconnects,
             self.stream.auto_moves
         );
+        if self.slow_watchers.watchers > 0 {
+            let w = &self.slow_watchers;
+            let _ = write!(
+                s,
+                "\nslow watchers: {} events, {} resyncs, {} cut WATCHER_TOO_SLOW, {} resumes, {} gaps, {} duplicates",
+                w.events, w.resyncs, w.cut_too_slow, w.reconnects, w.gaps, w.duplicates
+            );
+        }
         s
     }
 

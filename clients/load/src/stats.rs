@@ -170,6 +170,20 @@ pub struct Stats {
     pub event_duplicates: AtomicU64,
     /// Submits whose first event never reached every seat (e.g. because a stream was cut).
     pub fanout_incomplete: AtomicU64,
+    /// Slow watchers: events read.
+    pub slow_events: AtomicU64,
+    /// Slow watchers: Resync messages received.
+    pub slow_resyncs: AtomicU64,
+    /// Slow watchers: streams ended with WATCHER_TOO_SLOW.
+    pub slow_cut: AtomicU64,
+    /// Slow watchers: events missing across a cut and resume (must be 0).
+    pub slow_gaps: AtomicU64,
+    /// Slow watchers: events read twice (must be 0).
+    pub slow_duplicates: AtomicU64,
+    /// Slow watchers: streams reopened with `from_seq`.
+    pub slow_reconnects: AtomicU64,
+    /// Slow watchers: other failures.
+    pub slow_errors: AtomicU64,
     /// Submit until the acknowledgement arrives.
     pub ack: Latency,
     /// Submit until the action's first event reached every seat of the table.
