@@ -33,10 +33,6 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    /// The first seat after the dealer in play order (eldest / Vorhand).
-    pub fn eldest(&self) -> Seat {
-        self.dealer.next(self.seats)
-    }
 
     /// R of 0.4 item 17: `rounds` × seats.
     pub fn regular_deals(&self) -> u32 {

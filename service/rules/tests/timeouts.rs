@@ -1,4 +1,5 @@
 //! The server's safe action for a timed-out seat (game.rs `safe_action`).
+#![allow(clippy::unwrap_used)]
 
 use bete_rules::{Config, Decks, Game, RulesetId, Seat, Setup};
 use serde_json::json;
