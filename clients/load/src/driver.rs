@@ -587,7 +587,10 @@ pub async fn slow_watcher(bot: Arc<Bot>, shared: Arc<Shared>, table: String, del
         }
         first = false;
         let mut client = bot.tables();
-        let req = pb::WatchTableRequest { table_id: table.clone(), from_seq: last };
+        let req = pb::WatchTableRequest {
+            table_id: table.clone(),
+            from_seq: last,
+        };
         let opened = tokio::select! {
             _ = shared.stop.cancelled() => return,
             r = client.watch_table(bot.request(req)) => r,
@@ -627,7 +630,8 @@ pub async fn slow_watcher(bot: Arc<Bot>, shared: Arc<Shared>, table: String, del
                 },
                 Ok(None) => break,
                 Err(status) => {
-                    let reason = tonic_types::StatusExt::get_details_error_info(&status).map(|i| i.reason);
+                    let reason =
+                        tonic_types::StatusExt::get_details_error_info(&status).map(|i| i.reason);
                     if reason.as_deref() == Some("WATCHER_TOO_SLOW") {
                         bump(&stats.slow_cut);
                     } else if !shared.stop.is_cancelled() {

@@ -420,10 +420,20 @@ async fn drive(
         let tables: Vec<String> = shared
             .tracks
             .read()
-            .map(|t| t.keys().take(opts.slow_watchers as usize).cloned().collect())
+            .map(|t| {
+                t.keys()
+                    .take(opts.slow_watchers as usize)
+                    .cloned()
+                    .collect()
+            })
             .unwrap_or_default();
         for table in tables {
-            tasks.spawn(driver::slow_watcher(watcher.clone(), shared.clone(), table, opts.slow_watch_delay));
+            tasks.spawn(driver::slow_watcher(
+                watcher.clone(),
+                shared.clone(),
+                table,
+                opts.slow_watch_delay,
+            ));
         }
     }
 
