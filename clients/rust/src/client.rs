@@ -139,7 +139,12 @@ impl Client {
             // Pings reveal a dead link (e.g. a cut proxy) even on a quiet stream.
             .http2_keep_alive_interval(Duration::from_secs(10))
             .keep_alive_timeout(Duration::from_secs(10))
-            .keep_alive_while_idle(true);
+            .keep_alive_while_idle(true)
+            // A bot at many tables gets many small frames on one stream; with h2's default
+            // 64 KiB windows a busy connection can be closed with ENHANCE_YOUR_CALM (seen by
+            // bete-load at 10,000 tables). Fixed, larger windows keep it open.
+            .initial_connection_window_size(32 * 1024 * 1024)
+            .initial_stream_window_size(4 * 1024 * 1024);
         let channel = endpoint
             .connect()
             .await
