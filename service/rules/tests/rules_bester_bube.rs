@@ -57,6 +57,20 @@ fn bb2_unterbube_is_the_same_colour_jack_and_a_trump() {
     assert_eq!(g.view(Viewer::Spectator).tricks[0].winner, Some(Seat(1)));
 }
 
+/// BB3 is informative (the lowest card drawn deals first): the engine never draws, it takes
+/// `first_dealer` as an input and deal k is dealt by (first_dealer + k) mod n (0.4 item 1).
+#[test]
+fn bb3_first_dealer_is_an_input() {
+    let c = cfg(|_| {});
+    for first in 0..3u8 {
+        let g = game(RS, c.clone(), 3, first, vec![deck(RS, &c, 3, first, &D, "9S", "")]);
+        assert_eq!(g.dealer(), Seat(first));
+        assert_eq!(g.to_act(), Some(Seat((first + 1) % 3)), "Vorhand follows the given dealer");
+    }
+    let g = after_d(c.clone(), vec![plain(&c, 1)]);
+    assert_eq!(g.dealer(), Seat(1), "the deal passes to the next seat in play order");
+}
+
 #[test]
 fn bb4_dealer_stakes_five_and_vorhand_is_next() {
     let c = cfg(|_| {});
