@@ -122,6 +122,11 @@ pub async fn run(
     };
     let serve = tonic::transport::Server::builder()
         .tcp_nodelay(true)
+        // Fixed, large HTTP/2 windows: one WatchBot stream carries up to 64 tables, and the
+        // adaptive window's BDP pings and small default windows cost WINDOW_UPDATE round trips.
+        .http2_adaptive_window(Some(false))
+        .initial_stream_window_size(4 * 1024 * 1024)
+        .initial_connection_window_size(16 * 1024 * 1024)
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
