@@ -16,6 +16,13 @@ step() { printf '\n==> %s\n' "$*"; }
 results=()
 record() { results+=("$1"); }
 
+if ! skip lint; then
+  step "rustfmt and clippy"
+  cargo fmt --all --check
+  cargo clippy --workspace --all-targets --locked -- -D warnings
+  record "lint: ok"
+fi
+
 if ! skip rust; then
   step "cargo test --workspace"
   cargo test --workspace --locked

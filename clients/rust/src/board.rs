@@ -27,7 +27,11 @@ pub struct Board {
 impl Board {
     /// A board starting from a server view.
     pub fn from_view(view: pb::SeatView, table: Option<pb::Table>) -> Self {
-        Board { view, table, recent: VecDeque::new() }
+        Board {
+            view,
+            table,
+            recent: VecDeque::new(),
+        }
     }
 
     /// An empty board for a table whose events will be applied from the first one.
@@ -39,12 +43,20 @@ impl Board {
             dealer: table.first_dealer,
             phase: pb::Phase::AwaitingPlayers as i32,
             seat_states: (0..table.seat_count)
-                .map(|seat| pb::SeatState { seat, exchanged: vec![0, 0], ..Default::default() })
+                .map(|seat| pb::SeatState {
+                    seat,
+                    exchanged: vec![0, 0],
+                    ..Default::default()
+                })
                 .collect(),
             pools: Some(pb::Pools::default()),
             ..Default::default()
         };
-        Board { view, table: Some(table.clone()), recent: VecDeque::new() }
+        Board {
+            view,
+            table: Some(table.clone()),
+            recent: VecDeque::new(),
+        }
     }
 
     /// Replaces the picture with a fresh server view (events already seen stay in `recent`).
@@ -102,7 +114,11 @@ pub fn apply_event(view: &mut pb::SeatView, event: &pb::Event) {
             view.dealer = m.first_dealer;
             if view.seat_states.len() != m.seats as usize {
                 view.seat_states = (0..m.seats)
-                    .map(|seat| pb::SeatState { seat, exchanged: vec![0, 0], ..Default::default() })
+                    .map(|seat| pb::SeatState {
+                        seat,
+                        exchanged: vec![0, 0],
+                        ..Default::default()
+                    })
                     .collect();
             }
         }
@@ -144,7 +160,11 @@ pub fn apply_event(view: &mut pb::SeatView, event: &pb::Event) {
         Body::Spoke(s) => {
             if let Some(state) = seat_mut(view, s.seat) {
                 state.last_spoke = s.action.clone();
-                match s.action.as_ref().and_then(|a| pb::ActionKind::try_from(a.kind).ok()) {
+                match s
+                    .action
+                    .as_ref()
+                    .and_then(|a| pb::ActionKind::try_from(a.kind).ok())
+                {
                     Some(pb::ActionKind::Play) => state.declarer = true,
                     Some(pb::ActionKind::Contre) => state.contrer = true,
                     Some(pb::ActionKind::Drop) => state.dropped = true,
@@ -224,10 +244,12 @@ pub fn apply_event(view: &mut pb::SeatView, event: &pb::Event) {
             // Face-down leads are now public, in the order they were led.
             let mut revealed = s.hidden_revealed.iter();
             for play in view.tricks.iter_mut().flat_map(|t| t.plays.iter_mut()) {
-                if play.face_down && play.card.is_empty()
-                    && let Some(card) = revealed.next() {
-                        play.card = card.clone();
-                    }
+                if play.face_down
+                    && play.card.is_empty()
+                    && let Some(card) = revealed.next()
+                {
+                    play.card = card.clone();
+                }
             }
         }
         Body::MatchEnded(m) => {
@@ -250,11 +272,19 @@ fn play(view: &mut pb::SeatView, seat: u32, card: &str, face_down: bool) {
     view.exchange_round = 0;
     let new_trick = view.tricks.last().is_none_or(|t| t.winner.is_some());
     if new_trick {
-        view.tricks.push(pb::Trick { leader: seat, plays: vec![], winner: None });
+        view.tricks.push(pb::Trick {
+            leader: seat,
+            plays: vec![],
+            winner: None,
+        });
     }
     view.trick_index = (view.tricks.len() as u32).saturating_sub(1).min(4);
     if let Some(trick) = view.tricks.last_mut() {
-        trick.plays.push(pb::TrickPlay { seat, card: card.to_string(), face_down });
+        trick.plays.push(pb::TrickPlay {
+            seat,
+            card: card.to_string(),
+            face_down,
+        });
     }
     if let Some(state) = seat_mut(view, seat) {
         state.hand_len = state.hand_len.saturating_sub(1);

@@ -47,12 +47,16 @@ pub struct RandomBot {
 impl RandomBot {
     /// A bot seeded from the OS.
     pub fn new() -> Self {
-        RandomBot { rng: rand::rngs::StdRng::from_os_rng() }
+        RandomBot {
+            rng: rand::rngs::StdRng::from_os_rng(),
+        }
     }
 
     /// A reproducible bot.
     pub fn seeded(seed: u64) -> Self {
-        RandomBot { rng: rand::rngs::StdRng::seed_from_u64(seed) }
+        RandomBot {
+            rng: rand::rngs::StdRng::seed_from_u64(seed),
+        }
     }
 }
 
@@ -64,7 +68,10 @@ impl Default for RandomBot {
 
 impl Bot for RandomBot {
     fn decide(&mut self, view: &pb::SeatView) -> pb::Action {
-        view.legal_actions.choose(&mut self.rng).cloned().unwrap_or_default()
+        view.legal_actions
+            .choose(&mut self.rng)
+            .cloned()
+            .unwrap_or_default()
     }
 }
 

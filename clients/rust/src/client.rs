@@ -52,10 +52,17 @@ pub struct Auth {
 }
 
 impl tonic::service::Interceptor for Auth {
-    fn call(&mut self, mut request: tonic::Request<()>) -> Result<tonic::Request<()>, tonic::Status> {
+    fn call(
+        &mut self,
+        mut request: tonic::Request<()>,
+    ) -> Result<tonic::Request<()>, tonic::Status> {
         // A poisoned lock only means another thread panicked while swapping the token; the
         // value inside is still a whole header value, so it is safe to keep using it.
-        let header = self.header.read().unwrap_or_else(|p| p.into_inner()).clone();
+        let header = self
+            .header
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
         if let Some(value) = header {
             request.metadata_mut().insert("authorization", value);
         }
@@ -77,7 +84,11 @@ pub struct Backoff {
 impl Default for Backoff {
     fn default() -> Self {
         // About 20 s of retrying in all: long enough to ride out a server restart.
-        Backoff { initial: Duration::from_millis(50), max: Duration::from_secs(2), attempts: 16 }
+        Backoff {
+            initial: Duration::from_millis(50),
+            max: Duration::from_secs(2),
+            attempts: 16,
+        }
     }
 }
 
@@ -85,7 +96,9 @@ impl Backoff {
     /// The pause before attempt `n + 1` after `n` failed attempts (n >= 1), with up to 25%
     /// random jitter so many clients do not retry in lockstep.
     pub fn delay(&self, failed: u32) -> Duration {
-        let exp = self.initial.saturating_mul(1u32 << failed.saturating_sub(1).min(16));
+        let exp = self
+            .initial
+            .saturating_mul(1u32 << failed.saturating_sub(1).min(16));
         let base = exp.min(self.max);
         let jitter = rand::random::<f64>() * 0.25;
         base.mul_f64(1.0 + jitter)
@@ -133,7 +146,10 @@ impl Client {
     /// Dials `url` (e.g. `http://127.0.0.1:50051`) and returns an unauthenticated client.
     pub async fn connect(url: &str) -> Result<Self> {
         let endpoint = Endpoint::from_shared(url.to_string())
-            .map_err(|e| Error::BadUrl { url: url.to_string(), detail: e.to_string() })?
+            .map_err(|e| Error::BadUrl {
+                url: url.to_string(),
+                detail: e.to_string(),
+            })?
             .connect_timeout(Duration::from_secs(5))
             .tcp_nodelay(true)
             // Pings reveal a dead link (e.g. a cut proxy) even on a quiet stream.
@@ -145,10 +161,10 @@ impl Client {
             // bete-load at 10,000 tables). Fixed, larger windows keep it open.
             .initial_connection_window_size(32 * 1024 * 1024)
             .initial_stream_window_size(4 * 1024 * 1024);
-        let channel = endpoint
-            .connect()
-            .await
-            .map_err(|source| Error::Connect { url: url.to_string(), source })?;
+        let channel = endpoint.connect().await.map_err(|source| Error::Connect {
+            url: url.to_string(),
+            source,
+        })?;
         Ok(Self::from_service(channel))
     }
 
@@ -164,7 +180,8 @@ impl Client {
         S::Error: Into<BoxError>,
         S::Future: Send + 'static,
     {
-        let transport: Transport = BoxCloneSyncService::new(service.map_err(|e| TransportError(e.into())));
+        let transport: Transport =
+            BoxCloneSyncService::new(service.map_err(|e| TransportError(e.into())));
         let auth = Auth::default();
         Client {
             transport: transport.clone(),
@@ -186,8 +203,17 @@ impl Client {
 
     /// The bearer token in use, if any (to hand to another connection or process).
     pub fn token(&self) -> Option<String> {
-        let header = self.auth.header.read().unwrap_or_else(|p| p.into_inner()).clone()?;
-        header.to_str().ok()?.strip_prefix("Bearer ").map(str::to_string)
+        let header = self
+            .auth
+            .header
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()?;
+        header
+            .to_str()
+            .ok()?
+            .strip_prefix("Bearer ")
+            .map(str::to_string)
     }
 
     /// The same connection with `token` instead, for playing as another bot.
@@ -216,15 +242,25 @@ impl Client {
         let response = self
             .bots
             .clone()
-            .register_bot(pb::RegisterBotRequest { name: name.into(), owner: owner.into() })
+            .register_bot(pb::RegisterBotRequest {
+                name: name.into(),
+                owner: owner.into(),
+            })
             .await?
             .into_inner();
         self.set_token(&response.token)?;
-        Ok(Registered { bot_id: response.bot_id, token: response.token })
+        Ok(Registered {
+            bot_id: response.bot_id,
+            token: response.token,
+        })
     }
 
     /// Uses `token` when given, otherwise registers a new bot named `name`.
-    pub async fn authenticate(&self, token: Option<&str>, name: &str) -> Result<Option<Registered>> {
+    pub async fn authenticate(
+        &self,
+        token: Option<&str>,
+        name: &str,
+    ) -> Result<Option<Registered>> {
         match token {
             Some(token) => {
                 self.set_token(token)?;
@@ -259,18 +295,30 @@ impl Client {
 
     /// Creates a table (not retried: a retry could create a second one).
     pub async fn create_table(&self, request: pb::CreateTableRequest) -> Result<pb::Table> {
-        let response = self.tables.clone().create_table(request).await?.into_inner();
-        response.table.ok_or(Error::MissingField("CreateTable", "table"))
+        let response = self
+            .tables
+            .clone()
+            .create_table(request)
+            .await?
+            .into_inner();
+        response
+            .table
+            .ok_or(Error::MissingField("CreateTable", "table"))
     }
 
     /// One table with its seats.
     pub async fn get_table(&self, table_id: &str) -> Result<pb::Table> {
-        let request = pb::GetTableRequest { table_id: table_id.into() };
+        let request = pb::GetTableRequest {
+            table_id: table_id.into(),
+        };
         let response = self.retrying(|mut s| {
             let request = request.clone();
             async move { s.get_table(request).await }
         });
-        response.await?.table.ok_or(Error::MissingField("GetTable", "table"))
+        response
+            .await?
+            .table
+            .ok_or(Error::MissingField("GetTable", "table"))
     }
 
     /// Every listed table matching the filters (UNSPECIFIED = any), newest first, all pages.
@@ -303,31 +351,49 @@ impl Client {
     }
 
     /// Takes the named seat, or the lowest free one.
-    pub async fn join_table(&self, table_id: &str, seat: Option<u32>) -> Result<pb::JoinTableResponse> {
-        let request = pb::JoinTableRequest { table_id: table_id.into(), seat };
+    pub async fn join_table(
+        &self,
+        table_id: &str,
+        seat: Option<u32>,
+    ) -> Result<pb::JoinTableResponse> {
+        let request = pb::JoinTableRequest {
+            table_id: table_id.into(),
+            seat,
+        };
         Ok(self.tables.clone().join_table(request).await?.into_inner())
     }
 
     /// Gives up this bot's seat.
     pub async fn leave_table(&self, table_id: &str) -> Result<pb::Table> {
-        let request = pb::LeaveTableRequest { table_id: table_id.into() };
+        let request = pb::LeaveTableRequest {
+            table_id: table_id.into(),
+        };
         let response = self.tables.clone().leave_table(request).await?.into_inner();
-        response.table.ok_or(Error::MissingField("LeaveTable", "table"))
+        response
+            .table
+            .ok_or(Error::MissingField("LeaveTable", "table"))
     }
 
     /// This bot's view of a table (the spectator view when it has no seat there).
     pub async fn get_seat_view(&self, table_id: &str) -> Result<pb::SeatView> {
-        let request = pb::GetSeatViewRequest { table_id: table_id.into() };
+        let request = pb::GetSeatViewRequest {
+            table_id: table_id.into(),
+        };
         let response = self.retrying(|mut s| {
             let request = request.clone();
             async move { s.get_seat_view(request).await }
         });
-        response.await?.view.ok_or(Error::MissingField("GetSeatView", "view"))
+        response
+            .await?
+            .view
+            .ok_or(Error::MissingField("GetSeatView", "view"))
     }
 
     /// The finished match's `bete-record/1` JSON.
     pub async fn get_game_record(&self, table_id: &str) -> Result<String> {
-        let request = pb::GetGameRecordRequest { table_id: table_id.into() };
+        let request = pb::GetGameRecordRequest {
+            table_id: table_id.into(),
+        };
         let response = self.retrying(|mut s| {
             let request = request.clone();
             async move { s.get_game_record(request).await }
@@ -344,7 +410,8 @@ impl Client {
         action: &pb::Action,
         expected_seq: u64,
     ) -> Result<Submitted> {
-        self.submit_action_with_id(table_id, action, expected_seq, &new_request_id()).await
+        self.submit_action_with_id(table_id, action, expected_seq, &new_request_id())
+            .await
     }
 
     /// [`Client::submit_action`] with a caller-chosen `request_id` (to retry a decision across
@@ -358,7 +425,11 @@ impl Client {
     ) -> Result<Submitted> {
         // The server fills `text` itself and ignores it on input; sending only the verb and
         // cards keeps the request minimal.
-        let action = pb::Action { kind: action.kind, cards: action.cards.clone(), text: String::new() };
+        let action = pb::Action {
+            kind: action.kind,
+            cards: action.cards.clone(),
+            text: String::new(),
+        };
         let request = pb::SubmitActionRequest {
             table_id: table_id.into(),
             action: Some(action),
@@ -373,7 +444,11 @@ impl Client {
                 async move { s.submit_action(request).await }
             })
             .await?;
-        Ok(Submitted { seq: response.seq, replayed: response.replayed, attempts })
+        Ok(Submitted {
+            seq: response.seq,
+            replayed: response.replayed,
+            attempts,
+        })
     }
 
     /// Opens one WatchTable stream (no automatic resume; see [`Client::watch_table`]).
@@ -382,7 +457,10 @@ impl Client {
         table_id: &str,
         from_seq: Option<u64>,
     ) -> Result<tonic::Streaming<pb::WatchTableResponse>> {
-        let request = pb::WatchTableRequest { table_id: table_id.into(), from_seq };
+        let request = pb::WatchTableRequest {
+            table_id: table_id.into(),
+            from_seq,
+        };
         Ok(self.tables.clone().watch_table(request).await?.into_inner())
     }
 
@@ -458,12 +536,18 @@ impl TableWatch {
                 return Ok(None);
             }
             let Some(stream) = self.stream.as_mut() else {
-                match self.client.open_watch_table(&self.table_id, self.last_seq).await {
+                match self
+                    .client
+                    .open_watch_table(&self.table_id, self.last_seq)
+                    .await
+                {
                     Ok(stream) => {
                         self.stream = Some(stream);
                         if self.failed > 0 {
                             self.failed = 0;
-                            return Ok(Some(WatchItem::Resumed { from_seq: self.last_seq }));
+                            return Ok(Some(WatchItem::Resumed {
+                                from_seq: self.last_seq,
+                            }));
                         }
                     }
                     Err(error) => self.recover(error).await?,
@@ -472,7 +556,9 @@ impl TableWatch {
             };
             let message = match tokio::time::timeout(self.idle_timeout, stream.message()).await {
                 Ok(message) => message,
-                Err(_) => Err(tonic::Status::unavailable("no message within the idle timeout")),
+                Err(_) => Err(tonic::Status::unavailable(
+                    "no message within the idle timeout",
+                )),
             };
             match message {
                 Ok(Some(pb::WatchTableResponse { kind: Some(kind) })) => {
@@ -507,7 +593,9 @@ impl TableWatch {
                 Ok(None) => {
                     // The server ends a stream only after MatchEnded or when it shuts down.
                     self.stream = None;
-                    self.recover(Error::from(tonic::Status::unavailable("stream ended before the match did")))
+                    self.recover(Error::from(tonic::Status::unavailable(
+                        "stream ended before the match did",
+                    )))
                     .await?;
                 }
                 Err(status) => {

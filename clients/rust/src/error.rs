@@ -96,7 +96,12 @@ impl RpcError {
         };
         let field_violations = status
             .get_details_bad_request()
-            .map(|b| b.field_violations.into_iter().map(|v| (v.field, v.description)).collect())
+            .map(|b| {
+                b.field_violations
+                    .into_iter()
+                    .map(|v| (v.field, v.description))
+                    .collect()
+            })
             .unwrap_or_default();
         RpcError {
             code: status.code(),
@@ -129,7 +134,9 @@ impl RpcError {
         use ErrorReason as R;
         Some(match self.reason? {
             R::TableNotFound => "check the id with `bete tables --server URL`",
-            R::Unauthenticated => "pass a token from RegisterBot with --token (or omit it to register a new bot)",
+            R::Unauthenticated => {
+                "pass a token from RegisterBot with --token (or omit it to register a new bot)"
+            }
             R::TableFull => "pick another table (`bete tables`) or create one",
             R::SeatTaken => "omit the seat to take the lowest free one",
             R::TableFinished => "the match is over; save it with `bete record --server URL TABLE`",

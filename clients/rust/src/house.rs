@@ -4,7 +4,9 @@
 //! first ([`view_from_pb`]). The server built that view for this seat only, so the policy sees
 //! exactly what the seat may know.
 
-use bete_api::convert::{action_from_pb, action_to_pb, card_from_pb, ruleset_from_pb, suit_from_pb};
+use bete_api::convert::{
+    action_from_pb, action_to_pb, card_from_pb, ruleset_from_pb, suit_from_pb,
+};
 use bete_api::pb;
 use bete_rules::bots::Policy;
 use bete_rules::view::{Phase, PlayedCard, Pools, SeatPublic, TrickView, View, Viewer};
@@ -33,7 +35,10 @@ impl HouseBot {
 
     /// A bot for `policy`, its randomness seeded from the OS.
     pub fn new(policy: Policy) -> Self {
-        HouseBot { policy, rng: rand_chacha::ChaCha8Rng::seed_from_u64(rand::random()) }
+        HouseBot {
+            policy,
+            rng: rand_chacha::ChaCha8Rng::seed_from_u64(rand::random()),
+        }
     }
 }
 
@@ -53,16 +58,27 @@ pub fn view_from_pb(v: &pb::SeatView) -> Option<View> {
     let card = |code: &str| card_from_pb(code, "card").ok();
     let seat = |n: u32| u8::try_from(n).ok().map(Seat);
     let phase = match pb::Phase::try_from(v.phase).ok()? {
-        pb::Phase::AwaitingDeck | pb::Phase::AwaitingPlayers | pb::Phase::Unspecified => Phase::AwaitingDeck,
+        pb::Phase::AwaitingDeck | pb::Phase::AwaitingPlayers | pb::Phase::Unspecified => {
+            Phase::AwaitingDeck
+        }
         pb::Phase::Bidding => Phase::Bidding,
-        pb::Phase::Exchange => Phase::Exchange { round: u8::try_from(v.exchange_round).ok()? },
+        pb::Phase::Exchange => Phase::Exchange {
+            round: u8::try_from(v.exchange_round).ok()?,
+        },
         pb::Phase::DealerDiscard => Phase::DealerDiscard,
         pb::Phase::Challenge => Phase::Challenge,
-        pb::Phase::Trick => Phase::Trick { trick: u8::try_from(v.trick_index).ok()? },
+        pb::Phase::Trick => Phase::Trick {
+            trick: u8::try_from(v.trick_index).ok()?,
+        },
         pb::Phase::MatchOver => Phase::MatchOver,
     };
     let hand: Option<CardSet> = match v.viewer_seat {
-        Some(_) => Some(v.hand.iter().map(|c| card(c)).collect::<Option<CardSet>>()?),
+        Some(_) => Some(
+            v.hand
+                .iter()
+                .map(|c| card(c))
+                .collect::<Option<CardSet>>()?,
+        ),
         None => None,
     };
     let seat_states = v
@@ -78,11 +94,20 @@ pub fn view_from_pb(v: &pb::SeatView) -> Option<View> {
                 contrer: s.contrer,
                 dropped: s.dropped,
                 exchanged: [
-                    s.exchanged.first().and_then(|&n| u8::try_from(n).ok()).unwrap_or(0),
-                    s.exchanged.get(1).and_then(|&n| u8::try_from(n).ok()).unwrap_or(0),
+                    s.exchanged
+                        .first()
+                        .and_then(|&n| u8::try_from(n).ok())
+                        .unwrap_or(0),
+                    s.exchanged
+                        .get(1)
+                        .and_then(|&n| u8::try_from(n).ok())
+                        .unwrap_or(0),
                 ],
                 // Another seat's exchange carries no cards; the policies read only the verb.
-                last_spoke: s.last_spoke.as_ref().and_then(|a| action_from_pb(a, "last_spoke").ok()),
+                last_spoke: s
+                    .last_spoke
+                    .as_ref()
+                    .and_then(|a| action_from_pb(a, "last_spoke").ok()),
             })
         })
         .collect::<Option<Vec<_>>>()?;
@@ -94,7 +119,11 @@ pub fn view_from_pb(v: &pb::SeatView) -> Option<View> {
                 .plays
                 .iter()
                 .map(|p| {
-                    let c = if p.card.is_empty() { None } else { Some(card(&p.card)?) };
+                    let c = if p.card.is_empty() {
+                        None
+                    } else {
+                        Some(card(&p.card)?)
+                    };
                     let played = match (p.face_down, c) {
                         (true, c) => PlayedCard::FaceDown(c),
                         (false, Some(c)) => PlayedCard::FaceUp(c),
@@ -103,7 +132,11 @@ pub fn view_from_pb(v: &pb::SeatView) -> Option<View> {
                     Some((seat(p.seat)?, played))
                 })
                 .collect::<Option<Vec<_>>>()?;
-            Some(TrickView { leader: seat(t.leader)?, cards, winner: t.winner.and_then(seat) })
+            Some(TrickView {
+                leader: seat(t.leader)?,
+                cards,
+                winner: t.winner.and_then(seat),
+            })
         })
         .collect::<Option<Vec<_>>>()?;
     let p = v.pools.clone().unwrap_or_default();
@@ -132,8 +165,16 @@ pub fn view_from_pb(v: &pb::SeatView) -> Option<View> {
             None => None,
         },
         hand,
-        turn_up: if v.turn_up.is_empty() { None } else { Some(card(&v.turn_up)?) },
-        set_aside_turn_ups: v.set_aside_turn_ups.iter().map(|c| card(c)).collect::<Option<Vec<_>>>()?,
+        turn_up: if v.turn_up.is_empty() {
+            None
+        } else {
+            Some(card(&v.turn_up)?)
+        },
+        set_aside_turn_ups: v
+            .set_aside_turn_ups
+            .iter()
+            .map(|c| card(c))
+            .collect::<Option<Vec<_>>>()?,
         trump: suit_from_pb(v.trump, "trump").ok(),
         talon_len: u8::try_from(v.talon_len).ok()?,
         muss: v.muss,

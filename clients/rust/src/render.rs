@@ -14,7 +14,9 @@ pub fn card(code: &str) -> String {
         return "??".into();
     }
     let mut chars = code.chars();
-    let (Some(rank), Some(suit)) = (chars.next(), chars.next()) else { return "??".into() };
+    let (Some(rank), Some(suit)) = (chars.next(), chars.next()) else {
+        return "??".into();
+    };
     let rank = match rank.to_ascii_uppercase() {
         'T' => "10".to_string(),
         r => r.to_string(),
@@ -62,9 +64,17 @@ pub fn ruleset(ruleset: i32) -> &'static str {
 /// An action as a person reads it: the server's text form with suit symbols.
 pub fn action(action: &pb::Action) -> String {
     let verb = pb::ActionKind::try_from(action.kind)
-        .map(|k| k.as_str_name().trim_start_matches("ACTION_KIND_").to_ascii_lowercase())
+        .map(|k| {
+            k.as_str_name()
+                .trim_start_matches("ACTION_KIND_")
+                .to_ascii_lowercase()
+        })
         .unwrap_or_else(|_| "?".into());
-    let text = if action.text.is_empty() { verb.clone() } else { action.text.clone() };
+    let text = if action.text.is_empty() {
+        verb.clone()
+    } else {
+        action.text.clone()
+    };
     if action.cards.is_empty() {
         return text;
     }
@@ -82,20 +92,39 @@ pub fn seat_name(table: Option<&pb::Table>, seat: u32) -> String {
 }
 
 fn signed(n: i64) -> String {
-    if n > 0 { format!("+{n}") } else { n.to_string() }
+    if n > 0 {
+        format!("+{n}")
+    } else {
+        n.to_string()
+    }
 }
 
 /// One line for an event, as a spectator or seat reads it.
 pub fn describe(event: &pb::Event, table: Option<&pb::Table>) -> String {
     let who = |seat: u32| format!("seat {seat} ({})", seat_name(table, seat));
-    let auto = if event.auto { " [auto: deadline passed]" } else { "" };
+    let auto = if event.auto {
+        " [auto: deadline passed]"
+    } else {
+        ""
+    };
     let text = match &event.body {
         None => "(unknown event)".to_string(),
         Some(Body::MatchStarted(m)) => {
-            format!("match started: {} with {} seats, seat {} deals first", ruleset(m.ruleset), m.seats, m.first_dealer)
+            format!(
+                "match started: {} with {} seats, seat {} deals first",
+                ruleset(m.ruleset),
+                m.seats,
+                m.first_dealer
+            )
         }
         Some(Body::DealStarted(d)) => {
-            let mut s = format!("deal {} by seat {}: turn-up {}, trump {}", d.deal + 1, d.dealer, card(&d.turn_up), suit(d.trump));
+            let mut s = format!(
+                "deal {} by seat {}: turn-up {}, trump {}",
+                d.deal + 1,
+                d.dealer,
+                card(&d.turn_up),
+                suit(d.trump)
+            );
             if d.muss {
                 s.push_str(" (Muss)");
             }
@@ -105,10 +134,19 @@ pub fn describe(event: &pb::Event, table: Option<&pb::Table>) -> String {
             s
         }
         Some(Body::Spoke(s)) => {
-            format!("{} says {}", who(s.seat), s.action.as_ref().map(action).unwrap_or_default())
+            format!(
+                "{} says {}",
+                who(s.seat),
+                s.action.as_ref().map(action).unwrap_or_default()
+            )
         }
         Some(Body::Curieuse(c)) => {
-            format!("Curieuse: {} set aside, new turn-up {}, trump {}", card(&c.set_aside), card(&c.turn_up), suit(c.trump))
+            format!(
+                "Curieuse: {} set aside, new turn-up {}, trump {}",
+                card(&c.set_aside),
+                card(&c.turn_up),
+                suit(c.trump)
+            )
         }
         Some(Body::Exchanged(e)) => {
             let mut s = format!("{} exchanges {}", who(e.seat), e.count);
@@ -127,16 +165,35 @@ pub fn describe(event: &pb::Event, table: Option<&pb::Table>) -> String {
         Some(Body::FlushShown(f)) => format!("{} shows a flush: {}", who(f.seat), cards(&f.cards)),
         Some(Body::CardPlayed(c)) => format!("{} plays {}", who(c.seat), card(&c.card)),
         Some(Body::HiddenLead(h)) => {
-            let shown = if h.card.is_empty() { String::new() } else { format!(" ({})", card(&h.card)) };
+            let shown = if h.card.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", card(&h.card))
+            };
             format!("{} leads face down: Trumpf!{shown}", who(h.seat))
         }
         Some(Body::TrickWon(w)) => format!("trick {} to {}", w.trick + 1, who(w.winner)),
         Some(Body::DealSettled(s)) => {
-            let nets: Vec<String> = s.net.iter().enumerate().map(|(i, n)| format!("{i}:{}", signed(*n))).collect();
-            format!("deal {} settled — {}; net {}", s.deal + 1, outcome(s), nets.join(" "))
+            let nets: Vec<String> = s
+                .net
+                .iter()
+                .enumerate()
+                .map(|(i, n)| format!("{i}:{}", signed(*n)))
+                .collect();
+            format!(
+                "deal {} settled — {}; net {}",
+                s.deal + 1,
+                outcome(s),
+                nets.join(" ")
+            )
         }
         Some(Body::MatchEnded(m)) => {
-            let bal: Vec<String> = m.balances.iter().enumerate().map(|(i, b)| format!("{i}:{}", signed(*b))).collect();
+            let bal: Vec<String> = m
+                .balances
+                .iter()
+                .enumerate()
+                .map(|(i, b)| format!("{i}:{}", signed(*b)))
+                .collect();
             format!("match over; final balances {}", bal.join(" "))
         }
         Some(Body::SeatTaken(t)) => format!("seat {} taken by {}", t.seat, t.bot_name),
@@ -153,7 +210,12 @@ fn outcome(settled: &pb::DealSettled) -> String {
     };
     let fate = |o: i32| {
         pb::BidderOutcome::try_from(o)
-            .map(|o| o.as_str_name().trim_start_matches("BIDDER_OUTCOME_").to_ascii_lowercase().replace('_', " "))
+            .map(|o| {
+                o.as_str_name()
+                    .trim_start_matches("BIDDER_OUTCOME_")
+                    .to_ascii_lowercase()
+                    .replace('_', " ")
+            })
             .unwrap_or_default()
     };
     match outcome {
@@ -167,7 +229,12 @@ fn outcome(settled: &pb::DealSettled) -> String {
         Outcome::AllPassed(_) => "everyone passed".into(),
         Outcome::Heaps(h) => {
             let heap = |w: Option<u32>| w.map_or("stays".to_string(), |s| format!("seat {s}"));
-            format!("King heap {}, Play heap {}, Triolet heap {}", heap(h.king), heap(h.play), heap(h.triolet))
+            format!(
+                "King heap {}, Play heap {}, Triolet heap {}",
+                heap(h.king),
+                heap(h.play),
+                heap(h.triolet)
+            )
         }
         Outcome::Played(p) => {
             let seats: Vec<String> = p.stayers.iter().map(u32::to_string).collect();
@@ -175,7 +242,11 @@ fn outcome(settled: &pb::DealSettled) -> String {
         }
         Outcome::LoneStayer(l) => format!("seat {} stayed alone and takes the pot", l.seat),
         Outcome::Carried(_) => "nobody stayed; the pot carries".into(),
-        Outcome::Flush(f) => format!("seat {} wins with a {} flush", f.seat, if f.dealt { "dealt" } else { "made" }),
+        Outcome::Flush(f) => format!(
+            "seat {} wins with a {} flush",
+            f.seat,
+            if f.dealt { "dealt" } else { "made" }
+        ),
         Outcome::DealerTakesPot(d) => format!("dealer seat {} takes the pot", d.seat),
     }
 }
@@ -218,7 +289,11 @@ fn pools(p: &pb::Pools) -> String {
     if p.bete_streak > 0 {
         parts.push(format!("bête streak {}", p.bete_streak));
     }
-    if parts.is_empty() { "empty".into() } else { parts.join(" · ") }
+    if parts.is_empty() {
+        "empty".into()
+    } else {
+        parts.join(" · ")
+    }
 }
 
 fn status(state: &pb::SeatState) -> String {
@@ -233,9 +308,12 @@ fn status(state: &pb::SeatState) -> String {
         parts.push("dropped".to_string());
     }
     if let Some(a) = &state.last_spoke
-        && !state.dropped && !state.declarer && !state.contrer {
-            parts.push(format!("said {}", action(a)));
-        }
+        && !state.dropped
+        && !state.declarer
+        && !state.contrer
+    {
+        parts.push(format!("said {}", action(a)));
+    }
     parts.join(", ")
 }
 
@@ -268,20 +346,53 @@ pub fn board(view: &pb::SeatView, table: Option<&pb::Table>, recent: &[pb::Event
     }
     let _ = writeln!(out, "{line}");
     if !view.set_aside_turn_ups.is_empty() {
-        let _ = writeln!(out, "Set aside by Curieuse: {}", cards(&view.set_aside_turn_ups));
+        let _ = writeln!(
+            out,
+            "Set aside by Curieuse: {}",
+            cards(&view.set_aside_turn_ups)
+        );
     }
-    let _ = writeln!(out, "Pools: {}", view.pools.as_ref().map(pools).unwrap_or_else(|| "empty".into()));
+    let _ = writeln!(
+        out,
+        "Pools: {}",
+        view.pools
+            .as_ref()
+            .map(pools)
+            .unwrap_or_else(|| "empty".into())
+    );
     let _ = writeln!(out);
-    let _ = writeln!(out, "  Seat  Player               Balance  Cards  Tricks  Status");
+    let _ = writeln!(
+        out,
+        "  Seat  Player               Balance  Cards  Tricks  Status"
+    );
     for state in &view.seat_states {
-        let marker = if view.to_act == Some(state.seat) { "▶" } else { " " };
-        let you = if view.viewer_seat == Some(state.seat) { " (you)" } else { "" };
-        let dealer = if view.dealer == state.seat { "dealer" } else { "" };
+        let marker = if view.to_act == Some(state.seat) {
+            "▶"
+        } else {
+            " "
+        };
+        let you = if view.viewer_seat == Some(state.seat) {
+            " (you)"
+        } else {
+            ""
+        };
+        let dealer = if view.dealer == state.seat {
+            "dealer"
+        } else {
+            ""
+        };
         let mut st = status(state);
         if !dealer.is_empty() {
-            st = if st.is_empty() { dealer.into() } else { format!("{dealer}, {st}") };
+            st = if st.is_empty() {
+                dealer.into()
+            } else {
+                format!("{dealer}, {st}")
+            };
         }
-        let name: String = format!("{}{you}", seat_name(table, state.seat)).chars().take(20).collect();
+        let name: String = format!("{}{you}", seat_name(table, state.seat))
+            .chars()
+            .take(20)
+            .collect();
         let row = format!(
             "{marker} {:<4}  {:<20} {:>7}  {:>5}  {:>6}  {}",
             state.seat,
@@ -300,18 +411,29 @@ pub fn board(view: &pb::SeatView, table: Option<&pb::Table>, recent: &[pb::Event
                 .plays
                 .iter()
                 .map(|p| {
-                    let c = if p.card.is_empty() { "🂠".to_string() } else { card(&p.card) };
+                    let c = if p.card.is_empty() {
+                        "🂠".to_string()
+                    } else {
+                        card(&p.card)
+                    };
                     let down = if p.face_down { " (face down)" } else { "" };
                     format!("seat {}: {c}{down}", p.seat)
                 })
                 .collect();
-            let won = trick.winner.map(|w| format!(" → won by seat {w}")).unwrap_or_default();
+            let won = trick
+                .winner
+                .map(|w| format!(" → won by seat {w}"))
+                .unwrap_or_default();
             let _ = writeln!(
                 out,
                 "Trick {} (led by seat {}): {}{won}",
                 view.tricks.len(),
                 trick.leader,
-                if plays.is_empty() { "—".into() } else { plays.join("  ") }
+                if plays.is_empty() {
+                    "—".into()
+                } else {
+                    plays.join("  ")
+                }
             );
         }
         None => {
@@ -319,11 +441,22 @@ pub fn board(view: &pb::SeatView, table: Option<&pb::Table>, recent: &[pb::Event
         }
     }
     if view.viewer_seat.is_some() {
-        let _ = writeln!(out, "Your hand: {}", if view.hand.is_empty() { "—".into() } else { cards(&view.hand) });
+        let _ = writeln!(
+            out,
+            "Your hand: {}",
+            if view.hand.is_empty() {
+                "—".into()
+            } else {
+                cards(&view.hand)
+            }
+        );
     }
     if view.match_over {
-        let bal: Vec<String> =
-            view.seat_states.iter().map(|s| format!("seat {}: {}", s.seat, signed(s.balance))).collect();
+        let bal: Vec<String> = view
+            .seat_states
+            .iter()
+            .map(|s| format!("seat {}: {}", s.seat, signed(s.balance)))
+            .collect();
         let _ = writeln!(out, "Final balances: {}", bal.join(", "));
     }
     if !recent.is_empty() {
@@ -339,8 +472,12 @@ pub fn board(view: &pb::SeatView, table: Option<&pb::Table>, recent: &[pb::Event
 /// The numbered legal actions for `bete play`, numbered from 1; in columns when there are
 /// many (an exchange may offer 31 choices).
 pub fn choices(view: &pb::SeatView) -> String {
-    let items: Vec<String> =
-        view.legal_actions.iter().enumerate().map(|(i, a)| format!("{:>2}) {}", i + 1, action(a))).collect();
+    let items: Vec<String> = view
+        .legal_actions
+        .iter()
+        .enumerate()
+        .map(|(i, a)| format!("{:>2}) {}", i + 1, action(a)))
+        .collect();
     let columns = if items.len() > 10 { 3 } else { 1 };
     let width = items.iter().map(|s| s.chars().count()).max().unwrap_or(0) + 3;
     let rows = items.len().div_ceil(columns);

@@ -27,7 +27,11 @@ pub enum Notice {
     /// The bot holds a seat at a table.
     Seated { table_id: String, seat: u32 },
     /// An action was acknowledged.
-    Acted { table_id: String, seq: u64, action: String },
+    Acted {
+        table_id: String,
+        seq: u64,
+        action: String,
+    },
     /// A match is over.
     MatchOver(MatchResult),
     /// The stream dropped and was reopened.
@@ -75,8 +79,15 @@ struct Slot {
 
 /// Results of background work, fed back into the loop.
 enum Feedback {
-    Submitted { table_id: String, action: String, result: Result<Submitted> },
-    Refreshed { table_id: String, result: Box<Result<pb::SeatView>> },
+    Submitted {
+        table_id: String,
+        action: String,
+        result: Result<Submitted>,
+    },
+    Refreshed {
+        table_id: String,
+        result: Box<Result<pb::SeatView>>,
+    },
 }
 
 /// Plays tables until cancelled or until enough matches are over.
@@ -93,7 +104,9 @@ pub struct Runner {
 
 impl std::fmt::Debug for Runner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Runner").field("stop_after", &self.stop_after).finish_non_exhaustive()
+        f.debug_struct("Runner")
+            .field("stop_after", &self.stop_after)
+            .finish_non_exhaustive()
     }
 }
 
@@ -162,8 +175,10 @@ impl Runner {
                 break;
             }
             let Some(open) = stream.as_mut() else {
-                let from_seq: HashMap<String, u64> =
-                    slots.iter().map(|(id, slot)| (id.clone(), slot.last_seq)).collect();
+                let from_seq: HashMap<String, u64> = slots
+                    .iter()
+                    .map(|(id, slot)| (id.clone(), slot.last_seq))
+                    .collect();
                 let opened = tokio::select! {
                     _ = self.cancel.cancelled() => break,
                     opened = self.client.open_watch_bot(from_seq) => opened,
@@ -259,20 +274,34 @@ impl Runner {
         let table_id = response.table_id;
         match response.kind? {
             Kind::Seated(seated) => {
-                let over = seated.table.as_ref().is_some_and(|t| t.state == pb::TableState::Finished as i32);
+                let over = seated
+                    .table
+                    .as_ref()
+                    .is_some_and(|t| t.state == pb::TableState::Finished as i32);
                 if over {
                     self.finished.insert(seated.table_id.clone());
                 }
-                if !slots.contains_key(&seated.table_id) && !self.finished.contains(&seated.table_id) {
+                if !slots.contains_key(&seated.table_id)
+                    && !self.finished.contains(&seated.table_id)
+                {
                     let bot = (self.factory)(&seated);
                     let seq = seated.table.as_ref().map_or(0, |t| t.last_seq);
                     // A freshly seated table starts with a snapshot, so last_seq only matters if
                     // the stream drops before it; the table's seq is a safe resume point then.
                     slots.insert(
                         seated.table_id.clone(),
-                        Slot { seat: seated.seat, bot, last_seq: seq, decided_seq: None, fallback: false },
+                        Slot {
+                            seat: seated.seat,
+                            bot,
+                            last_seq: seq,
+                            decided_seq: None,
+                            fallback: false,
+                        },
                     );
-                    self.notify(Notice::Seated { table_id: seated.table_id, seat: seated.seat });
+                    self.notify(Notice::Seated {
+                        table_id: seated.table_id,
+                        seat: seated.seat,
+                    });
                 }
             }
             Kind::Snapshot(view) => {
@@ -309,7 +338,9 @@ impl Runner {
         report: &mut RunReport,
     ) {
         use pb::event::Body;
-        let Some(slot) = slots.get_mut(table_id) else { return };
+        let Some(slot) = slots.get_mut(table_id) else {
+            return;
+        };
         if event.seq <= slot.last_seq {
             return; // already seen before a resume
         }
@@ -340,14 +371,26 @@ impl Runner {
         {
             // A view of a table we were never told we sit at (a Seated lost to a drop): adopt
             // it rather than miss its decisions.
-            let seated = pb::Seated { table_id: table_id.to_string(), seat, table: None };
+            let seated = pb::Seated {
+                table_id: table_id.to_string(),
+                seat,
+                table: None,
+            };
             let bot = (self.factory)(&seated);
             slots.insert(
                 table_id.to_string(),
-                Slot { seat, bot, last_seq: view.seq, decided_seq: None, fallback: false },
+                Slot {
+                    seat,
+                    bot,
+                    last_seq: view.seq,
+                    decided_seq: None,
+                    fallback: false,
+                },
             );
         }
-        let Some(slot) = slots.get_mut(table_id) else { return };
+        let Some(slot) = slots.get_mut(table_id) else {
+            return;
+        };
         slot.last_seq = slot.last_seq.max(view.seq);
         let ours = view.to_act.is_some() && view.to_act == view.viewer_seat;
         if !ours || view.legal_actions.is_empty() || slot.decided_seq >= Some(view.seq) {
@@ -366,8 +409,16 @@ impl Runner {
         let seq = view.seq;
         tokio::spawn(async move {
             let result = client.submit_action(&table, &action, seq).await;
-            let text = if action.text.is_empty() { format!("{:?}", action.kind) } else { action.text };
-            let _ = tx.send(Feedback::Submitted { table_id: table, action: text, result });
+            let text = if action.text.is_empty() {
+                format!("{:?}", action.kind)
+            } else {
+                action.text
+            };
+            let _ = tx.send(Feedback::Submitted {
+                table_id: table,
+                action: text,
+                result,
+            });
         });
     }
 
@@ -379,16 +430,26 @@ impl Runner {
         tx: &mpsc::UnboundedSender<Feedback>,
     ) {
         match feedback {
-            Feedback::Submitted { table_id, action, result } => match result {
+            Feedback::Submitted {
+                table_id,
+                action,
+                result,
+            } => match result {
                 Ok(done) => {
                     if done.attempts > 1 {
                         report.retried_submits += 1;
                     }
-                    self.notify(Notice::Acted { table_id, seq: done.seq, action });
+                    self.notify(Notice::Acted {
+                        table_id,
+                        seq: done.seq,
+                        action,
+                    });
                 }
                 Err(error) => {
                     use ErrorReason as R;
-                    let Some(slot) = slots.get_mut(&table_id) else { return };
+                    let Some(slot) = slots.get_mut(&table_id) else {
+                        return;
+                    };
                     match error.reason() {
                         Some(R::TableFinished) => {
                             self.finish(&table_id, None, slots, report);
@@ -430,7 +491,9 @@ impl Runner {
         slots: &mut HashMap<String, Slot>,
         report: &mut RunReport,
     ) {
-        let Some(slot) = slots.remove(table_id) else { return };
+        let Some(slot) = slots.remove(table_id) else {
+            return;
+        };
         self.finished.insert(table_id.to_string());
         let result = MatchResult {
             table_id: table_id.to_string(),
@@ -448,6 +511,9 @@ fn spawn_refresh(client: &Client, table_id: &str, tx: &mpsc::UnboundedSender<Fee
     let tx = tx.clone();
     tokio::spawn(async move {
         let result = client.get_seat_view(&table_id).await;
-        let _ = tx.send(Feedback::Refreshed { table_id, result: Box::new(result) });
+        let _ = tx.send(Feedback::Refreshed {
+            table_id,
+            result: Box::new(result),
+        });
     });
 }

@@ -17,7 +17,12 @@ fn temp(name: &str) -> PathBuf {
 }
 
 fn json(out: &Output) -> Value {
-    assert!(out.status.success(), "exit {:?}: {}", out.status, String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "exit {:?}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).expect("JSON on stdout")
 }
 
@@ -45,8 +50,18 @@ fn simulate_then_replay_every_ruleset_and_seat_count() {
         let out = temp(&format!("{ruleset}-{seats}.json"));
         let n = seats.to_string();
         let mut args = vec![
-            "simulate", "--ruleset", ruleset, "--seats", &n, "--seed", SEED, "--rounds", "1", "--bots",
-            "heuristic,random", "--out",
+            "simulate",
+            "--ruleset",
+            ruleset,
+            "--seats",
+            &n,
+            "--seed",
+            SEED,
+            "--rounds",
+            "1",
+            "--bots",
+            "heuristic,random",
+            "--out",
         ];
         let path = out.to_string_lossy().to_string();
         args.push(&path);
@@ -54,26 +69,47 @@ fn simulate_then_replay_every_ruleset_and_seat_count() {
             args.extend(["--config", "two_players=true"]);
         }
         let sim = bete(&args);
-        assert!(sim.status.success(), "{ruleset}/{seats}: {}", String::from_utf8_lossy(&sim.stderr));
-        let record: Value = serde_json::from_str(&std::fs::read_to_string(&out).expect("record")).expect("JSON");
+        assert!(
+            sim.status.success(),
+            "{ruleset}/{seats}: {}",
+            String::from_utf8_lossy(&sim.stderr)
+        );
+        let record: Value =
+            serde_json::from_str(&std::fs::read_to_string(&out).expect("record")).expect("JSON");
         assert_eq!(record["format"], "bete-record/1");
         assert_eq!(record["ruleset"], ruleset);
         assert_eq!(record["seats"], seats);
         assert_eq!(record["seed"], SEED);
-        assert_eq!(record["config"]["rounds"], 1, "{ruleset}/{seats}: full effective config");
+        assert_eq!(
+            record["config"]["rounds"], 1,
+            "{ruleset}/{seats}: full effective config"
+        );
 
         let report = json(&bete(&["replay", &path]));
-        let balances: Vec<i64> = serde_json::from_value(report["balances"].clone()).expect("balances");
+        let balances: Vec<i64> =
+            serde_json::from_value(report["balances"].clone()).expect("balances");
         assert_eq!(balances.len(), seats as usize);
         assert_eq!(report["balances"], record["balances"], "{ruleset}/{seats}");
-        assert_eq!(report["on_table"], 0, "{ruleset}/{seats}: the match is over");
+        assert_eq!(
+            report["on_table"], 0,
+            "{ruleset}/{seats}: the match is over"
+        );
         assert_eq!(report["match_over"], true);
         assert_eq!(balances.iter().sum::<i64>(), 0);
         let deals = report["deals"].as_array().expect("deals");
-        assert_eq!(deals.len(), record["deals"].as_array().expect("deals").len());
-        assert!(deals.len() >= seats as usize, "{ruleset}/{seats}: at least one round");
+        assert_eq!(
+            deals.len(),
+            record["deals"].as_array().expect("deals").len()
+        );
+        assert!(
+            deals.len() >= seats as usize,
+            "{ruleset}/{seats}: at least one round"
+        );
         for d in deals {
-            assert_eq!(d["tricks"].as_array().expect("tricks").len(), seats as usize);
+            assert_eq!(
+                d["tricks"].as_array().expect("tricks").len(),
+                seats as usize
+            );
         }
         let _ = std::fs::remove_file(&out);
     }
@@ -81,7 +117,15 @@ fn simulate_then_replay_every_ruleset_and_seat_count() {
 
 #[test]
 fn simulate_to_stdout_pipes_into_replay() {
-    let sim = bete(&["simulate", "--ruleset", "beast", "--seats", "4", "--seed", SEED]);
+    let sim = bete(&[
+        "simulate",
+        "--ruleset",
+        "beast",
+        "--seats",
+        "4",
+        "--seed",
+        SEED,
+    ]);
     assert!(sim.status.success());
     let mut child = Command::new(BETE)
         .args(["replay", "-"])
@@ -103,53 +147,146 @@ fn simulate_to_stdout_pipes_into_replay() {
 
 #[test]
 fn the_same_seed_gives_the_same_record() {
-    let a = bete(&["simulate", "--ruleset", "bester-bube", "--seats", "5", "--seed", SEED, "--bots", "random"]);
-    let b = bete(&["simulate", "--ruleset", "bester-bube", "--seats", "5", "--seed", SEED, "--bots", "random"]);
+    let a = bete(&[
+        "simulate",
+        "--ruleset",
+        "bester-bube",
+        "--seats",
+        "5",
+        "--seed",
+        SEED,
+        "--bots",
+        "random",
+    ]);
+    let b = bete(&[
+        "simulate",
+        "--ruleset",
+        "bester-bube",
+        "--seats",
+        "5",
+        "--seed",
+        SEED,
+        "--bots",
+        "random",
+    ]);
     assert!(a.status.success());
     assert_eq!(a.stdout, b.stdout);
-    let c = bete(&["simulate", "--ruleset", "bester-bube", "--seats", "5", "--seed", SEED, "--bots", "heuristic"]);
+    let c = bete(&[
+        "simulate",
+        "--ruleset",
+        "bester-bube",
+        "--seats",
+        "5",
+        "--seed",
+        SEED,
+        "--bots",
+        "heuristic",
+    ]);
     assert_ne!(a.stdout, c.stdout, "the bots decide the play");
     // Without --seed a fresh seed is chosen and written into the record.
-    let d: Value = serde_json::from_slice(&bete(&["simulate", "--ruleset", "bete", "--seats", "3"]).stdout).expect("JSON");
+    let d: Value =
+        serde_json::from_slice(&bete(&["simulate", "--ruleset", "bete", "--seats", "3"]).stdout)
+            .expect("JSON");
     assert_eq!(d["seed"].as_str().expect("seed").len(), 64);
 }
 
 #[test]
 fn deals_stops_early_and_rounds_overrides_the_config() {
-    let out = bete(&["simulate", "--ruleset", "lanterlui", "--seats", "5", "--seed", SEED, "--deals", "3"]);
+    let out = bete(&[
+        "simulate",
+        "--ruleset",
+        "lanterlui",
+        "--seats",
+        "5",
+        "--seed",
+        SEED,
+        "--deals",
+        "3",
+    ]);
     let record: Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(record["deals"].as_array().expect("deals").len(), 3);
     let path = temp("deals.json");
     std::fs::write(&path, &out.stdout).expect("write");
     let report = json(&bete(&["replay", &path.to_string_lossy()]));
     assert_eq!(report["match_over"], false);
-    assert_eq!(report["deal"], 3, "the fourth deal has started (its antes are taken)");
+    assert_eq!(
+        report["deal"], 3,
+        "the fourth deal has started (its antes are taken)"
+    );
     assert_eq!(report["deals"].as_array().expect("deals").len(), 3);
     assert_eq!(report["balances"], record["balances"]);
-    let sum: i64 = report["balances"].as_array().expect("b").iter().map(|v| v.as_i64().expect("i64")).sum();
+    let sum: i64 = report["balances"]
+        .as_array()
+        .expect("b")
+        .iter()
+        .map(|v| v.as_i64().expect("i64"))
+        .sum();
     assert_eq!(sum + report["on_table"].as_i64().expect("on_table"), 0);
     let _ = std::fs::remove_file(&path);
 
-    let out = bete(&["simulate", "--ruleset", "beast", "--seats", "3", "--seed", SEED, "--rounds", "3"]);
+    let out = bete(&[
+        "simulate",
+        "--ruleset",
+        "beast",
+        "--seats",
+        "3",
+        "--seed",
+        SEED,
+        "--rounds",
+        "3",
+    ]);
     let record: Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(record["config"]["rounds"], 3);
     assert_eq!(record["deals"].as_array().expect("deals").len(), 9);
 
-    let both = bete(&["simulate", "--ruleset", "beast", "--seats", "3", "--deals", "2", "--rounds", "1"]);
-    assert_eq!(both.status.code(), Some(2), "--deals and --rounds exclude each other");
+    let both = bete(&[
+        "simulate",
+        "--ruleset",
+        "beast",
+        "--seats",
+        "3",
+        "--deals",
+        "2",
+        "--rounds",
+        "1",
+    ]);
+    assert_eq!(
+        both.status.code(),
+        Some(2),
+        "--deals and --rounds exclude each other"
+    );
 }
 
 #[test]
 fn config_pairs_are_applied_and_checked() {
     let out = bete(&[
-        "simulate", "--ruleset", "bete", "--seats", "4", "--seed", SEED, "--config", "fiche_value=10", "--config",
-        "contre=disabled", "--deals", "1",
+        "simulate",
+        "--ruleset",
+        "bete",
+        "--seats",
+        "4",
+        "--seed",
+        SEED,
+        "--config",
+        "fiche_value=10",
+        "--config",
+        "contre=disabled",
+        "--deals",
+        "1",
     ]);
     let record: Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(record["config"]["fiche_value"], 10);
     assert_eq!(record["config"]["contre"], "disabled");
 
-    let bad = bete(&["simulate", "--ruleset", "bete", "--seats", "4", "--config", "fiche_value=7"]);
+    let bad = bete(&[
+        "simulate",
+        "--ruleset",
+        "bete",
+        "--seats",
+        "4",
+        "--config",
+        "fiche_value=7",
+    ]);
     assert_eq!(bad.status.code(), Some(2));
     let err = String::from_utf8_lossy(&bad.stderr);
     assert!(err.contains("fiche_value") && err.contains("10"), "{err}");
@@ -162,7 +299,15 @@ fn config_pairs_are_applied_and_checked() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("whist"));
 
-    let bad = bete(&["simulate", "--ruleset", "bete", "--seats", "4", "--bots", "random,greedy"]);
+    let bad = bete(&[
+        "simulate",
+        "--ruleset",
+        "bete",
+        "--seats",
+        "4",
+        "--bots",
+        "random,greedy",
+    ]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("greedy"));
 }
@@ -174,6 +319,9 @@ fn every_subcommand_has_help_with_an_example() {
         assert!(out.status.success());
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(text.contains("Example"), "{sub} --help: {text}");
-        assert!(text.contains(&format!("bete {sub}")), "{sub} --help: {text}");
+        assert!(
+            text.contains(&format!("bete {sub}")),
+            "{sub} --help: {text}"
+        );
     }
 }

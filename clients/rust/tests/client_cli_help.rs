@@ -3,7 +3,12 @@
 use std::process::Command;
 
 fn bete(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_bete")).args(args).env_remove("BETE_TOKEN").env_remove("BETE_SERVER").output().expect("run bete")
+    Command::new(env!("CARGO_BIN_EXE_bete"))
+        .args(args)
+        .env_remove("BETE_TOKEN")
+        .env_remove("BETE_SERVER")
+        .output()
+        .expect("run bete")
 }
 
 #[test]
@@ -13,7 +18,10 @@ fn every_network_subcommand_has_help_with_an_example() {
         assert!(out.status.success(), "{sub} --help");
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(text.contains("Example"), "{sub} --help: {text}");
-        assert!(text.contains(&format!("bete {sub}")), "{sub} --help: {text}");
+        assert!(
+            text.contains(&format!("bete {sub}")),
+            "{sub} --help: {text}"
+        );
     }
 }
 
@@ -23,7 +31,10 @@ fn an_unreachable_server_names_the_next_step() {
     let out = bete(&["tables", "--server", "http://127.0.0.1:1"]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("bete demo") && err.contains("bete-server"), "{err}");
+    assert!(
+        err.contains("bete demo") && err.contains("bete-server"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -31,5 +42,8 @@ fn an_unknown_ruleset_lists_the_known_ones() {
     let out = bete(&["play", "--ruleset", "whist"]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("beste-boer") && err.contains("lanterlui"), "{err}");
+    assert!(
+        err.contains("beste-boer") && err.contains("lanterlui"),
+        "{err}"
+    );
 }

@@ -40,7 +40,10 @@ impl tower::Service<http::Request<Body>> for LoseAnswers {
             self.seen.fetch_add(1, Ordering::SeqCst);
         }
         let lose = submit
-            && self.lose.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1)).is_ok();
+            && self
+                .lose
+                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+                .is_ok();
         let call = self.inner.call(request);
         Box::pin(async move {
             let response = call.await?;
@@ -69,7 +72,10 @@ async fn three_bot_table(server: &TestServer) -> (String, Vec<Client>) {
     let mut seats = Vec::new();
     for i in 0..3 {
         let bot = server.bot(&format!("seat{i}")).await;
-        let joined = bot.join_table(&table.table_id, Some(i)).await.expect("join");
+        let joined = bot
+            .join_table(&table.table_id, Some(i))
+            .await
+            .expect("join");
         assert_eq!(joined.seat, i);
         seats.push(bot);
     }
@@ -81,7 +87,10 @@ async fn view_to_act(seats: &[Client], table_id: &str) -> pb::SeatView {
     for _ in 0..100 {
         let view = seats[0].get_seat_view(table_id).await.expect("view");
         if let Some(to_act) = view.to_act {
-            return seats[to_act as usize].get_seat_view(table_id).await.expect("view");
+            return seats[to_act as usize]
+                .get_seat_view(table_id)
+                .await
+                .expect("view");
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
@@ -97,25 +106,44 @@ async fn a_retried_submit_after_a_lost_answer_applies_once() {
     let token_holder = &seats[seat as usize];
 
     // The same bot, through a channel that loses the first SubmitAction answer.
-    let channel = Channel::from_shared(server.url.clone()).expect("url").connect().await.expect("connect");
+    let channel = Channel::from_shared(server.url.clone())
+        .expect("url")
+        .connect()
+        .await
+        .expect("connect");
     let lose = Arc::new(AtomicUsize::new(1));
     let seen = Arc::new(AtomicUsize::new(0));
-    let flaky = Client::from_service(LoseAnswers { inner: channel, lose: lose.clone(), seen: seen.clone() });
+    let flaky = Client::from_service(LoseAnswers {
+        inner: channel,
+        lose: lose.clone(),
+        seen: seen.clone(),
+    });
     let token = token_of(token_holder);
     flaky.set_token(&token).expect("token");
 
     let action = view.legal_actions[0].clone();
-    let submitted = flaky.submit_action(&table_id, &action, view.seq).await.expect("submit");
-    assert_eq!(seen.load(Ordering::SeqCst), 2, "one lost attempt and one retry");
+    let submitted = flaky
+        .submit_action(&table_id, &action, view.seq)
+        .await
+        .expect("submit");
+    assert_eq!(
+        seen.load(Ordering::SeqCst),
+        2,
+        "one lost attempt and one retry"
+    );
     assert_eq!(submitted.attempts, 2);
-    assert!(submitted.replayed, "the retry returned the stored result of the first attempt");
+    assert!(
+        submitted.replayed,
+        "the retry returned the stored result of the first attempt"
+    );
 
     // Exactly one action by that seat is in the log between the view and now.
     let after = seats[0].get_seat_view(&table_id).await.expect("view");
     assert_eq!(after.seq, submitted.seq, "nothing else happened");
     let mut watch = seats[0].watch_table(&table_id, Some(view.seq));
     let mut acted = 0;
-    while let Ok(Ok(Some(item))) = tokio::time::timeout(Duration::from_secs(2), watch.next()).await {
+    while let Ok(Ok(Some(item))) = tokio::time::timeout(Duration::from_secs(2), watch.next()).await
+    {
         if let WatchItem::Event(event) = item {
             use pb::event::Body as B;
             match &event.body {
@@ -144,24 +172,45 @@ async fn refusals_carry_a_typed_reason() {
     let action = view.legal_actions[0].clone();
 
     // Not your turn.
-    let err = seats[other].submit_action(&table_id, &action, 0).await.expect_err("not my seat");
+    let err = seats[other]
+        .submit_action(&table_id, &action, 0)
+        .await
+        .expect_err("not my seat");
     assert_eq!(err.reason(), Some(pb::ErrorReason::NotYourSeat), "{err}");
 
     // A stale expected_seq names the current one.
-    let err = seats[seat].submit_action(&table_id, &action, view.seq + 7).await.expect_err("stale");
+    let err = seats[seat]
+        .submit_action(&table_id, &action, view.seq + 7)
+        .await
+        .expect_err("stale");
     assert_eq!(err.reason(), Some(pb::ErrorReason::StaleSeq), "{err}");
-    let bete_client::Error::Rpc(rpc) = &err else { panic!("not an rpc error: {err}") };
+    let bete_client::Error::Rpc(rpc) = &err else {
+        panic!("not an rpc error: {err}")
+    };
     assert_eq!(rpc.seq_metadata("last_seq"), Some(view.seq));
 
     // An unknown table.
-    let err = seats[seat].get_table("no-such-table").await.expect_err("unknown");
+    let err = seats[seat]
+        .get_table("no-such-table")
+        .await
+        .expect_err("unknown");
     assert_eq!(err.reason(), Some(pb::ErrorReason::TableNotFound), "{err}");
-    assert!(err.to_string().contains("bete tables"), "the message says what to do: {err}");
+    assert!(
+        err.to_string().contains("bete tables"),
+        "the message says what to do: {err}"
+    );
 
     // No token at all.
     let anonymous = Client::connect(&server.url).await.expect("connect");
-    let err = anonymous.list_tables(pb::Ruleset::Unspecified, pb::TableState::Unspecified).await.expect_err("anon");
-    assert_eq!(err.reason(), Some(pb::ErrorReason::Unauthenticated), "{err}");
+    let err = anonymous
+        .list_tables(pb::Ruleset::Unspecified, pb::TableState::Unspecified)
+        .await
+        .expect_err("anon");
+    assert_eq!(
+        err.reason(),
+        Some(pb::ErrorReason::Unauthenticated),
+        "{err}"
+    );
     server.stop().await;
 }
 

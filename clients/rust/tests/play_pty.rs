@@ -13,38 +13,70 @@ use expectrl::{Eof, Expect as _, Regex, Session};
 async fn bete_play_finishes_a_match_with_keystrokes_and_rejects_a_bad_choice() {
     let server = TestServer::start().await;
     let url = server.url.clone();
-    let transcript = tokio::task::spawn_blocking(move || play_a_match(&url)).await.expect("pty task");
+    let transcript = tokio::task::spawn_blocking(move || play_a_match(&url))
+        .await
+        .expect("pty task");
     assert!(transcript.contains("Your hand:"), "the hand is shown");
-    assert!(transcript.contains("house:"), "the other seats are house bots");
-    assert!(transcript.contains(" plays "), "other seats' plays are shown");
+    assert!(
+        transcript.contains("house:"),
+        "the other seats are house bots"
+    );
+    assert!(
+        transcript.contains(" plays "),
+        "other seats' plays are shown"
+    );
     server.stop().await;
 }
 
 fn play_a_match(url: &str) -> String {
     let mut command = Command::new(env!("CARGO_BIN_EXE_bete"));
-    command.args(["play", "--server", url, "--ruleset", "beast", "--seats", "3", "--deadline", "60"]);
+    command.args([
+        "play",
+        "--server",
+        url,
+        "--ruleset",
+        "beast",
+        "--seats",
+        "3",
+        "--deadline",
+        "60",
+    ]);
     command.env_remove("BETE_TOKEN");
     let mut p = Session::spawn(command).expect("spawn bete play");
     p.set_expect_timeout(Some(Duration::from_secs(30)));
     let mut transcript = String::new();
 
-    let first = p.expect(Regex(r"Your choice \[1-(\d+)\]")).expect("a first decision");
+    let first = p
+        .expect(Regex(r"Your choice \[1-(\d+)\]"))
+        .expect("a first decision");
     transcript.push_str(&String::from_utf8_lossy(first.before()));
-    assert!(transcript.contains("Legal actions:"), "numbered legal actions: {transcript}");
-    assert!(transcript.contains("  1) "), "choice 1 is listed: {transcript}");
+    assert!(
+        transcript.contains("Legal actions:"),
+        "numbered legal actions: {transcript}"
+    );
+    assert!(
+        transcript.contains("  1) "),
+        "choice 1 is listed: {transcript}"
+    );
 
     // Out of range, then not an action at all: both explained, both asked again.
     p.send_line("99").expect("send");
-    p.expect("There is no choice 99").expect("out-of-range explained");
-    p.expect(Regex(r"Your choice \[1-\d+\]")).expect("asked again");
+    p.expect("There is no choice 99")
+        .expect("out-of-range explained");
+    p.expect(Regex(r"Your choice \[1-\d+\]"))
+        .expect("asked again");
     p.send_line("fold").expect("send");
-    p.expect("is not one of your choices").expect("unknown input explained");
-    p.expect(Regex(r"Your choice \[1-\d+\]")).expect("asked again");
+    p.expect("is not one of your choices")
+        .expect("unknown input explained");
+    p.expect(Regex(r"Your choice \[1-\d+\]"))
+        .expect("asked again");
     p.send_line("1").expect("send");
 
     let mut decisions = 1;
     loop {
-        let found = p.expect(Regex(r"Your choice \[1-\d+\]|Match over")).expect("next decision or the end");
+        let found = p
+            .expect(Regex(r"Your choice \[1-\d+\]|Match over"))
+            .expect("next decision or the end");
         transcript.push_str(&String::from_utf8_lossy(found.before()));
         let text = String::from_utf8_lossy(&found[0]).to_string();
         if text.contains("Match over") {
@@ -57,8 +89,18 @@ fn play_a_match(url: &str) -> String {
     let rest = p.expect(Eof).expect("bete play exits after the match");
     transcript.push_str(&String::from_utf8_lossy(rest.before()));
     transcript.push_str(&String::from_utf8_lossy(rest.as_bytes()));
-    let tail: String = transcript.chars().rev().take(1500).collect::<Vec<_>>().into_iter().rev().collect();
-    assert!(transcript.contains("Your final balance"), "final balance shown: {tail}");
+    let tail: String = transcript
+        .chars()
+        .rev()
+        .take(1500)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    assert!(
+        transcript.contains("Your final balance"),
+        "final balance shown: {tail}"
+    );
     assert!(!transcript.contains("timed out"), "no decision timed out");
     transcript
 }
@@ -71,14 +113,26 @@ async fn bete_play_reconnects_after_a_dropped_connection() {
     let (cut_tx, mut cut_rx) = tokio::sync::mpsc::unbounded_channel::<()>();
     let driver = tokio::task::spawn_blocking(move || {
         let mut command = Command::new(env!("CARGO_BIN_EXE_bete"));
-        command.args(["play", "--server", &url, "--ruleset", "bete", "--seats", "3", "--deadline", "60"]);
+        command.args([
+            "play",
+            "--server",
+            &url,
+            "--ruleset",
+            "bete",
+            "--seats",
+            "3",
+            "--deadline",
+            "60",
+        ]);
         command.env_remove("BETE_TOKEN");
         let mut p = Session::spawn(command).expect("spawn bete play");
         p.set_expect_timeout(Some(Duration::from_secs(30)));
         let mut transcript = String::new();
         let mut decisions = 0;
         loop {
-            let found = p.expect(Regex(r"Your choice \[1-\d+\]|Match over")).expect("next decision or the end");
+            let found = p
+                .expect(Regex(r"Your choice \[1-\d+\]|Match over"))
+                .expect("next decision or the end");
             transcript.push_str(&String::from_utf8_lossy(found.before()));
             if String::from_utf8_lossy(&found[0]).contains("Match over") {
                 break;
@@ -105,8 +159,14 @@ async fn bete_play_reconnects_after_a_dropped_connection() {
     });
     let transcript = driver.await.expect("pty task");
     let _proxy = cutter.await.expect("cutter");
-    assert!(transcript.contains("(reconnected)"), "the session reconnected: {transcript:.3000}");
-    assert!(transcript.contains("Your final balance"), "the match was finished");
+    assert!(
+        transcript.contains("(reconnected)"),
+        "the session reconnected: {transcript:.3000}"
+    );
+    assert!(
+        transcript.contains("Your final balance"),
+        "the match was finished"
+    );
     assert!(!transcript.contains("timed out"), "no decision timed out");
     server.stop().await;
 }

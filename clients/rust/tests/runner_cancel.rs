@@ -13,15 +13,27 @@ async fn cancelling_stops_the_runner_promptly_and_cleanly() {
     let server = TestServer::start().await;
     let client = server.bot("cancelled").await;
     // A long deadline and a slow bot keep the match running when the token fires.
-    let table = client.create_table(house_table(pb::Ruleset::Lanterlui, 4, 60_000)).await.expect("create");
+    let table = client
+        .create_table(house_table(pb::Ruleset::Lanterlui, 4, 60_000))
+        .await
+        .expect("create");
     let cancel = CancellationToken::new();
-    let mut runner = Runner::new(client.clone(), |_: &pb::Seated| Slow(Strategy::Random.bot())).with_cancel(cancel.clone());
+    let mut runner = Runner::new(client.clone(), |_: &pb::Seated| {
+        Slow(Strategy::Random.bot())
+    })
+    .with_cancel(cancel.clone());
     let mut notices = runner.notifications();
     let running = tokio::spawn(runner.run());
-    client.join_table(&table.table_id, None).await.expect("join");
+    client
+        .join_table(&table.table_id, None)
+        .await
+        .expect("join");
     let mut acted = 0;
     while acted < 3 {
-        match tokio::time::timeout(Duration::from_secs(30), notices.recv()).await.expect("progress") {
+        match tokio::time::timeout(Duration::from_secs(30), notices.recv())
+            .await
+            .expect("progress")
+        {
             Some(Notice::Acted { .. }) => acted += 1,
             Some(Notice::MatchOver(_)) => panic!("the match ended before the test could cancel it"),
             Some(_) => {}

@@ -14,17 +14,26 @@ async fn a_cut_mid_deal_is_resumed_without_a_missed_decision() {
     let proxy = Proxy::start(server.addr).await;
     let client = bot_at(&proxy.url, "cut-runner").await;
     // A short deadline: a decision missed during the cut would become an auto-move and a strike.
-    let table = client.create_table(house_table(pb::Ruleset::Bete, 3, 1_500)).await.expect("create");
+    let table = client
+        .create_table(house_table(pb::Ruleset::Bete, 3, 1_500))
+        .await
+        .expect("create");
     let mut runner = Runner::new(client.clone(), |_: &pb::Seated| Strategy::Heuristic.bot())
         .stop_after(1)
         .with_idle_timeout(Duration::from_secs(5));
     let mut notices = runner.notifications();
     let running = tokio::spawn(runner.run());
-    client.join_table(&table.table_id, Some(0)).await.expect("join");
+    client
+        .join_table(&table.table_id, Some(0))
+        .await
+        .expect("join");
 
     let mut acted = 0;
     let mut cut_at_seq = None;
-    while let Some(notice) = tokio::time::timeout(Duration::from_secs(60), notices.recv()).await.expect("progress") {
+    while let Some(notice) = tokio::time::timeout(Duration::from_secs(60), notices.recv())
+        .await
+        .expect("progress")
+    {
         match notice {
             Notice::Acted { seq, .. } => {
                 acted += 1;
@@ -44,13 +53,19 @@ async fn a_cut_mid_deal_is_resumed_without_a_missed_decision() {
         .expect("task")
         .expect("runner ok");
     assert!(cut_at_seq.is_some(), "the cut happened during the match");
-    assert!(report.reconnects >= 1, "the stream was reopened: {report:?}");
+    assert!(
+        report.reconnects >= 1,
+        "the stream was reopened: {report:?}"
+    );
     assert_eq!(report.matches.len(), 1);
 
     let direct = server.bot("inspector").await;
     let table = direct.get_table(&table.table_id).await.expect("table");
     assert_eq!(table.state, pb::TableState::Finished as i32);
-    assert_eq!(table.seats[0].strikes, 0, "no decision was missed (no auto-move): {report:?}");
+    assert_eq!(
+        table.seats[0].strikes, 0,
+        "no decision was missed (no auto-move): {report:?}"
+    );
     server.stop().await;
 }
 
@@ -60,22 +75,33 @@ async fn a_table_watch_resumes_after_a_cut_with_no_gap_and_no_duplicate() {
     let proxy = Proxy::start(server.addr).await;
     let player = server.bot("player").await;
     // The player thinks a little per decision, so the match lasts long enough to cut it.
-    let table = player.create_table(house_table(pb::Ruleset::BesteBoer, 3, 5_000)).await.expect("create");
+    let table = player
+        .create_table(house_table(pb::Ruleset::BesteBoer, 3, 5_000))
+        .await
+        .expect("create");
     let runner = Runner::new(player.clone(), |_: &pb::Seated| {
         SlowBot(Strategy::Heuristic.bot())
     })
     .stop_after(1);
     let running = tokio::spawn(runner.run());
-    player.join_table(&table.table_id, Some(0)).await.expect("join");
+    player
+        .join_table(&table.table_id, Some(0))
+        .await
+        .expect("join");
 
     let watcher: Client = bot_at(&proxy.url, "watcher").await;
-    let mut watch = watcher.watch_table(&table.table_id, None).with_idle_timeout(Duration::from_secs(5));
+    let mut watch = watcher
+        .watch_table(&table.table_id, None)
+        .with_idle_timeout(Duration::from_secs(5));
     let mut seqs = Vec::new();
     let mut resumed = 0;
     let mut cut = false;
     let mut snapshot_seq = None;
     loop {
-        let item = tokio::time::timeout(Duration::from_secs(120), watch.next()).await.expect("progress").expect("watch ok");
+        let item = tokio::time::timeout(Duration::from_secs(120), watch.next())
+            .await
+            .expect("progress")
+            .expect("watch ok");
         let Some(item) = item else { break };
         match item {
             WatchItem::Snapshot(view) => snapshot_seq = snapshot_seq.or(Some(view.seq)),

@@ -16,13 +16,19 @@ async fn runner_plays_a_full_match_of_every_ruleset_on_one_connection() {
     let client = server.bot("runner").await;
     let mut tables = Vec::new();
     for ruleset in RULESETS {
-        let table = client.create_table(house_table(ruleset, 3, 5_000)).await.expect("create");
+        let table = client
+            .create_table(house_table(ruleset, 3, 5_000))
+            .await
+            .expect("create");
         tables.push(table.table_id);
     }
     let checks = Checks::default();
     let c = checks.clone();
-    let runner = Runner::new(client.clone(), move |_: &pb::Seated| Checked { inner: Strategy::Heuristic.bot(), checks: c.clone() })
-        .stop_after(RULESETS.len());
+    let runner = Runner::new(client.clone(), move |_: &pb::Seated| Checked {
+        inner: Strategy::Heuristic.bot(),
+        checks: c.clone(),
+    })
+    .stop_after(RULESETS.len());
     let running = tokio::spawn(runner.run());
     for id in &tables {
         let joined = client.join_table(id, None).await.expect("join");
@@ -36,22 +42,56 @@ async fn runner_plays_a_full_match_of_every_ruleset_on_one_connection() {
 
     assert_eq!(report.matches.len(), RULESETS.len());
     assert!(report.decisions > 0);
-    assert_eq!(checks.decisions.load(Ordering::SeqCst) as u64, report.decisions);
-    assert_eq!(checks.unreadable.load(Ordering::SeqCst), 0, "every seat view converts to the engine's view");
-    assert_eq!(checks.illegal.load(Ordering::SeqCst), 0, "the house heuristic chose only legal actions");
-    assert!(checks.deals.load(Ordering::SeqCst) >= RULESETS.len(), "deal hooks ran");
+    assert_eq!(
+        checks.decisions.load(Ordering::SeqCst) as u64,
+        report.decisions
+    );
+    assert_eq!(
+        checks.unreadable.load(Ordering::SeqCst),
+        0,
+        "every seat view converts to the engine's view"
+    );
+    assert_eq!(
+        checks.illegal.load(Ordering::SeqCst),
+        0,
+        "the house heuristic chose only legal actions"
+    );
+    assert!(
+        checks.deals.load(Ordering::SeqCst) >= RULESETS.len(),
+        "deal hooks ran"
+    );
     eprintln!("{report:?}");
     for result in &report.matches {
         assert!(tables.contains(&result.table_id));
-        assert_eq!(result.balances.len(), 3, "final balances of {}", result.table_id);
-        assert_eq!(result.balances.iter().sum::<i64>(), 0, "jetons are conserved at {}", result.table_id);
+        assert_eq!(
+            result.balances.len(),
+            3,
+            "final balances of {}",
+            result.table_id
+        );
+        assert_eq!(
+            result.balances.iter().sum::<i64>(),
+            0,
+            "jetons are conserved at {}",
+            result.table_id
+        );
     }
     for id in &tables {
         let table = client.get_table(id).await.expect("get table");
-        assert_eq!(table.state, pb::TableState::Finished as i32, "table {id} is finished");
-        assert_eq!(table.seats[0].strikes, 0, "the runner missed a decision at {id}");
+        assert_eq!(
+            table.state,
+            pb::TableState::Finished as i32,
+            "table {id} is finished"
+        );
+        assert_eq!(
+            table.seats[0].strikes, 0,
+            "the runner missed a decision at {id}"
+        );
         let record = client.get_game_record(id).await.expect("record");
-        assert!(record.contains("\"balances\"") || record.contains("final"), "record of {id}: {record:.200}");
+        assert!(
+            record.contains("\"balances\"") || record.contains("final"),
+            "record of {id}: {record:.200}"
+        );
     }
     server.stop().await;
 }
@@ -77,7 +117,11 @@ impl Bot for Checked {
             self.checks.unreadable.fetch_add(1, Ordering::SeqCst);
         }
         let action = self.inner.decide(view);
-        if !view.legal_actions.iter().any(|a| a.kind == action.kind && a.cards == action.cards) {
+        if !view
+            .legal_actions
+            .iter()
+            .any(|a| a.kind == action.kind && a.cards == action.cards)
+        {
             self.checks.illegal.fetch_add(1, Ordering::SeqCst);
         }
         action

@@ -18,14 +18,24 @@ fn bete_demo_shows_a_whole_match_and_writes_the_record() {
         .lines()
         .find_map(|l| l.strip_prefix("Game record written to "))
         .expect("the record's path is printed");
-    let record: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).expect("record file")).expect("json");
-    let balances = record["balances"].as_array().expect("final balances in the record");
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("record file")).expect("json");
+    let balances = record["balances"]
+        .as_array()
+        .expect("final balances in the record");
     assert_eq!(balances.len(), 3);
     // The balances printed are the record's.
     for (seat, balance) in balances.iter().enumerate() {
         let b = balance.as_i64().expect("int");
-        let shown = if b > 0 { format!("+{b}") } else { b.to_string() };
-        assert!(stdout.contains(&format!("seat {seat}: {shown}")), "seat {seat} {shown}: {stdout}");
+        let shown = if b > 0 {
+            format!("+{b}")
+        } else {
+            b.to_string()
+        };
+        assert!(
+            stdout.contains(&format!("seat {seat}: {shown}")),
+            "seat {seat} {shown}: {stdout}"
+        );
     }
     // The demo's temporary folder holds the server data and the record; clean it up.
     if let Some(dir) = std::path::Path::new(path).parent() {

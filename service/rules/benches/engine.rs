@@ -72,7 +72,9 @@ impl Playout {
             self.game.legal_actions_into(seat, &mut self.legal);
             let pick = (self.rng.next_u64() % self.legal.len() as u64) as usize;
             self.events.clear();
-            let applied = self.game.apply_into(seat, self.legal[pick], &mut self.events);
+            let applied = self
+                .game
+                .apply_into(seat, self.legal[pick], &mut self.events);
             debug_assert!(applied.is_ok());
         }
         // The match is over.
@@ -83,7 +85,8 @@ impl Playout {
     /// Plays until a card is to be played in trick `trick` of some deal (for the micro benches).
     fn until_trick(&mut self, trick: u8) -> Seat {
         loop {
-            if let (bete_rules::Phase::Trick { trick: t }, Some(seat)) = (self.game.phase(), self.game.to_act())
+            if let (bete_rules::Phase::Trick { trick: t }, Some(seat)) =
+                (self.game.phase(), self.game.to_act())
                 && t == trick
             {
                 return seat;
@@ -92,7 +95,9 @@ impl Playout {
             self.game.legal_actions_into(seat, &mut self.legal);
             let pick = (self.rng.next_u64() % self.legal.len() as u64) as usize;
             self.events.clear();
-            let _ = self.game.apply_into(seat, self.legal[pick], &mut self.events);
+            let _ = self
+                .game
+                .apply_into(seat, self.legal[pick], &mut self.events);
         }
     }
 }

@@ -36,7 +36,13 @@ fn duel(ruleset: RulesetId, seats: u8, min_deals: u64, with_heuristic: bool) -> 
         let seed = Seed(seed);
         let hero = (m % seats as u64) as usize;
         let policies: Vec<Policy> = (0..seats as usize)
-            .map(|i| if i == hero && with_heuristic { Policy::Heuristic } else { Policy::Random })
+            .map(|i| {
+                if i == hero && with_heuristic {
+                    Policy::Heuristic
+                } else {
+                    Policy::Random
+                }
+            })
             .collect();
         let setup = Setup {
             ruleset,
@@ -46,7 +52,9 @@ fn duel(ruleset: RulesetId, seats: u8, min_deals: u64, with_heuristic: bool) -> 
             decks: Decks::Seed(seed),
         };
         let (mut game, _) = Game::new(setup).expect("setup");
-        Bots::new(&policies, seats, &seed).play(&mut game, None).expect("legal play");
+        Bots::new(&policies, seats, &seed)
+            .play(&mut game, None)
+            .expect("legal play");
         let deals = game.log().len() as u64;
         t.deals += deals;
         t.matches += 1;
@@ -74,7 +82,10 @@ fn median(v: &mut [f64]) -> f64 {
 }
 
 fn main() {
-    let min_deals: u64 = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(10_000);
+    let min_deals: u64 = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(10_000);
     println!(
         "| ruleset | seats | deals | heuristic seat: mean jetons/deal | each random seat: mean jetons/deal \
          | heuristic seat: median of match means | heuristic seat first in | all-random control: mean, first in |"

@@ -71,7 +71,8 @@ fn run(ruleset: RulesetId, seats: u8, min_deals: u64, explicit: bool) -> (u64, f
             if explicit && g.phase() == bete_rules::Phase::AwaitingDeck {
                 shuffler.shuffle(&mut deck);
                 events.clear();
-                g.provide_deck_from(&deck, &mut events).expect("a permutation of the pack");
+                g.provide_deck_from(&deck, &mut events)
+                    .expect("a permutation of the pack");
             }
             let Some(seat) = g.to_act() else { break };
             g.legal_actions_into(seat, &mut legal);
@@ -91,7 +92,10 @@ fn run(ruleset: RulesetId, seats: u8, min_deals: u64, explicit: bool) -> (u64, f
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let n: u64 = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(1_000_000);
+    let n: u64 = args
+        .get(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(1_000_000);
     let only = args.get(2).filter(|t| t.as_str() != "all");
     let explicit = args.get(3).is_some_and(|m| m == "explicit");
     println!("| table | deals | deals/s (wall) | deals/s (CPU time) | µs per deal (CPU) |");
@@ -109,6 +113,9 @@ fn main() {
         }
         let (deals, wall, cpu) = run(r, s, n, explicit);
         let cpu = cpu.unwrap_or(f64::NAN);
-        println!("| {r}/{s} | {deals} | {wall:.0} | {cpu:.0} | {:.2} |", 1e6 / cpu);
+        println!(
+            "| {r}/{s} | {deals} | {wall:.0} | {cpu:.0} | {:.2} |",
+            1e6 / cpu
+        );
     }
 }

@@ -72,7 +72,9 @@ impl fmt::Display for Action {
 pub enum ParseActionError {
     #[error("empty action")]
     Empty,
-    #[error("unknown verb {0:?} (expected pass, play, contre, drop, stand, exchange, discard, challenge, decline, card or hidden)")]
+    #[error(
+        "unknown verb {0:?} (expected pass, play, contre, drop, stand, exchange, discard, challenge, decline, card or hidden)"
+    )]
     UnknownVerb(String),
     #[error(transparent)]
     Card(#[from] ParseCardError),
@@ -179,13 +181,35 @@ mod tests {
     #[test]
     fn bad_actions() {
         assert_eq!("".parse::<Action>(), Err(ParseActionError::Empty));
-        assert!(matches!("bid".parse::<Action>(), Err(ParseActionError::UnknownVerb(v)) if v == "bid"));
-        assert!(matches!("exchange".parse::<Action>(), Err(ParseActionError::Arity { .. })));
-        assert!(matches!("card KS QS".parse::<Action>(), Err(ParseActionError::Arity { .. })));
-        assert!(matches!("card ZZ".parse::<Action>(), Err(ParseActionError::Card(e)) if e.token == "ZZ"));
-        assert!(matches!("card  KS".parse::<Action>(), Err(ParseActionError::Spacing(_))));
-        assert!(matches!(" pass".parse::<Action>(), Err(ParseActionError::Spacing(_))));
-        assert!(matches!("exchange 7H 7h".parse::<Action>(), Err(ParseActionError::Duplicate(_))));
-        assert!(matches!("pass KS".parse::<Action>(), Err(ParseActionError::Arity { .. })));
+        assert!(
+            matches!("bid".parse::<Action>(), Err(ParseActionError::UnknownVerb(v)) if v == "bid")
+        );
+        assert!(matches!(
+            "exchange".parse::<Action>(),
+            Err(ParseActionError::Arity { .. })
+        ));
+        assert!(matches!(
+            "card KS QS".parse::<Action>(),
+            Err(ParseActionError::Arity { .. })
+        ));
+        assert!(
+            matches!("card ZZ".parse::<Action>(), Err(ParseActionError::Card(e)) if e.token == "ZZ")
+        );
+        assert!(matches!(
+            "card  KS".parse::<Action>(),
+            Err(ParseActionError::Spacing(_))
+        ));
+        assert!(matches!(
+            " pass".parse::<Action>(),
+            Err(ParseActionError::Spacing(_))
+        ));
+        assert!(matches!(
+            "exchange 7H 7h".parse::<Action>(),
+            Err(ParseActionError::Duplicate(_))
+        ));
+        assert!(matches!(
+            "pass KS".parse::<Action>(),
+            Err(ParseActionError::Arity { .. })
+        ));
     }
 }

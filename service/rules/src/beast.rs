@@ -6,12 +6,15 @@ use crate::card::{Card, Rank, Suit};
 use crate::cardset::CardSet;
 use crate::config::Config;
 use crate::deal::deal_hands;
-use crate::event::{Amounts, DealResult, DealStart, Event, PrivateEvent, Privates, PublicEvent, Reveal, SeatSet, Settlement};
+use crate::event::{
+    Amounts, DealResult, DealStart, Event, PrivateEvent, Privates, PublicEvent, Reveal, SeatSet,
+    Settlement,
+};
 use crate::family::{Ctx, Family};
 use crate::game::ActionError;
-use crate::summary::{SummaryHead, SummaryLog};
 use crate::ruleset::{MAX_SEATS, RulesetId};
 use crate::seat::Seat;
+use crate::summary::{SummaryHead, SummaryLog};
 use crate::trick::{ECARTE_RANKING, Trick};
 use crate::view::{Phase, PlayedCard, Pools, TrickView, View, Viewer};
 
@@ -120,7 +123,11 @@ impl BeastTable {
         out.push(Event {
             public: PublicEvent::DealSettled(Box::new(Settlement {
                 deal: self.deal_no,
-                result: DealResult::Heaps { king, play, triolet },
+                result: DealResult::Heaps {
+                    king,
+                    play,
+                    triolet,
+                },
                 tricks: self.tricks,
                 net,
                 betes: [0; MAX_SEATS],
@@ -343,7 +350,12 @@ impl Family for BeastTable {
         let trick_view = |t: &Trick, complete: bool| TrickView {
             leader: t.leader,
             cards: (0..t.len)
-                .map(|k| (t.leader.offset(k, self.seats), PlayedCard::FaceUp(t.cards[k as usize])))
+                .map(|k| {
+                    (
+                        t.leader.offset(k, self.seats),
+                        PlayedCard::FaceUp(t.cards[k as usize]),
+                    )
+                })
                 .collect(),
             winner: complete.then_some(t.winner),
         };

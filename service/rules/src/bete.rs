@@ -11,13 +11,16 @@ use crate::card::{Card, Rank, Suit};
 use crate::cardset::CardSet;
 use crate::config::{AnteRule, Config, ContreRule, Legality, QueueOrder, WinRule};
 use crate::deal::deal_hands;
-use crate::event::{Amounts, BidderResult, DealResult, DealStart, Event, PrivateEvent, Privates, PublicEvent, Reveal, Settlement};
-use crate::family::{Ctx, Family};
 use crate::event::SeatSet;
+use crate::event::{
+    Amounts, BidderResult, DealResult, DealStart, Event, PrivateEvent, Privates, PublicEvent,
+    Reveal, Settlement,
+};
+use crate::family::{Ctx, Family};
 use crate::game::ActionError;
-use crate::summary::{SummaryHead, SummaryLog};
 use crate::ruleset::{MAX_SEATS, RulesetId};
 use crate::seat::Seat;
+use crate::summary::{SummaryHead, SummaryLog};
 use crate::trick::{ACE_HIGH_RANKING, ECARTE_RANKING, Ranking, Trick};
 use crate::view::{Phase, PlayedCard, Pools, TrickView, View, Viewer};
 
@@ -162,7 +165,8 @@ impl BeteTable {
         if self.lenient {
             hand
         } else {
-            self.trick.legal(hand, self.trump, self.variant.ranking, self.must_head)
+            self.trick
+                .legal(hand, self.trump, self.variant.ranking, self.must_head)
         }
     }
 
@@ -236,7 +240,9 @@ impl BeteTable {
                 });
             }
             (Action::Contre, Some(_)) if !self.contre_enabled => {
-                return Err(ActionError::Other("contre is disabled at this table".into()));
+                return Err(ActionError::Other(
+                    "contre is disabled at this table".into(),
+                ));
             }
             (Action::Contre, Some(_)) => {}
             _ => unreachable!("apply routes only bids here"),
@@ -306,7 +312,9 @@ impl BeteTable {
         if !hand.contains(card) {
             return Err(ActionError::NotInHand(card));
         }
-        let legal = self.trick.legal(hand, self.trump, self.variant.ranking, self.must_head);
+        let legal = self
+            .trick
+            .legal(hand, self.trump, self.variant.ranking, self.must_head);
         if !legal.contains(card) {
             if !self.lenient {
                 return Err(self.trick.why_illegal(hand, card, self.trump));
@@ -316,7 +324,8 @@ impl BeteTable {
             self.revoke_count += 1;
         }
         self.hands[seat.index()].remove(card);
-        self.trick.play(seat, card, self.trump, self.variant.ranking);
+        self.trick
+            .play(seat, card, self.trump, self.variant.ranking);
         out.push(Event::public(PublicEvent::CardPlayed { seat, card }));
         if self.trick.len < self.seats {
             self.turn = seat.next(self.seats);
@@ -466,7 +475,10 @@ impl BeteTable {
                         // B32: P pays W directly to C.
                         Self::pay(ctx, p, w);
                         ctx.balances[c.index()] += w;
-                        self.betes_made.push(Bete { payer: p, amount: w });
+                        self.betes_made.push(Bete {
+                            payer: p,
+                            amount: w,
+                        });
                         self.won.push(Won {
                             pool: "declarer_bete",
                             seat: c,
@@ -511,7 +523,9 @@ impl BeteTable {
         let last = ctx.is_last_settlement(queue_empty);
         // Step 5: the top pool (B33, AH2) and its refill (B10).
         let top = Card::new(self.variant.top_rank, self.trump);
-        let holder = (0..self.seats).map(Seat).find(|s| self.dealt[s.index()].contains(top));
+        let holder = (0..self.seats)
+            .map(Seat)
+            .find(|s| self.dealt[s.index()].contains(top));
         if let Some(h) = holder
             && !losers.contains(&Some(h))
             && self.king_pool > 0
@@ -850,7 +864,12 @@ impl Family for BeteTable {
         let trick_view = |t: &Trick, complete: bool| TrickView {
             leader: t.leader,
             cards: (0..t.len)
-                .map(|k| (t.leader.offset(k, self.seats), PlayedCard::FaceUp(t.cards[k as usize])))
+                .map(|k| {
+                    (
+                        t.leader.offset(k, self.seats),
+                        PlayedCard::FaceUp(t.cards[k as usize]),
+                    )
+                })
                 .collect(),
             winner: complete.then_some(t.winner),
         };
@@ -867,7 +886,12 @@ impl Family for BeteTable {
         match action {
             Action::Card(c) if self.lenient && self.stage == Stage::Tricks => !self
                 .trick
-                .legal(self.hands[seat.index()], self.trump, self.variant.ranking, self.must_head)
+                .legal(
+                    self.hands[seat.index()],
+                    self.trump,
+                    self.variant.ranking,
+                    self.must_head,
+                )
                 .contains(c),
             _ => false,
         }
@@ -947,6 +971,9 @@ mod speed {
             std::hint::black_box(log);
         }
         let el = t.elapsed().as_secs_f64();
-        eprintln!("{deals} deals in {el:.3}s: {:.0} deals/s", deals as f64 / el);
+        eprintln!(
+            "{deals} deals in {el:.3}s: {:.0} deals/s",
+            deals as f64 / el
+        );
     }
 }

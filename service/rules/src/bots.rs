@@ -166,7 +166,11 @@ impl Bots {
 
     /// Plays until the match is over, or until deal `stop_at_deal` has started (with
     /// `Some(d)`, exactly deals 0..d are played). Each bot sees only its own view.
-    pub fn play(&mut self, game: &mut crate::Game, stop_at_deal: Option<u32>) -> Result<(), crate::ActionError> {
+    pub fn play(
+        &mut self,
+        game: &mut crate::Game,
+        stop_at_deal: Option<u32>,
+    ) -> Result<(), crate::ActionError> {
         while let Some(seat) = game.to_act() {
             if stop_at_deal.is_some_and(|d| game.deal_index() >= d) {
                 break;

@@ -205,7 +205,9 @@ impl fmt::Debug for Card {
 
 /// A token that is not a card code. The token is kept so the message can name it.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
-#[error("not a card: {token:?} (a card is a rank 2-9, T, J, Q, K, A followed by a suit S, H, D, C, e.g. KS or TH)")]
+#[error(
+    "not a card: {token:?} (a card is a rank 2-9, T, J, Q, K, A followed by a suit S, H, D, C, e.g. KS or TH)"
+)]
 pub struct ParseCardError {
     pub token: String,
 }

@@ -95,7 +95,9 @@ pub enum ConfigError {
         allowed: String,
     },
     /// `deck`, `top_pot`, `direction`: informative rows of section 10, fixed behaviour.
-    #[error("config key {key:?} is informative and not settable for {ruleset} (allowed keys: {allowed})")]
+    #[error(
+        "config key {key:?} is informative and not settable for {ruleset} (allowed keys: {allowed})"
+    )]
     Informative {
         key: String,
         ruleset: RulesetId,
@@ -255,7 +257,8 @@ impl Config {
     ) -> Result<Config, ConfigError> {
         let mut map = Map::new();
         for (k, v) in pairs {
-            let value = serde_json::from_str::<Value>(v).unwrap_or_else(|_| Value::String(v.clone()));
+            let value =
+                serde_json::from_str::<Value>(v).unwrap_or_else(|_| Value::String(v.clone()));
             map.insert(k.clone(), value);
         }
         Config::from_json(ruleset, seats, &map)
@@ -353,7 +356,11 @@ impl Config {
         }
         let boolean = || value.as_bool().ok_or_else(|| bad("true, false".into()));
         let int_in = |values: &[u64]| {
-            let list = values.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
+            let list = values
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ");
             value
                 .as_u64()
                 .filter(|v| values.contains(v))
@@ -361,13 +368,23 @@ impl Config {
         };
         match key {
             "fiche_value" => self.fiche_value = int_in(&[5, 10])? as i64,
-            "win_rule" => self.win_rule = pick(value, &["strict", "plurality"], WinRule::parse).map_err(bad)?,
-            "ante_rule" => self.ante_rule = pick(value, &["pot_empty", "literal"], AnteRule::parse).map_err(bad)?,
+            "win_rule" => {
+                self.win_rule =
+                    pick(value, &["strict", "plurality"], WinRule::parse).map_err(bad)?
+            }
+            "ante_rule" => {
+                self.ante_rule =
+                    pick(value, &["pot_empty", "literal"], AnteRule::parse).map_err(bad)?
+            }
             "queue_order" => {
-                self.queue_order = pick(value, &["fifo", "largest_first"], QueueOrder::parse).map_err(bad)?
+                self.queue_order =
+                    pick(value, &["fifo", "largest_first"], QueueOrder::parse).map_err(bad)?
             }
             "must_head_in_suit" => self.must_head_in_suit = boolean()?,
-            "contre" => self.contre = pick(value, &["model_A", "disabled"], ContreRule::parse).map_err(bad)?,
+            "contre" => {
+                self.contre =
+                    pick(value, &["model_A", "disabled"], ContreRule::parse).map_err(bad)?
+            }
             "max_curieuse" => self.max_curieuse = int_in(&[0, 1, 2, 3])? as u8,
             "two_players" => self.two_players = boolean()?,
             "deal_pattern" => {
@@ -392,25 +409,34 @@ impl Config {
             "short_pack" => self.short_pack = boolean()?,
             "muss_max_pot" => self.muss_max_pot = int_in(&[5, 10])? as i64,
             "forced_after_muss" => self.forced_after_muss = boolean()?,
-            "per_trick" => self.per_trick = pick(value, &["fifth", "one"], PerTrick::parse).map_err(bad)?,
+            "per_trick" => {
+                self.per_trick = pick(value, &["fifth", "one"], PerTrick::parse).map_err(bad)?
+            }
             "bete_payoff" => {
-                self.bete_payoff =
-                    pick(value, &["all_at_once", "successive_fifo"], BetePayoff::parse).map_err(bad)?
+                self.bete_payoff = pick(
+                    value,
+                    &["all_at_once", "successive_fifo"],
+                    BetePayoff::parse,
+                )
+                .map_err(bad)?
             }
             "enforce_legality" => {
-                self.enforce_legality = pick(value, &["strict", "lenient"], Legality::parse).map_err(bad)?
+                self.enforce_legality =
+                    pick(value, &["strict", "lenient"], Legality::parse).map_err(bad)?
             }
             "rounds" => {
                 self.rounds = value
                     .as_u64()
                     .filter(|&v| (1..=u32::MAX as u64).contains(&v))
-                    .ok_or_else(|| bad("an integer, 1 or more".into()))? as u32
+                    .ok_or_else(|| bad("an integer, 1 or more".into()))?
+                    as u32
             }
             "max_extra_deals" => {
                 self.max_extra_deals = value
                     .as_u64()
                     .filter(|&v| v <= u32::MAX as u64)
-                    .ok_or_else(|| bad("an integer, 0 or more".into()))? as u32
+                    .ok_or_else(|| bad("an integer, 0 or more".into()))?
+                    as u32
             }
             // `keys(ruleset)` lists only the keys matched above.
             _ => return Err(bad(String::new())),

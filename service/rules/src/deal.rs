@@ -118,7 +118,15 @@ mod tests {
             cards("7D 8D 9D TD JD"),
         ];
         for pattern in [DealPattern::ThreeTwo, DealPattern::TwoOneTwo] {
-            let deck = stack_deck(&pack, 3, Seat(1), pattern, &hands, "AC".parse().unwrap(), &["KC".parse().unwrap()]);
+            let deck = stack_deck(
+                &pack,
+                3,
+                Seat(1),
+                pattern,
+                &hands,
+                "AC".parse().unwrap(),
+                &["KC".parse().unwrap()],
+            );
             assert_eq!(deck.len(), 32);
             let d = deal_hands(&deck, 3, Seat(1), pattern);
             assert_eq!(&d.hands[..3], &hands);

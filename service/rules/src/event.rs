@@ -261,7 +261,15 @@ mod tests {
     /// payloads stay boxed and an `Event` small (it was 328 bytes with them inline).
     #[test]
     fn events_stay_small() {
-        assert!(std::mem::size_of::<PublicEvent>() <= 64, "{}", std::mem::size_of::<PublicEvent>());
-        assert!(std::mem::size_of::<Event>() <= 112, "{}", std::mem::size_of::<Event>());
+        assert!(
+            std::mem::size_of::<PublicEvent>() <= 64,
+            "{}",
+            std::mem::size_of::<PublicEvent>()
+        );
+        assert!(
+            std::mem::size_of::<Event>() <= 112,
+            "{}",
+            std::mem::size_of::<Event>()
+        );
     }
 }

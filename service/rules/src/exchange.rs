@@ -17,9 +17,9 @@ use crate::deal::deal_hands;
 use crate::event::{Amounts, DealStart, Event, PrivateEvent, Privates, PublicEvent};
 use crate::family::{Ctx, Family};
 use crate::game::ActionError;
-use crate::summary::{SummaryHead, SummaryLog};
 use crate::ruleset::{MAX_SEATS, RulesetId};
 use crate::seat::Seat;
+use crate::summary::{SummaryHead, SummaryLog};
 use crate::view::{Phase, PlayedCard, Pools, TrickView, View, Viewer};
 
 use ranking::Trumps;
@@ -193,7 +193,8 @@ impl ExchangeTable {
     }
 
     fn fifo(&self) -> bool {
-        self.ruleset == RulesetId::BesterBube && self.config.bete_payoff == BetePayoff::SuccessiveFifo
+        self.ruleset == RulesetId::BesterBube
+            && self.config.bete_payoff == BetePayoff::SuccessiveFifo
     }
 
     /// Why this seat may not `drop` now, if it may not (round 1 only; 0.4 items 6, 13; LL6).
@@ -210,7 +211,9 @@ impl ExchangeTable {
             let others = !(Self::bit(before) | Self::bit(self.dealer));
             // every earlier seat dropped: seat dealer − 1 must play, and then the dealer too
             if (seat == before || seat == self.dealer) && self.inn & others == 0 {
-                return Some("forced_after_muss: the seat before the dealer must play after a Muss");
+                return Some(
+                    "forced_after_muss: the seat before the dealer must play after a Muss",
+                );
             }
         }
         None
@@ -284,13 +287,25 @@ impl ExchangeTable {
                         left: self.talon_left() as u32,
                     });
                 }
-                let drawn: CardSet = self.deck[self.talon_next..self.talon_next + k].iter().copied().collect();
+                let drawn: CardSet = self.deck[self.talon_next..self.talon_next + k]
+                    .iter()
+                    .copied()
+                    .collect();
                 self.talon_next += k;
                 self.hands[seat.index()] = hand.minus(set).union(drawn);
                 self.exchanged[seat.index()][(round - 1) as usize] = k as u8;
                 out.push(Event {
-                    public: PublicEvent::Exchanged { seat, count: k as u8 },
-                    private: Privates::One((seat, PrivateEvent::Exchange { set_aside: set, drawn })),
+                    public: PublicEvent::Exchanged {
+                        seat,
+                        count: k as u8,
+                    },
+                    private: Privates::One((
+                        seat,
+                        PrivateEvent::Exchange {
+                            set_aside: set,
+                            drawn,
+                        },
+                    )),
                     reveal: None,
                 });
             }
@@ -371,7 +386,9 @@ impl ExchangeTable {
             if seats & Self::bit(s) == 0 {
                 continue;
             }
-            if let Some((key, cards)) = self.trumps.best_flush(hands[s.index()], self.config.four_card_flush)
+            if let Some((key, cards)) = self
+                .trumps
+                .best_flush(hands[s.index()], self.config.four_card_flush)
                 && best.is_none_or(|(k, _, _)| key > k)
             {
                 best = Some((key, s, cards));
@@ -512,13 +529,18 @@ impl Family for ExchangeTable {
             let (_, amount) = self.queue.remove(0);
             self.pot += amount;
         }
-        debug_assert_eq!(self.pot % 5, 0, "every pot is a multiple of 5 (0.4 item 14)");
+        debug_assert_eq!(
+            self.pot % 5,
+            0,
+            "every pot is a multiple of 5 (0.4 item 14)"
+        );
         // 0.4 item 13
-        let pot_test = if self.ruleset == RulesetId::BesterBube && self.config.per_trick == PerTrick::One {
-            !self.prev_bete
-        } else {
-            self.pot <= self.config.muss_max_pot
-        };
+        let pot_test =
+            if self.ruleset == RulesetId::BesterBube && self.config.per_trick == PerTrick::One {
+                !self.prev_bete
+            } else {
+                self.pot <= self.config.muss_max_pot
+            };
         self.prev_muss = ctx.deal > 0 && self.muss;
         self.muss = ctx.deal == 0 || (pot_test && self.queue.is_empty());
         self.start_pot = self.pot;
@@ -558,7 +580,11 @@ impl Family for ExchangeTable {
         self.flush_holders = 0;
         if self.lanterlui() {
             for s in 0..n {
-                if self.trumps.best_flush(self.hands[s as usize], self.config.four_card_flush).is_some() {
+                if self
+                    .trumps
+                    .best_flush(self.hands[s as usize], self.config.four_card_flush)
+                    .is_some()
+                {
                     self.flush_holders |= 1 << s;
                 }
             }
@@ -573,7 +599,9 @@ impl Family for ExchangeTable {
                 muss: self.muss,
                 pools: self.pools(),
             })),
-            private: (0..n).map(|s| (Seat(s), PrivateEvent::Hand(d.hands[s as usize]))).collect(),
+            private: (0..n)
+                .map(|s| (Seat(s), PrivateEvent::Hand(d.hands[s as usize])))
+                .collect(),
             reveal: None,
         });
         self.stage = Stage::Round(1);
@@ -639,7 +667,9 @@ impl Family for ExchangeTable {
                 action: action.verb(),
                 ruleset: self.ruleset,
             }),
-            Action::Drop | Action::Stand | Action::Exchange(_) => self.apply_round(ctx, seat, action, out),
+            Action::Drop | Action::Stand | Action::Exchange(_) => {
+                self.apply_round(ctx, seat, action, out)
+            }
             Action::Challenge | Action::Decline => self.apply_challenge(ctx, seat, action, out),
             Action::Discard(c) => self.apply_discard(ctx, seat, c, out),
             Action::Card(c) => self.apply_play(ctx, seat, c, false, out),
@@ -690,7 +720,11 @@ impl Family for ExchangeTable {
                 spoke => spoke,
             };
         }
-        let played = if self.stage == Stage::Trick { self.trick as usize + 1 } else { 5 };
+        let played = if self.stage == Stage::Trick {
+            self.trick as usize + 1
+        } else {
+            5
+        };
         for t in 0..played.min(5) {
             let len = self.lens[t] as usize;
             if len == 0 {

@@ -33,7 +33,6 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-
     /// R of 0.4 item 17: `rounds` × seats.
     pub fn regular_deals(&self) -> u32 {
         // Saturating: any `rounds` a config allows must not overflow (a huge value only means "never").

@@ -57,9 +57,15 @@ pub enum ActionError {
     #[error("seat {0} is not at this table")]
     NoSuchSeat(Seat),
     #[error("{action} is not an action of {ruleset}")]
-    WrongRuleset { action: &'static str, ruleset: RulesetId },
+    WrongRuleset {
+        action: &'static str,
+        ruleset: RulesetId,
+    },
     #[error("{action} is not possible now ({phase})")]
-    WrongPhase { action: &'static str, phase: &'static str },
+    WrongPhase {
+        action: &'static str,
+        phase: &'static str,
+    },
     #[error("{0} is not in your hand")]
     NotInHand(Card),
     #[error("must follow suit: {0}")]
@@ -263,8 +269,14 @@ impl Game {
             RulesetId::Bete | RulesetId::BeteAceHigh => {
                 Table::Bete(BeteTable::new(setup.ruleset, &setup.config, setup.seats))
             }
-            RulesetId::Beast => Table::Beast(BeastTable::new(setup.ruleset, &setup.config, setup.seats)),
-            _ => Table::Exchange(ExchangeTable::new(setup.ruleset, &setup.config, setup.seats)),
+            RulesetId::Beast => {
+                Table::Beast(BeastTable::new(setup.ruleset, &setup.config, setup.seats))
+            }
+            _ => Table::Exchange(ExchangeTable::new(
+                setup.ruleset,
+                &setup.config,
+                setup.seats,
+            )),
         };
         // Room for the regular deals (0.4 item 17), so a match rarely reallocates its records.
         let expected = (setup.config.rounds.min(64) * setup.seats as u32) as usize + 1;
@@ -313,7 +325,11 @@ impl Game {
             actions: Vec::with_capacity(self.max_actions()),
         });
         let deck = match &self.setup.decks {
-            Decks::Seed(seed) => Some(crate::shuffle::deck_order(seed, self.deal as u64, &self.pack)),
+            Decks::Seed(seed) => Some(crate::shuffle::deck_order(
+                seed,
+                self.deal as u64,
+                &self.pack,
+            )),
             Decks::Explicit(decks) => decks.get(self.deal as usize).cloned(),
         };
         match deck {
@@ -341,7 +357,11 @@ impl Game {
         let (settled, to_act) = family!(&self.table, t => (t.deal_settled(), t.to_act()));
         if !settled {
             self.over = false;
-            self.to_act = if self.pending_antes.is_some() { None } else { to_act };
+            self.to_act = if self.pending_antes.is_some() {
+                None
+            } else {
+                to_act
+            };
             return;
         }
         self.end_deal(out);
@@ -376,7 +396,9 @@ impl Game {
     fn max_actions(&self) -> usize {
         let n = self.setup.seats as usize;
         match self.setup.ruleset {
-            RulesetId::Bete | RulesetId::BeteAceHigh => n * (6 + self.setup.config.max_curieuse as usize),
+            RulesetId::Bete | RulesetId::BeteAceHigh => {
+                n * (6 + self.setup.config.max_curieuse as usize)
+            }
             RulesetId::Beast => 5 * n,
             _ => 64,
         }
@@ -400,7 +422,11 @@ impl Game {
 
     /// Like `provide_deck`, from a borrowed deck and into a reused event buffer: the only
     /// allocation is the log's copy of the deck (for simulators that shuffle decks themselves).
-    pub fn provide_deck_from(&mut self, deck: &[Card], out: &mut Vec<Event>) -> Result<(), SetupError> {
+    pub fn provide_deck_from(
+        &mut self,
+        deck: &[Card],
+        out: &mut Vec<Event>,
+    ) -> Result<(), SetupError> {
         let Some(paid) = self.pending_antes else {
             return Err(SetupError::NoDeckAwaited(if self.is_over() {
                 "the match is over"
@@ -623,7 +649,12 @@ impl Game {
     }
 }
 
-fn check_deck(pack: &[Card], want: crate::CardSet, deck: &[Card], deal: u32) -> Result<(), SetupError> {
+fn check_deck(
+    pack: &[Card],
+    want: crate::CardSet,
+    deck: &[Card],
+    deal: u32,
+) -> Result<(), SetupError> {
     let err = |why: String| SetupError::Deck {
         deal,
         pack_len: pack.len(),

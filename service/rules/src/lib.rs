@@ -16,21 +16,25 @@ pub use seat::Seat;
 pub use shuffle::{Seed, deck_order};
 pub mod beast;
 pub mod bete;
+pub mod bots;
 pub mod config;
 pub mod deal;
+pub mod event;
 pub mod exchange;
 mod family;
-mod summary;
-pub mod event;
 pub mod game;
+pub mod record;
 pub mod ruleset;
+mod summary;
 mod trick;
 pub mod view;
-pub mod record;
-pub mod bots;
 
 pub use config::{Config, ConfigError};
-pub use event::{DealStart, Event, PrivateEvent, Privates, Projected, PublicEvent, Reveal, Settlement};
-pub use game::{ActionError, DealLog, DealSummary, Decks, Game, LoggedAction, Setup, SetupError, pack};
+pub use event::{
+    DealStart, Event, PrivateEvent, Privates, Projected, PublicEvent, Reveal, Settlement,
+};
+pub use game::{
+    ActionError, DealLog, DealSummary, Decks, Game, LoggedAction, Setup, SetupError, pack,
+};
 pub use ruleset::{MAX_SEATS, RULES_VERSION, RulesetId};
 pub use view::{Phase, Pools, View, Viewer};

@@ -98,7 +98,9 @@ pub enum RecordError {
     Format(String),
     #[error("unknown rules_version {0} (this engine knows rules_version 1)")]
     RulesVersion(u64),
-    #[error("unknown ruleset {0:?} (expected one of bete, bete-ace-high, beast, beste-boer, lanterlui, bester-bube)")]
+    #[error(
+        "unknown ruleset {0:?} (expected one of bete, bete-ace-high, beast, beste-boer, lanterlui, bester-bube)"
+    )]
     Ruleset(String),
     #[error("config error: {0}")]
     Config(String),
@@ -108,11 +110,23 @@ pub enum RecordError {
     FirstDealer { first_dealer: u64, seats: u64 },
     #[error("bad seed: {0}")]
     Seed(String),
-    #[error("deal {deal}: dealer is {got}, expected {expected} ((first_dealer + {deal}) mod seats)")]
-    Dealer { deal: usize, got: u64, expected: u64 },
+    #[error(
+        "deal {deal}: dealer is {got}, expected {expected} ((first_dealer + {deal}) mod seats)"
+    )]
+    Dealer {
+        deal: usize,
+        got: u64,
+        expected: u64,
+    },
     #[error("deal {deal}: deck is not a permutation of the {pack_len}-card pack: {why}")]
-    Deck { deal: usize, pack_len: usize, why: String },
-    #[error("deal {deal}: deck differs from the seed's deck (first difference at position {position}: {got} instead of {expected})")]
+    Deck {
+        deal: usize,
+        pack_len: usize,
+        why: String,
+    },
+    #[error(
+        "deal {deal}: deck differs from the seed's deck (first difference at position {position}: {got} instead of {expected})"
+    )]
     DeckNotSeed {
         deal: usize,
         position: usize,
@@ -123,14 +137,19 @@ pub enum RecordError {
     NoDeck { deal: usize },
     #[error("deal {deal} is listed after the match ended")]
     DealAfterEnd { deal: usize },
-    #[error("deal {deal} is listed but deal {unfinished} is not finished after its {actions} actions")]
+    #[error(
+        "deal {deal} is listed but deal {unfinished} is not finished after its {actions} actions"
+    )]
     DealUnfinished {
         deal: usize,
         unfinished: usize,
         actions: usize,
     },
     #[error("stored balances {stored:?} differ from the replay's {replayed:?}")]
-    Balances { stored: Vec<i64>, replayed: Vec<i64> },
+    Balances {
+        stored: Vec<i64>,
+        replayed: Vec<i64>,
+    },
 }
 
 /// Why a replay stopped.
@@ -177,7 +196,8 @@ impl Record {
     /// Parses and checks a record (everything but the actions and the stored balances, which
     /// only a [`replay`] can check).
     pub fn from_json(text: &str) -> Result<Record, RecordError> {
-        let value: Value = serde_json::from_str(text).map_err(|e| RecordError::Json(e.to_string()))?;
+        let value: Value =
+            serde_json::from_str(text).map_err(|e| RecordError::Json(e.to_string()))?;
         Record::from_value(value)
     }
 
@@ -190,7 +210,11 @@ impl Record {
                 match f.as_str() {
                     Some(FORMAT) => {}
                     Some(other) => return Err(RecordError::Format(other.to_string())),
-                    None => return Err(RecordError::Structure(format!("format must be a string, got {f}"))),
+                    None => {
+                        return Err(RecordError::Structure(format!(
+                            "format must be a string, got {f}"
+                        )));
+                    }
                 }
             }
             if let Some(v) = m.get("rules_version").and_then(Value::as_u64)
@@ -219,7 +243,12 @@ impl Record {
         let seats = u8::try_from(json.seats)
             .ok()
             .filter(|&n| n <= crate::MAX_SEATS as u8)
-            .ok_or_else(|| RecordError::Seats(format!("{} seats is not a seat count of {ruleset}", json.seats)))?;
+            .ok_or_else(|| {
+                RecordError::Seats(format!(
+                    "{} seats is not a seat count of {ruleset}",
+                    json.seats
+                ))
+            })?;
         let config = config_from_json(ruleset, seats, &json.config).map_err(|e| match e {
             crate::ConfigError::Seats { .. } => RecordError::Seats(e.to_string()),
             e => RecordError::Config(e.to_string()),
@@ -232,7 +261,10 @@ impl Record {
         }
         let first_dealer = Seat(json.first_dealer as u8);
         let seed = match &json.seed {
-            Some(s) => Some(s.parse::<Seed>().map_err(|e| RecordError::Seed(e.to_string()))?),
+            Some(s) => Some(
+                s.parse::<Seed>()
+                    .map_err(|e| RecordError::Seed(e.to_string()))?,
+            ),
             None => None,
         };
         let pack = pack(ruleset, &config, seats);
@@ -413,9 +445,17 @@ impl Record {
                 out.push_str(if k == 0 { "\n" } else { ",\n" });
                 out.push_str(&format!("       {}", compact(a)));
             }
-            out.push_str(if d.actions.is_empty() { "]}" } else { "\n     ]}" });
+            out.push_str(if d.actions.is_empty() {
+                "]}"
+            } else {
+                "\n     ]}"
+            });
         }
-        out.push_str(if j.deals.is_empty() { "]\n}" } else { "\n  ]\n}" });
+        out.push_str(if j.deals.is_empty() {
+            "]\n}"
+        } else {
+            "\n  ]\n}"
+        });
         out
     }
 }
@@ -432,28 +472,37 @@ mod structure {
     }
 
     fn object<'a>(v: &'a Value, path: &str) -> Result<&'a Map<String, Value>, RecordError> {
-        v.as_object().ok_or_else(|| err(format!("{path} must be an object, got {v}")))
+        v.as_object()
+            .ok_or_else(|| err(format!("{path} must be an object, got {v}")))
     }
 
     fn get<'a>(m: &'a Map<String, Value>, key: &str, path: &str) -> Result<&'a Value, RecordError> {
-        m.get(key).ok_or_else(|| err(format!("missing field {path}{key}")))
+        m.get(key)
+            .ok_or_else(|| err(format!("missing field {path}{key}")))
     }
 
     fn uint(v: &Value, path: &str) -> Result<u64, RecordError> {
-        v.as_u64().ok_or_else(|| err(format!("{path} must be a non-negative integer, got {v}")))
+        v.as_u64()
+            .ok_or_else(|| err(format!("{path} must be a non-negative integer, got {v}")))
     }
 
     fn string(v: &Value, path: &str) -> Result<String, RecordError> {
-        v.as_str().map(str::to_string).ok_or_else(|| err(format!("{path} must be a string, got {v}")))
+        v.as_str()
+            .map(str::to_string)
+            .ok_or_else(|| err(format!("{path} must be a string, got {v}")))
     }
 
     fn array<'a>(v: &'a Value, path: &str) -> Result<&'a Vec<Value>, RecordError> {
-        v.as_array().ok_or_else(|| err(format!("{path} must be an array, got {v}")))
+        v.as_array()
+            .ok_or_else(|| err(format!("{path} must be an array, got {v}")))
     }
 
     fn only(m: &Map<String, Value>, allowed: &[&str], path: &str) -> Result<(), RecordError> {
         match m.keys().find(|k| !allowed.contains(&k.as_str())) {
-            Some(k) => Err(err(format!("unknown field {path}{k} (allowed: {})", allowed.join(", ")))),
+            Some(k) => Err(err(format!(
+                "unknown field {path}{k} (allowed: {})",
+                allowed.join(", ")
+            ))),
             None => Ok(()),
         }
     }
@@ -462,7 +511,17 @@ mod structure {
         let m = object(v, "the record")?;
         only(
             m,
-            &["format", "ruleset", "rules_version", "config", "seats", "first_dealer", "seed", "deals", "balances"],
+            &[
+                "format",
+                "ruleset",
+                "rules_version",
+                "config",
+                "seats",
+                "first_dealer",
+                "seed",
+                "deals",
+                "balances",
+            ],
             "",
         )?;
         let config = match m.get("config") {
@@ -478,7 +537,11 @@ mod structure {
                 array(b, "balances")?
                     .iter()
                     .enumerate()
-                    .map(|(i, x)| x.as_i64().ok_or_else(|| err(format!("balances[{i}] must be an integer, got {x}"))))
+                    .map(|(i, x)| {
+                        x.as_i64().ok_or_else(|| {
+                            err(format!("balances[{i}] must be an integer, got {x}"))
+                        })
+                    })
                     .collect::<Result<Vec<i64>, _>>()?,
             ),
             None => None,
@@ -499,15 +562,26 @@ mod structure {
                 None => None,
             };
             let mut actions = Vec::new();
-            for (j, a) in array(get(dm, "actions", &format!("{p}."))?, &format!("{p}.actions"))?.iter().enumerate() {
+            for (j, a) in array(
+                get(dm, "actions", &format!("{p}."))?,
+                &format!("{p}.actions"),
+            )?
+            .iter()
+            .enumerate()
+            {
                 let ap = format!("{p}.actions[{j}]");
                 let am = object(a, &ap)?;
                 only(am, &["seat", "action", "auto"], &format!("{ap}."))?;
                 actions.push(RecordAction {
                     seat: uint(get(am, "seat", &format!("{ap}."))?, &format!("{ap}.seat"))?,
-                    action: string(get(am, "action", &format!("{ap}."))?, &format!("{ap}.action"))?,
+                    action: string(
+                        get(am, "action", &format!("{ap}."))?,
+                        &format!("{ap}.action"),
+                    )?,
                     auto: match am.get("auto") {
-                        Some(b) => b.as_bool().ok_or_else(|| err(format!("{ap}.auto must be true or false, got {b}")))?,
+                        Some(b) => b.as_bool().ok_or_else(|| {
+                            err(format!("{ap}.auto must be true or false, got {b}"))
+                        })?,
                         None => false,
                     },
                 });
@@ -548,7 +622,9 @@ fn parse_deck(pack: &[Card], given: &[String], deal: usize) -> Result<Vec<Card>,
     let want: crate::CardSet = pack.iter().copied().collect();
     let mut seen = crate::CardSet::EMPTY;
     for t in given {
-        let c: Card = t.parse().map_err(|e: crate::ParseCardError| err(e.to_string()))?;
+        let c: Card = t
+            .parse()
+            .map_err(|e: crate::ParseCardError| err(e.to_string()))?;
         if !want.contains(c) {
             return Err(err(format!("{c} is not in the pack")));
         }
@@ -560,7 +636,10 @@ fn parse_deck(pack: &[Card], given: &[String], deal: usize) -> Result<Vec<Card>,
     }
     if deck.len() != pack.len() {
         let missing: crate::CardSet = want.minus(seen);
-        return Err(err(format!("it has {} cards, missing {missing}", deck.len())));
+        return Err(err(format!(
+            "it has {} cards, missing {missing}",
+            deck.len()
+        )));
     }
     Ok(deck)
 }
@@ -593,7 +672,10 @@ pub fn replay(record: &Record) -> Result<Game, ReplayError> {
             if game.is_over() || game.deal_index() as usize != i {
                 return Err(illegal(format!("deal {i} has ended")));
             }
-            let action: Action = a.action.parse().map_err(|e: crate::ParseActionError| illegal(e.to_string()))?;
+            let action: Action = a
+                .action
+                .parse()
+                .map_err(|e: crate::ParseActionError| illegal(e.to_string()))?;
             let seat = u8::try_from(a.seat)
                 .ok()
                 .filter(|&s| s < record.seats)
@@ -623,8 +705,14 @@ fn setup_error(e: SetupError) -> ReplayError {
     ReplayError::Malformed(match e {
         SetupError::Config(crate::ConfigError::Seats { .. }) => RecordError::Seats(e.to_string()),
         SetupError::Config(c) => RecordError::Config(c.to_string()),
-        SetupError::FirstDealer(d) => RecordError::Structure(format!("first_dealer {d} is not a seat")),
-        SetupError::Deck { deal, pack_len, why } => RecordError::Deck {
+        SetupError::FirstDealer(d) => {
+            RecordError::Structure(format!("first_dealer {d} is not a seat"))
+        }
+        SetupError::Deck {
+            deal,
+            pack_len,
+            why,
+        } => RecordError::Deck {
             deal: deal as usize,
             pack_len,
             why,
@@ -706,12 +794,18 @@ mod tests {
     #[test]
     fn compact_and_pretty_forms_read_back_the_same() {
         let mut g = seeded(RulesetId::Bete, 5);
-        Bots::new(&[Policy::Heuristic, Policy::Random], 5, &Seed([9; 32])).play(&mut g, Some(3)).unwrap();
+        Bots::new(&[Policy::Heuristic, Policy::Random], 5, &Seed([9; 32]))
+            .play(&mut g, Some(3))
+            .unwrap();
         let mut rec = Record::from_game(&g);
         let a = Record::from_json(&rec.to_json()).unwrap();
         let b = Record::from_json(&rec.to_json_pretty()).unwrap();
         assert_eq!(a, b);
-        assert_eq!(a.json.deals.len(), 4, "three settled deals and the fourth just dealt");
+        assert_eq!(
+            a.json.deals.len(),
+            4,
+            "three settled deals and the fourth just dealt"
+        );
         rec.include_decks();
         let c = Record::from_json(&rec.to_json_pretty()).unwrap();
         assert_eq!(c.decks, a.decks);
@@ -724,7 +818,9 @@ mod tests {
         let g = seeded(RulesetId::Lanterlui, 3);
         let mut rec = Record::from_game(&g);
         rec.json.config.clear();
-        rec.json.config.insert("short_pack".into(), Value::Bool(true));
+        rec.json
+            .config
+            .insert("short_pack".into(), Value::Bool(true));
         let back = Record::from_json(&rec.to_json()).unwrap();
         assert!(back.config.short_pack);
         assert_eq!(back.config.rounds, 2);
@@ -737,10 +833,16 @@ mod tests {
         let mut v: Value = serde_json::from_str(&Record::from_game(&g).to_json()).unwrap();
         v["deals"][0]["actions"] = serde_json::json!([{"seat": 0, "action": 5}]);
         let e = Record::from_value(v.clone()).unwrap_err().to_string();
-        assert!(e.contains("deals[0].actions[0].action must be a string"), "{e}");
+        assert!(
+            e.contains("deals[0].actions[0].action must be a string"),
+            "{e}"
+        );
         v["deals"][0]["actions"] = serde_json::json!([{"seat": -1, "action": "card KS"}]);
         let e = Record::from_value(v.clone()).unwrap_err().to_string();
-        assert!(e.contains("deals[0].actions[0].seat must be a non-negative integer"), "{e}");
+        assert!(
+            e.contains("deals[0].actions[0].seat must be a non-negative integer"),
+            "{e}"
+        );
         v["deals"][0]["actions"] = serde_json::json!([{"seat": 0, "action": "card KS", "when": 3}]);
         let e = Record::from_value(v.clone()).unwrap_err().to_string();
         assert!(e.contains("unknown field deals[0].actions[0].when"), "{e}");
@@ -748,7 +850,10 @@ mod tests {
         v["seed"] = Value::String("xyz".into());
         let e = Record::from_value(v).unwrap_err().to_string();
         assert!(e.contains("bad seed") && e.contains("xyz"), "{e}");
-        assert!(matches!(Record::from_json("[1, 2]"), Err(RecordError::Structure(_))));
+        assert!(matches!(
+            Record::from_json("[1, 2]"),
+            Err(RecordError::Structure(_))
+        ));
     }
 
     #[test]
@@ -759,8 +864,14 @@ mod tests {
             seat: 3,
             reason: "must follow suit: hearts were led".into(),
         };
-        assert_eq!(e.to_string(), "illegal action at deal 2, action 7 (seat 3): must follow suit: hearts were led");
+        assert_eq!(
+            e.to_string(),
+            "illegal action at deal 2, action 7 (seat 3): must follow suit: hearts were led"
+        );
         assert_eq!(e.exit_code(), 1);
-        assert_eq!(ReplayError::Malformed(RecordError::RulesVersion(9)).exit_code(), 2);
+        assert_eq!(
+            ReplayError::Malformed(RecordError::RulesVersion(9)).exit_code(),
+            2
+        );
     }
 }

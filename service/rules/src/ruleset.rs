@@ -81,7 +81,9 @@ impl fmt::Display for RulesetId {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
-#[error("unknown ruleset {0:?} (expected one of bete, bete-ace-high, beast, beste-boer, lanterlui, bester-bube)")]
+#[error(
+    "unknown ruleset {0:?} (expected one of bete, bete-ace-high, beast, beste-boer, lanterlui, bester-bube)"
+)]
 pub struct ParseRulesetError(pub String);
 
 impl FromStr for RulesetId {

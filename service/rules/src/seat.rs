@@ -3,7 +3,19 @@
 use std::fmt;
 
 /// A seat at the table. Seat `i + 1 (mod n)` acts after seat `i`, whatever the direction of play.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Copy,
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 #[serde(transparent)]
 pub struct Seat(pub u8);
 

@@ -99,7 +99,10 @@ mod tests {
     }
 
     fn deck_str(d: &[Card]) -> String {
-        d.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ")
+        d.iter()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 
     #[test]

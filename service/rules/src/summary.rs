@@ -94,7 +94,10 @@ impl SummaryLog {
                         .collect(),
                     betes: betes
                         .iter()
-                        .map(|&(seat, amount)| BeteMade { seat: seat.0, amount })
+                        .map(|&(seat, amount)| BeteMade {
+                            seat: seat.0,
+                            amount,
+                        })
                         .collect(),
                     net: h.net[..n].to_vec(),
                 }

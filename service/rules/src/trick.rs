@@ -145,12 +145,16 @@ impl Trick {
             if card.suit() != led {
                 ActionError::MustFollowSuit(format!("{card} does not follow {led}"))
             } else {
-                ActionError::MustHead(format!("{card} does not head the highest {led} in the trick"))
+                ActionError::MustHead(format!(
+                    "{card} does not head the highest {led} in the trick"
+                ))
             }
         } else if !self.trumped {
             ActionError::MustTrump(format!("void in {led}, {card} is not a trump ({trump})"))
         } else {
-            ActionError::MustOvertrump(format!("{card} does not beat the highest trump in the trick"))
+            ActionError::MustOvertrump(format!(
+                "{card} does not beat the highest trump in the trick"
+            ))
         }
     }
 

@@ -73,7 +73,8 @@ fn play(ruleset: RulesetId, seats: u8, matches: u64) -> Counts {
             let before = game.clone();
             events.clear();
             let region = Region::new(GLOBAL);
-            game.apply_into(seat, action, &mut events).expect("legal action");
+            game.apply_into(seat, action, &mut events)
+                .expect("legal action");
             let mut allocs = region.change().allocations as u64;
             // The allocator is global: another thread of the test harness may allocate while
             // we count. Re-measure the same step on copies and keep the least.
@@ -84,7 +85,9 @@ fn play(ruleset: RulesetId, seats: u8, matches: u64) -> Counts {
                 let mut again = before.clone();
                 events.clear();
                 let region = Region::new(GLOBAL);
-                again.apply_into(seat, action, &mut events).expect("legal action");
+                again
+                    .apply_into(seat, action, &mut events)
+                    .expect("legal action");
                 allocs = allocs.min(region.change().allocations as u64);
             }
             // Dropping the events (private parts, reveal) is the caller's business.
@@ -133,10 +136,22 @@ fn hot_path_does_not_allocate() {
             c.ending_allocs as f64 / c.deals.max(1) as f64,
         );
         assert!(c.deals > 0 && c.cards > 0);
-        assert_eq!(c.legal_allocs, 0, "{ruleset}/{seats}: legal_actions_into allocated");
-        assert_eq!(c.card_allocs, 0, "{ruleset}/{seats}: playing a card allocated");
-        assert_eq!(c.other_allocs, 0, "{ruleset}/{seats}: a mid-deal action allocated: {c:?}");
+        assert_eq!(
+            c.legal_allocs, 0,
+            "{ruleset}/{seats}: legal_actions_into allocated"
+        );
+        assert_eq!(
+            c.card_allocs, 0,
+            "{ruleset}/{seats}: playing a card allocated"
+        );
+        assert_eq!(
+            c.other_allocs, 0,
+            "{ruleset}/{seats}: a mid-deal action allocated: {c:?}"
+        );
         let per_deal = c.ending_allocs as f64 / c.deals as f64;
-        assert!(per_deal <= 12.0, "{ruleset}/{seats}: {per_deal:.1} allocations per deal-ending action");
+        assert!(
+            per_deal <= 12.0,
+            "{ruleset}/{seats}: {per_deal:.1} allocations per deal-ending action"
+        );
     }
 }

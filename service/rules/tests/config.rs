@@ -19,10 +19,19 @@ fn defaults_match_section_10() {
     assert_eq!(c.max_extra_deals, 10);
     assert_eq!(c.contre, ContreRule::ModelA);
     assert_eq!(Config::defaults(RulesetId::Beast, 3).max_extra_deals, 6);
-    assert_eq!(Config::defaults(RulesetId::Lanterlui, 4).bete_growth, BeteGrowth::Pot);
-    assert_eq!(Config::defaults(RulesetId::BesteBoer, 4).bete_growth, BeteGrowth::Plus5);
+    assert_eq!(
+        Config::defaults(RulesetId::Lanterlui, 4).bete_growth,
+        BeteGrowth::Pot
+    );
+    assert_eq!(
+        Config::defaults(RulesetId::BesteBoer, 4).bete_growth,
+        BeteGrowth::Plus5
+    );
     // Empty JSON gives the defaults.
-    assert_eq!(Config::from_json(RulesetId::Bete, 5, &Map::new()).unwrap(), c);
+    assert_eq!(
+        Config::from_json(RulesetId::Bete, 5, &Map::new()).unwrap(),
+        c
+    );
 }
 
 #[test]
@@ -52,8 +61,10 @@ fn valid_values_are_read() {
     let c = Config::from_json(
         RulesetId::BeteAceHigh,
         4,
-        &obj(json!({"fiche_value": 10, "ante_rule": "literal", "deal_pattern": "2+1+2",
-                    "contre": "disabled", "max_curieuse": 3, "rounds": 1, "max_extra_deals": 0})),
+        &obj(
+            json!({"fiche_value": 10, "ante_rule": "literal", "deal_pattern": "2+1+2",
+                    "contre": "disabled", "max_curieuse": 3, "rounds": 1, "max_extra_deals": 0}),
+        ),
     )
     .unwrap();
     assert_eq!(c.fiche_value, 10);
@@ -69,10 +80,22 @@ fn key_of_another_ruleset_is_an_error_naming_it() {
     let e = Config::from_json(RulesetId::Beast, 4, &obj(json!({"fiche_value": 5}))).unwrap_err();
     assert!(matches!(&e, ConfigError::UnknownKey { key, .. } if key == "fiche_value"));
     let msg = e.to_string();
-    assert!(msg.contains("fiche_value") && msg.contains("deal_pattern"), "{msg}");
+    assert!(
+        msg.contains("fiche_value") && msg.contains("deal_pattern"),
+        "{msg}"
+    );
     assert!(Config::from_json(RulesetId::Bete, 4, &obj(json!({"bete_growth": "pot"}))).is_err());
-    assert!(Config::from_json(RulesetId::BesteBoer, 4, &obj(json!({"follow_suit": true}))).is_err());
-    assert!(Config::from_json(RulesetId::Beast, 4, &obj(json!({"enforce_legality": "strict"}))).is_err());
+    assert!(
+        Config::from_json(RulesetId::BesteBoer, 4, &obj(json!({"follow_suit": true}))).is_err()
+    );
+    assert!(
+        Config::from_json(
+            RulesetId::Beast,
+            4,
+            &obj(json!({"enforce_legality": "strict"}))
+        )
+        .is_err()
+    );
     assert!(Config::from_json(RulesetId::Bete, 4, &obj(json!({"bete.fiche_value": 5}))).is_err());
 }
 
@@ -80,7 +103,10 @@ fn key_of_another_ruleset_is_an_error_naming_it() {
 fn informative_rows_are_errors() {
     for k in ["deck", "top_pot", "direction"] {
         let e = Config::from_json(RulesetId::BeteAceHigh, 5, &obj(json!({k: "x"}))).unwrap_err();
-        assert!(matches!(&e, ConfigError::Informative { key, .. } if key == k), "{k}: {e}");
+        assert!(
+            matches!(&e, ConfigError::Informative { key, .. } if key == k),
+            "{k}: {e}"
+        );
     }
 }
 
@@ -89,14 +115,38 @@ fn wrong_type_or_value_names_the_allowed_values() {
     let cases: &[(RulesetId, Value, &str)] = &[
         (RulesetId::Bete, json!({"fiche_value": 7}), "5, 10"),
         (RulesetId::Bete, json!({"fiche_value": "5"}), "5, 10"),
-        (RulesetId::Bete, json!({"win_rule": "Strict"}), "\"strict\", \"plurality\""),
-        (RulesetId::Bete, json!({"must_head_in_suit": "true"}), "true, false"),
+        (
+            RulesetId::Bete,
+            json!({"win_rule": "Strict"}),
+            "\"strict\", \"plurality\"",
+        ),
+        (
+            RulesetId::Bete,
+            json!({"must_head_in_suit": "true"}),
+            "true, false",
+        ),
         (RulesetId::Bete, json!({"max_curieuse": 4}), "0, 1, 2, 3"),
-        (RulesetId::Bete, json!({"contre": "model_a"}), "\"model_A\", \"disabled\""),
-        (RulesetId::Beast, json!({"deal_pattern": "2+2+1"}), "\"3+2\", \"2+3\""),
-        (RulesetId::Lanterlui, json!({"bete_growth": "plus5_per_bete"}), "\"pot\", \"plus5\""),
+        (
+            RulesetId::Bete,
+            json!({"contre": "model_a"}),
+            "\"model_A\", \"disabled\"",
+        ),
+        (
+            RulesetId::Beast,
+            json!({"deal_pattern": "2+2+1"}),
+            "\"3+2\", \"2+3\"",
+        ),
+        (
+            RulesetId::Lanterlui,
+            json!({"bete_growth": "plus5_per_bete"}),
+            "\"pot\", \"plus5\"",
+        ),
         (RulesetId::Lanterlui, json!({"muss_max_pot": 15}), "5, 10"),
-        (RulesetId::BesterBube, json!({"per_trick": 1}), "\"fifth\", \"one\""),
+        (
+            RulesetId::BesterBube,
+            json!({"per_trick": 1}),
+            "\"fifth\", \"one\"",
+        ),
         (RulesetId::Bete, json!({"rounds": 0}), "1 or more"),
         (RulesetId::Bete, json!({"rounds": 1.5}), "1 or more"),
         (RulesetId::Bete, json!({"max_extra_deals": -1}), "0 or more"),
@@ -105,7 +155,9 @@ fn wrong_type_or_value_names_the_allowed_values() {
         let e = Config::from_json(*r, 4, &obj(v.clone())).unwrap_err();
         let key = v.as_object().unwrap().keys().next().unwrap().clone();
         match &e {
-            ConfigError::BadValue { key: k, allowed: a, .. } => {
+            ConfigError::BadValue {
+                key: k, allowed: a, ..
+            } => {
                 assert_eq!(k, &key);
                 assert!(a.contains(allowed), "{e}");
             }
@@ -120,7 +172,10 @@ fn seat_counts() {
     let none = Map::new();
     assert!(Config::from_json(RulesetId::Bete, 3, &none).is_ok());
     assert!(Config::from_json(RulesetId::Bete, 7, &none).is_ok());
-    assert!(matches!(Config::from_json(RulesetId::Bete, 8, &none), Err(ConfigError::Seats { .. })));
+    assert!(matches!(
+        Config::from_json(RulesetId::Bete, 8, &none),
+        Err(ConfigError::Seats { .. })
+    ));
     let e = Config::from_json(RulesetId::Bete, 2, &none).unwrap_err();
     assert!(e.to_string().contains("two_players"), "{e}");
     let two = obj(json!({"two_players": true}));
@@ -139,8 +194,13 @@ fn pairs_read_json_or_plain_strings() {
     let c = Config::from_pairs(
         RulesetId::Bete,
         5,
-        &[p("fiche_value", "10"), p("win_rule", "plurality"), p("deal_pattern", "2+3"),
-          p("queue_order", "\"largest_first\""), p("must_head_in_suit", "false")],
+        &[
+            p("fiche_value", "10"),
+            p("win_rule", "plurality"),
+            p("deal_pattern", "2+3"),
+            p("queue_order", "\"largest_first\""),
+            p("must_head_in_suit", "false"),
+        ],
     )
     .unwrap();
     assert_eq!(c.fiche_value, 10);

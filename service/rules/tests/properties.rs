@@ -17,8 +17,8 @@ use bete_rules::event::Event;
 use bete_rules::record::{Record, replay_json};
 use bete_rules::view::PlayedCard;
 use bete_rules::{
-    Action, Card, CardSet, Config, Decks, Game, PrivateEvent, PublicEvent, RulesetId, Seat, Seed, Setup, View,
-    Viewer, pack,
+    Action, Card, CardSet, Config, Decks, Game, PrivateEvent, PublicEvent, RulesetId, Seat, Seed,
+    Setup, View, Viewer, pack,
 };
 use proptest::prelude::*;
 use rand_chacha::ChaCha8Rng;
@@ -84,41 +84,43 @@ fn table_strategy() -> impl Strategy<Value = Table> {
         any::<u8>(),
         any::<u64>(),
     )
-        .prop_map(|(ri, seat_pick, alt_bits, seed, dealer_pick, bots, play_seed)| {
-            let ruleset = RulesetId::ALL[ri];
-            let (lo, hi) = ruleset.seat_range();
-            let mut pairs: Vec<(String, String)> = vec![
-                ("rounds".into(), "1".into()),
-                ("max_extra_deals".into(), "2".into()),
-            ];
-            for (i, (k, v)) in alternatives(ruleset).iter().enumerate() {
-                // Each alternative is on with probability 1/4, so most configs stay close to
-                // the defaults while every combination can occur.
-                if (alt_bits >> (i % 8 * 2)) & 3 == 0 || (i >= 8 && (alt_bits >> 15) & 1 == 1) {
-                    pairs.push((k.to_string(), v.to_string()));
+        .prop_map(
+            |(ri, seat_pick, alt_bits, seed, dealer_pick, bots, play_seed)| {
+                let ruleset = RulesetId::ALL[ri];
+                let (lo, hi) = ruleset.seat_range();
+                let mut pairs: Vec<(String, String)> = vec![
+                    ("rounds".into(), "1".into()),
+                    ("max_extra_deals".into(), "2".into()),
+                ];
+                for (i, (k, v)) in alternatives(ruleset).iter().enumerate() {
+                    // Each alternative is on with probability 1/4, so most configs stay close to
+                    // the defaults while every combination can occur.
+                    if (alt_bits >> (i % 8 * 2)) & 3 == 0 || (i >= 8 && (alt_bits >> 15) & 1 == 1) {
+                        pairs.push((k.to_string(), v.to_string()));
+                    }
                 }
-            }
-            // Bête's two-seat game (B1, A7) joins the seat counts 3..=7.
-            let two = ruleset.is_bete_family() && seat_pick % 8 == 0;
-            let seats = if two {
-                pairs.push(("two_players".into(), "true".into()));
-                2
-            } else {
-                lo + seat_pick % (hi - lo + 1)
-            };
-            let config = Config::from_pairs(ruleset, seats, &pairs).expect("valid config");
-            Table {
-                setup: Setup {
-                    ruleset,
-                    config,
-                    seats,
-                    first_dealer: Seat(dealer_pick % seats),
-                    decks: Decks::Seed(Seed(seed)),
-                },
-                heuristic: (0..seats).map(|i| bots >> (i % 8) & 1 == 1).collect(),
-                play_seed,
-            }
-        })
+                // Bête's two-seat game (B1, A7) joins the seat counts 3..=7.
+                let two = ruleset.is_bete_family() && seat_pick % 8 == 0;
+                let seats = if two {
+                    pairs.push(("two_players".into(), "true".into()));
+                    2
+                } else {
+                    lo + seat_pick % (hi - lo + 1)
+                };
+                let config = Config::from_pairs(ruleset, seats, &pairs).expect("valid config");
+                Table {
+                    setup: Setup {
+                        ruleset,
+                        config,
+                        seats,
+                        first_dealer: Seat(dealer_pick % seats),
+                        decks: Decks::Seed(Seed(seed)),
+                    },
+                    heuristic: (0..seats).map(|i| bots >> (i % 8) & 1 == 1).collect(),
+                    play_seed,
+                }
+            },
+        )
 }
 
 /// The players of a table: heuristic or uniformly random, each from its own view.
@@ -136,7 +138,9 @@ impl Players {
     }
 
     fn choose(&mut self, view: &View) -> Action {
-        let Viewer::Seat(s) = view.viewer else { unreachable!() };
+        let Viewer::Seat(s) = view.viewer else {
+            unreachable!()
+        };
         if self.heuristic[s.index()] {
             Policy::Heuristic.choose(view, &mut self.rng)
         } else {
@@ -156,7 +160,9 @@ struct Snapshot {
 }
 
 fn snapshot(g: &Game) -> Snapshot {
-    let mut views: Vec<View> = (0..g.seats()).map(|s| g.view(Viewer::Seat(Seat(s)))).collect();
+    let mut views: Vec<View> = (0..g.seats())
+        .map(|s| g.view(Viewer::Seat(Seat(s))))
+        .collect();
     views.push(g.view(Viewer::Spectator));
     Snapshot {
         views,
@@ -192,7 +198,12 @@ fn candidates(g: &Game, seat: Seat, legal: &[Action], rng: &mut ChaCha8Rng) -> V
             v.push(Action::Card(c));
         }
     }
-    v.extend(legal.iter().copied().filter(|a| matches!(a, Action::Exchange(_))));
+    v.extend(
+        legal
+            .iter()
+            .copied()
+            .filter(|a| matches!(a, Action::Exchange(_))),
+    );
     let hand = g.view(Viewer::Seat(seat)).hand.unwrap_or_default();
     let hand_cards: Vec<Card> = hand.iter().collect();
     for _ in 0..6 {
@@ -225,7 +236,9 @@ impl Hands {
                 let h = &mut self.0[s.index()];
                 match p {
                     PrivateEvent::Hand(cards) => *h = *cards,
-                    PrivateEvent::Exchange { set_aside, drawn } => *h = h.minus(*set_aside).union(*drawn),
+                    PrivateEvent::Exchange { set_aside, drawn } => {
+                        *h = h.minus(*set_aside).union(*drawn)
+                    }
                     PrivateEvent::Discarded(c) => h.remove(*c),
                     PrivateEvent::HiddenCard(c) => h.remove(*c),
                 }
@@ -280,7 +293,12 @@ fn check_views(g: &Game, hands: &Hands) -> Result<(), TestCaseError> {
     prop_assert!(spectator.legal_actions.is_empty());
     let over = g.is_over();
     for st in &spectator.seat_states {
-        prop_assert!(!leaks_secret_of(st.last_spoke), "spectator sees {:?} of seat {}", st.last_spoke, st.seat);
+        prop_assert!(
+            !leaks_secret_of(st.last_spoke),
+            "spectator sees {:?} of seat {}",
+            st.last_spoke,
+            st.seat
+        );
     }
     if !over {
         for t in &spectator.tricks {
@@ -297,10 +315,19 @@ fn check_views(g: &Game, hands: &Hands) -> Result<(), TestCaseError> {
         let me = Seat(i);
         let view = g.view(Viewer::Seat(me));
         if !over {
-            prop_assert_eq!(view.hand, Some(hands.0[me.index()]), "seat {} sees a hand that is not its own", me);
+            prop_assert_eq!(
+                view.hand,
+                Some(hands.0[me.index()]),
+                "seat {} sees a hand that is not its own",
+                me
+            );
         }
         if g.to_act() != Some(me) {
-            prop_assert!(view.legal_actions.is_empty(), "seat {} has legal actions out of turn", me);
+            prop_assert!(
+                view.legal_actions.is_empty(),
+                "seat {} has legal actions out of turn",
+                me
+            );
         }
         for st in &view.seat_states {
             if st.seat != me {
@@ -337,7 +364,13 @@ fn check_views(g: &Game, hands: &Hands) -> Result<(), TestCaseError> {
 
 fn conserved(g: &Game) -> Result<(), TestCaseError> {
     let sum: i64 = g.balances().iter().sum();
-    prop_assert_eq!(sum + g.on_table(), 0, "balances {:?} + on_table {}", g.balances(), g.on_table());
+    prop_assert_eq!(
+        sum + g.on_table(),
+        0,
+        "balances {:?} + on_table {}",
+        g.balances(),
+        g.on_table()
+    );
     if g.is_over() {
         prop_assert_eq!(g.on_table(), 0);
     }
@@ -362,7 +395,11 @@ fn play(
         steps += 1;
         prop_assert!(steps < 20_000, "match does not end");
     }
-    prop_assert!(g.is_over(), "no seat to act but the match is not over: {:?}", g.phase());
+    prop_assert!(
+        g.is_over(),
+        "no seat to act but the match is not over: {:?}",
+        g.phase()
+    );
     Ok(g)
 }
 
@@ -503,7 +540,11 @@ fn seeded_match_uses_the_documented_shuffle() {
 fn every_ruleset_and_seat_count_once() {
     for ruleset in RulesetId::ALL {
         let (lo, hi) = ruleset.seat_range();
-        let two = if ruleset.is_bete_family() { Some(2) } else { None };
+        let two = if ruleset.is_bete_family() {
+            Some(2)
+        } else {
+            None
+        };
         for seats in two.into_iter().chain(lo..=hi) {
             let mut pairs = vec![("rounds".to_string(), "1".to_string())];
             if seats == 2 {
@@ -527,7 +568,8 @@ fn every_ruleset_and_seat_count_once() {
                 check_views(g, &hands)
             })
             .unwrap_or_else(|e| panic!("{ruleset}/{seats}: {e}"));
-            let r = replay_json(&Record::from_game(&g).to_json()).unwrap_or_else(|e| panic!("{ruleset}/{seats}: {e}"));
+            let r = replay_json(&Record::from_game(&g).to_json())
+                .unwrap_or_else(|e| panic!("{ruleset}/{seats}: {e}"));
             assert_eq!(snapshot(&r), snapshot(&g), "{ruleset}/{seats}");
         }
     }

@@ -18,18 +18,38 @@ fn c(s: &str) -> Card {
 
 fn deck(cfg: &Config, seats: u8, dealer: u8, hands: &[&str], turn_up: &str) -> Vec<Card> {
     let hands: Vec<CardSet> = hands.iter().map(|h| cards(h)).collect();
-    stack_deck(&pack(R, cfg, seats), seats, Seat(dealer), cfg.deal_pattern, &hands, c(turn_up), &[])
+    stack_deck(
+        &pack(R, cfg, seats),
+        seats,
+        Seat(dealer),
+        cfg.deal_pattern,
+        &hands,
+        c(turn_up),
+        &[],
+    )
 }
 
 fn new_game(seats: u8, cfg: Config, decks: Vec<Vec<Card>>) -> (Game, Vec<Event>) {
-    Game::new(Setup { ruleset: R, config: cfg, seats, first_dealer: Seat(0), decks: Decks::Explicit(decks) }).unwrap()
+    Game::new(Setup {
+        ruleset: R,
+        config: cfg,
+        seats,
+        first_dealer: Seat(0),
+        decks: Decks::Explicit(decks),
+    })
+    .unwrap()
 }
 
 fn run(g: &mut Game, actions: &[&str]) -> Vec<Event> {
     let mut out = Vec::new();
     for a in actions {
-        let seat = g.to_act().unwrap_or_else(|| panic!("nobody to act before {a}"));
-        out.extend(g.apply(seat, a.parse().unwrap()).unwrap_or_else(|e| panic!("{a} by {seat}: {e}")));
+        let seat = g
+            .to_act()
+            .unwrap_or_else(|| panic!("nobody to act before {a}"));
+        out.extend(
+            g.apply(seat, a.parse().unwrap())
+                .unwrap_or_else(|e| panic!("{a} by {seat}: {e}")),
+        );
         let sum: i64 = g.balances().iter().sum();
         assert_eq!(sum + g.on_table(), 0);
     }
@@ -39,7 +59,11 @@ fn run(g: &mut Game, actions: &[&str]) -> Vec<Event> {
 fn heaps(events: &[Event]) -> (Option<Seat>, Option<Seat>, Option<Seat>, [i64; 7]) {
     for e in events {
         if let PublicEvent::DealSettled(s) = &e.public
-            && let DealResult::Heaps { king, play, triolet } = s.result
+            && let DealResult::Heaps {
+                king,
+                play,
+                triolet,
+            } = s.result
         {
             return (king, play, triolet, s.net);
         }
@@ -49,7 +73,13 @@ fn heaps(events: &[Event]) -> (Option<Seat>, Option<Seat>, Option<Seat>, [i64; 7
 
 // Three seats, dealer 0: eldest is seat 1. Trumps are hearts (turn-up 2H).
 fn three_seat_deck(cfg: &Config) -> Vec<Card> {
-    deck(cfg, 3, 0, &["KH 4S 4D 4C 2D", "AS KS QS JS TS", "AD KD QD JD 3C"], "2H")
+    deck(
+        cfg,
+        3,
+        0,
+        &["KH 4S 4D 4C 2D", "AS KS QS JS TS", "AD KD QD JD 3C"],
+        "2H",
+    )
 }
 
 #[test]
@@ -58,7 +88,10 @@ fn bs1_three_to_five_players() {
         assert!(Config::from_json(R, n, &Default::default()).is_ok());
     }
     for n in [2, 6, 7] {
-        assert!(matches!(Config::from_json(R, n, &Default::default()), Err(ConfigError::Seats { .. })));
+        assert!(matches!(
+            Config::from_json(R, n, &Default::default()),
+            Err(ConfigError::Seats { .. })
+        ));
     }
 }
 
@@ -67,10 +100,20 @@ fn bs2_full_pack_ecarte_ranking() {
     let cfg = Config::defaults(R, 3);
     assert_eq!(pack(R, &cfg, 3).len(), 52);
     // J beats A in Écarté order: seat 1 leads AS, seat 2 heads it with JS.
-    let d = deck(&cfg, 3, 0, &["2C 3C 4C 5C 6C", "AS 7D 8D 9D TD", "JS 7C 8C 9C TC"], "2H");
+    let d = deck(
+        &cfg,
+        3,
+        0,
+        &["2C 3C 4C 5C 6C", "AS 7D 8D 9D TD", "JS 7C 8C 9C TC"],
+        "2H",
+    );
     let (mut g, _) = new_game(3, cfg, vec![d]);
     let ev = run(&mut g, &["card AS", "card JS", "card 2C"]);
-    assert!(ev.iter().any(|e| e.public == PublicEvent::TrickWon { trick: 0, winner: Seat(2) }));
+    assert!(ev.iter().any(|e| e.public
+        == PublicEvent::TrickWon {
+            trick: 0,
+            winner: Seat(2)
+        }));
 }
 
 #[test]
@@ -96,7 +139,13 @@ fn bs3_three_heaps_staked_and_refilled_after_won() {
     assert_eq!(triolet, Some(Seat(0))); // three 4s
     assert_eq!(&net[..3], &[6, 0, 3]);
     // All three heaps were won: next deal (awaiting its deck) restocks all three.
-    let d2 = deck(&Config::defaults(R, 3), 3, 1, &["2S 3S 5S 6S 7S", "2C 3C 5C 6C 7C", "2D 3D 5D 6D 7D"], "8H");
+    let d2 = deck(
+        &Config::defaults(R, 3),
+        3,
+        1,
+        &["2S 3S 5S 6S 7S", "2C 3C 5C 6C 7C", "2D 3D 5D 6D 7D"],
+        "8H",
+    );
     g.provide_deck(d2).unwrap();
     assert_eq!(g.pools().heaps, [3, 3, 3]);
 }
@@ -106,12 +155,21 @@ fn bs4_deal_pattern_and_no_bidding() {
     let cfg = Config::from_json(R, 3, json!({"deal_pattern": "2+3"}).as_object().unwrap()).unwrap();
     let d = three_seat_deck(&cfg);
     let (g, _) = new_game(3, cfg, vec![d]);
-    assert_eq!(g.view(Viewer::Seat(Seat(0))).hand.unwrap(), cards("KH 4S 4D 4C 2D"));
+    assert_eq!(
+        g.view(Viewer::Seat(Seat(0))).hand.unwrap(),
+        cards("KH 4S 4D 4C 2D")
+    );
     // The first to act is eldest and must play a card: no bidding.
     assert_eq!(g.to_act(), Some(Seat(1)));
     let mut g2 = g.clone();
-    assert!(matches!(g2.apply(Seat(1), Action::Pass), Err(ActionError::WrongRuleset { .. })));
-    assert!(matches!(g2.apply(Seat(1), Action::Play), Err(ActionError::WrongRuleset { .. })));
+    assert!(matches!(
+        g2.apply(Seat(1), Action::Pass),
+        Err(ActionError::WrongRuleset { .. })
+    ));
+    assert!(matches!(
+        g2.apply(Seat(1), Action::Play),
+        Err(ActionError::WrongRuleset { .. })
+    ));
     assert_eq!(g.legal_actions(Seat(1)).len(), 5);
     assert_eq!(g.view(Viewer::Seat(Seat(1))).talon_len, 52 - 16);
 }
@@ -120,7 +178,18 @@ fn bs4_deal_pattern_and_no_bidding() {
 fn bs5_follow_trump_overtrump_no_heading() {
     let cfg = Config::defaults(R, 4);
     // Dealer 0; eldest 1. Trumps hearts.
-    let d = deck(&cfg, 4, 0, &["9S 2H 3D 4D 5D", "TS 3S 6D 7D 8D", "KS 2S 6C 7C 8C", "5H 9H 2C 3C 4C"], "AH");
+    let d = deck(
+        &cfg,
+        4,
+        0,
+        &[
+            "9S 2H 3D 4D 5D",
+            "TS 3S 6D 7D 8D",
+            "KS 2S 6C 7C 8C",
+            "5H 9H 2C 3C 4C",
+        ],
+        "AH",
+    );
     let (mut g, _) = new_game(4, cfg, vec![d]);
     run(&mut g, &["card TS"]);
     // Seat 2 holds KS and 2S: no duty to head, either spade is legal.
@@ -128,10 +197,16 @@ fn bs5_follow_trump_overtrump_no_heading() {
     assert_eq!(legal.len(), 2);
     assert!(legal.contains(&Action::Card(c("2S"))));
     let mut h = g.clone();
-    assert!(matches!(h.apply(Seat(2), Action::Card(c("6C"))), Err(ActionError::MustFollowSuit(_))));
+    assert!(matches!(
+        h.apply(Seat(2), Action::Card(c("6C"))),
+        Err(ActionError::MustFollowSuit(_))
+    ));
     run(&mut g, &["card 2S"]);
     // Seat 3 is void in spades: must trump (5H or 9H), not discard.
-    assert!(matches!(g.clone().apply(Seat(3), Action::Card(c("2C"))), Err(ActionError::MustTrump(_))));
+    assert!(matches!(
+        g.clone().apply(Seat(3), Action::Card(c("2C"))),
+        Err(ActionError::MustTrump(_))
+    ));
     run(&mut g, &["card 5H"]);
     // Seat 0 holds 9S: follows suit even though it could overtrump.
     assert_eq!(g.legal_actions(Seat(0)), vec![Action::Card(c("9S"))]);
@@ -151,22 +226,44 @@ fn bs5_follow_trump_overtrump_no_heading() {
 #[test]
 fn bs5_must_overtrump_or_discard_when_unable() {
     let cfg = Config::defaults(R, 3);
-    let d = deck(&cfg, 3, 0, &["3H 2C 3C 4C 5C", "AS KS QS JS TS", "KH 2H 7D 8D 9D"], "AH");
+    let d = deck(
+        &cfg,
+        3,
+        0,
+        &["3H 2C 3C 4C 5C", "AS KS QS JS TS", "KH 2H 7D 8D 9D"],
+        "AH",
+    );
     let (mut g, _) = new_game(3, cfg, vec![d]);
     run(&mut g, &["card AS", "card KH"]);
     // Seat 0: void in spades, holds 3H only (lower than KH): may play any card.
     assert_eq!(g.legal_actions(Seat(0)).len(), 5);
-    let d = deck(&Config::defaults(R, 3), 3, 0, &["KH 2C 3C 4C 5C", "AS KS QS JS TS", "3H 2H 7D 8D 9D"], "AH");
+    let d = deck(
+        &Config::defaults(R, 3),
+        3,
+        0,
+        &["KH 2C 3C 4C 5C", "AS KS QS JS TS", "3H 2H 7D 8D 9D"],
+        "AH",
+    );
     let (mut g, _) = new_game(3, Config::defaults(R, 3), vec![d]);
     run(&mut g, &["card AS", "card 2H"]);
     // Seat 0 holds KH over 2H: must overtrump.
     assert_eq!(g.legal_actions(Seat(0)), vec![Action::Card(c("KH"))]);
-    assert!(matches!(g.clone().apply(Seat(0), Action::Card(c("2C"))), Err(ActionError::MustOvertrump(_))));
+    assert!(matches!(
+        g.clone().apply(Seat(0), Action::Card(c("2C"))),
+        Err(ActionError::MustOvertrump(_))
+    ));
 }
 
 #[test]
 fn bs5_no_lenient_mode() {
-    assert!(Config::from_json(R, 3, json!({"enforce_legality": "lenient"}).as_object().unwrap()).is_err());
+    assert!(
+        Config::from_json(
+            R,
+            3,
+            json!({"enforce_legality": "lenient"}).as_object().unwrap()
+        )
+        .is_err()
+    );
 }
 
 fn play_out(g: &mut Game) -> Vec<Event> {
@@ -184,7 +281,13 @@ fn play_out(g: &mut Game) -> Vec<Event> {
 fn bs6_most_tricks_takes_play_heap() {
     let cfg = Config::defaults(R, 3);
     // Seat 1 takes 2 tricks, seat 2 takes 3.
-    let d = deck(&cfg, 3, 0, &["AC 2S 3S 4S 5S", "KH QH 6C 7C 8C", "KC QC 6D 7D 8D"], "2H");
+    let d = deck(
+        &cfg,
+        3,
+        0,
+        &["AC 2S 3S 4S 5S", "KH QH 6C 7C 8C", "KC QC 6D 7D 8D"],
+        "2H",
+    );
     // Trumps hearts. Seat 1 leads KH, QH (2 tricks), then clubs.
     let (mut g, _) = new_game(3, cfg, vec![d]);
     run(&mut g, &["card KH", "card 6D", "card 2S"]);
@@ -204,7 +307,13 @@ fn bs6_most_tricks_takes_play_heap() {
 fn bs6_tie_for_most_tricks_carries() {
     let cfg = Config::defaults(R, 3);
     // Trumps clubs (turn-up 2C). Seat 1 leads. A 2-2-1 split.
-    let d = deck(&cfg, 3, 0, &["AS 3D 4D 5D TD", "KS QS 7H 8H 9H", "KH QH 7S 8S 9D"], "2C");
+    let d = deck(
+        &cfg,
+        3,
+        0,
+        &["AS 3D 4D 5D TD", "KS QS 7H 8H 9H", "KH QH 7S 8S 9D"],
+        "2C",
+    );
     let (mut g, _) = new_game(3, cfg, vec![d]);
     run(&mut g, &["card KS", "card 7S", "card AS"]); // seat 1
     run(&mut g, &["card QS", "card 8S", "card 3D"]); // seat 1
@@ -220,28 +329,71 @@ fn bs6_tie_for_most_tricks_carries() {
 #[test]
 fn bs7_king_of_trumps_holder_takes_king_heap_turn_up_king_stays() {
     let cfg = Config::defaults(R, 3);
-    let d = deck(&cfg, 3, 0, &["AS 3D 4D 5D 6D", "KS QS 7H 8H 9H", "QH JH TH 7S 8S"], "KH");
+    let d = deck(
+        &cfg,
+        3,
+        0,
+        &["AS 3D 4D 5D 6D", "KS QS 7H 8H 9H", "QH JH TH 7S 8S"],
+        "KH",
+    );
     let (mut g, _) = new_game(3, cfg, vec![d]);
     let ev = play_out(&mut g);
     let (king, _, _, _) = heaps(&ev);
     assert_eq!(king, None);
-    assert_eq!(g.pools().heaps[0], 3, "the King heap stays when the King is the turn-up");
+    assert_eq!(
+        g.pools().heaps[0],
+        3,
+        "the King heap stays when the King is the turn-up"
+    );
 }
 
 #[test]
 fn bs8_best_triplet_takes_triolet_by_ecarte_rank() {
     let cfg = Config::defaults(R, 4);
     // Seat 1 three Aces, seat 2 three Jacks: J beats A in Écarté order.
-    let d = deck(&cfg, 4, 0, &["2S 3S 4S 5S 6S", "AS AH AD 2C 3C", "JS JH JD 4C 5C", "7S 8S 9S TS 6C"], "2D");
+    let d = deck(
+        &cfg,
+        4,
+        0,
+        &[
+            "2S 3S 4S 5S 6S",
+            "AS AH AD 2C 3C",
+            "JS JH JD 4C 5C",
+            "7S 8S 9S TS 6C",
+        ],
+        "2D",
+    );
     let (mut g, _) = new_game(4, cfg.clone(), vec![d]);
     let (_, _, triolet, _) = heaps(&play_out(&mut g));
     assert_eq!(triolet, Some(Seat(2)));
     // Four of a kind counts as its rank; nobody with a triplet: the heap stays.
-    let d = deck(&cfg, 4, 0, &["2S 2H 2D 2C 6S", "AS AH 3D 4C 3C", "JS JH 5D 7C 5C", "7S 8S 9S TS 6C"], "9D");
+    let d = deck(
+        &cfg,
+        4,
+        0,
+        &[
+            "2S 2H 2D 2C 6S",
+            "AS AH 3D 4C 3C",
+            "JS JH 5D 7C 5C",
+            "7S 8S 9S TS 6C",
+        ],
+        "9D",
+    );
     let (mut g, _) = new_game(4, cfg.clone(), vec![d]);
     let (_, _, triolet, _) = heaps(&play_out(&mut g));
     assert_eq!(triolet, Some(Seat(0)));
-    let d = deck(&cfg, 4, 0, &["2S 3H 4D 8C 6S", "AS AH 3D 4C 3C", "JS JH 5D 7C 5C", "7S 8S 9S TS 6C"], "9D");
+    let d = deck(
+        &cfg,
+        4,
+        0,
+        &[
+            "2S 3H 4D 8C 6S",
+            "AS AH 3D 4C 3C",
+            "JS JH 5D 7C 5C",
+            "7S 8S 9S TS 6C",
+        ],
+        "9D",
+    );
     let (mut g, _) = new_game(4, cfg, vec![d]);
     let (_, _, triolet, _) = heaps(&play_out(&mut g));
     assert_eq!(triolet, None);
@@ -264,7 +416,10 @@ fn a31_match_ends_at_deal_r_with_equal_shares() {
     assert_eq!(g.summaries().len(), 3);
     assert_eq!(g.on_table(), 0);
     assert_eq!(g.balances().iter().sum::<i64>(), 0);
-    assert!(ev.iter().any(|e| matches!(e.public, PublicEvent::MatchEnded { .. })));
+    assert!(
+        ev.iter()
+            .any(|e| matches!(e.public, PublicEvent::MatchEnded { .. }))
+    );
 }
 
 #[test]
@@ -287,7 +442,10 @@ fn random_beast_matches_conserve() {
                 let legal = g.legal_actions(st);
                 let hand = g.view(Viewer::Seat(st)).hand.unwrap();
                 for card in hand {
-                    assert_eq!(g.clone().apply(st, Action::Card(card)).is_ok(), legal.contains(&Action::Card(card)));
+                    assert_eq!(
+                        g.clone().apply(st, Action::Card(card)).is_ok(),
+                        legal.contains(&Action::Card(card))
+                    );
                 }
                 k = k.wrapping_mul(31).wrapping_add(7);
                 g.apply(st, legal[k % legal.len()]).unwrap();

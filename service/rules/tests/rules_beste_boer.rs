@@ -2,10 +2,10 @@
 
 mod exchange_support;
 
+use bete_rules::config::{BeteGrowth, Legality};
 use bete_rules::event::{DealResult, PrivateEvent, PublicEvent};
 use bete_rules::view::{Phase, PlayedCard};
 use bete_rules::{ActionError, Game, RulesetId, Seat, Viewer, pack};
-use bete_rules::config::{BeteGrowth, Legality};
 use exchange_support::*;
 
 const RS: RulesetId = RulesetId::BesteBoer;
@@ -35,7 +35,15 @@ fn after_d(c: bete_rules::Config, next: Vec<bete_rules::Card>) -> Game {
 }
 
 fn plain_deck(c: &bete_rules::Config, dealer: u8) -> Vec<bete_rules::Card> {
-    deck(RS, c, 3, dealer, &["7H 8H 9H TH QD", "7D 8D 9D TD KD", "7C 8C 9C TC QC"], "AH", "KH")
+    deck(
+        RS,
+        c,
+        3,
+        dealer,
+        &["7H 8H 9H TH QD", "7D 8D 9D TD KD", "7C 8C 9C TC QC"],
+        "AH",
+        "KH",
+    )
 }
 
 #[test]
@@ -43,7 +51,10 @@ fn bo1_three_to_six_players_32_cards() {
     for n in 3..=6u8 {
         assert_eq!(pack(RS, &config(RS, n, |_| {}), n).len(), 32);
         let g = seeded(RS, config(RS, n, |_| {}), n, 7);
-        assert_eq!(g.view(Viewer::Spectator).talon_len as usize, 32 - 5 * n as usize - 1);
+        assert_eq!(
+            g.view(Viewer::Spectator).talon_len as usize,
+            32 - 5 * n as usize - 1
+        );
     }
     for n in [2u8, 7] {
         let r = Game::new(bete_rules::Setup {
@@ -61,9 +72,20 @@ fn bo1_three_to_six_players_32_cards() {
 fn bo2_tweede_boer_is_a_trump_and_ranks_second() {
     // trump hearts: JH > JD > AH; JD is a trump and its holder is void in diamonds (A21)
     let c = config(RS, 3, |c| c.follow_after_trick2 = true);
-    let d = deck(RS, &c, 3, 0, &["AH 7C 8C 9C TC", "JH KD 7S 8S 9S", "JD AD QC KC AC"], "7H", "");
+    let d = deck(
+        RS,
+        &c,
+        3,
+        0,
+        &["AH 7C 8C 9C TC", "JH KD 7S 8S 9S", "JD AD QC KC AC"],
+        "7H",
+        "",
+    );
     let mut g = game(RS, c, 3, 0, vec![d]);
-    run(&mut g, "1 stand, 2 stand, 0 stand, 1 stand, 2 stand, 0 stand, 0 discard 7H");
+    run(
+        &mut g,
+        "1 stand, 2 stand, 0 stand, 1 stand, 2 stand, 0 stand, 0 discard 7H",
+    );
     run(&mut g, "1 card JH");
     // seat 2's only trump is JD (the Tweede Boer): he must answer the trump lead with it... or
     // any trump; JD is his only one, and AD does not count as a trump
@@ -90,19 +112,29 @@ fn bo3_dealer_stakes_five_and_deals_three_then_two() {
     assert_eq!(g.balances(), &[-5, 0, 0]);
     assert_eq!(g.pools().pot, 5);
     for (s, h) in D.iter().enumerate() {
-        assert_eq!(g.view(Viewer::Seat(Seat(s as u8))).hand, Some(bete_rules::deal::cards(h)));
+        assert_eq!(
+            g.view(Viewer::Seat(Seat(s as u8))).hand,
+            Some(bete_rules::deal::cards(h))
+        );
     }
     let v = g.view(Viewer::Spectator);
     assert_eq!(v.turn_up, Some(card("9S")));
     assert_eq!(v.hand, None);
-    assert_eq!(v.to_act, Some(Seat(1)), "Vorhand is on the dealer's left (next in play order)");
+    assert_eq!(
+        v.to_act,
+        Some(Seat(1)),
+        "Vorhand is on the dealer's left (next in play order)"
+    );
 }
 
 #[test]
 fn bo4_nobody_drops_in_a_muss() {
     let c = cfg();
     let mut g = game(RS, c.clone(), 3, 0, vec![deal_d(&c)]);
-    assert!(g.view(Viewer::Spectator).muss, "the first deal is always a Muss");
+    assert!(
+        g.view(Viewer::Spectator).muss,
+        "the first deal is always a Muss"
+    );
     let e = refuse(&mut g, 1, "drop");
     assert_eq!(e, ActionError::CannotDrop("this deal is a Muss".into()));
     assert!(!legal(&g, 1).contains("drop"));
@@ -121,13 +153,28 @@ fn bo4_drop_allowed_when_a_bete_is_in_the_pot() {
 fn bo4_dealer_takes_up_the_turn_up_and_discards() {
     let c = cfg();
     let mut g = game(RS, c.clone(), 3, 0, vec![deal_d(&c)]);
-    run(&mut g, "1 stand, 2 stand, 0 stand, 1 stand, 2 stand, 0 stand");
+    run(
+        &mut g,
+        "1 stand, 2 stand, 0 stand, 1 stand, 2 stand, 0 stand",
+    );
     assert_eq!(g.phase(), Phase::DealerDiscard);
-    assert_eq!(legal(&g, 0), "discard 8D, discard 8H, discard 9S, discard AS, discard KS, discard QH");
+    assert_eq!(
+        legal(&g, 0),
+        "discard 8D, discard 8H, discard 9S, discard AS, discard KS, discard QH"
+    );
     let ev = run(&mut g, "0 discard 8D");
-    assert!(matches!(ev[0].public, PublicEvent::TookTurnUp { seat: Seat(0), .. }));
-    assert_eq!(ev[0].private, vec![(Seat(0), PrivateEvent::Discarded(card("8D")))]);
-    assert_eq!(g.view(Viewer::Seat(Seat(0))).hand, Some(bete_rules::deal::cards("AS KS QH 8H 9S")));
+    assert!(matches!(
+        ev[0].public,
+        PublicEvent::TookTurnUp { seat: Seat(0), .. }
+    ));
+    assert_eq!(
+        ev[0].private,
+        vec![(Seat(0), PrivateEvent::Discarded(card("8D")))]
+    );
+    assert_eq!(
+        g.view(Viewer::Seat(Seat(0))).hand,
+        Some(bete_rules::deal::cards("AS KS QH 8H 9S"))
+    );
     assert!(g.view(Viewer::Seat(Seat(1))).turn_up_taken);
 }
 
@@ -137,63 +184,120 @@ fn bo5_troef_boer_must_be_led() {
     let mut g = game(RS, c.clone(), 3, 0, vec![deal_d(&c)]);
     run(&mut g, D_ROUNDS);
     assert_eq!(legal(&g, 1), "card JS");
-    assert!(matches!(refuse(&mut g, 1, "card 7S"), ActionError::MustLeadBower(_)));
-    assert!(matches!(refuse(&mut g, 1, "card AH"), ActionError::MustLeadBower(_)));
-    assert!(matches!(refuse(&mut g, 1, "hidden AH"), ActionError::HiddenNotAllowed(_)));
+    assert!(matches!(
+        refuse(&mut g, 1, "card 7S"),
+        ActionError::MustLeadBower(_)
+    ));
+    assert!(matches!(
+        refuse(&mut g, 1, "card AH"),
+        ActionError::MustLeadBower(_)
+    ));
+    assert!(matches!(
+        refuse(&mut g, 1, "hidden AH"),
+        ActionError::HiddenNotAllowed(_)
+    ));
     run(&mut g, "1 card JS");
     // a trump lead is answered with a trump
     assert_eq!(legal(&g, 2), "card 8S, card JC");
-    assert!(matches!(refuse(&mut g, 2, "card AD"), ActionError::MustFollowSuit(_)));
+    assert!(matches!(
+        refuse(&mut g, 2, "card AD"),
+        ActionError::MustFollowSuit(_)
+    ));
 }
 
 #[test]
 fn bo5_any_trump_lead_without_the_troef_boer() {
     let c = cfg();
-    let d = deck(RS, &c, 3, 0, &["JS KS QH 8H 8D", "AS 7S AH KH 7D", "JC 8S AD KD 7H"], "9S", "");
+    let d = deck(
+        RS,
+        &c,
+        3,
+        0,
+        &["JS KS QH 8H 8D", "AS 7S AH KH 7D", "JC 8S AD KD 7H"],
+        "9S",
+        "",
+    );
     let mut g = game(RS, c, 3, 0, vec![d]);
     run(&mut g, D_ROUNDS);
     assert_eq!(legal(&g, 1), "card 7S, card AS");
-    assert!(matches!(refuse(&mut g, 1, "card AH"), ActionError::MustLeadTrump(_)));
+    assert!(matches!(
+        refuse(&mut g, 1, "card AH"),
+        ActionError::MustLeadTrump(_)
+    ));
     run(&mut g, "1 card 7S");
     // seat 2 is not last: no privilege, but he holds no Troef-Boer: any trump
     assert_eq!(legal(&g, 2), "card 8S, card JC");
     run(&mut g, "2 card 8S");
     // the dealer (last) holds JS: JS or a card that wins as it stands (KS beats 8S)
     assert_eq!(legal(&g, 0), "card JS, card KS");
-    assert!(matches!(refuse(&mut g, 0, "card QH"), ActionError::MustPlayBower(_)));
+    assert!(matches!(
+        refuse(&mut g, 0, "card QH"),
+        ActionError::MustPlayBower(_)
+    ));
 }
 
 #[test]
 fn bo5_other_player_must_play_troef_boer() {
     let c = cfg();
-    let d = deck(RS, &c, 3, 0, &["AS KS QH 8H 8D", "TS 7S AH KH 7D", "JS 8S AD KD 7H"], "9S", "");
+    let d = deck(
+        RS,
+        &c,
+        3,
+        0,
+        &["AS KS QH 8H 8D", "TS 7S AH KH 7D", "JS 8S AD KD 7H"],
+        "9S",
+        "",
+    );
     let mut g = game(RS, c, 3, 0, vec![d]);
     run(&mut g, D_ROUNDS);
     run(&mut g, "1 card 7S");
     // seat 2 is not the last player: JS only, although 8S would be a trump answer
     assert_eq!(legal(&g, 2), "card JS");
-    assert!(matches!(refuse(&mut g, 2, "card 8S"), ActionError::MustPlayBower(_)));
+    assert!(matches!(
+        refuse(&mut g, 2, "card 8S"),
+        ActionError::MustPlayBower(_)
+    ));
 }
 
 #[test]
 fn bo5_hidden_lead_when_vorhand_holds_no_trump() {
     let c = cfg();
-    let d = deck(RS, &c, 3, 0, &["JS AS KS TH 9H", "AH KH QH 7D 8D", "JC 8S AD KD QD"], "9S", "");
+    let d = deck(
+        RS,
+        &c,
+        3,
+        0,
+        &["JS AS KS TH 9H", "AH KH QH 7D 8D", "JC 8S AD KD QD"],
+        "9S",
+        "",
+    );
     let mut g = game(RS, c, 3, 0, vec![d]);
     run(&mut g, D_ROUNDS);
-    assert_eq!(legal(&g, 1), "hidden 7D, hidden 8D, hidden AH, hidden KH, hidden QH");
+    assert_eq!(
+        legal(&g, 1),
+        "hidden 7D, hidden 8D, hidden AH, hidden KH, hidden QH"
+    );
     assert_eq!(refuse(&mut g, 1, "card AH"), ActionError::MustLeadHidden);
     let ev = run(&mut g, "1 hidden AH");
     assert_eq!(ev[0].public, PublicEvent::HiddenLead { seat: Seat(1) });
-    assert_eq!(ev[0].private, vec![(Seat(1), PrivateEvent::HiddenCard(card("AH")))]);
+    assert_eq!(
+        ev[0].private,
+        vec![(Seat(1), PrivateEvent::HiddenCard(card("AH")))]
+    );
     // the card is seen only by its leader
     let face = |s| g.view(Viewer::Seat(Seat(s))).tricks[0].cards[0].1;
     assert_eq!(face(1), PlayedCard::FaceDown(Some(card("AH"))));
     assert_eq!(face(2), PlayedCard::FaceDown(None));
-    assert_eq!(g.view(Viewer::Spectator).tricks[0].cards[0].1, PlayedCard::FaceDown(None));
+    assert_eq!(
+        g.view(Viewer::Spectator).tricks[0].cards[0].1,
+        PlayedCard::FaceDown(None)
+    );
     // a face-down lead must be answered with a trump
     assert_eq!(legal(&g, 2), "card 8S, card JC");
-    assert!(matches!(refuse(&mut g, 2, "card AD"), ActionError::MustTrump(_)));
+    assert!(matches!(
+        refuse(&mut g, 2, "card AD"),
+        ActionError::MustTrump(_)
+    ));
     run(&mut g, "2 card 8S");
     // Hinterhand keeps JS for a card that wins as it stands: AS or KS (TH does not)
     assert_eq!(legal(&g, 0), "card AS, card JS, card KS");
@@ -206,11 +310,26 @@ fn bo5_hidden_lead_when_vorhand_holds_no_trump() {
 #[test]
 fn bo5_hidden_card_ranks_below_every_trump_and_wins_if_no_trump() {
     let c = cfg();
-    let d = deck(RS, &c, 3, 0, &["AH TH 9H 8H 7H", "7D 8D 9D TD QD", "7C 8C 9C TC QC"], "9S", "");
+    let d = deck(
+        RS,
+        &c,
+        3,
+        0,
+        &["AH TH 9H 8H 7H", "7D 8D 9D TD QD", "7C 8C 9C TC QC"],
+        "9S",
+        "",
+    );
     let mut g = game(RS, c, 3, 0, vec![d]);
-    run(&mut g, "1 stand, 2 stand, 0 stand, 1 stand, 2 stand, 0 stand, 0 discard 9S");
+    run(
+        &mut g,
+        "1 stand, 2 stand, 0 stand, 1 stand, 2 stand, 0 stand, 0 discard 9S",
+    );
     run(&mut g, "1 hidden 7D, 2 card 7C, 0 card AH");
-    assert_eq!(g.view(Viewer::Spectator).tricks[0].winner, Some(Seat(1)), "nobody trumped: the leader wins");
+    assert_eq!(
+        g.view(Viewer::Spectator).tricks[0].winner,
+        Some(Seat(1)),
+        "nobody trumped: the leader wins"
+    );
 }
 
 #[test]
@@ -221,19 +340,39 @@ fn bo6_tweede_boer_must_be_played_to_trick_2() {
     run(&mut g, "1 card JS, 2 card 8S, 0 card KS");
     // trick 2: Vorhand won trick 1 and leads any trump (no bower left)
     assert_eq!(legal(&g, 1), "card 7S");
-    assert!(matches!(refuse(&mut g, 1, "card AH"), ActionError::MustLeadTrump(_)));
+    assert!(matches!(
+        refuse(&mut g, 1, "card AH"),
+        ActionError::MustLeadTrump(_)
+    ));
     run(&mut g, "1 card 7S");
     assert_eq!(legal(&g, 2), "card JC");
-    assert!(matches!(refuse(&mut g, 2, "card AD"), ActionError::MustPlayBower(_)));
+    assert!(matches!(
+        refuse(&mut g, 2, "card AD"),
+        ActionError::MustPlayBower(_)
+    ));
 }
 
 #[test]
 fn bo6_last_player_may_keep_the_tweede_boer() {
     let c = cfg();
-    let d = deck(RS, &c, 3, 0, &["JC KS TH 9H 8H", "JS 7S AH KH QH", "9S 8S AD KD QD"], "TS", "");
+    let d = deck(
+        RS,
+        &c,
+        3,
+        0,
+        &["JC KS TH 9H 8H", "JS 7S AH KH QH", "9S 8S AD KD QD"],
+        "TS",
+        "",
+    );
     let mut g = game(RS, c, 3, 0, vec![d]);
-    run(&mut g, "1 stand, 2 stand, 0 stand, 1 stand, 2 stand, 0 stand, 0 discard TS");
-    run(&mut g, "1 card JS, 2 card 8S, 0 card KS, 1 card 7S, 2 card 9S");
+    run(
+        &mut g,
+        "1 stand, 2 stand, 0 stand, 1 stand, 2 stand, 0 stand, 0 discard TS",
+    );
+    run(
+        &mut g,
+        "1 card JS, 2 card 8S, 0 card KS, 1 card 7S, 2 card 9S",
+    );
     assert_eq!(legal(&g, 0), "card JC");
     // the dealer could not keep JC: KS is gone. New situation: he holds JC and nothing winning
 }
@@ -241,10 +380,24 @@ fn bo6_last_player_may_keep_the_tweede_boer() {
 #[test]
 fn bo6_last_player_keeps_tweede_boer_for_a_winning_card() {
     let c = cfg();
-    let d = deck(RS, &c, 3, 0, &["JC KS AS 9H 8H", "JS 7S AH KH QH", "9S 8S AD KD QD"], "TS", "");
+    let d = deck(
+        RS,
+        &c,
+        3,
+        0,
+        &["JC KS AS 9H 8H", "JS 7S AH KH QH", "9S 8S AD KD QD"],
+        "TS",
+        "",
+    );
     let mut g = game(RS, c, 3, 0, vec![d]);
-    run(&mut g, "1 stand, 2 stand, 0 stand, 1 stand, 2 stand, 0 stand, 0 discard TS");
-    run(&mut g, "1 card JS, 2 card 8S, 0 card KS, 1 card 7S, 2 card 9S");
+    run(
+        &mut g,
+        "1 stand, 2 stand, 0 stand, 1 stand, 2 stand, 0 stand, 0 discard TS",
+    );
+    run(
+        &mut g,
+        "1 card JS, 2 card 8S, 0 card KS, 1 card 7S, 2 card 9S",
+    );
     assert_eq!(legal(&g, 0), "card AS, card JC");
     run(&mut g, "0 card AS");
     assert_eq!(g.view(Viewer::Spectator).tricks[1].winner, Some(Seat(0)));
@@ -253,14 +406,28 @@ fn bo6_last_player_keeps_tweede_boer_for_a_winning_card() {
 #[test]
 fn bo6_trick2_leader_with_both_bowers_leads_the_troef_boer() {
     let c = cfg();
-    let d = deck(RS, &c, 3, 0, &["JS JC AS 9H 8H", "KS 7S AH KH QH", "9S 8S AD KD QD"], "TS", "");
+    let d = deck(
+        RS,
+        &c,
+        3,
+        0,
+        &["JS JC AS 9H 8H", "KS 7S AH KH QH", "9S 8S AD KD QD"],
+        "TS",
+        "",
+    );
     let mut g = game(RS, c, 3, 0, vec![d]);
-    run(&mut g, "1 stand, 2 stand, 0 stand, 1 stand, 2 stand, 0 stand, 0 discard TS");
+    run(
+        &mut g,
+        "1 stand, 2 stand, 0 stand, 1 stand, 2 stand, 0 stand, 0 discard TS",
+    );
     run(&mut g, "1 card KS, 2 card 8S");
     assert_eq!(legal(&g, 0), "card AS, card JC, card JS");
     run(&mut g, "0 card AS");
     assert_eq!(legal(&g, 0), "card JS");
-    assert!(matches!(refuse(&mut g, 0, "card JC"), ActionError::MustLeadBower(_)));
+    assert!(matches!(
+        refuse(&mut g, 0, "card JC"),
+        ActionError::MustLeadBower(_)
+    ));
     run(&mut g, "0 card JS");
     // the followers have no bower: trump answers
     assert_eq!(legal(&g, 1), "card 7S");
@@ -274,7 +441,10 @@ fn bo7_any_card_in_tricks_3_to_5() {
     run(&mut g, D_TRICKS_1_2);
     run(&mut g, "2 card AD");
     assert_eq!(legal(&g, 0), "card 8D, card 8H, card QH");
-    assert!(matches!(refuse(&mut g, 0, "hidden 8H"), ActionError::HiddenNotAllowed(_)));
+    assert!(matches!(
+        refuse(&mut g, 0, "hidden 8H"),
+        ActionError::HiddenNotAllowed(_)
+    ));
 }
 
 #[test]
@@ -285,7 +455,10 @@ fn bo7_follow_after_trick2() {
     run(&mut g, D_TRICKS_1_2);
     run(&mut g, "2 card AD");
     assert_eq!(legal(&g, 0), "card 8D");
-    assert!(matches!(refuse(&mut g, 0, "card QH"), ActionError::MustFollowSuit(_)));
+    assert!(matches!(
+        refuse(&mut g, 0, "card QH"),
+        ActionError::MustFollowSuit(_)
+    ));
 }
 
 #[test]
@@ -318,7 +491,11 @@ fn bo9_bete_plus5_grows_by_five_per_deal_with_a_bete() {
     let s = &g.summaries()[1];
     assert_eq!(s.tricks, vec![0, 0, 5]);
     let betes: Vec<(u8, i64)> = s.betes.iter().map(|b| (b.seat, b.amount)).collect();
-    assert_eq!(betes, vec![(0, 10), (1, 10)], "5 x k with k = 2, charged from Vorhand");
+    assert_eq!(
+        betes,
+        vec![(0, 10), (1, 10)],
+        "5 x k with k = 2, charged from Vorhand"
+    );
     assert_eq!(g.summaries()[1].net[2], 10, "5 tricks of 10/5");
     assert_eq!(g.balances()[2] - before[2], 10 - 5, "and seat 2 deals next");
 }
@@ -329,7 +506,11 @@ fn bo9_bete_pot_option_pays_the_start_pot() {
     let d1 = deck_with(RS, &c, 3, 1, 2, "JS JC AS KS QS", "9S");
     let mut g = after_d(c, d1);
     play_until_deal(&mut g, 2);
-    let betes: Vec<(u8, i64)> = g.summaries()[1].betes.iter().map(|b| (b.seat, b.amount)).collect();
+    let betes: Vec<(u8, i64)> = g.summaries()[1]
+        .betes
+        .iter()
+        .map(|b| (b.seat, b.amount))
+        .collect();
     assert_eq!(betes, vec![(0, 10), (1, 10)]);
     // the next pot: the bêtes plus the new dealer's 5
     assert_eq!(g.pools().pot, 25);
@@ -343,7 +524,11 @@ fn bo9_plus5_per_bete_charges_in_play_order() {
     play_until_deal(&mut g, 2);
     // deal 0 charged 5; deal 1 continues: 10 (seat 0, Vorhand after dealer 1... seat 2 is
     // Vorhand and took every trick, then seat 0), 15 (seat 1)
-    let betes: Vec<(u8, i64)> = g.summaries()[1].betes.iter().map(|b| (b.seat, b.amount)).collect();
+    let betes: Vec<(u8, i64)> = g.summaries()[1]
+        .betes
+        .iter()
+        .map(|b| (b.seat, b.amount))
+        .collect();
     assert_eq!(betes, vec![(0, 10), (1, 15)]);
 }
 
@@ -355,7 +540,10 @@ fn item10_streak_resets_after_a_deal_without_bete() {
     assert_eq!(g.pools().bete_streak, 1);
     // deal 1: everybody but seat 1 drops: a lone stayer, no bête
     let ev = run(&mut g, "2 drop, 0 drop, 1 stand");
-    assert!(matches!(settled(&ev).result, DealResult::LoneStayer(Seat(1))));
+    assert!(matches!(
+        settled(&ev).result,
+        DealResult::LoneStayer(Seat(1))
+    ));
     assert_eq!(g.pools().bete_streak, 0);
     assert_eq!(g.summaries()[1].outcome, "lone_stayer");
     assert_eq!(g.summaries()[1].pools_won[0].amount, 10);
@@ -382,12 +570,21 @@ fn bo11_strict_refuses_and_lenient_charges_a_bete_per_revoke() {
     // lenient: every card of the hand and every face-down lead is offered to the leader
     assert_eq!(g.legal_actions(Seat(1)).len(), 10);
     // a card not in hand and an out-of-turn play are still refused
-    assert!(matches!(refuse(&mut g, 1, "card AD"), ActionError::NotInHand(_)));
-    assert!(matches!(refuse(&mut g, 2, "card AD"), ActionError::NotYourTurn { .. }));
+    assert!(matches!(
+        refuse(&mut g, 1, "card AD"),
+        ActionError::NotInHand(_)
+    ));
+    assert!(matches!(
+        refuse(&mut g, 2, "card AD"),
+        ActionError::NotYourTurn { .. }
+    ));
     // seat 1 revokes (does not lead JS); seat 2 revokes (does not trump)
     run(&mut g, "1 card 7S, 2 card AD, 0 card KS");
     run(&mut g, "0 card AS, 1 card JS, 2 card JC");
-    let ev = run(&mut g, "1 card AH, 2 card KD, 0 card QH, 1 card KH, 2 card 7H, 0 card 8H, 1 card 7D, 2 card 8S, 0 card 8D");
+    let ev = run(
+        &mut g,
+        "1 card AH, 2 card KD, 0 card QH, 1 card KH, 2 card 7H, 0 card 8H, 1 card 7D, 2 card 8S, 0 card 8D",
+    );
     // tricks: 0: KS (t1), 1: JS (t2), AH (t3), KH (t4), 2: 8S trumps (t5)
     let s = &g.summaries()[0];
     assert_eq!(s.tricks, vec![1, 3, 1]);
@@ -405,15 +602,36 @@ fn item6_exchange_draws_from_the_talon_in_order() {
     // 31 subsets of the hand, stand, no drop (Muss)
     assert_eq!(g.legal_actions(Seat(1)).len(), 32);
     let ev = run(&mut g, "1 exchange 7D AH");
-    assert_eq!(ev[0].public, PublicEvent::Exchanged { seat: Seat(1), count: 2 });
+    assert_eq!(
+        ev[0].public,
+        PublicEvent::Exchanged {
+            seat: Seat(1),
+            count: 2
+        }
+    );
     assert_eq!(
         ev[0].private,
-        vec![(Seat(1), PrivateEvent::Exchange { set_aside: bete_rules::deal::cards("7D AH"), drawn: bete_rules::deal::cards("TD 9D") })]
+        vec![(
+            Seat(1),
+            PrivateEvent::Exchange {
+                set_aside: bete_rules::deal::cards("7D AH"),
+                drawn: bete_rules::deal::cards("TD 9D")
+            }
+        )]
     );
-    assert_eq!(g.view(Viewer::Seat(Seat(1))).hand, Some(bete_rules::deal::cards("JS 7S KH TD 9D")));
+    assert_eq!(
+        g.view(Viewer::Seat(Seat(1))).hand,
+        Some(bete_rules::deal::cards("JS 7S KH TD 9D"))
+    );
     assert_eq!(g.view(Viewer::Spectator).talon_len, 14);
-    assert_eq!(g.view(Viewer::Seat(Seat(2))).seat_states[1].exchanged, [2, 0]);
-    assert!(matches!(refuse(&mut g, 2, "exchange AS"), ActionError::NotInHand(_)));
+    assert_eq!(
+        g.view(Viewer::Seat(Seat(2))).seat_states[1].exchanged,
+        [2, 0]
+    );
+    assert!(matches!(
+        refuse(&mut g, 2, "exchange AS"),
+        ActionError::NotInHand(_)
+    ));
 }
 
 #[test]
@@ -429,7 +647,10 @@ fn item6_talon_too_short_and_first_come_first_served() {
     // 5 single-card exchanges + stand (Muss: no drop)
     assert_eq!(g.legal_actions(s).len(), 6);
     let two = format!("exchange {} {}", hand[0], hand[1]);
-    assert_eq!(refuse(&mut g, s.0, &two), ActionError::TalonTooShort { asked: 2, left: 1 });
+    assert_eq!(
+        refuse(&mut g, s.0, &two),
+        ActionError::TalonTooShort { asked: 2, left: 1 }
+    );
     run(&mut g, &format!("{} exchange {}", s.0, hand[0]));
     // the next seat finds the talon empty: only stand
     let next = g.to_act().expect("next");
@@ -456,7 +677,10 @@ fn item13_muss_when_the_pot_is_only_the_dealers_five() {
     assert_eq!(g.pools().pot, 5);
     g.provide_deck(plain_deck(&c, 2)).expect("deck");
     assert!(g.view(Viewer::Spectator).muss);
-    assert!(matches!(refuse(&mut g, 0, "drop"), ActionError::CannotDrop(_)));
+    assert!(matches!(
+        refuse(&mut g, 0, "drop"),
+        ActionError::CannotDrop(_)
+    ));
 }
 
 #[test]
@@ -465,7 +689,13 @@ fn item17_match_ends_when_the_pot_is_empty_after_r_deals() {
         c.rounds = 1;
         c.max_extra_deals = 0;
     });
-    let mut g = game(RS, c.clone(), 3, 0, vec![deal_d(&c), plain_deck(&c, 1), plain_deck(&c, 2)]);
+    let mut g = game(
+        RS,
+        c.clone(),
+        3,
+        0,
+        vec![deal_d(&c), plain_deck(&c, 1), plain_deck(&c, 2)],
+    );
     run(&mut g, D_ROUNDS);
     run(&mut g, D_TRICKS_1_2);
     run(&mut g, D_TRICKS_3_5);
@@ -483,7 +713,13 @@ fn item17_leftover_pot_is_split_from_the_eldest() {
         c.rounds = 1;
         c.max_extra_deals = 0;
     });
-    let mut g = game(RS, c.clone(), 3, 0, vec![deal_d(&c), plain_deck(&c, 1), plain_deck(&c, 2)]);
+    let mut g = game(
+        RS,
+        c.clone(),
+        3,
+        0,
+        vec![deal_d(&c), plain_deck(&c, 1), plain_deck(&c, 2)],
+    );
     play_until_deal(&mut g, 1);
     run(&mut g, "2 drop, 0 drop, 1 drop"); // carry 10
     let before = g.balances().to_vec();
@@ -522,7 +758,15 @@ fn legal_actions_agree_with_apply_in_random_matches() {
 #[test]
 fn item7_follower_with_both_bowers_plays_the_top_bower_to_trick_1() {
     let c = cfg();
-    let d = deck(RS, &c, 3, 0, &["KS 8S QH 8H 8D", "AS 7S AH KH 7D", "JS JC AD KD 7H"], "9S", "");
+    let d = deck(
+        RS,
+        &c,
+        3,
+        0,
+        &["KS 8S QH 8H 8D", "AS 7S AH KH 7D", "JS JC AD KD 7H"],
+        "9S",
+        "",
+    );
     let mut g = game(RS, c, 3, 0, vec![d]);
     run(&mut g, D_ROUNDS);
     run(&mut g, "1 card AS");
@@ -535,7 +779,15 @@ fn item7_follower_with_both_bowers_plays_the_top_bower_to_trick_1() {
 #[test]
 fn item7_last_player_privilege_when_the_dealer_dropped() {
     let c = cfg();
-    let d1 = deck(RS, &c, 3, 1, &["JH AH 7C 8C 9C", "7D 8D 9D TD KD", "8H 9H QC KC AC"], "7H", "");
+    let d1 = deck(
+        RS,
+        &c,
+        3,
+        1,
+        &["JH AH 7C 8C 9C", "7D 8D 9D TD KD", "8H 9H QC KC AC"],
+        "7H",
+        "",
+    );
     let mut g = after_d(c, d1);
     run(&mut g, "2 stand, 0 stand, 1 drop, 2 stand, 0 stand");
     assert_eq!(legal(&g, 2), "card 8H, card 9H");

@@ -21,7 +21,15 @@ fn cfg(f: impl FnOnce(&mut Config)) -> Config {
 }
 
 fn plain(c: &Config, dealer: u8) -> Vec<Card> {
-    deck(RS, c, 3, dealer, &["7H 8H 9H TH QD", "7D 8D 9D TD KD", "7C 8C 9C TC QC"], "AH", "KH JH")
+    deck(
+        RS,
+        c,
+        3,
+        dealer,
+        &["7H 8H 9H TH QD", "7D 8D 9D TD KD", "7C 8C 9C TC QC"],
+        "AH",
+        "KH JH",
+    )
 }
 
 fn after_d(c: Config, next: Vec<Vec<Card>>) -> Game {
@@ -40,16 +48,31 @@ fn bb1_three_to_six_players_32_cards() {
         assert_eq!(pack(RS, &config(RS, n, |_| {}), n).len(), 32);
     }
     let g = seeded(RS, config(RS, 6, |_| {}), 6, 2);
-    assert_eq!(g.view(Viewer::Spectator).talon_len, 1, "A26: six seats leave one card to buy");
+    assert_eq!(
+        g.view(Viewer::Spectator).talon_len,
+        1,
+        "A26: six seats leave one card to buy"
+    );
 }
 
 #[test]
 fn bb2_unterbube_is_the_same_colour_jack_and_a_trump() {
     // trump diamonds: JD > JH (Unterbube) > AD; JH is not a heart for following
     let c = cfg(|_| {});
-    let d = deck(RS, &c, 3, 0, &["AD 7C 8C 9C TC", "JD KH 7S 8S 9S", "JH AH QC KC AC"], "7D", "");
+    let d = deck(
+        RS,
+        &c,
+        3,
+        0,
+        &["AD 7C 8C 9C TC", "JD KH 7S 8S 9S", "JH AH QC KC AC"],
+        "7D",
+        "",
+    );
     let mut g = game(RS, c, 3, 0, vec![d]);
-    run(&mut g, "1 stand, 2 stand, 0 stand, 1 stand, 2 stand, 0 stand, 0 discard 7D");
+    run(
+        &mut g,
+        "1 stand, 2 stand, 0 stand, 1 stand, 2 stand, 0 stand, 0 discard 7D",
+    );
     run(&mut g, "1 card JD");
     // seat 2's only trump is the Unterbube (BB9: he has to play it); AH is no trump
     assert_eq!(legal(&g, 2), "card JH");
@@ -63,12 +86,26 @@ fn bb2_unterbube_is_the_same_colour_jack_and_a_trump() {
 fn bb3_first_dealer_is_an_input() {
     let c = cfg(|_| {});
     for first in 0..3u8 {
-        let g = game(RS, c.clone(), 3, first, vec![deck(RS, &c, 3, first, &D, "9S", "")]);
+        let g = game(
+            RS,
+            c.clone(),
+            3,
+            first,
+            vec![deck(RS, &c, 3, first, &D, "9S", "")],
+        );
         assert_eq!(g.dealer(), Seat(first));
-        assert_eq!(g.to_act(), Some(Seat((first + 1) % 3)), "Vorhand follows the given dealer");
+        assert_eq!(
+            g.to_act(),
+            Some(Seat((first + 1) % 3)),
+            "Vorhand follows the given dealer"
+        );
     }
     let g = after_d(c.clone(), vec![plain(&c, 1)]);
-    assert_eq!(g.dealer(), Seat(1), "the deal passes to the next seat in play order");
+    assert_eq!(
+        g.dealer(),
+        Seat(1),
+        "the deal passes to the next seat in play order"
+    );
 }
 
 #[test]
@@ -77,14 +114,20 @@ fn bb4_dealer_stakes_five_and_vorhand_is_next() {
     let g = game(RS, c.clone(), 3, 2, vec![deck(RS, &c, 3, 2, &D, "9S", "")]);
     assert_eq!(g.balances(), &[0, 0, -5]);
     assert_eq!(g.to_act(), Some(Seat(0)));
-    assert_eq!(g.view(Viewer::Seat(Seat(0))).hand, Some(bete_rules::deal::cards(D[0])));
+    assert_eq!(
+        g.view(Viewer::Seat(Seat(0))).hand,
+        Some(bete_rules::deal::cards(D[0]))
+    );
 }
 
 #[test]
 fn bb5_muss_spiel_on_a_bare_pot() {
     let c = cfg(|_| {});
     let mut g = game(RS, c.clone(), 3, 0, vec![deck(RS, &c, 3, 0, &D, "9S", "")]);
-    assert_eq!(refuse(&mut g, 1, "drop"), ActionError::CannotDrop("this deal is a Muss".into()));
+    assert_eq!(
+        refuse(&mut g, 1, "drop"),
+        ActionError::CannotDrop("this deal is a Muss".into())
+    );
     let g = after_d(c.clone(), vec![plain(&c, 1)]);
     assert!(!g.view(Viewer::Spectator).muss, "a bête stands in the pot");
     assert!(legal(&g, 2).contains("drop"));
@@ -98,8 +141,14 @@ fn bb6_two_buying_rounds_then_the_talon_is_set_aside() {
     run(&mut g, "1 exchange 7D, 2 exchange 7H, 0 stand");
     assert_eq!(g.phase(), Phase::Exchange { round: 2 });
     run(&mut g, "1 exchange TH, 2 stand, 0 exchange 8D");
-    assert_eq!(g.view(Viewer::Seat(Seat(1))).hand, Some(bete_rules::deal::cards("JS 7S AH KH 9D")));
-    assert_eq!(g.view(Viewer::Seat(Seat(1))).seat_states[1].exchanged, [1, 1]);
+    assert_eq!(
+        g.view(Viewer::Seat(Seat(1))).hand,
+        Some(bete_rules::deal::cards("JS 7S AH KH 9D"))
+    );
+    assert_eq!(
+        g.view(Viewer::Seat(Seat(1))).seat_states[1].exchanged,
+        [1, 1]
+    );
     assert_eq!(g.phase(), Phase::DealerDiscard);
     run(&mut g, "0 discard 9S");
     assert_eq!(g.phase(), Phase::Trick { trick: 0 });
@@ -111,11 +160,20 @@ fn bb7_dealer_buys_before_taking_up_the_turn_up() {
     let c = cfg(|_| {});
     let d = deck(RS, &c, 3, 0, &D, "9S", "TH");
     let mut g = game(RS, c, 3, 0, vec![d]);
-    run(&mut g, "1 stand, 2 stand, 0 exchange 8D, 1 stand, 2 stand, 0 stand");
-    assert_eq!(legal(&g, 0), "discard 8H, discard 9S, discard AS, discard KS, discard QH, discard TH");
+    run(
+        &mut g,
+        "1 stand, 2 stand, 0 exchange 8D, 1 stand, 2 stand, 0 stand",
+    );
+    assert_eq!(
+        legal(&g, 0),
+        "discard 8H, discard 9S, discard AS, discard KS, discard QH, discard TH"
+    );
     run(&mut g, "0 discard 9S");
     // the turn-up's suit stays trumps although the dealer discarded it
-    assert_eq!(g.view(Viewer::Spectator).trump, Some(bete_rules::Suit::Spades));
+    assert_eq!(
+        g.view(Viewer::Spectator).trump,
+        Some(bete_rules::Suit::Spades)
+    );
     assert_eq!(legal(&g, 1), "card JS");
 }
 
@@ -135,7 +193,10 @@ fn bb8_drop_only_in_round_1() {
     run(&mut g, "2 stand, 0 exchange QD, 1 stand");
     assert_eq!(g.phase(), Phase::Exchange { round: 2 });
     assert!(!legal(&g, 2).contains("drop"));
-    assert_eq!(refuse(&mut g, 2, "drop"), ActionError::CannotDrop("only in round 1".into()));
+    assert_eq!(
+        refuse(&mut g, 2, "drop"),
+        ActionError::CannotDrop("only in round 1".into())
+    );
 }
 
 #[test]
@@ -143,7 +204,12 @@ fn bb8_empty_talon_leaves_only_stand() {
     let c = config(RS, 6, |_| {});
     let mut g = seeded(RS, c, 6, 9);
     let s = g.to_act().expect("to act");
-    let first = g.view(Viewer::Seat(s)).hand.expect("hand").first().expect("card");
+    let first = g
+        .view(Viewer::Seat(s))
+        .hand
+        .expect("hand")
+        .first()
+        .expect("card");
     run(&mut g, &format!("{} exchange {first}", s.0));
     for _ in 0..5 {
         let s = g.to_act().expect("to act");
@@ -159,13 +225,24 @@ fn bb9_vorhand_must_lead_the_bester_bube() {
     let mut g = game(RS, c.clone(), 3, 0, vec![deck(RS, &c, 3, 0, &D, "9S", "")]);
     run(&mut g, D_ROUNDS);
     assert_eq!(legal(&g, 1), "card JS");
-    assert!(matches!(refuse(&mut g, 1, "card 7S"), ActionError::MustLeadBower(_)));
+    assert!(matches!(
+        refuse(&mut g, 1, "card 7S"),
+        ActionError::MustLeadBower(_)
+    ));
 }
 
 #[test]
 fn bb9_hinterhand_may_keep_bester_bube() {
     let c = cfg(|_| {});
-    let d = deck(RS, &c, 3, 0, &["JS AS KS TH 9H", "AH KH QH 7D 8D", "JC 8S AD KD QD"], "9S", "");
+    let d = deck(
+        RS,
+        &c,
+        3,
+        0,
+        &["JS AS KS TH 9H", "AH KH QH 7D 8D", "JC 8S AD KD QD"],
+        "9S",
+        "",
+    );
     let mut g = game(RS, c, 3, 0, vec![d]);
     run(&mut g, D_ROUNDS);
     // Vorhand holds no trump: face down, "Trumpf!"
@@ -184,9 +261,20 @@ fn bb9_hinterhand_may_keep_bester_bube() {
 fn bb9_first_active_seat_leads_and_last_active_seat_has_the_privilege() {
     let c = cfg(|_| {});
     // deal 1, dealer 1, trump hearts; seat 2 (Vorhand) drops: seat 0 leads trick 1
-    let d1 = deck(RS, &c, 3, 1, &["9H 8H 7C 8C 9C", "JH AH QD KD AD", "7D 8D 9D TD QC"], "7H", "");
+    let d1 = deck(
+        RS,
+        &c,
+        3,
+        1,
+        &["9H 8H 7C 8C 9C", "JH AH QD KD AD", "7D 8D 9D TD QC"],
+        "7H",
+        "",
+    );
     let mut g = after_d(c, vec![d1]);
-    run(&mut g, "2 drop, 0 stand, 1 stand, 0 stand, 1 stand, 1 discard 7H");
+    run(
+        &mut g,
+        "2 drop, 0 stand, 1 stand, 0 stand, 1 stand, 1 discard 7H",
+    );
     assert_eq!(g.to_act(), Some(Seat(0)));
     assert_eq!(legal(&g, 0), "card 8H, card 9H");
     run(&mut g, "0 card 8H");
@@ -200,7 +288,10 @@ fn bb9_two_active_seats_keep_the_duties() {
     let mut g = after_d(c.clone(), vec![plain(&c, 1)]);
     run(&mut g, "2 stand, 0 stand, 1 drop, 2 stand, 0 stand");
     // trump hearts; seat 2 holds no heart: face down (unlike Lanterlui's LL7)
-    assert_eq!(legal(&g, 2), "hidden 7C, hidden 8C, hidden 9C, hidden QC, hidden TC");
+    assert_eq!(
+        legal(&g, 2),
+        "hidden 7C, hidden 8C, hidden 9C, hidden QC, hidden TC"
+    );
 }
 
 #[test]
@@ -211,15 +302,29 @@ fn bb10_trick_2_leader_leads_the_unterbube_and_it_must_be_played() {
     run(&mut g, "1 card JS, 2 card 8S, 0 card KS");
     assert_eq!(legal(&g, 1), "card 7S");
     run(&mut g, "1 card 7S");
-    assert!(matches!(refuse(&mut g, 2, "card AD"), ActionError::MustPlayBower(_)));
+    assert!(matches!(
+        refuse(&mut g, 2, "card AD"),
+        ActionError::MustPlayBower(_)
+    ));
     assert_eq!(legal(&g, 2), "card JC");
     // a leader holding the Unterbube leads it
-    let d = deck(RS, &c, 3, 0, &["AS KS QH 8H 8D", "JS JC AH KH 7D", "TS 8S AD KD 7H"], "9S", "");
+    let d = deck(
+        RS,
+        &c,
+        3,
+        0,
+        &["AS KS QH 8H 8D", "JS JC AH KH 7D", "TS 8S AD KD 7H"],
+        "9S",
+        "",
+    );
     let mut g = game(RS, c, 3, 0, vec![d]);
     run(&mut g, D_ROUNDS);
     run(&mut g, "1 card JS, 2 card 8S, 0 card KS");
     assert_eq!(legal(&g, 1), "card JC");
-    assert!(matches!(refuse(&mut g, 1, "card AH"), ActionError::MustLeadBower(_)));
+    assert!(matches!(
+        refuse(&mut g, 1, "card AH"),
+        ActionError::MustLeadBower(_)
+    ));
 }
 
 #[test]
@@ -227,9 +332,15 @@ fn bb11_any_lead_in_tricks_3_to_5() {
     let c = cfg(|_| {});
     let mut g = game(RS, c.clone(), 3, 0, vec![deck(RS, &c, 3, 0, &D, "9S", "")]);
     run(&mut g, D_ROUNDS);
-    run(&mut g, "1 card JS, 2 card 8S, 0 card KS, 1 card 7S, 2 card JC, 0 card AS");
+    run(
+        &mut g,
+        "1 card JS, 2 card 8S, 0 card KS, 1 card 7S, 2 card JC, 0 card AS",
+    );
     assert_eq!(legal(&g, 2), "card 7H, card AD, card KD");
-    assert!(matches!(refuse(&mut g, 2, "hidden AD"), ActionError::HiddenNotAllowed(_)));
+    assert!(matches!(
+        refuse(&mut g, 2, "hidden AD"),
+        ActionError::HiddenNotAllowed(_)
+    ));
 }
 
 #[test]
@@ -237,7 +348,10 @@ fn bb12_follow_suit_no_duty_to_trump() {
     let c = cfg(|_| {});
     let mut g = game(RS, c.clone(), 3, 0, vec![deck(RS, &c, 3, 0, &D, "9S", "")]);
     run(&mut g, D_ROUNDS);
-    run(&mut g, "1 card JS, 2 card 8S, 0 card KS, 1 card 7S, 2 card JC, 0 card AS, 2 card AD");
+    run(
+        &mut g,
+        "1 card JS, 2 card 8S, 0 card KS, 1 card 7S, 2 card JC, 0 card AS, 2 card AD",
+    );
     assert_eq!(legal(&g, 0), "card 8D");
     run(&mut g, "0 card 8D, 1 card 7D, 2 card KD");
     // void in diamonds with no trump left: any card (no duty to trump anyway)
@@ -246,7 +360,10 @@ fn bb12_follow_suit_no_duty_to_trump() {
     let mut g = game(RS, c.clone(), 3, 0, vec![deck(RS, &c, 3, 0, &D, "9S", "")]);
     run(&mut g, D_ROUNDS);
     assert_eq!(legal(&g, 1), "card JS", "tricks 1-2 keep their duties");
-    run(&mut g, "1 card JS, 2 card 8S, 0 card KS, 1 card 7S, 2 card JC, 0 card AS, 2 card AD");
+    run(
+        &mut g,
+        "1 card JS, 2 card 8S, 0 card KS, 1 card 7S, 2 card JC, 0 card AS, 2 card AD",
+    );
     assert_eq!(legal(&g, 0), "card 8D, card 8H, card QH");
 }
 
@@ -280,7 +397,10 @@ fn item13_per_trick_one_muss_when_nobody_paid_a_bete() {
     let mut g = after_d(c.clone(), vec![plain(&c, 1), plain(&c, 2)]);
     run(&mut g, "2 drop, 0 drop, 1 drop"); // carried: no bête
     assert_eq!(g.pools().pot, 15);
-    assert!(g.view(Viewer::Spectator).muss, "the pot test is replaced by the bête test");
+    assert!(
+        g.view(Viewer::Spectator).muss,
+        "the pot test is replaced by the bête test"
+    );
     // with a fifth per trick the same pot is no Muss
     let c = cfg(|_| {});
     let mut g = after_d(c.clone(), vec![plain(&c, 1), plain(&c, 2)]);
@@ -294,7 +414,11 @@ fn bb14_bete_equals_the_start_pot() {
     let d1 = deck_with(RS, &c, 3, 1, 2, "JS JC AS KS QS", "9S");
     let mut g = after_d(c, vec![d1]);
     play_until_deal(&mut g, 2);
-    let betes: Vec<(u8, i64)> = g.summaries()[1].betes.iter().map(|b| (b.seat, b.amount)).collect();
+    let betes: Vec<(u8, i64)> = g.summaries()[1]
+        .betes
+        .iter()
+        .map(|b| (b.seat, b.amount))
+        .collect();
     assert_eq!(betes, vec![(0, 10), (1, 10)]);
     // BB15: all at once into the next pot, with the next dealer's 5
     assert_eq!(g.pools().pot, 25);
@@ -354,7 +478,10 @@ fn bb16_lone_stayer_takes_the_pot_and_nobody_in_carries() {
     let c = cfg(|_| {});
     let mut g = after_d(c.clone(), vec![plain(&c, 1), plain(&c, 2)]);
     let ev = run(&mut g, "2 drop, 0 stand, 1 drop");
-    assert!(matches!(settled(&ev).result, DealResult::LoneStayer(Seat(0))));
+    assert!(matches!(
+        settled(&ev).result,
+        DealResult::LoneStayer(Seat(0))
+    ));
     assert_eq!(&net_of(&ev)[..3], &[10, 0, 0]);
     let mut g = after_d(c.clone(), vec![plain(&c, 1), plain(&c, 2)]);
     let ev = run(&mut g, "2 drop, 0 drop, 1 drop");

@@ -8,8 +8,8 @@ use bete_rules::deal::{cards, stack_deck};
 use bete_rules::event::{BidderResult, DealResult};
 use bete_rules::view::Phase;
 use bete_rules::{
-    Action, ActionError, Card, CardSet, Config, ConfigError, Decks, Event, Game, Pools, PublicEvent,
-    Rank, RulesetId, Seat, Setup, Viewer, pack,
+    Action, ActionError, Card, CardSet, Config, ConfigError, Decks, Event, Game, Pools,
+    PublicEvent, Rank, RulesetId, Seat, Setup, Viewer, pack,
 };
 use serde_json::{Value, json};
 
@@ -22,10 +22,26 @@ fn config(r: RulesetId, seats: u8, v: Value) -> Config {
 }
 
 /// A deck for deal `dealer` of a table: hands per seat, the turn-up, the talon's top cards.
-fn deck(r: RulesetId, cfg: &Config, seats: u8, dealer: u8, hands: &[&str], turn_up: &str, talon: &[&str]) -> Vec<Card> {
+fn deck(
+    r: RulesetId,
+    cfg: &Config,
+    seats: u8,
+    dealer: u8,
+    hands: &[&str],
+    turn_up: &str,
+    talon: &[&str],
+) -> Vec<Card> {
     let hands: Vec<CardSet> = hands.iter().map(|h| cards(h)).collect();
     let talon: Vec<Card> = talon.iter().map(|t| c(t)).collect();
-    stack_deck(&pack(r, cfg, seats), seats, Seat(dealer), cfg.deal_pattern, &hands, c(turn_up), &talon)
+    stack_deck(
+        &pack(r, cfg, seats),
+        seats,
+        Seat(dealer),
+        cfg.deal_pattern,
+        &hands,
+        c(turn_up),
+        &talon,
+    )
 }
 
 fn new_game(r: RulesetId, seats: u8, cfg: Config, decks: Vec<Vec<Card>>) -> (Game, Vec<Event>) {
@@ -43,9 +59,14 @@ fn new_game(r: RulesetId, seats: u8, cfg: Config, decks: Vec<Vec<Card>>) -> (Gam
 fn run(g: &mut Game, actions: &[&str]) -> Vec<Event> {
     let mut out = Vec::new();
     for a in actions {
-        let seat = g.to_act().unwrap_or_else(|| panic!("nobody to act before {a}"));
+        let seat = g
+            .to_act()
+            .unwrap_or_else(|| panic!("nobody to act before {a}"));
         let action: Action = a.parse().unwrap();
-        out.extend(g.apply(seat, action).unwrap_or_else(|e| panic!("{a} by {seat}: {e}")));
+        out.extend(
+            g.apply(seat, action)
+                .unwrap_or_else(|e| panic!("{a} by {seat}: {e}")),
+        );
         assert_conserved(g);
     }
     out
@@ -53,7 +74,13 @@ fn run(g: &mut Game, actions: &[&str]) -> Vec<Event> {
 
 fn assert_conserved(g: &Game) {
     let sum: i64 = g.balances().iter().sum();
-    assert_eq!(sum + g.on_table(), 0, "balances {:?} + on table {}", g.balances(), g.on_table());
+    assert_eq!(
+        sum + g.on_table(),
+        0,
+        "balances {:?} + on table {}",
+        g.balances(),
+        g.on_table()
+    );
 }
 
 fn settled(events: &[Event]) -> (&DealResult, [i64; 7], [i64; 7], [u8; 7]) {
@@ -96,12 +123,29 @@ fn random_match(r: RulesetId, seats: u8, cfg: Config, seed: u64) -> Game {
         let hand = g.view(Viewer::Seat(s)).hand.unwrap();
         for card in hand {
             if legal.contains(&Action::Card(card)) {
-                assert!(g.clone().apply(s, Action::Card(card)).is_ok(), "card {card} legal={legal:?}");
+                assert!(
+                    g.clone().apply(s, Action::Card(card)).is_ok(),
+                    "card {card} legal={legal:?}"
+                );
             } else {
                 // Refused, and the state is unchanged.
-                let before = (g.view(Viewer::Seat(s)), g.view(Viewer::Spectator), g.log().to_vec());
-                assert!(g.apply(s, Action::Card(card)).is_err(), "card {card} legal={legal:?}");
-                assert_eq!((g.view(Viewer::Seat(s)), g.view(Viewer::Spectator), g.log().to_vec()), before);
+                let before = (
+                    g.view(Viewer::Seat(s)),
+                    g.view(Viewer::Spectator),
+                    g.log().to_vec(),
+                );
+                assert!(
+                    g.apply(s, Action::Card(card)).is_err(),
+                    "card {card} legal={legal:?}"
+                );
+                assert_eq!(
+                    (
+                        g.view(Viewer::Seat(s)),
+                        g.view(Viewer::Spectator),
+                        g.log().to_vec()
+                    ),
+                    before
+                );
             }
         }
         for a in [Action::Pass, Action::Play, Action::Contre] {
@@ -119,7 +163,6 @@ fn random_match(r: RulesetId, seats: u8, cfg: Config, seed: u64) -> Game {
     assert_eq!(g.balances().iter().sum::<i64>(), 0);
     g
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // Scenario helper: a table fed deal by deal. For each deal it tries seeded deck orders until one
@@ -185,7 +228,13 @@ impl T {
         panic!("no deck found for bids {bids:?} winners {winners:?}");
     }
 
-    fn try_deck(&mut self, deck: Vec<Card>, pred: &impl Fn(&Game) -> bool, bids: &[&str], winners: &[u8]) -> Option<Deal> {
+    fn try_deck(
+        &mut self,
+        deck: Vec<Card>,
+        pred: &impl Fn(&Game) -> bool,
+        bids: &[&str],
+        winners: &[u8],
+    ) -> Option<Deal> {
         let mut g = self.g.clone();
         let mut events = g.provide_deck(deck).unwrap();
         if !pred(&g) {
@@ -193,17 +242,36 @@ impl T {
         }
         events.extend(run(&mut g, bids));
         let start = g.pools();
-        let w = start.pot + start.deals_since_won as i64 * self.fv() + start.staked_bete.unwrap_or(0);
+        let w =
+            start.pot + start.deals_since_won as i64 * self.fv() + start.staked_bete.unwrap_or(0);
         let mut budget = 20_000u32;
-        let g = if winners.is_empty() { g } else { solve(&g, winners, 0, &mut budget, &mut events)? };
+        let g = if winners.is_empty() {
+            g
+        } else {
+            solve(&g, winners, 0, &mut budget, &mut events)?
+        };
         self.g = g;
         let (result, net, betes, tricks, pools) = settled_full(&events);
-        Some(Deal { events, start, w, result, net, betes, tricks, pools })
+        Some(Deal {
+            events,
+            start,
+            w,
+            result,
+            net,
+            betes,
+            tricks,
+            pools,
+        })
     }
-
 }
 
-fn solve(g: &Game, winners: &[u8], trick: usize, budget: &mut u32, acc: &mut Vec<Event>) -> Option<Game> {
+fn solve(
+    g: &Game,
+    winners: &[u8],
+    trick: usize,
+    budget: &mut u32,
+    acc: &mut Vec<Event>,
+) -> Option<Game> {
     if trick == winners.len() {
         return Some(g.clone());
     }
@@ -251,7 +319,11 @@ fn hand(g: &Game, s: u8) -> CardSet {
 
 fn top_card(g: &Game) -> Card {
     let v = g.view(Viewer::Spectator);
-    let rank = if g.ruleset() == RulesetId::BeteAceHigh { Rank::Ace } else { Rank::King };
+    let rank = if g.ruleset() == RulesetId::BeteAceHigh {
+        Rank::Ace
+    } else {
+        Rank::King
+    };
     Card::new(rank, v.trump.unwrap())
 }
 
@@ -274,7 +346,11 @@ fn lose(devole: bool) -> BidderResult {
 
 fn declarer(d: &Deal) -> (Seat, BidderResult, Option<(Seat, BidderResult)>) {
     match &d.result {
-        DealResult::Bidders { declarer, declarer_result, contrer } => (*declarer, *declarer_result, *contrer),
+        DealResult::Bidders {
+            declarer,
+            declarer_result,
+            contrer,
+        } => (*declarer, *declarer_result, *contrer),
         r => panic!("{r:?}"),
     }
 }
@@ -293,15 +369,24 @@ fn random_matches_conserve_and_end() {
     for seats in 3..=7u8 {
         for r in [RulesetId::Bete, RulesetId::BeteAceHigh] {
             for seed in 1..4u64 {
-                let g = random_match(r, seats, Config::defaults(r, seats), seed * 7919 + seats as u64);
+                let g = random_match(
+                    r,
+                    seats,
+                    Config::defaults(r, seats),
+                    seed * 7919 + seats as u64,
+                );
                 assert!(g.summaries().len() >= 2 * seats as usize);
             }
         }
     }
     let two = config(RulesetId::Bete, 2, json!({"two_players": true}));
     random_match(RulesetId::Bete, 2, two, 5);
-    let lenient = config(RulesetId::Bete, 5, json!({"enforce_legality": "lenient", "queue_order": "largest_first",
-        "win_rule": "plurality", "max_curieuse": 3, "ante_rule": "literal", "fiche_value": 10}));
+    let lenient = config(
+        RulesetId::Bete,
+        5,
+        json!({"enforce_legality": "lenient", "queue_order": "largest_first",
+        "win_rule": "plurality", "max_curieuse": 3, "ante_rule": "literal", "fiche_value": 10}),
+    );
     random_match(RulesetId::Bete, 5, lenient, 9);
 }
 
@@ -349,8 +434,22 @@ fn b2_pack_and_talon_by_player_count() {
             32 => "7",
             _ => "6",
         };
-        assert!(p.iter().all(|c| c.rank() >= lowest.chars().next().map(|l| Rank::from_letter(l).unwrap()).unwrap()));
-        let (g, _) = Game::new(Setup { ruleset: B, config: cfg, seats, first_dealer: Seat(0), decks: Decks::Explicit(vec![p]) }).unwrap();
+        assert!(p.iter().all(|c| {
+            c.rank()
+                >= lowest
+                    .chars()
+                    .next()
+                    .map(|l| Rank::from_letter(l).unwrap())
+                    .unwrap()
+        }));
+        let (g, _) = Game::new(Setup {
+            ruleset: B,
+            config: cfg,
+            seats,
+            first_dealer: Seat(0),
+            decks: Decks::Explicit(vec![p]),
+        })
+        .unwrap();
         assert_eq!(g.view(Viewer::Spectator).talon_len, talon, "{seats} seats");
     }
 }
@@ -362,23 +461,46 @@ fn three_seat_deck(cfg: &Config, hands: [&str; 3], turn_up: &str) -> Vec<Card> {
 #[test]
 fn b3_ecarte_ranking() {
     let cfg = Config::defaults(B, 3);
-    let d = three_seat_deck(&cfg, ["KS 8H 9H TH JH", "AS 8D 9D TD JD", "JS QD KD AD TC"], "9C");
+    let d = three_seat_deck(
+        &cfg,
+        ["KS 8H 9H TH JH", "AS 8D 9D TD JD", "JS QD KD AD TC"],
+        "9C",
+    );
     let (mut g, _) = new_game(B, 3, cfg, vec![d]);
     run(&mut g, &["play", "pass", "pass", "card AS"]);
     // J ranks above A, K above J.
     assert_eq!(g.legal_actions(Seat(2)), vec![Action::Card(c("JS"))]);
     let ev = run(&mut g, &["card JS", "card KS"]);
-    assert!(ev.iter().any(|e| e.public == PublicEvent::TrickWon { trick: 0, winner: Seat(0) }));
+    assert!(ev.iter().any(|e| e.public
+        == PublicEvent::TrickWon {
+            trick: 0,
+            winner: Seat(0)
+        }));
 }
 
 #[test]
 fn ah1_ace_high_ranking() {
     let r = RulesetId::BeteAceHigh;
     let cfg = Config::defaults(r, 3);
-    let d = deck(r, &cfg, 3, 0, &["KS 8H 9H TH JH", "AS 8D 9D TD JD", "JS QD KD AD TC"], "9C", &[]);
+    let d = deck(
+        r,
+        &cfg,
+        3,
+        0,
+        &["KS 8H 9H TH JH", "AS 8D 9D TD JD", "JS QD KD AD TC"],
+        "9C",
+        &[],
+    );
     let (mut g, _) = new_game(r, 3, cfg, vec![d]);
-    let ev = run(&mut g, &["play", "pass", "pass", "card AS", "card JS", "card KS"]);
-    assert!(ev.iter().any(|e| e.public == PublicEvent::TrickWon { trick: 0, winner: Seat(1) }));
+    let ev = run(
+        &mut g,
+        &["play", "pass", "pass", "card AS", "card JS", "card KS"],
+    );
+    assert!(ev.iter().any(|e| e.public
+        == PublicEvent::TrickWon {
+            trick: 0,
+            winner: Seat(1)
+        }));
     // The same pack sizes and every other rule as Bête.
     assert_eq!(g.pack().len(), 28);
 }
@@ -391,7 +513,12 @@ fn b4_b5_play_runs_in_seat_order_eldest_is_next_after_dealer() {
     // The deal passes to the old eldest.
     assert_eq!(t.g.dealer(), Seat(1));
     let mut g = t.g.clone();
-    g.provide_deck(bete_rules::deck_order(&bete_rules::Seed([3; 32]), 0, t.g.pack())).unwrap();
+    g.provide_deck(bete_rules::deck_order(
+        &bete_rules::Seed([3; 32]),
+        0,
+        t.g.pack(),
+    ))
+    .unwrap();
     assert_eq!(g.to_act(), Some(Seat(2)));
 }
 
@@ -410,7 +537,10 @@ fn b7_opening_stakes() {
     // 1 fiche (5), 1 jeton for the deal, 1 for the King; the dealer one more.
     assert_eq!(t.g.balances(), &[-8, -7, -7]);
     let p = t.g.pools();
-    assert_eq!((p.pot, p.fiches, p.king_pool, p.deals_since_won), (4, 3, 3, 1));
+    assert_eq!(
+        (p.pot, p.fiches, p.king_pool, p.deals_since_won),
+        (4, 3, 3, 1)
+    );
     let t = T::new(B, 5, json!({"fiche_value": 10}));
     assert_eq!(t.g.balances(), &[-13, -12, -12, -12, -12]);
 }
@@ -444,9 +574,17 @@ fn pot_empty_queue_waiting(ante_rule: &str) -> T {
 #[test]
 fn b8_a9_ante_rules() {
     let t = pot_empty_queue_waiting("pot_empty");
-    assert_eq!(t.g.pools().pot, 4, "pot_empty: every seat antes, plus the dealer");
+    assert_eq!(
+        t.g.pools().pot,
+        4,
+        "pot_empty: every seat antes, plus the dealer"
+    );
     let t = pot_empty_queue_waiting("literal");
-    assert_eq!(t.g.pools().pot, 1, "literal: a bête waits, so only the dealer adds");
+    assert_eq!(
+        t.g.pools().pot,
+        1,
+        "literal: a bête waits, so only the dealer adds"
+    );
 }
 
 #[test]
@@ -503,26 +641,57 @@ fn a11_fresh_fiches_anted_within_the_settlement() {
 #[test]
 fn b10_king_pool_refilled_as_soon_as_won() {
     let mut t = T::new(B, 3, json!({}));
-    let d = t.deal_with(king_with(2), &["play", "pass", "pass"], &[1, 1, 1, ANY, ANY]);
+    let d = t.deal_with(
+        king_with(2),
+        &["play", "pass", "pass"],
+        &[1, 1, 1, ANY, ANY],
+    );
     // Seat 2 takes the King pool (3) and every seat puts 1 back at once.
     assert_eq!(d.pools.king_pool, 3);
     assert_eq!(&d.net[..3], &[-1, 9 - 1, 3 - 1]);
     let summaries = t.g.summaries();
-    let won: Vec<_> = summaries[0].pools_won.iter().map(|p| (p.pool.as_str(), p.seat, p.amount)).collect();
-    assert_eq!(won, vec![("deal_pot", 1, 4), ("fiches", 1, 5), ("king", 2, 3)]);
+    let won: Vec<_> = summaries[0]
+        .pools_won
+        .iter()
+        .map(|p| (p.pool.as_str(), p.seat, p.amount))
+        .collect();
+    assert_eq!(
+        won,
+        vec![("deal_pot", 1, 4), ("fiches", 1, 5), ("king", 2, 3)]
+    );
 }
 
 #[test]
 fn b11_deal_patterns() {
-    for (pattern, first) in [("3+2", "7S 8S 9S AH 7D"), ("2+3", "7S 8S 9H TH JH"), ("2+2+1", "7S 8S 9H TH JD"), ("2+1+2", "7S 8S 9H AH 7D")] {
+    for (pattern, first) in [
+        ("3+2", "7S 8S 9S AH 7D"),
+        ("2+3", "7S 8S 9H TH JH"),
+        ("2+2+1", "7S 8S 9H TH JD"),
+        ("2+1+2", "7S 8S 9H AH 7D"),
+    ] {
         let cfg = config(B, 5, json!({"deal_pattern": pattern}));
         let p = pack(B, &cfg, 5);
-        let (g, _) = Game::new(Setup { ruleset: B, config: cfg.clone(), seats: 5, first_dealer: Seat(0), decks: Decks::Explicit(vec![p.clone()]) }).unwrap();
+        let (g, _) = Game::new(Setup {
+            ruleset: B,
+            config: cfg.clone(),
+            seats: 5,
+            first_dealer: Seat(0),
+            decks: Decks::Explicit(vec![p.clone()]),
+        })
+        .unwrap();
         // Eldest (seat 1) receives the first packet of each round.
         let expected = bete_rules::deal::deal_hands(&p, 5, Seat(0), cfg.deal_pattern).hands[1];
         assert_eq!(hand(&g, 1), expected, "{pattern}");
         assert_eq!(hand(&g, 1), cards(first), "{pattern}");
-        assert_eq!(cfg.deal_pattern, match pattern { "3+2" => DealPattern::ThreeTwo, "2+3" => DealPattern::TwoThree, "2+2+1" => DealPattern::TwoTwoOne, _ => DealPattern::TwoOneTwo });
+        assert_eq!(
+            cfg.deal_pattern,
+            match pattern {
+                "3+2" => DealPattern::ThreeTwo,
+                "2+3" => DealPattern::TwoThree,
+                "2+2+1" => DealPattern::TwoTwoOne,
+                _ => DealPattern::TwoOneTwo,
+            }
+        );
     }
 }
 
@@ -535,7 +704,9 @@ fn b12_turn_up_is_trump_nobody_takes_it() {
     assert_eq!(v.turn_up, Some(p[25]));
     assert_eq!(v.trump, Some(p[25].suit()));
     assert_eq!(v.talon_len, 6);
-    assert!(matches!(ev.last().unwrap().public, PublicEvent::DealStarted(ref d) if d.turn_up == p[25]));
+    assert!(
+        matches!(ev.last().unwrap().public, PublicEvent::DealStarted(ref d) if d.turn_up == p[25])
+    );
     for s in 0..5 {
         assert!(!hand(&g, s).contains(p[25]));
         assert_eq!(hand(&g, s).len(), 5);
@@ -559,9 +730,18 @@ fn b13_bidding_from_eldest_play_or_pass() {
     let mut l = g.legal_actions(Seat(1));
     l.sort_by_key(|a| a.to_string());
     assert_eq!(l, vec![Action::Pass, Action::Play]);
-    assert!(matches!(g.apply(Seat(2), Action::Pass), Err(ActionError::NotYourTurn { to_act: Seat(1) })));
-    assert!(matches!(g.apply(Seat(1), Action::Drop), Err(ActionError::WrongRuleset { .. })));
-    assert!(matches!(g.apply(Seat(1), Action::Contre), Err(ActionError::WrongPhase { .. })));
+    assert!(matches!(
+        g.apply(Seat(2), Action::Pass),
+        Err(ActionError::NotYourTurn { to_act: Seat(1) })
+    ));
+    assert!(matches!(
+        g.apply(Seat(1), Action::Drop),
+        Err(ActionError::WrongRuleset { .. })
+    ));
+    assert!(matches!(
+        g.apply(Seat(1), Action::Contre),
+        Err(ActionError::WrongPhase { .. })
+    ));
     run(&mut g, &["pass"]);
     assert_eq!(g.to_act(), Some(Seat(2)));
 }
@@ -575,7 +755,10 @@ fn b14_first_play_becomes_declarer_no_higher_bid() {
     let mut l = g.legal_actions(Seat(3));
     l.sort_by_key(|a| a.to_string());
     assert_eq!(l, vec![Action::Contre, Action::Pass]);
-    assert!(matches!(g.apply(Seat(3), Action::Play), Err(ActionError::WrongPhase { .. })));
+    assert!(matches!(
+        g.apply(Seat(3), Action::Play),
+        Err(ActionError::WrongPhase { .. })
+    ));
 }
 
 #[test]
@@ -603,23 +786,45 @@ fn b15_contre_only_after_declarer_and_it_ends_bidding() {
 fn b16_no_bid_after_the_first_card() {
     let mut g = bidding_game(json!({}));
     run(&mut g, &["play", "pass", "pass", "pass"]);
-    assert!(matches!(g.apply(Seat(1), Action::Pass), Err(ActionError::WrongPhase { .. })));
-    assert!(matches!(g.apply(Seat(1), Action::Contre), Err(ActionError::WrongPhase { .. })));
+    assert!(matches!(
+        g.apply(Seat(1), Action::Pass),
+        Err(ActionError::WrongPhase { .. })
+    ));
+    assert!(matches!(
+        g.apply(Seat(1), Action::Contre),
+        Err(ActionError::WrongPhase { .. })
+    ));
     // And no card before the bidding ends.
     let mut g = bidding_game(json!({}));
     let any = hand(&g, 1).first().unwrap();
-    assert!(matches!(g.apply(Seat(1), Action::Card(any)), Err(ActionError::WrongPhase { .. })));
+    assert!(matches!(
+        g.apply(Seat(1), Action::Card(any)),
+        Err(ActionError::WrongPhase { .. })
+    ));
 }
 
 #[test]
 fn b17_curieuse() {
     let cfg = Config::defaults(B, 3);
-    let d = deck(B, &cfg, 3, 0, &["8S 9S TS JS QS", "8H 9H TH JH QH", "8D 9D TD JD QD"], "8C", &["KH"]);
+    let d = deck(
+        B,
+        &cfg,
+        3,
+        0,
+        &["8S 9S TS JS QS", "8H 9H TH JH QH", "8D 9D TD JD QD"],
+        "8C",
+        &["KH"],
+    );
     let (mut g, _) = new_game(B, 3, cfg.clone(), vec![d]);
     let before = g.balances().to_vec();
     let ev = run(&mut g, &["pass", "pass", "pass"]);
     let cur = ev.iter().find_map(|e| match &e.public {
-        PublicEvent::Curieuse { set_aside, turn_up, trump, paid } => Some((*set_aside, *turn_up, *trump, *paid)),
+        PublicEvent::Curieuse {
+            set_aside,
+            turn_up,
+            trump,
+            paid,
+        } => Some((*set_aside, *turn_up, *trump, *paid)),
         _ => None,
     });
     let (set_aside, turn_up, trump, paid) = cur.expect("a Curieuse");
@@ -641,12 +846,31 @@ fn b17_curieuse() {
     assert!(matches!(settled(&ev).0, DealResult::AllPassed));
     // max_curieuse = 2: two Curieuses; 0: none.
     let cfg2 = config(B, 3, json!({"max_curieuse": 2}));
-    let d = deck(B, &cfg2, 3, 0, &["8S 9S TS JS QS", "8H 9H TH JH QH", "8D 9D TD JD QD"], "8C", &["KH", "AD"]);
+    let d = deck(
+        B,
+        &cfg2,
+        3,
+        0,
+        &["8S 9S TS JS QS", "8H 9H TH JH QH", "8D 9D TD JD QD"],
+        "8C",
+        &["KH", "AD"],
+    );
     let (mut g, _) = new_game(B, 3, cfg2, vec![d]);
     run(&mut g, &["pass", "pass", "pass", "pass", "pass", "pass"]);
-    assert_eq!(g.view(Viewer::Spectator).set_aside_turn_ups, vec![c("8C"), c("KH")]);
+    assert_eq!(
+        g.view(Viewer::Spectator).set_aside_turn_ups,
+        vec![c("8C"), c("KH")]
+    );
     assert_eq!(g.pools().pot, 4 + 6);
-    let d = deck(B, &cfg, 3, 0, &["8S 9S TS JS QS", "8H 9H TH JH QH", "8D 9D TD JD QD"], "8C", &[]);
+    let d = deck(
+        B,
+        &cfg,
+        3,
+        0,
+        &["8S 9S TS JS QS", "8H 9H TH JH QH", "8D 9D TD JD QD"],
+        "8C",
+        &[],
+    );
     let (mut g, _) = new_game(B, 3, config(B, 3, json!({"max_curieuse": 0})), vec![d]);
     let ev = run(&mut g, &["pass", "pass", "pass"]);
     assert!(matches!(settled(&ev).0, DealResult::AllPassed));
@@ -659,7 +883,10 @@ fn b17_no_curieuse_with_an_empty_talon() {
     let (mut g, _) = new_game(B, 7, cfg, vec![p]);
     assert_eq!(g.view(Viewer::Spectator).talon_len, 0);
     let ev = run(&mut g, &["pass"; 7]);
-    assert!(!ev.iter().any(|e| matches!(e.public, PublicEvent::Curieuse { .. })));
+    assert!(
+        !ev.iter()
+            .any(|e| matches!(e.public, PublicEvent::Curieuse { .. }))
+    );
     assert!(matches!(settled(&ev).0, DealResult::AllPassed));
 }
 
@@ -668,7 +895,10 @@ fn b18_all_pass_stakes_stay_king_settled() {
     let mut t = T::new(B, 3, json!({"max_curieuse": 0}));
     let d = t.deal_with(king_with(2), &["pass", "pass", "pass"], &[]);
     assert_eq!(d.result, DealResult::AllPassed);
-    assert_eq!((d.pools.pot, d.pools.fiches, d.pools.deals_since_won), (4, 3, 1));
+    assert_eq!(
+        (d.pools.pot, d.pools.fiches, d.pools.deals_since_won),
+        (4, 3, 1)
+    );
     // The King holder takes the pool, and it is refilled.
     assert_eq!(&d.net[..3], &[-1, -1, 2]);
     assert_eq!(t.g.summaries()[0].outcome, "all_passed");
@@ -683,18 +913,31 @@ fn b18_all_pass_stakes_stay_king_settled() {
 #[test]
 fn b19_eldest_leads_whoever_declared_every_seat_plays() {
     let cfg = Config::defaults(B, 3);
-    let d = three_seat_deck(&cfg, ["KS 8H 9H TH JH", "AS 8D 9D TD JD", "JS QD KD AD TC"], "9C");
+    let d = three_seat_deck(
+        &cfg,
+        ["KS 8H 9H TH JH", "AS 8D 9D TD JD", "JS QD KD AD TC"],
+        "9C",
+    );
     let (mut g, _) = new_game(B, 3, cfg, vec![d]);
     run(&mut g, &["pass", "pass", "play"]);
     assert_eq!(g.to_act(), Some(Seat(1)));
     let ev = run(&mut g, &["card AS", "card JS", "card KS"]);
-    assert_eq!(ev.iter().filter(|e| matches!(e.public, PublicEvent::CardPlayed { .. })).count(), 3);
+    assert_eq!(
+        ev.iter()
+            .filter(|e| matches!(e.public, PublicEvent::CardPlayed { .. }))
+            .count(),
+        3
+    );
     // The trick winner leads next.
     assert_eq!(g.to_act(), Some(Seat(0)));
 }
 
 fn head_deck(cfg: &Config, turn_up: &str) -> Vec<Card> {
-    three_seat_deck(cfg, ["8S KS 8H 9H TH", "9S JS 8D 9D TD", "TS QS JD QD KD"], turn_up)
+    three_seat_deck(
+        cfg,
+        ["8S KS 8H 9H TH", "9S JS 8D 9D TD", "TS QS JD QD KD"],
+        turn_up,
+    )
 }
 
 #[test]
@@ -709,9 +952,18 @@ fn b20_must_head_in_suit() {
         assert_eq!(l, vec![Action::Card(c("QS")), Action::Card(c("TS"))]);
         run(&mut g, &["card TS"]);
         assert_eq!(g.legal_actions(Seat(0)), vec![Action::Card(c("KS"))]);
-        assert!(matches!(g.clone().apply(Seat(0), Action::Card(c("8S"))), Err(ActionError::MustHead(_))));
-        assert!(matches!(g.clone().apply(Seat(0), Action::Card(c("8H"))), Err(ActionError::MustFollowSuit(_))));
-        assert!(matches!(g.clone().apply(Seat(0), Action::Card(c("AS"))), Err(ActionError::NotInHand(_))));
+        assert!(matches!(
+            g.clone().apply(Seat(0), Action::Card(c("8S"))),
+            Err(ActionError::MustHead(_))
+        ));
+        assert!(matches!(
+            g.clone().apply(Seat(0), Action::Card(c("8H"))),
+            Err(ActionError::MustFollowSuit(_))
+        ));
+        assert!(matches!(
+            g.clone().apply(Seat(0), Action::Card(c("AS"))),
+            Err(ActionError::NotInHand(_))
+        ));
     }
     // must_head_in_suit = false: any card of the suit.
     let cfg = config(B, 3, json!({"must_head_in_suit": false}));
@@ -723,28 +975,50 @@ fn b20_must_head_in_suit() {
 #[test]
 fn b21_must_trump_then_overtrump() {
     let cfg = Config::defaults(B, 3);
-    let d = three_seat_deck(&cfg, ["9C KC 8H 9H TH", "8S 9S TS JS QS", "TC 8D 9D TD JD"], "8C");
+    let d = three_seat_deck(
+        &cfg,
+        ["9C KC 8H 9H TH", "8S 9S TS JS QS", "TC 8D 9D TD JD"],
+        "8C",
+    );
     let (mut g, _) = new_game(B, 3, cfg, vec![d]);
     run(&mut g, &["play", "pass", "pass", "card 8S"]);
     assert_eq!(g.legal_actions(Seat(2)), vec![Action::Card(c("TC"))]);
-    assert!(matches!(g.clone().apply(Seat(2), Action::Card(c("8D"))), Err(ActionError::MustTrump(_))));
+    assert!(matches!(
+        g.clone().apply(Seat(2), Action::Card(c("8D"))),
+        Err(ActionError::MustTrump(_))
+    ));
     run(&mut g, &["card TC"]);
     assert_eq!(g.legal_actions(Seat(0)), vec![Action::Card(c("KC"))]);
-    assert!(matches!(g.clone().apply(Seat(0), Action::Card(c("9C"))), Err(ActionError::MustOvertrump(_))));
+    assert!(matches!(
+        g.clone().apply(Seat(0), Action::Card(c("9C"))),
+        Err(ActionError::MustOvertrump(_))
+    ));
     let ev = run(&mut g, &["card KC"]);
-    assert!(ev.iter().any(|e| e.public == PublicEvent::TrickWon { trick: 0, winner: Seat(0) }));
+    assert!(ev.iter().any(|e| e.public
+        == PublicEvent::TrickWon {
+            trick: 0,
+            winner: Seat(0)
+        }));
 }
 
 #[test]
 fn b22_discard_when_unable_to_head_no_undertrump_duty() {
     let cfg = Config::defaults(B, 3);
-    let d = three_seat_deck(&cfg, ["9C 8H 9H TH JH", "8S 9S TS JS QS", "TC 8D 9D TD JD"], "8C");
+    let d = three_seat_deck(
+        &cfg,
+        ["9C 8H 9H TH JH", "8S 9S TS JS QS", "TC 8D 9D TD JD"],
+        "8C",
+    );
     let (mut g, _) = new_game(B, 3, cfg.clone(), vec![d]);
     run(&mut g, &["play", "pass", "pass", "card 8S", "card TC"]);
     // Only a lower trump: any card.
     assert_eq!(g.legal_actions(Seat(0)).len(), 5);
     // A trumped trick is followed with any card of the suit led (no heading).
-    let d = three_seat_deck(&cfg, ["8S KS 8H 9H TH", "JS 9S TS QS AS", "TC 8D 9D TD JD"], "8C");
+    let d = three_seat_deck(
+        &cfg,
+        ["8S KS 8H 9H TH", "JS 9S TS QS AS", "TC 8D 9D TD JD"],
+        "8C",
+    );
     let (mut g, _) = new_game(B, 3, cfg, vec![d]);
     run(&mut g, &["play", "pass", "pass", "card JS", "card TC"]);
     assert_eq!(g.legal_actions(Seat(0)).len(), 2);
@@ -754,7 +1028,13 @@ fn b22_discard_when_unable_to_head_no_undertrump_duty() {
 fn b23_all_five_tricks_are_played() {
     let mut t = T::new(B, 3, json!({}));
     let d = t.deal(&["play", "pass", "pass"], &[1, 1, 1, ANY, ANY]);
-    assert_eq!(d.events.iter().filter(|e| matches!(e.public, PublicEvent::TrickWon { .. })).count(), 5);
+    assert_eq!(
+        d.events
+            .iter()
+            .filter(|e| matches!(e.public, PublicEvent::TrickWon { .. }))
+            .count(),
+        5
+    );
     assert_eq!(d.tricks[..3].iter().sum::<u8>(), 5);
 }
 
@@ -830,9 +1110,21 @@ fn b27_winner_takes_pot_n_fiches_current_bete() {
     let (p, r, _) = declarer(&d1);
     assert_eq!((p, r), (Seat(2), win(false)));
     assert_eq!(d1.net[2], 24);
-    assert_eq!((d1.pools.pot, d1.pools.fiches, d1.pools.deals_since_won, d1.pools.staked_bete), (0, 1, 0, None));
+    assert_eq!(
+        (
+            d1.pools.pot,
+            d1.pools.fiches,
+            d1.pools.deals_since_won,
+            d1.pools.staked_bete
+        ),
+        (0, 1, 0, None)
+    );
     let summaries = t.g.summaries();
-    let won: Vec<_> = summaries[1].pools_won.iter().map(|p| (p.pool.as_str(), p.amount)).collect();
+    let won: Vec<_> = summaries[1]
+        .pools_won
+        .iter()
+        .map(|p| (p.pool.as_str(), p.amount))
+        .collect();
     assert_eq!(won, vec![("deal_pot", 5), ("fiches", 10), ("bete", 9)]);
 }
 
@@ -872,9 +1164,19 @@ fn b29_loser_pays_w_into_the_queue_stakes_stay() {
     assert_eq!(declarer(&d).1, lose(false));
     assert_eq!(&d.net[..3], &[0, -9, 0]);
     assert_eq!(&d.betes[..3], &[0, 9, 0]);
-    assert_eq!((d.pools.pot, d.pools.fiches, d.pools.deals_since_won), (4, 3, 1));
+    assert_eq!(
+        (d.pools.pot, d.pools.fiches, d.pools.deals_since_won),
+        (4, 3, 1)
+    );
     assert_eq!(d.pools.bete_queue, vec![9]);
-    assert_eq!(t.g.summaries()[0].betes.iter().map(|b| (b.seat, b.amount)).collect::<Vec<_>>(), vec![(1, 9)]);
+    assert_eq!(
+        t.g.summaries()[0]
+            .betes
+            .iter()
+            .map(|b| (b.seat, b.amount))
+            .collect::<Vec<_>>(),
+        vec![(1, 9)]
+    );
 }
 
 #[test]
@@ -906,7 +1208,10 @@ fn b31_queue_fifo_and_largest_first() {
 fn b32_contre_p_wins() {
     let mut t = T::new(B, 3, json!({}));
     let d = t.deal(&["play", "contre"], &[1, 1, 1, 2, 0]);
-    assert_eq!(declarer(&d), (Seat(1), win(false), Some((Seat(2), lose(false)))));
+    assert_eq!(
+        declarer(&d),
+        (Seat(1), win(false), Some((Seat(2), lose(false))))
+    );
     assert_eq!(&d.net[..3], &[0, 9, -18]);
     assert_eq!(d.pools.bete_queue, vec![18]);
 }
@@ -915,13 +1220,27 @@ fn b32_contre_p_wins() {
 fn b32_contre_c_wins_p_pays_w_to_c() {
     let mut t = T::new(B, 3, json!({}));
     let d = t.deal(&["play", "contre"], &[2, 2, 2, 1, 0]);
-    assert_eq!(declarer(&d), (Seat(1), lose(false), Some((Seat(2), win(false)))));
+    assert_eq!(
+        declarer(&d),
+        (Seat(1), lose(false), Some((Seat(2), win(false))))
+    );
     assert_eq!(&d.net[..3], &[0, -9, 18]);
     assert!(d.pools.bete_queue.is_empty());
     assert_eq!(d.pools.pot, 0);
     let summaries = t.g.summaries();
-    let won: Vec<_> = summaries[0].pools_won.iter().map(|p| (p.pool.as_str(), p.seat, p.amount)).collect();
-    assert_eq!(won, vec![("deal_pot", 2, 4), ("fiches", 2, 5), ("declarer_bete", 2, 9)]);
+    let won: Vec<_> = summaries[0]
+        .pools_won
+        .iter()
+        .map(|p| (p.pool.as_str(), p.seat, p.amount))
+        .collect();
+    assert_eq!(
+        won,
+        vec![
+            ("deal_pot", 2, 4),
+            ("fiches", 2, 5),
+            ("declarer_bete", 2, 9)
+        ]
+    );
 }
 
 #[test]
@@ -929,7 +1248,10 @@ fn b32_contre_c_wins_on_the_first_two_tricks_even_with_another_two() {
     let mut t = T::new(B, 3, json!({}));
     // P 1 trick, C tricks #1 and #2, seat 0 two: P loses (1 < 2), C passes B24.
     let d = t.deal(&["play", "contre"], &[2, 2, 0, 0, 1]);
-    assert_eq!(declarer(&d), (Seat(1), lose(false), Some((Seat(2), win(false)))));
+    assert_eq!(
+        declarer(&d),
+        (Seat(1), lose(false), Some((Seat(2), win(false))))
+    );
 }
 
 #[test]
@@ -937,14 +1259,20 @@ fn b32_contre_c_fails_with_a_tie_no_null_for_c() {
     let mut t = T::new(B, 4, json!({}));
     // P (seat 1) 1 trick, C (seat 2) 2 tricks not the first two, seat 3 two: P loses, C loses.
     let d = t.deal(&["play", "contre"], &[3, 2, 2, 3, 1]);
-    assert_eq!(declarer(&d), (Seat(1), lose(false), Some((Seat(2), lose(false)))));
+    assert_eq!(
+        declarer(&d),
+        (Seat(1), lose(false), Some((Seat(2), lose(false))))
+    );
 }
 
 #[test]
 fn b32_contre_both_lose() {
     let mut t = T::new(B, 3, json!({}));
     let d = t.deal(&["play", "contre"], &[0, 0, 0, 1, 2]);
-    assert_eq!(declarer(&d), (Seat(1), lose(false), Some((Seat(2), lose(false)))));
+    assert_eq!(
+        declarer(&d),
+        (Seat(1), lose(false), Some((Seat(2), lose(false))))
+    );
     assert_eq!(&d.net[..3], &[0, -9, -18]);
     assert_eq!(d.pools.bete_queue, vec![9, 18]);
     assert_eq!(&d.betes[..3], &[0, 9, 18]);
@@ -954,7 +1282,14 @@ fn b32_contre_both_lose() {
 fn b32_contre_null_for_both() {
     let mut t = T::new(B, 3, json!({}));
     let d = t.deal(&["play", "contre"], &[0, 1, 1, 0, 2]);
-    assert_eq!(declarer(&d), (Seat(1), BidderResult::Null, Some((Seat(2), BidderResult::Null))));
+    assert_eq!(
+        declarer(&d),
+        (
+            Seat(1),
+            BidderResult::Null,
+            Some((Seat(2), BidderResult::Null))
+        )
+    );
     assert_eq!(&d.net[..3], &[0, 0, 0]);
 }
 
@@ -962,14 +1297,21 @@ fn b32_contre_null_for_both() {
 fn b32_contre_c_vole_and_p_devole() {
     let mut t = T::new(B, 3, json!({}));
     let d = t.deal(&["play", "contre"], &[2, 2, 2, 2, 2]);
-    assert_eq!(declarer(&d), (Seat(1), lose(true), Some((Seat(2), win(true)))));
+    assert_eq!(
+        declarer(&d),
+        (Seat(1), lose(true), Some((Seat(2), win(true))))
+    );
     assert_eq!(&d.net[..3], &[0, -9 - 2 - 1, 9 + 9 + 1 + 2]);
 }
 
 #[test]
 fn b33_king_pool_goes_to_the_holder_of_the_trump_king() {
     let mut t = T::new(B, 3, json!({}));
-    let d = t.deal_with(king_with(1), &["play", "pass", "pass"], &[1, 1, 1, ANY, ANY]);
+    let d = t.deal_with(
+        king_with(1),
+        &["play", "pass", "pass"],
+        &[1, 1, 1, ANY, ANY],
+    );
     assert_eq!(&d.net[..3], &[-1, 9 + 3 - 1, -1]);
     assert_eq!(d.pools.king_pool, 3);
 }
@@ -999,7 +1341,15 @@ fn b33_nobody_holds_the_king_pool_stays() {
     assert_eq!(d.pools.king_pool, 3);
     // The King of the new trump suit put aside by a Curieuse is held by nobody.
     let cfg = Config::defaults(B, 3);
-    let d = deck(B, &cfg, 3, 0, &["8S 9S TS JS QS", "8H 9H TH JH QH", "8D 9D TD JD QD"], "KC", &["AC"]);
+    let d = deck(
+        B,
+        &cfg,
+        3,
+        0,
+        &["8S 9S TS JS QS", "8H 9H TH JH QH", "8D 9D TD JD QD"],
+        "KC",
+        &["AC"],
+    );
     let (mut g, _) = new_game(B, 3, cfg, vec![d]);
     let ev = run(&mut g, &["pass", "pass", "pass", "pass", "pass", "pass"]);
     let (r, net, _, _) = settled(&ev);
@@ -1011,7 +1361,15 @@ fn b33_nobody_holds_the_king_pool_stays() {
 fn b33_king_of_the_final_trump_after_a_curieuse() {
     let cfg = Config::defaults(B, 3);
     // Seat 2 holds KH; the Curieuse turns a heart.
-    let d = deck(B, &cfg, 3, 0, &["8S 9S TS JS QS", "8C 9C TC JC QC", "8D 9D TD JD KH"], "KS", &["AH"]);
+    let d = deck(
+        B,
+        &cfg,
+        3,
+        0,
+        &["8S 9S TS JS QS", "8C 9C TC JC QC", "8D 9D TD JD KH"],
+        "KS",
+        &["AH"],
+    );
     let (mut g, _) = new_game(B, 3, config(B, 3, json!({})), vec![d]);
     let ev = run(&mut g, &["pass", "pass", "pass", "pass", "pass", "pass"]);
     let (_, net, _, _) = settled(&ev);
@@ -1024,12 +1382,18 @@ fn ah2_ace_pool() {
     let mut t = T::new(r, 3, json!({"max_curieuse": 0}));
     let both = |g: &Game| {
         let trump = g.view(Viewer::Spectator).trump.unwrap();
-        hand(g, 2).contains(Card::new(Rank::Ace, trump)) && hand(g, 0).contains(Card::new(Rank::King, trump))
+        hand(g, 2).contains(Card::new(Rank::Ace, trump))
+            && hand(g, 0).contains(Card::new(Rank::King, trump))
     };
     let d = t.deal_with(both, &["pass", "pass", "pass"], &[]);
     assert_eq!(d.result, DealResult::AllPassed);
     assert_eq!(&d.net[..3], &[-1, -1, 3 - 1]);
-    assert!(t.g.summaries()[0].pools_won.iter().any(|p| p.pool == "ace" && p.seat == 2));
+    assert!(
+        t.g.summaries()[0]
+            .pools_won
+            .iter()
+            .any(|p| p.pool == "ace" && p.seat == 2)
+    );
 }
 
 #[test]
@@ -1037,7 +1401,10 @@ fn b34_null_round_stakes_stay_king_settled_n_counts() {
     let mut t = T::new(B, 3, json!({}));
     let d = t.deal_with(king_with(1), &["play", "pass", "pass"], &[0, 1, 1, 0, 2]);
     assert_eq!(declarer(&d).1, BidderResult::Null);
-    assert_eq!((d.pools.pot, d.pools.fiches, d.pools.deals_since_won), (4, 3, 1));
+    assert_eq!(
+        (d.pools.pot, d.pools.fiches, d.pools.deals_since_won),
+        (4, 3, 1)
+    );
     assert_eq!(&d.net[..3], &[-1, 2, -1]);
     assert_eq!(t.g.pools().deals_since_won, 2);
     assert_eq!(t.g.pools().pot, 5);
@@ -1047,11 +1414,22 @@ fn b34_null_round_stakes_stay_king_settled_n_counts() {
 #[test]
 fn b35_lenient_revoke_costs_a_bete_after_the_deals_own() {
     let cfg = config(B, 3, json!({"enforce_legality": "lenient"}));
-    let d = deck(B, &cfg, 3, 0, &["8S KS 8H 9H TH", "9S JS 8D 9D TD", "TS QS JD QD KD"], "8C", &[]);
+    let d = deck(
+        B,
+        &cfg,
+        3,
+        0,
+        &["8S KS 8H 9H TH", "9S JS 8D 9D TD", "TS QS JD QD KD"],
+        "8C",
+        &[],
+    );
     // Strict refuses the revoke.
     let (mut strict, _) = new_game(B, 3, Config::defaults(B, 3), vec![d.clone()]);
     run(&mut strict, &["play", "pass", "pass", "card 9S"]);
-    assert!(matches!(strict.apply(Seat(2), Action::Card(c("JD"))), Err(ActionError::MustFollowSuit(_))));
+    assert!(matches!(
+        strict.apply(Seat(2), Action::Card(c("JD"))),
+        Err(ActionError::MustFollowSuit(_))
+    ));
     let mut t = T::new(B, 3, json!({"enforce_legality": "lenient"}));
     let mut g = t.g.clone();
     g.provide_deck(d).unwrap();
@@ -1074,7 +1452,15 @@ fn b35_lenient_revoke_costs_a_bete_after_the_deals_own() {
 fn b35_timeout_safe_action_never_revokes_in_lenient_mode() {
     let cfg = config(B, 3, json!({"enforce_legality": "lenient"}));
     // Seat 2 must head 9S with QS; its lowest card by canonical order, 8S, would be a revoke.
-    let d = deck(B, &cfg, 3, 0, &["KS 8H 9H TH JH", "9S JS 8D 9D TD", "8S QS JD QD KD"], "8C", &[]);
+    let d = deck(
+        B,
+        &cfg,
+        3,
+        0,
+        &["KS 8H 9H TH JH", "9S JS 8D 9D TD", "8S QS JD QD KD"],
+        "8C",
+        &[],
+    );
     let (mut g, _) = new_game(B, 3, cfg, vec![d]);
     run(&mut g, &["play", "pass", "pass", "card 9S"]);
     assert_eq!(g.legal_actions(Seat(2)).len(), 5);
@@ -1108,7 +1494,10 @@ fn b36_match_ends_after_whole_rounds_when_the_queue_is_empty() {
     assert_eq!(match_ended(&d.events).unwrap()[..3], [1, 1, 1]);
     assert_eq!(t.g.on_table(), 0);
     assert_eq!(t.g.balances().iter().sum::<i64>(), 0);
-    assert!(matches!(t.g.apply(Seat(0), Action::Pass), Err(ActionError::MatchOver)));
+    assert!(matches!(
+        t.g.apply(Seat(0), Action::Pass),
+        Err(ActionError::MatchOver)
+    ));
 }
 
 #[test]
@@ -1116,7 +1505,11 @@ fn b36_b10_king_pool_not_restocked_at_the_last_settlement() {
     let mut t = T::new(B, 3, json!({"rounds": 1}));
     t.deal(&["play", "pass", "pass"], &[1, 1, 1, ANY, ANY]);
     t.deal(&["play", "pass", "pass"], &[2, 2, 2, ANY, ANY]);
-    let d = t.deal_with(king_with(1), &["play", "pass", "pass"], &[0, 0, 0, ANY, ANY]);
+    let d = t.deal_with(
+        king_with(1),
+        &["play", "pass", "pass"],
+        &[0, 0, 0, ANY, ANY],
+    );
     assert!(t.g.is_over());
     // Seat 1 takes the King pool (3) and nobody puts a jeton back.
     assert_eq!(d.pools.king_pool, 0);
@@ -1139,7 +1532,11 @@ fn b36_extra_deals_until_the_queue_is_empty() {
 
 #[test]
 fn b36_max_extra_deals_returns_stakes_with_odd_jetons_from_the_last_eldest() {
-    let mut t = T::new(B, 3, json!({"rounds": 1, "max_extra_deals": 0, "fiche_value": 10}));
+    let mut t = T::new(
+        B,
+        3,
+        json!({"rounds": 1, "max_extra_deals": 0, "fiche_value": 10}),
+    );
     t.deal(&["play", "pass", "pass"], &[1, 1, 1, ANY, ANY]);
     t.deal(&["play", "pass", "pass"], &[2, 2, 2, ANY, ANY]);
     // Deal 2 (dealer 2, eldest 0): pot 4, one fiche (10) left; seat 0 loses a bête of 14.
@@ -1161,13 +1558,21 @@ fn b36_max_extra_deals_returns_stakes_with_odd_jetons_from_the_last_eldest() {
 fn hands_are_private_and_revealed_to_spectators_at_settlement() {
     let mut t = T::new(B, 3, json!({}));
     let d = t.deal(&["play", "pass", "pass"], &[1, 1, 1, ANY, ANY]);
-    let started = d.events.iter().find(|e| matches!(e.public, PublicEvent::DealStarted(_))).unwrap();
+    let started = d
+        .events
+        .iter()
+        .find(|e| matches!(e.public, PublicEvent::DealStarted(_)))
+        .unwrap();
     for s in 0..3u8 {
         let p = started.project(Viewer::Seat(Seat(s)));
         assert!(matches!(p.private, Some(bete_rules::PrivateEvent::Hand(h)) if h.len() == 5));
     }
     assert!(started.project(Viewer::Spectator).private.is_none());
-    let settled_ev = d.events.iter().find(|e| matches!(e.public, PublicEvent::DealSettled(_))).unwrap();
+    let settled_ev = d
+        .events
+        .iter()
+        .find(|e| matches!(e.public, PublicEvent::DealSettled(_)))
+        .unwrap();
     assert!(settled_ev.project(Viewer::Seat(Seat(0))).reveal.is_none());
     let rev = settled_ev.project(Viewer::Spectator).reveal.unwrap();
     assert_eq!(rev.deck.len(), 28);

@@ -23,12 +23,26 @@ fn cfg(f: impl FnOnce(&mut Config)) -> Config {
 
 /// Deal 1 (dealer 1, trump hearts): no flush anywhere.
 fn plain(c: &Config, dealer: u8) -> Vec<Card> {
-    deck(RS, c, 3, dealer, &["7H 8H 9H TH QD", "7D 8D 9D TD KC", "7C 8C 9C TC QS"], "AH", "KH")
+    deck(
+        RS,
+        c,
+        3,
+        dealer,
+        &["7H 8H 9H TH QD", "7D 8D 9D TD KC", "7C 8C 9C TC QS"],
+        "AH",
+        "KH",
+    )
 }
 
 /// Deal D played out (pot 10 at deal 1), then `next` dealt by seat 1.
 fn after_d(c: Config, next: Vec<Card>) -> Game {
-    let mut g = game(RS, c.clone(), 3, 0, vec![deck(RS, &c, 3, 0, &D, "9S", ""), next]);
+    let mut g = game(
+        RS,
+        c.clone(),
+        3,
+        0,
+        vec![deck(RS, &c, 3, 0, &D, "9S", ""), next],
+    );
     run(&mut g, D_PLAY);
     assert_eq!(g.deal_index(), 1);
     g
@@ -76,9 +90,20 @@ fn ll2_full_pack_or_short_pack_below_six() {
 fn ll2_ranking_beste_boer_tweede_boer_then_ace_to_two() {
     // trump spades: 2S is still a trump and beats the AH of a plain suit
     let c = cfg(|_| {});
-    let d = deck(RS, &c, 3, 0, &["AH KH 3D 4D 5C", "2S AD KD QD 6C", "QH JH TH 9H 7C"], "9S", "");
+    let d = deck(
+        RS,
+        &c,
+        3,
+        0,
+        &["AH KH 3D 4D 5C", "2S AD KD QD 6C", "QH JH TH 9H 7C"],
+        "9S",
+        "",
+    );
     let mut g = game(RS, c, 3, 0, vec![d]);
-    run(&mut g, "1 stand, 2 stand, 0 stand, 1 stand, 2 stand, 0 stand, 0 discard 9S");
+    run(
+        &mut g,
+        "1 stand, 2 stand, 0 stand, 1 stand, 2 stand, 0 stand, 0 discard 9S",
+    );
     // Vorhand leads his only trump
     assert_eq!(legal(&g, 1), "card 2S");
     run(&mut g, "1 card 2S, 2 card 7C, 0 card AH");
@@ -89,9 +114,15 @@ fn ll2_ranking_beste_boer_tweede_boer_then_ace_to_two() {
 fn ll3_beste_boer_must_be_led() {
     let c = cfg(|_| {});
     let mut g = game(RS, c.clone(), 3, 0, vec![deck(RS, &c, 3, 0, &D, "9S", "")]);
-    run(&mut g, "1 stand, 2 stand, 0 stand, 1 stand, 2 stand, 0 stand, 0 discard 9S");
+    run(
+        &mut g,
+        "1 stand, 2 stand, 0 stand, 1 stand, 2 stand, 0 stand, 0 discard 9S",
+    );
     assert_eq!(legal(&g, 1), "card JS");
-    assert!(matches!(refuse(&mut g, 1, "card 7S"), ActionError::MustLeadBower(_)));
+    assert!(matches!(
+        refuse(&mut g, 1, "card 7S"),
+        ActionError::MustLeadBower(_)
+    ));
 }
 
 #[test]
@@ -103,8 +134,14 @@ fn ll4_muss_when_the_pot_is_at_most_muss_max_pot() {
     assert!(legal(&g, 2).contains("drop"));
     let c = cfg(|c| c.muss_max_pot = 10);
     let mut g10 = after_d(c.clone(), plain(&c, 1));
-    assert!(g10.view(Viewer::Spectator).muss, "a double pot (10) is a Muss with muss_max_pot = 10");
-    assert_eq!(refuse(&mut g10, 2, "drop"), ActionError::CannotDrop("this deal is a Muss".into()));
+    assert!(
+        g10.view(Viewer::Spectator).muss,
+        "a double pot (10) is a Muss with muss_max_pot = 10"
+    );
+    assert_eq!(
+        refuse(&mut g10, 2, "drop"),
+        ActionError::CannotDrop("this deal is a Muss".into())
+    );
     run(&mut g, "2 stand");
 }
 
@@ -119,7 +156,10 @@ fn ll5_dealer_takes_the_pot_when_all_others_drop_and_decline() {
     assert_eq!(legal(&g, 2), "challenge, decline");
     let before = g.balances().to_vec();
     let ev = run(&mut g, "2 decline, 0 decline");
-    assert!(matches!(settled(&ev).result, DealResult::DealerTakesPot(Seat(1))));
+    assert!(matches!(
+        settled(&ev).result,
+        DealResult::DealerTakesPot(Seat(1))
+    ));
     assert_eq!(g.summaries()[1].outcome, "dealer_takes_pot");
     assert_eq!(&net_of(&ev)[..3], &[0, 10, 0]);
     assert_eq!(&betes_of(&ev)[..3], &[0, 0, 0]);
@@ -137,7 +177,10 @@ fn item9_challenger_plays_against_the_dealer() {
     assert_eq!(legal(&g, 0).split(", ").filter(|a| *a == "drop").count(), 0);
     run(&mut g, "0 stand, 1 exchange KC");
     assert_eq!(g.phase(), Phase::DealerDiscard);
-    assert_eq!(g.view(Viewer::Seat(Seat(1))).hand, Some(bete_rules::deal::cards("7D 8D 9D TD KH")));
+    assert_eq!(
+        g.view(Viewer::Seat(Seat(1))).hand,
+        Some(bete_rules::deal::cards("7D 8D 9D TD KH"))
+    );
     run(&mut g, "1 discard KH");
     // the challenger leads trick 1
     assert_eq!(g.phase(), Phase::Trick { trick: 0 });
@@ -150,15 +193,24 @@ fn item9_challenger_plays_against_the_dealer() {
 fn ll7_two_active_seats_have_no_trick_duties_and_no_hidden() {
     let c = cfg(|_| {});
     let mut g = after_d(c.clone(), plain(&c, 1));
-    run(&mut g, "2 drop, 0 drop, 2 decline, 0 challenge, 0 stand, 1 stand, 1 discard AH");
+    run(
+        &mut g,
+        "2 drop, 0 drop, 2 decline, 0 challenge, 0 stand, 1 stand, 1 discard AH",
+    );
     // the challenger leads trick 1: any card face up, no bower or trump duty, no hidden
     assert_eq!(g.to_act(), Some(Seat(0)));
     assert_eq!(legal(&g, 0), "card 7H, card 8H, card 9H, card QD, card TH");
-    assert!(matches!(refuse(&mut g, 0, "hidden QD"), ActionError::HiddenNotAllowed(_)));
+    assert!(matches!(
+        refuse(&mut g, 0, "hidden QD"),
+        ActionError::HiddenNotAllowed(_)
+    ));
     run(&mut g, "0 card QD");
     // LL8: the dealer follows suit (diamonds), no trump duty
     assert_eq!(legal(&g, 1), "card 7D, card 8D, card 9D, card TD");
-    assert!(matches!(refuse(&mut g, 1, "card KC"), ActionError::MustFollowSuit(_)));
+    assert!(matches!(
+        refuse(&mut g, 1, "card KC"),
+        ActionError::MustFollowSuit(_)
+    ));
 }
 
 #[test]
@@ -179,7 +231,10 @@ fn ll6_forced_after_muss() {
     run(&mut g, "2 drop");
     // seat 0 is the seat before the dealer (1): every earlier seat dropped, he must play
     assert!(!legal(&g, 0).contains("drop"));
-    assert!(matches!(refuse(&mut g, 0, "drop"), ActionError::CannotDrop(_)));
+    assert!(matches!(
+        refuse(&mut g, 0, "drop"),
+        ActionError::CannotDrop(_)
+    ));
     run(&mut g, "0 stand");
     // and the dealer then may not drop either
     assert!(!legal(&g, 1).contains("drop"));
@@ -202,11 +257,17 @@ fn ll8_follow_suit_in_every_trick() {
     run(&mut g, head);
     run(&mut g, "2 card AD");
     assert_eq!(legal(&g, 0), "card 8D");
-    assert!(matches!(refuse(&mut g, 0, "card QH"), ActionError::MustFollowSuit(_)));
+    assert!(matches!(
+        refuse(&mut g, 0, "card QH"),
+        ActionError::MustFollowSuit(_)
+    ));
     // follow_suit = false frees tricks 3-5 only
     let c = cfg(|c| c.follow_suit = false);
     let mut g = game(RS, c.clone(), 3, 0, vec![deck(RS, &c, 3, 0, &D, "9S", "")]);
-    run(&mut g, "1 stand, 2 stand, 0 stand, 1 stand, 2 stand, 0 stand, 0 discard 9S");
+    run(
+        &mut g,
+        "1 stand, 2 stand, 0 stand, 1 stand, 2 stand, 0 stand, 0 discard 9S",
+    );
     assert_eq!(legal(&g, 1), "card JS");
     run(&mut g, head.split_once("0 discard 9S, ").expect("split").1);
     run(&mut g, "2 card AD");
@@ -220,7 +281,10 @@ fn ll8_lenient_revoke_costs_a_bete_of_the_pot() {
     let (head, _) = D_PLAY.split_once(", 2 card AD").expect("split");
     run(&mut g, head);
     // seat 0 does not follow diamonds: a revoke
-    let ev = run(&mut g, "2 card AD, 0 card QH, 1 card 7D, 2 card KD, 0 card 8D, 1 card AH, 2 card 7H, 0 card 8H, 1 card KH");
+    let ev = run(
+        &mut g,
+        "2 card AD, 0 card QH, 1 card 7D, 2 card KD, 0 card 8D, 1 card AH, 2 card 7H, 0 card 8H, 1 card KH",
+    );
     let s = &g.summaries()[0];
     let betes: Vec<(u8, i64)> = s.betes.iter().map(|b| (b.seat, b.amount)).collect();
     // seat 0 is trickless (bête 5) and revoked once (another bête of 5), in that order
@@ -232,7 +296,15 @@ fn ll8_lenient_revoke_costs_a_bete_of_the_pot() {
 fn ll9_dealt_flush_in_muss_settles_at_once() {
     let c = cfg(|_| {});
     // seat 1: plain flush in hearts; seat 2: a higher plain flush in clubs
-    let d = deck(RS, &c, 3, 0, &["2S 3S 4S 5S 7D", "2H 3H 4H 5H 6H", "AC KC QC TC 9C"], "9S", "");
+    let d = deck(
+        RS,
+        &c,
+        3,
+        0,
+        &["2S 3S 4S 5S 7D", "2H 3H 4H 5H 6H", "AC KC QC TC 9C"],
+        "9S",
+        "",
+    );
     let (g, ev) = Game::new(bete_rules::Setup {
         ruleset: RS,
         config: c,
@@ -242,7 +314,13 @@ fn ll9_dealt_flush_in_muss_settles_at_once() {
     })
     .expect("setup");
     assert_eq!(flush_shown(&ev), Some(Seat(2)));
-    assert!(matches!(settled(&ev).result, DealResult::Flush { seat: Seat(2), dealt: true }));
+    assert!(matches!(
+        settled(&ev).result,
+        DealResult::Flush {
+            seat: Seat(2),
+            dealt: true
+        }
+    ));
     // the holder takes the pot (5); every other seat, the losing flush included, pays 5
     assert_eq!(&net_of(&ev)[..3], &[-5, -5, 5]);
     // the payments (10) plus the next dealer's 5 (deal 1 awaits its deck)
@@ -254,7 +332,15 @@ fn ll9_dealt_flush_in_muss_settles_at_once() {
 #[test]
 fn item8_trump_flush_with_the_tweede_boer_beats_a_plain_flush() {
     let c = cfg(|_| {});
-    let d = deck(RS, &c, 3, 0, &["2S 3S 4S 5S JC", "2H 3H 4H 5H 6H", "AC KC QC TC 9C"], "9S", "");
+    let d = deck(
+        RS,
+        &c,
+        3,
+        0,
+        &["2S 3S 4S 5S JC", "2H 3H 4H 5H 6H", "AC KC QC TC 9C"],
+        "9S",
+        "",
+    );
     let (_, ev) = Game::new(bete_rules::Setup {
         ruleset: RS,
         config: c,
@@ -287,7 +373,15 @@ fn item8_flush_tie_goes_to_the_seat_nearer_vorhand() {
 #[test]
 fn item8_four_card_flush_ranks_below_five_cards() {
     let c = cfg(|c| c.four_card_flush = true);
-    let d = deck(RS, &c, 3, 0, &["2S 3S 8C 7D 6D", "AC KC QC TC 7H", "2H 3H 4H 5H 6H"], "9S", "");
+    let d = deck(
+        RS,
+        &c,
+        3,
+        0,
+        &["2S 3S 8C 7D 6D", "AC KC QC TC 7H", "2H 3H 4H 5H 6H"],
+        "9S",
+        "",
+    );
     let (_, ev) = Game::new(bete_rules::Setup {
         ruleset: RS,
         config: c.clone(),
@@ -298,7 +392,15 @@ fn item8_four_card_flush_ranks_below_five_cards() {
     .expect("setup");
     assert_eq!(flush_shown(&ev), Some(Seat(2)));
     // alone, a four-card flush is a Lanterlui under the key, and nothing without it
-    let d = deck(RS, &c, 3, 0, &["2S 3S 8C 7D 6D", "AC KC QC TC 7H", "2H 3H 4H 5H 5D"], "9S", "");
+    let d = deck(
+        RS,
+        &c,
+        3,
+        0,
+        &["2S 3S 8C 7D 6D", "AC KC QC TC 7H", "2H 3H 4H 5H 5D"],
+        "9S",
+        "",
+    );
     let (_, ev) = Game::new(bete_rules::Setup {
         ruleset: RS,
         config: c,
@@ -321,7 +423,15 @@ fn item8_four_card_flush_ranks_below_five_cards() {
 
 /// Deal 1 (dealer 1, trump hearts) where seat 0 holds a dealt club flush.
 fn flush_deal(c: &Config) -> Vec<Card> {
-    deck(RS, c, 3, 1, &["AC KC QC TC 9C", "7D 8D 9D TD KS", "7H 8S 9S TS QS"], "AH", "KH")
+    deck(
+        RS,
+        c,
+        3,
+        1,
+        &["AC KC QC TC 9C", "7D 8D 9D TD KS", "7H 8S 9S TS QS"],
+        "AH",
+        "KH",
+    )
 }
 
 #[test]
@@ -332,13 +442,20 @@ fn ll9_dealt_flush_outside_muss_shown_at_end_of_round_1() {
     assert!(legal(&g, 2).contains("exchange"));
     run(&mut g, "2 stand");
     assert_eq!(legal(&g, 0), "drop, stand");
-    assert!(matches!(refuse(&mut g, 0, "exchange AC"), ActionError::Other(_)));
+    assert!(matches!(
+        refuse(&mut g, 0, "exchange AC"),
+        ActionError::Other(_)
+    ));
     let ev = run(&mut g, "0 stand, 1 drop");
     assert_eq!(flush_shown(&ev), Some(Seat(0)));
     // the holder takes the pot (10); seat 2 stayed: pays the start pot (10); the dealer
     // dropped: pays 5
     assert_eq!(&net_of(&ev)[..3], &[10, -5, -10]);
-    assert_eq!(g.pools().pot, 15 + 5, "the payments plus the next dealer's 5");
+    assert_eq!(
+        g.pools().pot,
+        15 + 5,
+        "the payments plus the next dealer's 5"
+    );
 }
 
 #[test]
@@ -364,14 +481,31 @@ fn item11_dealt_flush_is_settled_before_the_challenge() {
 #[test]
 fn ll9_flush_made_by_exchanging_wins_only_the_pot() {
     let c = cfg(|_| {});
-    let d = deck(RS, &c, 3, 0, &["AS KS QH 8H 8D", "AC KC QC TC 7D", "JC 8S AD KD 7H"], "9S", "9C");
+    let d = deck(
+        RS,
+        &c,
+        3,
+        0,
+        &["AS KS QH 8H 8D", "AC KC QC TC 7D", "JC 8S AD KD 7H"],
+        "9S",
+        "9C",
+    );
     let mut g = game(RS, c, 3, 0, vec![d]);
-    let ev = run(&mut g, "1 exchange 7D, 2 stand, 0 stand, 1 stand, 2 stand, 0 stand");
+    let ev = run(
+        &mut g,
+        "1 exchange 7D, 2 stand, 0 stand, 1 stand, 2 stand, 0 stand",
+    );
     assert_eq!(flush_shown(&ev), None, "checked only after the discard");
     assert_eq!(g.phase(), Phase::DealerDiscard);
     let ev = run(&mut g, "0 discard 9S");
     assert_eq!(flush_shown(&ev), Some(Seat(1)));
-    assert!(matches!(settled(&ev).result, DealResult::Flush { seat: Seat(1), dealt: false }));
+    assert!(matches!(
+        settled(&ev).result,
+        DealResult::Flush {
+            seat: Seat(1),
+            dealt: false
+        }
+    ));
     assert_eq!(&net_of(&ev)[..3], &[0, 5, 0]);
     assert_eq!(&betes_of(&ev)[..3], &[0, 0, 0]);
 }
@@ -381,10 +515,22 @@ fn ll9_bete_is_the_start_pot_by_default() {
     let c = cfg(|_| {});
     // deal 1: seat 2 (Vorhand) takes every trick with the five top trumps... which would be a
     // flush; use four top trumps and the ace of a suit nobody else holds
-    let d1 = deck(RS, &c, 3, 1, &["2C 3C 4C 2D 3D", "5C 6C 7C 4D 5D", "JH JD AH KH AS"], "QH", "");
+    let d1 = deck(
+        RS,
+        &c,
+        3,
+        1,
+        &["2C 3C 4C 2D 3D", "5C 6C 7C 4D 5D", "JH JD AH KH AS"],
+        "QH",
+        "",
+    );
     let mut g = after_d(c, d1);
     play_until_deal(&mut g, 2);
-    let betes: Vec<(u8, i64)> = g.summaries()[1].betes.iter().map(|b| (b.seat, b.amount)).collect();
+    let betes: Vec<(u8, i64)> = g.summaries()[1]
+        .betes
+        .iter()
+        .map(|b| (b.seat, b.amount))
+        .collect();
     assert_eq!(g.summaries()[1].tricks, vec![0, 0, 5]);
     assert_eq!(betes, vec![(0, 10), (1, 10)]);
 }

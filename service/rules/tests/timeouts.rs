@@ -38,7 +38,11 @@ fn lenient_timeouts_never_revoke() {
             let mut lenient = game(ruleset, seats, true, &seed);
             let mut steps = 0;
             while let Some(seat) = strict.to_act() {
-                assert_eq!(lenient.to_act(), Some(seat), "{ruleset} {seats}: diverged at step {steps}");
+                assert_eq!(
+                    lenient.to_act(),
+                    Some(seat),
+                    "{ruleset} {seats}: diverged at step {steps}"
+                );
                 let (a, _) = strict.apply_timeout(seat).unwrap();
                 let (b, _) = lenient.apply_timeout(seat).unwrap();
                 assert_eq!(a, b, "{ruleset} {seats}: step {steps}");
@@ -46,7 +50,12 @@ fn lenient_timeouts_never_revoke() {
             }
             assert!(lenient.is_over() && strict.is_over());
             assert_eq!(strict.balances(), lenient.balances(), "{ruleset} {seats}");
-            assert!(lenient.log().iter().all(|d| d.actions.iter().all(|a| a.auto)));
+            assert!(
+                lenient
+                    .log()
+                    .iter()
+                    .all(|d| d.actions.iter().all(|a| a.auto))
+            );
         }
     }
 }

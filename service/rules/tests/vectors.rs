@@ -32,17 +32,30 @@ fn good_records_replay_to_their_expected_output() {
     assert!(records.len() >= 20, "only {} vectors", records.len());
     let mut rulesets = std::collections::BTreeSet::new();
     for path in records {
-        let name = path.file_name().unwrap_or_default().to_string_lossy().to_string();
+        let name = path
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
         let text = read(&path);
         let game = replay_json(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
         rulesets.insert(game.ruleset());
         let got: Value = serde_json::from_str(&Report::of(&game).to_json()).expect("report JSON");
-        let expected_path = PathBuf::from(path.to_string_lossy().replace(".record.json", ".expected.json"));
+        let expected_path = PathBuf::from(
+            path.to_string_lossy()
+                .replace(".record.json", ".expected.json"),
+        );
         let expected: Value = serde_json::from_str(&read(&expected_path)).expect("expected JSON");
-        assert_eq!(got, expected, "{name}: replay output differs from {}", expected_path.display());
+        assert_eq!(
+            got,
+            expected,
+            "{name}: replay output differs from {}",
+            expected_path.display()
+        );
 
         // Writing the replayed match gives a record that replays the same way.
-        let again = replay_json(&Record::from_game(&game).to_json()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let again = replay_json(&Record::from_game(&game).to_json())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(again.balances(), game.balances(), "{name}");
         assert_eq!(again.log(), game.log(), "{name}");
         assert_eq!(again.summaries(), game.summaries(), "{name}");
@@ -52,7 +65,11 @@ fn good_records_replay_to_their_expected_output() {
             assert_eq!(b, &got["balances"], "{name}");
         }
     }
-    assert_eq!(rulesets.len(), RulesetId::ALL.len(), "every ruleset has a vector");
+    assert_eq!(
+        rulesets.len(),
+        RulesetId::ALL.len(),
+        "every ruleset has a vector"
+    );
 }
 
 #[test]
@@ -62,20 +79,37 @@ fn bad_records_fail_with_their_expected_error() {
     assert!(inputs.len() >= 20, "only {} bad vectors", inputs.len());
     let (mut illegal, mut malformed) = (0, 0);
     for path in inputs {
-        let name = path.file_name().unwrap_or_default().to_string_lossy().to_string();
-        let expected: Value =
-            serde_json::from_str(&read(&PathBuf::from(path.to_string_lossy().replace(".input.json", ".expected.json"))))
-                .expect("expected JSON");
+        let name = path
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
+        let expected: Value = serde_json::from_str(&read(&PathBuf::from(
+            path.to_string_lossy()
+                .replace(".input.json", ".expected.json"),
+        )))
+        .expect("expected JSON");
         let err = match replay_json(&read(&path)) {
             Ok(_) => panic!("{name}: replayed without error"),
             Err(e) => e,
         };
-        assert_eq!(err.exit_code() as i64, expected["exit"].as_i64().expect("exit"), "{name}: {err}");
-        assert_eq!(err.to_string(), expected["stderr"].as_str().expect("stderr"), "{name}");
+        assert_eq!(
+            err.exit_code() as i64,
+            expected["exit"].as_i64().expect("exit"),
+            "{name}: {err}"
+        );
+        assert_eq!(
+            err.to_string(),
+            expected["stderr"].as_str().expect("stderr"),
+            "{name}"
+        );
         match err.exit_code() {
             1 => illegal += 1,
             _ => malformed += 1,
         }
     }
-    assert!(illegal >= 5 && malformed >= 10, "{illegal} illegal, {malformed} malformed");
+    assert!(
+        illegal >= 5 && malformed >= 10,
+        "{illegal} illegal, {malformed} malformed"
+    );
 }

@@ -42,7 +42,10 @@ pub struct Auth {
 
 impl Auth {
     pub fn new(store: Arc<dyn Store>) -> Auth {
-        Auth { store, cache: RwLock::new(HashMap::new()) }
+        Auth {
+            store,
+            cache: RwLock::new(HashMap::new()),
+        }
     }
 
     pub fn remember(&self, bot: BotRow) {
@@ -52,9 +55,9 @@ impl Auth {
     }
 
     pub async fn authenticate(&self, md: &MetadataMap) -> Result<Arc<BotRow>, ServerError> {
-        let value = md
-            .get("authorization")
-            .ok_or(ServerError::Unauthenticated("missing authorization metadata: send `authorization: Bearer <token>`"))?;
+        let value = md.get("authorization").ok_or(ServerError::Unauthenticated(
+            "missing authorization metadata: send `authorization: Bearer <token>`",
+        ))?;
         let value = value
             .to_str()
             .map_err(|_| ServerError::Unauthenticated("authorization metadata is not ASCII"))?;
@@ -63,7 +66,9 @@ impl Auth {
             .or_else(|| value.strip_prefix("bearer "))
             .map(str::trim)
             .filter(|t| !t.is_empty())
-            .ok_or(ServerError::Unauthenticated("authorization must be `Bearer <token>`"))?;
+            .ok_or(ServerError::Unauthenticated(
+                "authorization must be `Bearer <token>`",
+            ))?;
         let hash = token_hash(token);
         if let Some(bot) = self.cache.read().ok().and_then(|c| c.get(&hash).cloned()) {
             return Ok(bot);
@@ -72,7 +77,9 @@ impl Auth {
             .store
             .bot_by_token_hash(hash)
             .await?
-            .ok_or(ServerError::Unauthenticated("unknown token: register with BotService.RegisterBot"))?;
+            .ok_or(ServerError::Unauthenticated(
+                "unknown token: register with BotService.RegisterBot",
+            ))?;
         self.remember(bot.clone());
         Ok(Arc::new(bot))
     }

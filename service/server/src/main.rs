@@ -61,11 +61,23 @@ struct Args {
 }
 
 /// Install logging; with `OTEL_EXPORTER_OTLP_ENDPOINT` set, also export spans over OTLP/gRPC.
-fn init_tracing(format: LogFormat) -> anyhow::Result<Option<opentelemetry_sdk::trace::SdkTracerProvider>> {
+fn init_tracing(
+    format: LogFormat,
+) -> anyhow::Result<Option<opentelemetry_sdk::trace::SdkTracerProvider>> {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
     let (json, text) = match format {
-        LogFormat::Json => (Some(tracing_subscriber::fmt::layer().json().with_writer(std::io::stderr)), None),
-        LogFormat::Text => (None, Some(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))),
+        LogFormat::Json => (
+            Some(
+                tracing_subscriber::fmt::layer()
+                    .json()
+                    .with_writer(std::io::stderr),
+            ),
+            None,
+        ),
+        LogFormat::Text => (
+            None,
+            Some(tracing_subscriber::fmt::layer().with_writer(std::io::stderr)),
+        ),
     };
     let provider = match std::env::var("OTEL_EXPORTER_OTLP_ENDPOINT") {
         Ok(endpoint) if !endpoint.is_empty() => {
@@ -76,7 +88,11 @@ fn init_tracing(format: LogFormat) -> anyhow::Result<Option<opentelemetry_sdk::t
                 .context("building the OTLP span exporter")?;
             let provider = opentelemetry_sdk::trace::SdkTracerProvider::builder()
                 .with_batch_exporter(exporter)
-                .with_resource(opentelemetry_sdk::Resource::builder().with_service_name("bete-server").build())
+                .with_resource(
+                    opentelemetry_sdk::Resource::builder()
+                        .with_service_name("bete-server")
+                        .build(),
+                )
                 .build();
             Some(provider)
         }
@@ -86,7 +102,12 @@ fn init_tracing(format: LogFormat) -> anyhow::Result<Option<opentelemetry_sdk::t
         use opentelemetry::trace::TracerProvider as _;
         tracing_opentelemetry::layer().with_tracer(p.tracer("bete-server"))
     });
-    tracing_subscriber::registry().with(filter).with(json).with(text).with(otel).init();
+    tracing_subscriber::registry()
+        .with(filter)
+        .with(json)
+        .with(text)
+        .with(otel)
+        .init();
     Ok(provider)
 }
 

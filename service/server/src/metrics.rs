@@ -55,37 +55,77 @@ impl Metrics {
     pub fn new() -> Metrics {
         let mut registry = Registry::with_prefix("bete");
         let rpcs = Family::<RpcLabels, Counter>::default();
-        let rpc_latency: LatencyFamily = Family::new_with_constructor(latency_histogram as fn() -> Histogram);
+        let rpc_latency: LatencyFamily =
+            Family::new_with_constructor(latency_histogram as fn() -> Histogram);
         let tables_active = Gauge::default();
         let seats = Gauge::default();
         let watchers = Gauge::default();
         let moves = Counter::default();
         let auto_moves = Counter::default();
         let watchers_dropped = Counter::default();
-        registry.register("rpc_requests", "gRPC calls by method and status code", rpcs.clone());
+        registry.register(
+            "rpc_requests",
+            "gRPC calls by method and status code",
+            rpcs.clone(),
+        );
         registry.register(
             "rpc_duration_seconds",
             "gRPC call latency (streams: time to the first response) by method and code",
             rpc_latency.clone(),
         );
-        registry.register("tables_active", "Tables whose match is being played", tables_active.clone());
-        registry.register("seats_occupied", "Seats held by registered bots at unfinished tables", seats.clone());
-        registry.register("watchers", "Open event-stream attachments to tables", watchers.clone());
-        registry.register("moves", "Actions applied (by bots, house bots and deadlines)", moves.clone());
-        registry.register("auto_moves", "Actions the server played for seats whose deadline passed", auto_moves.clone());
+        registry.register(
+            "tables_active",
+            "Tables whose match is being played",
+            tables_active.clone(),
+        );
+        registry.register(
+            "seats_occupied",
+            "Seats held by registered bots at unfinished tables",
+            seats.clone(),
+        );
+        registry.register(
+            "watchers",
+            "Open event-stream attachments to tables",
+            watchers.clone(),
+        );
+        registry.register(
+            "moves",
+            "Actions applied (by bots, house bots and deadlines)",
+            moves.clone(),
+        );
+        registry.register(
+            "auto_moves",
+            "Actions the server played for seats whose deadline passed",
+            auto_moves.clone(),
+        );
         registry.register(
             "watchers_dropped_for_lag",
             "Watchers cut with WATCHER_TOO_SLOW because they could not keep up",
             watchers_dropped.clone(),
         );
-        Metrics { registry, rpcs, rpc_latency, tables_active, seats, watchers, moves, auto_moves, watchers_dropped }
+        Metrics {
+            registry,
+            rpcs,
+            rpc_latency,
+            tables_active,
+            seats,
+            watchers,
+            moves,
+            auto_moves,
+            watchers_dropped,
+        }
     }
 
     /// Count one finished call.
     pub fn observe_rpc(&self, method: &'static str, code: tonic::Code, started: Instant) {
-        let labels = RpcLabels { method, code: code_name(code) };
+        let labels = RpcLabels {
+            method,
+            code: code_name(code),
+        };
         self.rpcs.get_or_create(&labels).inc();
-        self.rpc_latency.get_or_create(&labels).observe(started.elapsed().as_secs_f64());
+        self.rpc_latency
+            .get_or_create(&labels)
+            .observe(started.elapsed().as_secs_f64());
     }
 
     /// The text exposition format.
@@ -122,7 +162,11 @@ fn code_name(code: tonic::Code) -> &'static str {
 
 /// A minimal HTTP/1.1 endpoint: `GET /metrics` returns the metrics, anything else 404.
 /// Small on purpose: one scrape per connection, no keep-alive.
-pub async fn serve(listener: TcpListener, metrics: Arc<Metrics>, shutdown: tokio_util::sync::CancellationToken) {
+pub async fn serve(
+    listener: TcpListener,
+    metrics: Arc<Metrics>,
+    shutdown: tokio_util::sync::CancellationToken,
+) {
     loop {
         let (mut sock, _) = tokio::select! {
             _ = shutdown.cancelled() => return,
@@ -140,7 +184,12 @@ pub async fn serve(listener: TcpListener, metrics: Arc<Metrics>, shutdown: tokio
             let mut n = 0;
             // Read until the end of the request head (or the buffer is full).
             while n < buf.len() {
-                match tokio::time::timeout(std::time::Duration::from_secs(5), sock.read(&mut buf[n..])).await {
+                match tokio::time::timeout(
+                    std::time::Duration::from_secs(5),
+                    sock.read(&mut buf[n..]),
+                )
+                .await
+                {
                     Ok(Ok(0)) | Err(_) | Ok(Err(_)) => break,
                     Ok(Ok(k)) => {
                         n += k;
@@ -159,7 +208,8 @@ pub async fn serve(listener: TcpListener, metrics: Arc<Metrics>, shutdown: tokio
                     body.len()
                 )
             } else {
-                "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_string()
+                "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                    .to_string()
             };
             let _ = sock.write_all(resp.as_bytes()).await;
             let _ = sock.shutdown().await;

@@ -46,8 +46,16 @@ fn visibility_to_pb(v: Visibility) -> pb::Visibility {
 
 fn seat_to_pb(seat: u8, s: &SeatInfo) -> pb::TableSeat {
     let (occupant, bot_id, policy) = match &s.occupant {
-        Occupant::Empty => (pb::OccupantKind::Empty, String::new(), pb::HouseBotPolicy::Unspecified),
-        Occupant::Bot(b) => (pb::OccupantKind::Bot, b.clone(), pb::HouseBotPolicy::Unspecified),
+        Occupant::Empty => (
+            pb::OccupantKind::Empty,
+            String::new(),
+            pb::HouseBotPolicy::Unspecified,
+        ),
+        Occupant::Bot(b) => (
+            pb::OccupantKind::Bot,
+            b.clone(),
+            pb::HouseBotPolicy::Unspecified,
+        ),
         Occupant::House(p) => (pb::OccupantKind::HouseBot, String::new(), policy_to_pb(p)),
     };
     pb::TableSeat {
@@ -69,7 +77,12 @@ pub fn table_to_pb(t: &TableStatus) -> pb::Table {
         seat_count: u32::from(m.seats),
         config: m.config_pairs().into_iter().collect(),
         state: state_to_pb(t.state).into(),
-        seats: t.seats.iter().enumerate().map(|(i, s)| seat_to_pb(i as u8, s)).collect(),
+        seats: t
+            .seats
+            .iter()
+            .enumerate()
+            .map(|(i, s)| seat_to_pb(i as u8, s))
+            .collect(),
         decision_deadline_ms: u32::try_from(m.deadline_ms).unwrap_or(u32::MAX),
         visibility: visibility_to_pb(m.visibility).into(),
         last_seq: t.last_seq,
@@ -82,7 +95,9 @@ pub fn table_to_pb(t: &TableStatus) -> pb::Table {
 /// A viewer's snapshot as a `SeatView`.
 pub fn snapshot_to_pb(meta: &TableMeta, snap: &Snapshot) -> pb::SeatView {
     match &snap.view {
-        Some(view) => convert::view_to_pb(&meta.id, snap.seq, view, snap.deadline_ms.map(system_time)),
+        Some(view) => {
+            convert::view_to_pb(&meta.id, snap.seq, view, snap.deadline_ms.map(system_time))
+        }
         None => convert::awaiting_players_view(
             &meta.id,
             snap.seq,
@@ -106,8 +121,19 @@ pub fn event_to_pb(meta: &TableMeta, e: &TableEvent, viewer: Viewer) -> pb::Even
     use pb::event::Body as B;
     let body = match &e.body {
         Body::Game(ev) => return convert::project(ev, viewer, &stamp),
-        Body::SeatTaken { seat, occupant, name } => {
-            let s = seat_to_pb(*seat, &SeatInfo { occupant: occupant.clone(), name: name.clone(), strikes: 0 });
+        Body::SeatTaken {
+            seat,
+            occupant,
+            name,
+        } => {
+            let s = seat_to_pb(
+                *seat,
+                &SeatInfo {
+                    occupant: occupant.clone(),
+                    name: name.clone(),
+                    strikes: 0,
+                },
+            );
             B::SeatTaken(pb::SeatTaken {
                 seat: s.seat,
                 occupant: s.occupant,
@@ -116,16 +142,20 @@ pub fn event_to_pb(meta: &TableMeta, e: &TableEvent, viewer: Viewer) -> pb::Even
                 policy: s.policy,
             })
         }
-        Body::SeatLeft { seat, bot } => B::SeatLeft(pb::SeatLeft { seat: u32::from(*seat), bot_id: bot.clone() }),
+        Body::SeatLeft { seat, bot } => B::SeatLeft(pb::SeatLeft {
+            seat: u32::from(*seat),
+            bot_id: bot.clone(),
+        }),
         Body::MatchStarted => B::MatchStarted(pb::MatchStarted {
             ruleset: convert::ruleset_to_pb(meta.ruleset).into(),
             seats: u32::from(meta.seats),
             config: meta.config_pairs().into_iter().collect(),
             first_dealer: u32::from(meta.first_dealer),
         }),
-        Body::StrikeCounted { seat, strikes } => {
-            B::StrikeCounted(pb::StrikeCounted { seat: u32::from(*seat), strikes: *strikes })
-        }
+        Body::StrikeCounted { seat, strikes } => B::StrikeCounted(pb::StrikeCounted {
+            seat: u32::from(*seat),
+            strikes: *strikes,
+        }),
     };
     convert::table_event(&stamp, body)
 }

@@ -95,9 +95,10 @@ impl Tables {
 
     fn forget(&self, id: &str, generation: u64) {
         if let Ok(mut map) = self.map.write()
-            && map.get(id).is_some_and(|h| h.generation == generation) {
-                map.remove(id);
-            }
+            && map.get(id).is_some_and(|h| h.generation == generation)
+        {
+            map.remove(id);
+        }
     }
 
     /// Load every unfinished table (crash recovery): each is rebuilt by replaying its log and
@@ -129,19 +130,23 @@ impl Tables {
 
     pub fn remove_bot_stream(&self, bot: &str, id: u64) {
         if let Ok(mut m) = self.bot_streams.lock()
-            && let Some(v) = m.get_mut(bot) {
-                v.retain(|s| s.id != id && !s.is_cut());
-                if v.is_empty() {
-                    m.remove(bot);
-                }
+            && let Some(v) = m.get_mut(bot)
+        {
+            v.retain(|s| s.id != id && !s.is_cut());
+            if v.is_empty() {
+                m.remove(bot);
             }
+        }
     }
 
     pub fn bot_streams(&self, bot: &str) -> Vec<BotStream> {
         self.bot_streams
             .lock()
             .ok()
-            .and_then(|m| m.get(bot).map(|v| v.iter().filter(|s| !s.is_cut()).cloned().collect()))
+            .and_then(|m| {
+                m.get(bot)
+                    .map(|v| v.iter().filter(|s| !s.is_cut()).cloned().collect())
+            })
             .unwrap_or_default()
     }
 
@@ -155,7 +160,11 @@ impl Tables {
         if let Ok(handle) = self.get(table).await {
             for stream in streams {
                 handle
-                    .tell(Command::WatchBot { bot: bot.to_string(), stream, from_seq: None })
+                    .tell(Command::WatchBot {
+                        bot: bot.to_string(),
+                        stream,
+                        from_seq: None,
+                    })
                     .await;
             }
         }

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use bete_api::pb::bot_service_server::BotServiceServer;
 use bete_api::pb::table_service_server::TableServiceServer;
 use tokio::net::TcpListener;
-use tonic::transport::server::TcpIncoming;
 use tokio_util::sync::CancellationToken;
+use tonic::transport::server::TcpIncoming;
 use tonic_health::ServingStatus;
 
 use crate::auth::Auth;
@@ -93,7 +93,8 @@ pub async fn run(
 
     let table_service = TableServiceServer::new(TableApi(api.clone()))
         .max_decoding_message_size(TRANSPORT_MAX_MESSAGE);
-    let bot_service = BotServiceServer::new(BotApi(api.clone())).max_decoding_message_size(TRANSPORT_MAX_MESSAGE);
+    let bot_service =
+        BotServiceServer::new(BotApi(api.clone())).max_decoding_message_size(TRANSPORT_MAX_MESSAGE);
 
     let addr = listener.local_addr().ok();
     tracing::info!(?addr, "bete-server listening");
@@ -107,9 +108,16 @@ pub async fn run(
         let drained = drained.clone();
         async move {
             shutdown.await;
-            tracing::info!(grace_ms = grace.as_millis() as u64, "shutting down: health NOT_SERVING");
-            health.set_service_status("", ServingStatus::NotServing).await;
-            health.set_not_serving::<TableServiceServer<TableApi>>().await;
+            tracing::info!(
+                grace_ms = grace.as_millis() as u64,
+                "shutting down: health NOT_SERVING"
+            );
+            health
+                .set_service_status("", ServingStatus::NotServing)
+                .await;
+            health
+                .set_not_serving::<TableServiceServer<TableApi>>()
+                .await;
             health.set_not_serving::<BotServiceServer<BotApi>>().await;
             // Still serving (listener open, streams flowing) while probes notice.
             tokio::time::sleep(grace).await;

@@ -21,7 +21,9 @@ use crate::now_ms;
 use crate::project;
 use crate::registry::Tables;
 use crate::status::{FieldViolation, ServerError};
-use crate::store::{BotRow, Occupant, SeatRow, Store, TableFilter, TableRow, TableState, Visibility};
+use crate::store::{
+    BotRow, Occupant, SeatRow, Store, TableFilter, TableRow, TableState, Visibility,
+};
 use crate::stream::{BotShape, TableShape, WatchStream};
 use crate::table::{BotStream, Command, SeatInfo, TableMeta, TableStatus};
 
@@ -42,7 +44,10 @@ pub struct Api {
 
 impl From<FieldError> for ServerError {
     fn from(e: FieldError) -> ServerError {
-        ServerError::InvalidArgument(vec![FieldViolation { field: e.field, description: e.description }])
+        ServerError::InvalidArgument(vec![FieldViolation {
+            field: e.field,
+            description: e.description,
+        }])
     }
 }
 
@@ -53,7 +58,10 @@ fn config_error(e: &ConfigError) -> ServerError {
         | ConfigError::Informative { key, .. } => format!("config.{key}"),
         ConfigError::Seats { .. } => "seats".to_string(),
     };
-    ServerError::BadConfig { field, message: e.to_string() }
+    ServerError::BadConfig {
+        field,
+        message: e.to_string(),
+    }
 }
 
 fn table_id(id: &str) -> Result<String, ServerError> {
@@ -61,7 +69,10 @@ fn table_id(id: &str) -> Result<String, ServerError> {
         return Err(ServerError::field("table_id", "is required"));
     }
     if id.len() > 64 {
-        return Err(ServerError::field("table_id", "is longer than 64 characters"));
+        return Err(ServerError::field(
+            "table_id",
+            "is longer than 64 characters",
+        ));
     }
     Ok(id.to_string())
 }
@@ -82,13 +93,21 @@ impl Api {
         if len > self.config.max_request_bytes {
             return Err(ServerError::field(
                 "(request)",
-                format!("the request is {len} bytes; the limit is {}", self.config.max_request_bytes),
+                format!(
+                    "the request is {len} bytes; the limit is {}",
+                    self.config.max_request_bytes
+                ),
             ));
         }
         Ok(())
     }
 
-    fn done<T>(&self, method: &'static str, started: Instant, r: Result<T, ServerError>) -> Result<Response<T>, Status> {
+    fn done<T>(
+        &self,
+        method: &'static str,
+        started: Instant,
+        r: Result<T, ServerError>,
+    ) -> Result<Response<T>, Status> {
         if let Err(e) = &r {
             // The reason only: a message may quote the caller's input (cards, seeds), and logs
             // carry no card, seed or token.
@@ -103,9 +122,15 @@ impl Api {
         r
     }
 
-    fn check_create(&self, bot: &BotRow, req: pb::CreateTableRequest) -> Result<(TableRow, Vec<SeatRow>), ServerError> {
+    fn check_create(
+        &self,
+        bot: &BotRow,
+        req: pb::CreateTableRequest,
+    ) -> Result<(TableRow, Vec<SeatRow>), ServerError> {
         let mut bad = Vec::new();
-        let ruleset = convert::ruleset_from_pb(req.ruleset, "ruleset").map_err(|e| bad.push(e)).ok();
+        let ruleset = convert::ruleset_from_pb(req.ruleset, "ruleset")
+            .map_err(|e| bad.push(e))
+            .ok();
         let seats = match u8::try_from(req.seats) {
             Ok(0) => {
                 bad.push(FieldError::new("seats", "is required"));
@@ -113,7 +138,10 @@ impl Api {
             }
             Ok(n) if usize::from(n) <= bete_rules::MAX_SEATS => Some(n),
             _ => {
-                bad.push(FieldError::new("seats", format!("{} is more than {} seats", req.seats, bete_rules::MAX_SEATS)));
+                bad.push(FieldError::new(
+                    "seats",
+                    format!("{} is more than {} seats", req.seats, bete_rules::MAX_SEATS),
+                ));
                 None
             }
         };
@@ -132,7 +160,10 @@ impl Api {
             Ok(pb::Visibility::Unspecified | pb::Visibility::Listed) => Visibility::Listed,
             Ok(pb::Visibility::Private) => Visibility::Private,
             Err(_) => {
-                bad.push(FieldError::new("visibility", format!("unknown Visibility number {}", req.visibility)));
+                bad.push(FieldError::new(
+                    "visibility",
+                    format!("unknown Visibility number {}", req.visibility),
+                ));
                 Visibility::Listed
             }
         };
@@ -149,24 +180,36 @@ impl Api {
         };
         let n = seats.unwrap_or(u8::MAX);
         if seats.is_some() && req.first_dealer >= u32::from(n) {
-            bad.push(FieldError::new("first_dealer", format!("{} is not a seat of a {n}-seat table", req.first_dealer)));
+            bad.push(FieldError::new(
+                "first_dealer",
+                format!("{} is not a seat of a {n}-seat table", req.first_dealer),
+            ));
         }
         let mut house = vec![None; usize::from(seats.unwrap_or(0))];
         let mut seen = HashSet::new();
         for (i, h) in req.house_bots.iter().enumerate() {
             if seats.is_some() && h.seat >= u32::from(n) {
-                bad.push(FieldError::new(format!("house_bots[{i}].seat"), format!("{} is not a seat of a {n}-seat table", h.seat)));
+                bad.push(FieldError::new(
+                    format!("house_bots[{i}].seat"),
+                    format!("{} is not a seat of a {n}-seat table", h.seat),
+                ));
                 continue;
             }
             if !seen.insert(h.seat) {
-                bad.push(FieldError::new(format!("house_bots[{i}].seat"), format!("seat {} is listed twice", h.seat)));
+                bad.push(FieldError::new(
+                    format!("house_bots[{i}].seat"),
+                    format!("seat {} is listed twice", h.seat),
+                ));
                 continue;
             }
             let policy = match pb::HouseBotPolicy::try_from(h.policy) {
                 Ok(pb::HouseBotPolicy::Random) => "random",
                 Ok(pb::HouseBotPolicy::Heuristic) => "heuristic",
                 Ok(pb::HouseBotPolicy::Unspecified) => {
-                    bad.push(FieldError::new(format!("house_bots[{i}].policy"), "is required"));
+                    bad.push(FieldError::new(
+                        format!("house_bots[{i}].policy"),
+                        "is required",
+                    ));
                     continue;
                 }
                 Err(_) => {
@@ -183,7 +226,12 @@ impl Api {
         }
         if !bad.is_empty() {
             return Err(ServerError::InvalidArgument(
-                bad.into_iter().map(|e| FieldViolation { field: e.field, description: e.description }).collect(),
+                bad.into_iter()
+                    .map(|e| FieldViolation {
+                        field: e.field,
+                        description: e.description,
+                    })
+                    .collect(),
             ));
         }
         let (Some(ruleset), Some(seats)) = (ruleset, seats) else {
@@ -224,7 +272,9 @@ impl Api {
     }
 
     async fn status(&self, id: &str) -> Result<TableStatus, ServerError> {
-        self.tables.call(id, |reply| Command::Status { reply }).await
+        self.tables
+            .call(id, |reply| Command::Status { reply })
+            .await
     }
 }
 
@@ -232,11 +282,24 @@ fn stored_status(t: &crate::store::StoredTable) -> Result<TableStatus, ServerErr
     let meta = Arc::new(TableMeta::from_row(&t.table)?);
     let seats = (0..t.table.seats)
         .map(|i| match t.seats.iter().find(|s| s.seat == i) {
-            Some(s) => SeatInfo { occupant: s.occupant.clone(), name: s.name.clone(), strikes: s.strikes },
-            None => SeatInfo { occupant: Occupant::Empty, name: String::new(), strikes: 0 },
+            Some(s) => SeatInfo {
+                occupant: s.occupant.clone(),
+                name: s.name.clone(),
+                strikes: s.strikes,
+            },
+            None => SeatInfo {
+                occupant: Occupant::Empty,
+                name: String::new(),
+                strikes: 0,
+            },
         })
         .collect();
-    Ok(TableStatus { meta, seats, state: t.table.state, last_seq: t.table.last_seq })
+    Ok(TableStatus {
+        meta,
+        seats,
+        state: t.table.state,
+        last_seq: t.table.last_seq,
+    })
 }
 
 /// `TableService`.
@@ -249,7 +312,10 @@ pub struct BotApi(pub Arc<Api>);
 
 #[tonic::async_trait]
 impl BotService for BotApi {
-    async fn register_bot(&self, request: Request<pb::RegisterBotRequest>) -> Result<Response<pb::RegisterBotResponse>, Status> {
+    async fn register_bot(
+        &self,
+        request: Request<pb::RegisterBotRequest>,
+    ) -> Result<Response<pb::RegisterBotResponse>, Status> {
         let api = &self.0;
         let started = Instant::now();
         let r = async {
@@ -258,10 +324,16 @@ impl BotService for BotApi {
             let name = req.name.trim();
             let mut bad = Vec::new();
             if name.is_empty() || name.chars().count() > 64 {
-                bad.push(FieldViolation { field: "name".into(), description: "must be 1-64 characters".into() });
+                bad.push(FieldViolation {
+                    field: "name".into(),
+                    description: "must be 1-64 characters".into(),
+                });
             }
             if req.owner.chars().count() > 128 {
-                bad.push(FieldViolation { field: "owner".into(), description: "must be at most 128 characters".into() });
+                bad.push(FieldViolation {
+                    field: "owner".into(),
+                    description: "must be at most 128 characters".into(),
+                });
             }
             if !bad.is_empty() {
                 return Err(ServerError::InvalidArgument(bad));
@@ -288,7 +360,10 @@ impl BotService for BotApi {
 
 #[tonic::async_trait]
 impl TableService for TableApi {
-    async fn create_table(&self, request: Request<pb::CreateTableRequest>) -> Result<Response<pb::CreateTableResponse>, Status> {
+    async fn create_table(
+        &self,
+        request: Request<pb::CreateTableRequest>,
+    ) -> Result<Response<pb::CreateTableResponse>, Status> {
         let api = &self.0;
         let started = Instant::now();
         let r = async {
@@ -298,28 +373,38 @@ impl TableService for TableApi {
             api.store.create_table(row, seats).await?;
             let status = api.status(&id).await?;
             tracing::info!(table = %id, "table created");
-            Ok(pb::CreateTableResponse { table: Some(project::table_to_pb(&status)) })
+            Ok(pb::CreateTableResponse {
+                table: Some(project::table_to_pb(&status)),
+            })
         }
         .instrument(tracing::info_span!("CreateTable"))
         .await;
         api.done("CreateTable", started, r)
     }
 
-    async fn get_table(&self, request: Request<pb::GetTableRequest>) -> Result<Response<pb::GetTableResponse>, Status> {
+    async fn get_table(
+        &self,
+        request: Request<pb::GetTableRequest>,
+    ) -> Result<Response<pb::GetTableResponse>, Status> {
         let api = &self.0;
         let started = Instant::now();
         let r = async {
             api.begin(&request).await?;
             let id = table_id(&request.get_ref().table_id)?;
             let status = api.status(&id).await?;
-            Ok(pb::GetTableResponse { table: Some(project::table_to_pb(&status)) })
+            Ok(pb::GetTableResponse {
+                table: Some(project::table_to_pb(&status)),
+            })
         }
         .instrument(tracing::info_span!("GetTable"))
         .await;
         api.done("GetTable", started, r)
     }
 
-    async fn list_tables(&self, request: Request<pb::ListTablesRequest>) -> Result<Response<pb::ListTablesResponse>, Status> {
+    async fn list_tables(
+        &self,
+        request: Request<pb::ListTablesRequest>,
+    ) -> Result<Response<pb::ListTablesResponse>, Status> {
         let api = &self.0;
         let started = Instant::now();
         let r = async {
@@ -336,7 +421,9 @@ impl TableService for TableApi {
                     .strip_prefix("c")
                     .and_then(|c| c.parse::<i64>().ok())
                     .filter(|c| *c > 0)
-                    .ok_or_else(|| ServerError::field("page_token", "is not a token this server returned"))?
+                    .ok_or_else(|| {
+                        ServerError::field("page_token", "is not a token this server returned")
+                    })?
             };
             let ruleset = match req.ruleset {
                 0 => None,
@@ -347,11 +434,22 @@ impl TableService for TableApi {
                 Ok(pb::TableState::Waiting) => Some(TableState::Waiting),
                 Ok(pb::TableState::Playing) => Some(TableState::Playing),
                 Ok(pb::TableState::Finished) => Some(TableState::Finished),
-                Err(_) => return Err(ServerError::field("state", format!("unknown TableState number {}", req.state))),
+                Err(_) => {
+                    return Err(ServerError::field(
+                        "state",
+                        format!("unknown TableState number {}", req.state),
+                    ));
+                }
             };
             let rows = api
                 .store
-                .list_tables(TableFilter { ruleset, state, viewer_bot: None, before, limit: limit + 1 })
+                .list_tables(TableFilter {
+                    ruleset,
+                    state,
+                    viewer_bot: None,
+                    before,
+                    limit: limit + 1,
+                })
                 .await?;
             let more = rows.len() > limit as usize;
             let rows = &rows[..rows.len().min(limit as usize)];
@@ -368,61 +466,98 @@ impl TableService for TableApi {
                 (true, Some(last)) => format!("c{}", last.cursor),
                 _ => String::new(),
             };
-            Ok(pb::ListTablesResponse { tables, next_page_token })
+            Ok(pb::ListTablesResponse {
+                tables,
+                next_page_token,
+            })
         }
         .instrument(tracing::info_span!("ListTables"))
         .await;
         api.done("ListTables", started, r)
     }
 
-    async fn join_table(&self, request: Request<pb::JoinTableRequest>) -> Result<Response<pb::JoinTableResponse>, Status> {
+    async fn join_table(
+        &self,
+        request: Request<pb::JoinTableRequest>,
+    ) -> Result<Response<pb::JoinTableResponse>, Status> {
         let api = &self.0;
         let started = Instant::now();
         let r = async {
             let bot = api.begin(&request).await?;
             let req = request.into_inner();
             let id = table_id(&req.table_id)?;
-            let seat = match req.seat {
-                None => None,
-                Some(s) => Some(u8::try_from(s).map_err(|_| ServerError::field("seat", format!("seat {s} does not exist")))?),
-            };
+            let seat =
+                match req.seat {
+                    None => None,
+                    Some(s) => Some(u8::try_from(s).map_err(|_| {
+                        ServerError::field("seat", format!("seat {s} does not exist"))
+                    })?),
+                };
             let (seat, status) = api
                 .tables
-                .call(&id, |reply| Command::Join { bot: bot.id.clone(), name: bot.name.clone(), seat, reply })
+                .call(&id, |reply| Command::Join {
+                    bot: bot.id.clone(),
+                    name: bot.name.clone(),
+                    seat,
+                    reply,
+                })
                 .await??;
             api.tables.attach_bot_streams(&bot.id, &id).await;
             tracing::info!(table = %id, seat, "seat taken");
-            Ok(pb::JoinTableResponse { seat: u32::from(seat), table: Some(project::table_to_pb(&status)) })
+            Ok(pb::JoinTableResponse {
+                seat: u32::from(seat),
+                table: Some(project::table_to_pb(&status)),
+            })
         }
         .instrument(tracing::info_span!("JoinTable"))
         .await;
         api.done("JoinTable", started, r)
     }
 
-    async fn leave_table(&self, request: Request<pb::LeaveTableRequest>) -> Result<Response<pb::LeaveTableResponse>, Status> {
+    async fn leave_table(
+        &self,
+        request: Request<pb::LeaveTableRequest>,
+    ) -> Result<Response<pb::LeaveTableResponse>, Status> {
         let api = &self.0;
         let started = Instant::now();
         let r = async {
             let bot = api.begin(&request).await?;
             let id = table_id(&request.get_ref().table_id)?;
-            let status = api.tables.call(&id, |reply| Command::Leave { bot: bot.id.clone(), reply }).await??;
-            Ok(pb::LeaveTableResponse { table: Some(project::table_to_pb(&status)) })
+            let status = api
+                .tables
+                .call(&id, |reply| Command::Leave {
+                    bot: bot.id.clone(),
+                    reply,
+                })
+                .await??;
+            Ok(pb::LeaveTableResponse {
+                table: Some(project::table_to_pb(&status)),
+            })
         }
         .instrument(tracing::info_span!("LeaveTable"))
         .await;
         api.done("LeaveTable", started, r)
     }
 
-    async fn submit_action(&self, request: Request<pb::SubmitActionRequest>) -> Result<Response<pb::SubmitActionResponse>, Status> {
+    async fn submit_action(
+        &self,
+        request: Request<pb::SubmitActionRequest>,
+    ) -> Result<Response<pb::SubmitActionResponse>, Status> {
         let api = &self.0;
         let started = Instant::now();
         let r = async {
             let bot = api.begin(&request).await?;
             let req = request.into_inner();
             let id = table_id(&req.table_id)?;
-            let action = convert::action_from_pb(convert::require(req.action.as_ref(), "action")?, "action")?;
+            let action = convert::action_from_pb(
+                convert::require(req.action.as_ref(), "action")?,
+                "action",
+            )?;
             if req.request_id.chars().count() > 64 {
-                return Err(ServerError::field("request_id", "is longer than 64 characters"));
+                return Err(ServerError::field(
+                    "request_id",
+                    "is longer than 64 characters",
+                ));
             }
             let request_id = (!req.request_id.is_empty()).then_some(req.request_id);
             let expected_seq = req.expected_seq;
@@ -436,22 +571,36 @@ impl TableService for TableApi {
                     reply,
                 })
                 .await??;
-            Ok(pb::SubmitActionResponse { seq: done.seq, replayed: done.replayed })
+            Ok(pb::SubmitActionResponse {
+                seq: done.seq,
+                replayed: done.replayed,
+            })
         }
         .instrument(tracing::info_span!("SubmitAction"))
         .await;
         api.done("SubmitAction", started, r)
     }
 
-    async fn get_seat_view(&self, request: Request<pb::GetSeatViewRequest>) -> Result<Response<pb::GetSeatViewResponse>, Status> {
+    async fn get_seat_view(
+        &self,
+        request: Request<pb::GetSeatViewRequest>,
+    ) -> Result<Response<pb::GetSeatViewResponse>, Status> {
         let api = &self.0;
         let started = Instant::now();
         let r = async {
             let bot = api.begin(&request).await?;
             let id = table_id(&request.get_ref().table_id)?;
             let handle = api.tables.get(&id).await?;
-            let snap = api.tables.call(&id, |reply| Command::View { bot: bot.id.clone(), reply }).await??;
-            Ok(pb::GetSeatViewResponse { view: Some(project::snapshot_to_pb(&handle.shared.meta, &snap)) })
+            let snap = api
+                .tables
+                .call(&id, |reply| Command::View {
+                    bot: bot.id.clone(),
+                    reply,
+                })
+                .await??;
+            Ok(pb::GetSeatViewResponse {
+                view: Some(project::snapshot_to_pb(&handle.shared.meta, &snap)),
+            })
         }
         .instrument(tracing::info_span!("GetSeatView"))
         .await;
@@ -460,7 +609,10 @@ impl TableService for TableApi {
 
     type WatchTableStream = WatchStream<TableShape>;
 
-    async fn watch_table(&self, request: Request<pb::WatchTableRequest>) -> Result<Response<Self::WatchTableStream>, Status> {
+    async fn watch_table(
+        &self,
+        request: Request<pb::WatchTableRequest>,
+    ) -> Result<Response<Self::WatchTableStream>, Status> {
         let api = &self.0;
         let started = Instant::now();
         let r = async {
@@ -470,7 +622,11 @@ impl TableService for TableApi {
             let from_seq = req.from_seq;
             let (rx, shared) = api
                 .tables
-                .call(&id, |reply| Command::Watch { bot: bot.id.clone(), from_seq, reply })
+                .call(&id, |reply| Command::Watch {
+                    bot: bot.id.clone(),
+                    from_seq,
+                    reply,
+                })
                 .await??;
             Ok(WatchStream::<TableShape>::new(
                 rx,
@@ -488,7 +644,10 @@ impl TableService for TableApi {
 
     type WatchBotStream = WatchStream<BotShape>;
 
-    async fn watch_bot(&self, request: Request<pb::WatchBotRequest>) -> Result<Response<Self::WatchBotStream>, Status> {
+    async fn watch_bot(
+        &self,
+        request: Request<pb::WatchBotRequest>,
+    ) -> Result<Response<Self::WatchBotStream>, Status> {
         let api = &self.0;
         let started = Instant::now();
         let r = async {
@@ -502,7 +661,11 @@ impl TableService for TableApi {
             for id in api.store.tables_of_bot(bot.id.clone(), resume).await? {
                 if let Ok(handle) = api.tables.get(&id).await {
                     handle
-                        .tell(Command::WatchBot { bot: bot.id.clone(), stream: stream.clone(), from_seq: req.from_seq.get(&id).copied() })
+                        .tell(Command::WatchBot {
+                            bot: bot.id.clone(),
+                            stream: stream.clone(),
+                            from_seq: req.from_seq.get(&id).copied(),
+                        })
                         .await;
                 }
             }
@@ -525,21 +688,37 @@ impl TableService for TableApi {
         api.done("WatchBot", started, r)
     }
 
-    async fn get_game_record(&self, request: Request<pb::GetGameRecordRequest>) -> Result<Response<pb::GetGameRecordResponse>, Status> {
+    async fn get_game_record(
+        &self,
+        request: Request<pb::GetGameRecordRequest>,
+    ) -> Result<Response<pb::GetGameRecordResponse>, Status> {
         let api = &self.0;
         let started = Instant::now();
         let r = async {
             let bot = api.begin(&request).await?;
             let id = table_id(&request.get_ref().table_id)?;
-            let t = api.store.table(id.clone()).await?.ok_or_else(|| ServerError::TableNotFound(id.clone()))?;
+            let t = api
+                .store
+                .table(id.clone())
+                .await?
+                .ok_or_else(|| ServerError::TableNotFound(id.clone()))?;
             if t.table.visibility == Visibility::Private
                 && t.table.created_by != bot.id
-                && !t.seats.iter().any(|s| s.occupant == Occupant::Bot(bot.id.clone()))
+                && !t
+                    .seats
+                    .iter()
+                    .any(|s| s.occupant == Occupant::Bot(bot.id.clone()))
             {
                 return Err(ServerError::TablePrivate);
             }
-            let record = api.store.record(id).await?.ok_or(ServerError::TableNotFinished)?;
-            Ok(pb::GetGameRecordResponse { record_json: record })
+            let record = api
+                .store
+                .record(id)
+                .await?
+                .ok_or(ServerError::TableNotFinished)?;
+            Ok(pb::GetGameRecordResponse {
+                record_json: record,
+            })
         }
         .instrument(tracing::info_span!("GetGameRecord"))
         .await;

@@ -116,7 +116,9 @@ impl ServerError {
 
     pub fn code(&self) -> Code {
         match self {
-            ServerError::InvalidArgument(_) | ServerError::BadConfig { .. } => Code::InvalidArgument,
+            ServerError::InvalidArgument(_) | ServerError::BadConfig { .. } => {
+                Code::InvalidArgument
+            }
             ServerError::IllegalAction(_)
             | ServerError::NobodyToAct
             | ServerError::SeatTaken(_)
@@ -222,9 +224,16 @@ mod tests {
         let info = d.error_info().unwrap();
         assert_eq!(info.reason, "INVALID_ARGUMENT");
         assert_eq!(info.domain, "bete.v1");
-        assert_eq!(d.bad_request().unwrap().field_violations[0].field, "action.cards[1]");
+        assert_eq!(
+            d.bad_request().unwrap().field_violations[0].field,
+            "action.cards[1]"
+        );
 
-        let st = ServerError::StaleSeq { expected: 3, last_seq: 9 }.to_status();
+        let st = ServerError::StaleSeq {
+            expected: 3,
+            last_seq: 9,
+        }
+        .to_status();
         assert_eq!(st.code(), Code::Aborted);
         let d = st.get_error_details();
         assert_eq!(d.error_info().unwrap().metadata["last_seq"], "9");

@@ -28,7 +28,10 @@ pub trait Shape: Send + 'static {
 }
 
 fn heartbeat(last_seq: u64) -> pb::Heartbeat {
-    pb::Heartbeat { time: Some(project::timestamp(crate::now_ms())), last_seq }
+    pb::Heartbeat {
+        time: Some(project::timestamp(crate::now_ms())),
+        last_seq,
+    }
 }
 
 /// WatchTable.
@@ -53,7 +56,11 @@ impl Shape for TableShape {
         Some(pb::WatchTableResponse { kind: Some(kind) })
     }
     fn heartbeat(last_seq: u64) -> Self::Msg {
-        pb::WatchTableResponse { kind: Some(pb::watch_table_response::Kind::Heartbeat(heartbeat(last_seq))) }
+        pb::WatchTableResponse {
+            kind: Some(pb::watch_table_response::Kind::Heartbeat(heartbeat(
+                last_seq,
+            ))),
+        }
     }
 }
 
@@ -80,7 +87,10 @@ impl Shape for BotShape {
             }),
             WatchItem::End(_) => return None,
         };
-        Some(pb::WatchBotResponse { table_id: o.meta.id.clone(), kind: Some(kind) })
+        Some(pb::WatchBotResponse {
+            table_id: o.meta.id.clone(),
+            kind: Some(kind),
+        })
     }
     fn heartbeat(_: u64) -> Self::Msg {
         pb::WatchBotResponse {
@@ -107,7 +117,9 @@ pub struct WatchStream<S: Shape> {
 
 impl<S: Shape> std::fmt::Debug for WatchStream<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("WatchStream").field("last_seq", &self.last_seq).finish_non_exhaustive()
+        f.debug_struct("WatchStream")
+            .field("last_seq", &self.last_seq)
+            .finish_non_exhaustive()
     }
 }
 
@@ -157,12 +169,16 @@ impl<S: Shape> Stream for WatchStream<S> {
             return Poll::Ready(Some(Err(ServerError::ShuttingDown.to_status())));
         }
         if let Some(cut) = &this.cut
-            && cut.load(Ordering::Acquire) {
-                // A table cut this shared stream: end now; the client resumes per table.
-                this.done = true;
-                let err = ServerError::WatcherTooSlow { table_id: String::new(), from_seq: 0 };
-                return Poll::Ready(Some(Err(err.to_status())));
-            }
+            && cut.load(Ordering::Acquire)
+        {
+            // A table cut this shared stream: end now; the client resumes per table.
+            this.done = true;
+            let err = ServerError::WatcherTooSlow {
+                table_id: String::new(),
+                from_seq: 0,
+            };
+            return Poll::Ready(Some(Err(err.to_status())));
+        }
         loop {
             match this.rx.poll_recv(cx) {
                 Poll::Ready(Some(o)) => {

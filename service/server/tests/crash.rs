@@ -15,7 +15,10 @@ use common::*;
 use tonic::transport::Channel;
 
 fn free_addr() -> SocketAddr {
-    StdListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap()
+    StdListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
 }
 
 struct Proc {
@@ -28,7 +31,12 @@ fn spawn_server(dir: &Path) -> Proc {
     let addr = free_addr();
     let metrics = free_addr();
     let child = Command::new(env!("CARGO_BIN_EXE_bete-server"))
-        .args(["--listen", &addr.to_string(), "--metrics-listen", &metrics.to_string()])
+        .args([
+            "--listen",
+            &addr.to_string(),
+            "--metrics-listen",
+            &metrics.to_string(),
+        ])
         .arg("--data-dir")
         .arg(dir)
         .args(["--log-format", "json"])
@@ -36,12 +44,20 @@ fn spawn_server(dir: &Path) -> Proc {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    Proc { child, addr, metrics }
+    Proc {
+        child,
+        addr,
+        metrics,
+    }
 }
 
 async fn connect(addr: SocketAddr) -> Channel {
     for _ in 0..200 {
-        if let Ok(ch) = Channel::from_shared(format!("http://{addr}")).unwrap().connect().await {
+        if let Ok(ch) = Channel::from_shared(format!("http://{addr}"))
+            .unwrap()
+            .connect()
+            .await
+        {
             return ch;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -51,7 +67,15 @@ async fn connect(addr: SocketAddr) -> Channel {
 
 async fn my_view(c: &mut Client, id: &str) -> pb::SeatView {
     for _ in 0..500 {
-        let v = c.get_seat_view(pb::GetSeatViewRequest { table_id: id.into() }).await.unwrap().into_inner().view.unwrap();
+        let v = c
+            .get_seat_view(pb::GetSeatViewRequest {
+                table_id: id.into(),
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .view
+            .unwrap();
         if v.to_act == Some(0) || v.match_over {
             return v;
         }
@@ -68,8 +92,17 @@ async fn kill_9_mid_deal_loses_nothing() {
 
     // Health: SERVING.
     let mut health = tonic_health::pb::health_client::HealthClient::new(ch.clone());
-    let h = health.check(tonic_health::pb::HealthCheckRequest { service: String::new() }).await.unwrap().into_inner();
-    assert_eq!(h.status, tonic_health::pb::health_check_response::ServingStatus::Serving as i32);
+    let h = health
+        .check(tonic_health::pb::HealthCheckRequest {
+            service: String::new(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(
+        h.status,
+        tonic_health::pb::health_check_response::ServingStatus::Serving as i32
+    );
 
     let me = register(&ch, "crash-bot").await;
     let token = me.token.clone();
@@ -78,7 +111,10 @@ async fn kill_9_mid_deal_loses_nothing() {
         .create_table(pb::CreateTableRequest {
             ruleset: pb::Ruleset::Bete.into(),
             seats: 3,
-            house_bots: vec![house(1, pb::HouseBotPolicy::Heuristic), house(2, pb::HouseBotPolicy::Random)],
+            house_bots: vec![
+                house(1, pb::HouseBotPolicy::Heuristic),
+                house(2, pb::HouseBotPolicy::Random),
+            ],
             decision_deadline_ms: 60_000,
             seed: format!("{:064x}", 99),
             ..Default::default()
@@ -89,8 +125,20 @@ async fn kill_9_mid_deal_loses_nothing() {
         .table
         .unwrap()
         .table_id;
-    c.join_table(pb::JoinTableRequest { table_id: id.clone(), seat: Some(0) }).await.unwrap();
-    let mut watch = c.watch_table(pb::WatchTableRequest { table_id: id.clone(), from_seq: None }).await.unwrap().into_inner();
+    c.join_table(pb::JoinTableRequest {
+        table_id: id.clone(),
+        seat: Some(0),
+    })
+    .await
+    .unwrap();
+    let mut watch = c
+        .watch_table(pb::WatchTableRequest {
+            table_id: id.clone(),
+            from_seq: None,
+        })
+        .await
+        .unwrap()
+        .into_inner();
 
     // Play a few of our turns; remember every acknowledged action.
     let mut acked: Vec<String> = Vec::new();
@@ -98,16 +146,32 @@ async fn kill_9_mid_deal_loses_nothing() {
     for i in 0..3 {
         let v = my_view(&mut c, &id).await;
         let a = v.legal_actions[i % v.legal_actions.len()].clone();
-        let req = pb::SubmitActionRequest { table_id: id.clone(), action: Some(a.clone()), expected_seq: v.seq, request_id: format!("r{i}") };
+        let req = pb::SubmitActionRequest {
+            table_id: id.clone(),
+            action: Some(a.clone()),
+            expected_seq: v.seq,
+            request_id: format!("r{i}"),
+        };
         c.submit_action(req.clone()).await.unwrap();
         acked.push(a.text);
         last_req = Some(req);
     }
     // What the watcher has seen so far.
     let mut seen = Vec::new();
-    let target = c.get_table(pb::GetTableRequest { table_id: id.clone() }).await.unwrap().into_inner().table.unwrap().last_seq;
+    let target = c
+        .get_table(pb::GetTableRequest {
+            table_id: id.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .table
+        .unwrap()
+        .last_seq;
     while seen.last().copied().unwrap_or(0) < target {
-        if let Some(pb::watch_table_response::Kind::Event(e)) = watch.message().await.unwrap().unwrap().kind {
+        if let Some(pb::watch_table_response::Kind::Event(e)) =
+            watch.message().await.unwrap().unwrap().kind
+        {
             seen.push(e.seq);
         }
     }
@@ -121,11 +185,22 @@ async fn kill_9_mid_deal_loses_nothing() {
     let ch = connect(p.addr).await;
     let mut c = client_with(&ch, Some(&token));
     // The retried last request is recognised after the restart.
-    let again = c.submit_action(last_req.unwrap()).await.unwrap().into_inner();
+    let again = c
+        .submit_action(last_req.unwrap())
+        .await
+        .unwrap()
+        .into_inner();
     assert!(again.replayed);
     // The stream resumes where it stopped.
     let from = *seen.last().unwrap();
-    let mut watch = c.watch_table(pb::WatchTableRequest { table_id: id.clone(), from_seq: Some(from) }).await.unwrap().into_inner();
+    let mut watch = c
+        .watch_table(pb::WatchTableRequest {
+            table_id: id.clone(),
+            from_seq: Some(from),
+        })
+        .await
+        .unwrap()
+        .into_inner();
     let watcher = tokio::spawn(async move {
         let mut seqs = Vec::new();
         while let Some(m) = watch.message().await.unwrap() {
@@ -144,7 +219,12 @@ async fn kill_9_mid_deal_loses_nothing() {
         }
         let a = v.legal_actions[i % v.legal_actions.len()].clone();
         match c
-            .submit_action(pb::SubmitActionRequest { table_id: id.clone(), action: Some(a.clone()), expected_seq: v.seq, request_id: format!("r{i}") })
+            .submit_action(pb::SubmitActionRequest {
+                table_id: id.clone(),
+                action: Some(a.clone()),
+                expected_seq: v.seq,
+                request_id: format!("r{i}"),
+            })
             .await
         {
             Ok(_) => acked.push(a.text),
@@ -158,7 +238,14 @@ async fn kill_9_mid_deal_loses_nothing() {
     assert_eq!(seqs, expected, "resumed stream has a gap or duplicate");
 
     // Every acknowledged action of seat 0 is in the record, once, in order.
-    let record = c.get_game_record(pb::GetGameRecordRequest { table_id: id.clone() }).await.unwrap().into_inner().record_json;
+    let record = c
+        .get_game_record(pb::GetGameRecordRequest {
+            table_id: id.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .record_json;
     let json: serde_json::Value = serde_json::from_str(&record).unwrap();
     let mine: Vec<String> = json["deals"]
         .as_array()
@@ -174,12 +261,21 @@ async fn kill_9_mid_deal_loses_nothing() {
     // Metrics are served on the metrics port, without ids as labels.
     let body = http_get(p.metrics, "/metrics").await;
     assert!(body.contains("bete_moves_total"), "{body}");
-    assert!(body.contains("bete_rpc_requests_total{method=\"SubmitAction\",code=\"OK\"}"), "{body}");
+    assert!(
+        body.contains("bete_rpc_requests_total{method=\"SubmitAction\",code=\"OK\"}"),
+        "{body}"
+    );
     assert!(!body.contains(&id));
 
     // SIGTERM: drains and exits cleanly.
     let pid = p.child.id().to_string();
-    assert!(Command::new("sh").args(["-c", &format!("kill -TERM {pid}")]).status().unwrap().success());
+    assert!(
+        Command::new("sh")
+            .args(["-c", &format!("kill -TERM {pid}")])
+            .status()
+            .unwrap()
+            .success()
+    );
     let mut status = None;
     for _ in 0..200 {
         if let Some(s) = p.child.try_wait().unwrap() {
@@ -194,7 +290,9 @@ async fn kill_9_mid_deal_loses_nothing() {
 async fn http_get(addr: SocketAddr, path: &str) -> String {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
-    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes()).await.unwrap();
+    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes())
+        .await
+        .unwrap();
     let mut out = String::new();
     s.read_to_string(&mut out).await.unwrap();
     out
@@ -214,7 +312,10 @@ async fn deadline_resumes_after_restart() {
         .create_table(pb::CreateTableRequest {
             ruleset: pb::Ruleset::Beast.into(),
             seats: 3,
-            house_bots: vec![house(1, pb::HouseBotPolicy::Random), house(2, pb::HouseBotPolicy::Random)],
+            house_bots: vec![
+                house(1, pb::HouseBotPolicy::Random),
+                house(2, pb::HouseBotPolicy::Random),
+            ],
             decision_deadline_ms: 1500,
             ..Default::default()
         })
@@ -224,7 +325,12 @@ async fn deadline_resumes_after_restart() {
         .table
         .unwrap()
         .table_id;
-    c.join_table(pb::JoinTableRequest { table_id: id.clone(), seat: Some(0) }).await.unwrap();
+    c.join_table(pb::JoinTableRequest {
+        table_id: id.clone(),
+        seat: Some(0),
+    })
+    .await
+    .unwrap();
     let v = my_view(&mut c, &id).await;
     assert_eq!(v.to_act, Some(0));
     p.child.kill().unwrap();
@@ -236,7 +342,15 @@ async fn deadline_resumes_after_restart() {
     let mut c = client_with(&ch, Some(&token));
     let mut strikes = 0;
     for _ in 0..100 {
-        let t = c.get_table(pb::GetTableRequest { table_id: id.clone() }).await.unwrap().into_inner().table.unwrap();
+        let t = c
+            .get_table(pb::GetTableRequest {
+                table_id: id.clone(),
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .table
+            .unwrap();
         strikes = t.seats[0].strikes;
         if strikes > 0 {
             assert!(t.last_seq > v.seq);
@@ -244,14 +358,28 @@ async fn deadline_resumes_after_restart() {
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    assert_eq!(strikes, 1, "the expired decision is auto-played once, right after the restart");
+    assert_eq!(
+        strikes, 1,
+        "the expired decision is auto-played once, right after the restart"
+    );
     // Reflection v1alpha answers too (older grpcurl and Python reflection clients use it).
-    let mut refl = tonic_reflection::pb::v1alpha::server_reflection_client::ServerReflectionClient::new(ch.clone());
+    let mut refl =
+        tonic_reflection::pb::v1alpha::server_reflection_client::ServerReflectionClient::new(
+            ch.clone(),
+        );
     let req = tonic_reflection::pb::v1alpha::ServerReflectionRequest {
         host: String::new(),
-        message_request: Some(tonic_reflection::pb::v1alpha::server_reflection_request::MessageRequest::ListServices(String::new())),
+        message_request: Some(
+            tonic_reflection::pb::v1alpha::server_reflection_request::MessageRequest::ListServices(
+                String::new(),
+            ),
+        ),
     };
-    let mut resp = refl.server_reflection_info(tokio_stream::iter(vec![req])).await.unwrap().into_inner();
+    let mut resp = refl
+        .server_reflection_info(tokio_stream::iter(vec![req]))
+        .await
+        .unwrap()
+        .into_inner();
     let listed = format!("{:?}", resp.message().await.unwrap().unwrap());
     assert!(listed.contains("bete.v1.TableService"), "{listed}");
     p.child.kill().unwrap();

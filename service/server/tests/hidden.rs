@@ -21,7 +21,9 @@ fn log() -> Arc<Mutex<Vec<u8>>> {
         let buf = Arc::new(Mutex::new(Vec::new()));
         let sink = buf.clone();
         tracing_subscriber::fmt()
-            .with_env_filter(tracing_subscriber::EnvFilter::new("debug,bete_server=trace,h2=info,hyper=info,hyper_util=info,tower=info"))
+            .with_env_filter(tracing_subscriber::EnvFilter::new(
+                "debug,bete_server=trace,h2=info,hyper=info,hyper_util=info,tower=info",
+            ))
             .with_ansi(false)
             .with_writer(move || Capture(sink.clone()))
             .init();
@@ -65,7 +67,16 @@ fn all_cards() -> Vec<Card> {
 
 async fn my_turn(bot: &mut Bot, id: &str) -> pb::SeatView {
     for _ in 0..500 {
-        let v = bot.client.get_seat_view(pb::GetSeatViewRequest { table_id: id.into() }).await.unwrap().into_inner().view.unwrap();
+        let v = bot
+            .client
+            .get_seat_view(pb::GetSeatViewRequest {
+                table_id: id.into(),
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .view
+            .unwrap();
         if v.to_act == Some(0) {
             return v;
         }
@@ -90,7 +101,10 @@ async fn refusals_name_no_hidden_card() {
             .create_table(pb::CreateTableRequest {
                 ruleset: ruleset.into(),
                 seats: 3,
-                house_bots: vec![house(1, pb::HouseBotPolicy::Random), house(2, pb::HouseBotPolicy::Random)],
+                house_bots: vec![
+                    house(1, pb::HouseBotPolicy::Random),
+                    house(2, pb::HouseBotPolicy::Random),
+                ],
                 decision_deadline_ms: 60_000,
                 ..Default::default()
             })
@@ -100,25 +114,55 @@ async fn refusals_name_no_hidden_card() {
             .table
             .unwrap()
             .table_id;
-        me.client.join_table(pb::JoinTableRequest { table_id: id.clone(), seat: Some(0) }).await.unwrap();
+        me.client
+            .join_table(pb::JoinTableRequest {
+                table_id: id.clone(),
+                seat: Some(0),
+            })
+            .await
+            .unwrap();
         let view = my_turn(&mut me, &id).await;
         let visible: HashSet<Card> = cards_in(&view).into_iter().collect();
         let mut refused = 0;
         for card in all_cards().into_iter().filter(|c| !visible.contains(c)) {
-            for kind in [pb::ActionKind::Card, pb::ActionKind::Hidden, pb::ActionKind::Exchange, pb::ActionKind::Discard] {
-                let action = pb::Action { kind: kind.into(), cards: vec![card.to_string()], text: String::new() };
+            for kind in [
+                pb::ActionKind::Card,
+                pb::ActionKind::Hidden,
+                pb::ActionKind::Exchange,
+                pb::ActionKind::Discard,
+            ] {
+                let action = pb::Action {
+                    kind: kind.into(),
+                    cards: vec![card.to_string()],
+                    text: String::new(),
+                };
                 let err = me
                     .client
-                    .submit_action(pb::SubmitActionRequest { table_id: id.clone(), action: Some(action), expected_seq: view.seq, request_id: String::new() })
+                    .submit_action(pb::SubmitActionRequest {
+                        table_id: id.clone(),
+                        action: Some(action),
+                        expected_seq: view.seq,
+                        request_id: String::new(),
+                    })
                     .await
                     .expect_err("an action with a card the seat does not hold is refused");
-                assert!(matches!(err.code(), Code::FailedPrecondition | Code::InvalidArgument), "{err:?}");
+                assert!(
+                    matches!(err.code(), Code::FailedPrecondition | Code::InvalidArgument),
+                    "{err:?}"
+                );
                 let named = card_words(err.message());
-                assert!(named.iter().all(|w| *w == card.to_string()), "{ruleset:?} {kind:?} {card}: {:?}", err.message());
+                assert!(
+                    named.iter().all(|w| *w == card.to_string()),
+                    "{ruleset:?} {kind:?} {card}: {:?}",
+                    err.message()
+                );
                 refused += 1;
             }
         }
-        assert!(refused >= 4 * (32 - 15), "{ruleset:?}: only {refused} probes");
+        assert!(
+            refused >= 4 * (32 - 15),
+            "{ruleset:?}: only {refused} probes"
+        );
     }
     srv.stop().await;
 }
@@ -140,7 +184,10 @@ async fn no_seed_before_the_end_and_clean_logs() {
         .create_table(pb::CreateTableRequest {
             ruleset: pb::Ruleset::Lanterlui.into(),
             seats: 3,
-            house_bots: vec![house(1, pb::HouseBotPolicy::Heuristic), house(2, pb::HouseBotPolicy::Random)],
+            house_bots: vec![
+                house(1, pb::HouseBotPolicy::Heuristic),
+                house(2, pb::HouseBotPolicy::Random),
+            ],
             decision_deadline_ms: 60_000,
             ..Default::default()
         })
@@ -149,14 +196,39 @@ async fn no_seed_before_the_end_and_clean_logs() {
         .into_inner();
     seen.push(format!("{created:?}"));
     let id = created.table.unwrap().table_id;
-    let mut spec = other.client.watch_table(pb::WatchTableRequest { table_id: id.clone(), from_seq: None }).await.unwrap().into_inner();
-    let mut stream = me.client.watch_bot(pb::WatchBotRequest::default()).await.unwrap().into_inner();
-    let joined = me.client.join_table(pb::JoinTableRequest { table_id: id.clone(), seat: Some(0) }).await.unwrap().into_inner();
+    let mut spec = other
+        .client
+        .watch_table(pb::WatchTableRequest {
+            table_id: id.clone(),
+            from_seq: None,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let mut stream = me
+        .client
+        .watch_bot(pb::WatchBotRequest::default())
+        .await
+        .unwrap()
+        .into_inner();
+    let joined = me
+        .client
+        .join_table(pb::JoinTableRequest {
+            table_id: id.clone(),
+            seat: Some(0),
+        })
+        .await
+        .unwrap()
+        .into_inner();
     seen.push(format!("{joined:?}"));
     let mut probed = false;
     let mut refused_once = false;
     loop {
-        let m = timeout(60, stream.message()).await.unwrap().unwrap().unwrap();
+        let m = timeout(60, stream.message())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
         seen.push(format!("{m:?}"));
         use pb::watch_bot_response::Kind;
         match m.kind.unwrap() {
@@ -166,38 +238,77 @@ async fn no_seed_before_the_end_and_clean_logs() {
                     probed = true;
                     // Mid-match: descriptions and listings, and the record is refused.
                     for c in [&mut me.client, &mut other.client] {
-                        let t = c.get_table(pb::GetTableRequest { table_id: id.clone() }).await.unwrap().into_inner();
+                        let t = c
+                            .get_table(pb::GetTableRequest {
+                                table_id: id.clone(),
+                            })
+                            .await
+                            .unwrap()
+                            .into_inner();
                         seen.push(format!("{t:?}"));
-                        let l = c.list_tables(pb::ListTablesRequest::default()).await.unwrap().into_inner();
+                        let l = c
+                            .list_tables(pb::ListTablesRequest::default())
+                            .await
+                            .unwrap()
+                            .into_inner();
                         seen.push(format!("{l:?}"));
-                        let v = c.get_seat_view(pb::GetSeatViewRequest { table_id: id.clone() }).await.unwrap().into_inner();
+                        let v = c
+                            .get_seat_view(pb::GetSeatViewRequest {
+                                table_id: id.clone(),
+                            })
+                            .await
+                            .unwrap()
+                            .into_inner();
                         seen.push(format!("{v:?}"));
-                        let err = c.get_game_record(pb::GetGameRecordRequest { table_id: id.clone() }).await.unwrap_err();
+                        let err = c
+                            .get_game_record(pb::GetGameRecordRequest {
+                                table_id: id.clone(),
+                            })
+                            .await
+                            .unwrap_err();
                         assert_eq!(reason(&err), "TABLE_NOT_FINISHED");
                         seen.push(err.message().to_string());
                     }
                 }
                 let v = d.view.unwrap();
-                let with_card = v
-                    .legal_actions
-                    .iter()
-                    .map(|a| a.kind)
-                    .find(|k| [pb::ActionKind::Card as i32, pb::ActionKind::Exchange as i32].contains(k));
+                let with_card = v.legal_actions.iter().map(|a| a.kind).find(|k| {
+                    [pb::ActionKind::Card as i32, pb::ActionKind::Exchange as i32].contains(k)
+                });
                 if let (false, Some(kind)) = (refused_once, with_card) {
                     // A refusal naming a card the seat does not hold: the log must not repeat it.
                     refused_once = true;
                     let visible: HashSet<Card> = cards_in(&v).into_iter().collect();
-                    let card = all_cards().into_iter().find(|c| !visible.contains(c)).unwrap();
-                    let action = pb::Action { kind, cards: vec![card.to_string()], text: String::new() };
+                    let card = all_cards()
+                        .into_iter()
+                        .find(|c| !visible.contains(c))
+                        .unwrap();
+                    let action = pb::Action {
+                        kind,
+                        cards: vec![card.to_string()],
+                        text: String::new(),
+                    };
                     let err = me
                         .client
-                        .submit_action(pb::SubmitActionRequest { table_id: id.clone(), action: Some(action), expected_seq: d.seq, request_id: String::new() })
+                        .submit_action(pb::SubmitActionRequest {
+                            table_id: id.clone(),
+                            action: Some(action),
+                            expected_seq: d.seq,
+                            request_id: String::new(),
+                        })
                         .await
                         .unwrap_err();
-                    assert!(err.message().contains(&card.to_string()), "the caller is told which card: {err:?}");
+                    assert!(
+                        err.message().contains(&card.to_string()),
+                        "the caller is told which card: {err:?}"
+                    );
                 }
                 me.client
-                    .submit_action(pb::SubmitActionRequest { table_id: id.clone(), action: Some(v.legal_actions[0].clone()), expected_seq: d.seq, request_id: String::new() })
+                    .submit_action(pb::SubmitActionRequest {
+                        table_id: id.clone(),
+                        action: Some(v.legal_actions[0].clone()),
+                        expected_seq: d.seq,
+                        request_id: String::new(),
+                    })
                     .await
                     .unwrap();
             }
@@ -208,12 +319,26 @@ async fn no_seed_before_the_end_and_clean_logs() {
     while let Some(m) = timeout(20, spec.message()).await.unwrap().unwrap() {
         seen.push(format!("{m:?}"));
     }
-    let record = me.client.get_game_record(pb::GetGameRecordRequest { table_id: id.clone() }).await.unwrap().into_inner().record_json;
+    let record = me
+        .client
+        .get_game_record(pb::GetGameRecordRequest {
+            table_id: id.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .record_json;
     let record: serde_json::Value = serde_json::from_str(&record).unwrap();
-    let seed = record["seed"].as_str().expect("the record carries the seed").to_string();
+    let seed = record["seed"]
+        .as_str()
+        .expect("the record carries the seed")
+        .to_string();
     assert_eq!(seed.len(), 64);
     for text in &seen {
-        assert!(!text.contains(&seed), "the seed went out before the end: {text}");
+        assert!(
+            !text.contains(&seed),
+            "the seed went out before the end: {text}"
+        );
     }
     srv.stop().await;
 

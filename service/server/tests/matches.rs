@@ -24,7 +24,11 @@ enum Seen {
 fn is_game_event(e: &pb::Event) -> bool {
     !matches!(
         e.body,
-        Some(B::SeatTaken(_)) | Some(B::SeatLeft(_)) | Some(B::MatchStarted(_)) | Some(B::StrikeCounted(_)) | None
+        Some(B::SeatTaken(_))
+            | Some(B::SeatLeft(_))
+            | Some(B::MatchStarted(_))
+            | Some(B::StrikeCounted(_))
+            | None
     )
 }
 
@@ -46,7 +50,16 @@ async fn play(ruleset: pb::Ruleset, seats: u32, seed: &str, srv: &TestServer) ->
             ruleset: ruleset.into(),
             seats,
             house_bots: (1..seats)
-                .map(|s| house(s, if s % 2 == 0 { pb::HouseBotPolicy::Heuristic } else { pb::HouseBotPolicy::Random }))
+                .map(|s| {
+                    house(
+                        s,
+                        if s % 2 == 0 {
+                            pb::HouseBotPolicy::Heuristic
+                        } else {
+                            pb::HouseBotPolicy::Random
+                        },
+                    )
+                })
                 .collect(),
             seed: seed.into(),
             decision_deadline_ms: 60_000,
@@ -62,7 +75,10 @@ async fn play(ruleset: pb::Ruleset, seats: u32, seed: &str, srv: &TestServer) ->
     // The spectator follows from before the match starts until the stream ends.
     let mut spec_stream = spectator
         .client
-        .watch_table(pb::WatchTableRequest { table_id: id.clone(), from_seq: None })
+        .watch_table(pb::WatchTableRequest {
+            table_id: id.clone(),
+            from_seq: None,
+        })
         .await
         .unwrap()
         .into_inner();
@@ -79,10 +95,18 @@ async fn play(ruleset: pb::Ruleset, seats: u32, seed: &str, srv: &TestServer) ->
         seen
     });
 
-    let mut stream = me.client.watch_bot(pb::WatchBotRequest::default()).await.unwrap().into_inner();
+    let mut stream = me
+        .client
+        .watch_bot(pb::WatchBotRequest::default())
+        .await
+        .unwrap()
+        .into_inner();
     let joined = me
         .client
-        .join_table(pb::JoinTableRequest { table_id: id.clone(), seat: Some(0) })
+        .join_table(pb::JoinTableRequest {
+            table_id: id.clone(),
+            seat: Some(0),
+        })
         .await
         .unwrap()
         .into_inner();
@@ -110,11 +134,14 @@ async fn play(ruleset: pb::Ruleset, seats: u32, seed: &str, srv: &TestServer) ->
                 assert!(view.deadline.is_some());
                 // Spread over the legal actions so many paths are played.
                 n += 1;
-                let action = view.legal_actions[(n as usize * 7) % view.legal_actions.len()].clone();
+                let action =
+                    view.legal_actions[(n as usize * 7) % view.legal_actions.len()].clone();
                 // Also check GetSeatView agrees with the decision.
                 let sv = me
                     .client
-                    .get_seat_view(pb::GetSeatViewRequest { table_id: id.clone() })
+                    .get_seat_view(pb::GetSeatViewRequest {
+                        table_id: id.clone(),
+                    })
                     .await
                     .unwrap()
                     .into_inner()
@@ -145,14 +172,29 @@ async fn play(ruleset: pb::Ruleset, seats: u32, seed: &str, srv: &TestServer) ->
     let spectator_msgs = timeout(30, spec_task).await.unwrap().unwrap();
     let record = me
         .client
-        .get_game_record(pb::GetGameRecordRequest { table_id: id.clone() })
+        .get_game_record(pb::GetGameRecordRequest {
+            table_id: id.clone(),
+        })
         .await
         .unwrap()
         .into_inner()
         .record_json;
-    let t = me.client.get_table(pb::GetTableRequest { table_id: id }).await.unwrap().into_inner().table.unwrap();
+    let t = me
+        .client
+        .get_table(pb::GetTableRequest { table_id: id })
+        .await
+        .unwrap()
+        .into_inner()
+        .table
+        .unwrap();
     assert_eq!(t.state, pb::TableState::Finished as i32);
-    Played { record, seat_msgs, spectator_msgs, final_balances, seat: 0 }
+    Played {
+        record,
+        seat_msgs,
+        spectator_msgs,
+        final_balances,
+        seat: 0,
+    }
 }
 
 /// The engine's own account of the match: per game event, the cards hidden from each viewer
@@ -171,11 +213,15 @@ struct Truth {
 /// What the engine shows a spectator now (e.g. a turn-up the dealer took up): public.
 fn public_now(game: &Game) -> CardSet {
     let view = game.view(Viewer::Spectator);
-    cards_in(&bete_api::convert::view_to_pb("x", 0, &view, None)).into_iter().collect()
+    cards_in(&bete_api::convert::view_to_pb("x", 0, &view, None))
+        .into_iter()
+        .collect()
 }
 
 fn hands(game: &Game) -> Vec<CardSet> {
-    (0..game.seats()).map(|s| game.view(Viewer::Seat(Seat(s))).hand.unwrap_or_default()).collect()
+    (0..game.seats())
+        .map(|s| game.view(Viewer::Seat(Seat(s))).hand.unwrap_or_default())
+        .collect()
 }
 
 /// Hidden from viewer v (v == seats: spectator): every other seat's hand.
@@ -195,7 +241,13 @@ fn hidden_from(hands: &[CardSet], minus: CardSet) -> Vec<CardSet> {
 }
 
 fn public_cards(e: &Event, seats: u8) -> CardSet {
-    let stamp = bete_api::convert::EventStamp { table_id: "x", seats, seq: 0, auto: false, time: std::time::SystemTime::UNIX_EPOCH };
+    let stamp = bete_api::convert::EventStamp {
+        table_id: "x",
+        seats,
+        seq: 0,
+        auto: false,
+        time: std::time::SystemTime::UNIX_EPOCH,
+    };
     let mut pbe = bete_api::convert::project(e, Viewer::Spectator, &stamp);
     if let Some(B::DealSettled(s)) = &mut pbe.body {
         s.revealed = None;
@@ -207,7 +259,12 @@ fn truth(record: &str) -> Truth {
     let rec = Record::from_json(record).unwrap();
     let (mut game, start) = Game::new(rec.setup()).unwrap();
     let seats = game.seats();
-    let mut t = Truth { events: Vec::new(), hidden_at_event: Vec::new(), hidden_after_event: Vec::new(), hands: Vec::new() };
+    let mut t = Truth {
+        events: Vec::new(),
+        hidden_at_event: Vec::new(),
+        hidden_after_event: Vec::new(),
+        hands: Vec::new(),
+    };
     let after = hands(&game);
     let public = public_now(&game);
     for e in start {
@@ -221,12 +278,16 @@ fn truth(record: &str) -> Truth {
             let before = hands(&game);
             let public_before = public_now(&game);
             let action = a.action.parse().unwrap();
-            let events = game.apply_recorded(Seat(a.seat as u8), action, a.auto).unwrap();
+            let events = game
+                .apply_recorded(Seat(a.seat as u8), action, a.auto)
+                .unwrap();
             let after = hands(&game);
             let public_after = public_now(&game);
             let public = events
                 .iter()
-                .fold(public_before.union(public_after), |acc, e| acc.union(public_cards(e, seats)));
+                .fold(public_before.union(public_after), |acc, e| {
+                    acc.union(public_cards(e, seats))
+                });
             let mut new_deal = false;
             for e in events {
                 if matches!(e.public, bete_rules::PublicEvent::DealStarted { .. }) {
@@ -234,7 +295,11 @@ fn truth(record: &str) -> Truth {
                 }
                 // Events of the deal in play: other hands before the action, less what the
                 // action made public. Events of a new deal: other hands after the action.
-                t.hidden_at_event.push(if new_deal { hidden_from(&after, public_after) } else { hidden_from(&before, public) });
+                t.hidden_at_event.push(if new_deal {
+                    hidden_from(&after, public_after)
+                } else {
+                    hidden_from(&before, public)
+                });
                 t.hidden_after_event.push(hidden_from(&after, public_after));
                 t.hands.push(after.clone());
                 t.events.push(e);
@@ -247,7 +312,13 @@ fn truth(record: &str) -> Truth {
 
 /// Check every message of one viewer against the truth. `seq_to_event` maps the seq of every
 /// game event to the engine event index.
-fn check_no_leak(viewer: Option<u32>, msgs: &[Seen], t: &Truth, seq_to_event: &BTreeMap<u64, usize>, seats: usize) {
+fn check_no_leak(
+    viewer: Option<u32>,
+    msgs: &[Seen],
+    t: &Truth,
+    seq_to_event: &BTreeMap<u64, usize>,
+    seats: usize,
+) {
     let v = viewer.map(|s| s as usize).unwrap_or(seats);
     // The engine event index of the latest game event at or before a seq.
     let at_or_before = |seq: u64| seq_to_event.range(..=seq).next_back().map(|(_, i)| *i);
@@ -269,16 +340,23 @@ fn check_no_leak(viewer: Option<u32>, msgs: &[Seen], t: &Truth, seq_to_event: &B
                 let i = seq_to_event[&e.seq];
                 let hidden = t.hidden_at_event[i][v];
                 for c in cards {
-                    assert!(!hidden.contains(c), "viewer {viewer:?} got hidden card {c} in event {e:?}");
+                    assert!(
+                        !hidden.contains(c),
+                        "viewer {viewer:?} got hidden card {c} in event {e:?}"
+                    );
                 }
                 if let (Some(B::DealStarted(d)), Some(s)) = (&e.body, viewer) {
                     let mine: CardSet = d.hand.iter().map(|c| c.parse::<Card>().unwrap()).collect();
-                    assert_eq!(mine, t.hands[i][s as usize], "dealt hand differs from the engine's");
+                    assert_eq!(
+                        mine, t.hands[i][s as usize],
+                        "dealt hand differs from the engine's"
+                    );
                 }
                 if viewer.is_none()
-                    && let Some(B::DealStarted(d)) = &e.body {
-                        assert!(d.hand.is_empty());
-                    }
+                    && let Some(B::DealStarted(d)) = &e.body
+                {
+                    assert!(d.hand.is_empty());
+                }
             }
             Seen::View(view) => {
                 assert_eq!(view.viewer_seat, viewer);
@@ -288,13 +366,29 @@ fn check_no_leak(viewer: Option<u32>, msgs: &[Seen], t: &Truth, seq_to_event: &B
                 };
                 let hidden = t.hidden_after_event[i][v];
                 for c in cards_in(view) {
-                    assert!(!hidden.contains(c), "viewer {viewer:?} got hidden card {c} in view at seq {}: {view:?}", view.seq);
+                    assert!(
+                        !hidden.contains(c),
+                        "viewer {viewer:?} got hidden card {c} in view at seq {}: {view:?}",
+                        view.seq
+                    );
                 }
                 if let Some(s) = viewer {
-                    let mine: CardSet = view.hand.iter().map(|c| c.parse::<Card>().unwrap()).collect();
-                    assert_eq!(mine, t.hands[i][s as usize], "view hand differs from the engine's at seq {}", view.seq);
+                    let mine: CardSet = view
+                        .hand
+                        .iter()
+                        .map(|c| c.parse::<Card>().unwrap())
+                        .collect();
+                    assert_eq!(
+                        mine, t.hands[i][s as usize],
+                        "view hand differs from the engine's at seq {}",
+                        view.seq
+                    );
                 } else {
-                    assert!(view.hand.is_empty() && view.legal_actions.is_empty() && view.deadline.is_none());
+                    assert!(
+                        view.hand.is_empty()
+                            && view.legal_actions.is_empty()
+                            && view.deadline.is_none()
+                    );
                 }
             }
         }
@@ -311,21 +405,40 @@ fn verify(p: &Played) {
     let spec_events: Vec<&pb::Event> = p
         .spectator_msgs
         .iter()
-        .filter_map(|m| if let Seen::Event(e) = m { Some(e) } else { None })
+        .filter_map(|m| {
+            if let Seen::Event(e) = m {
+                Some(e)
+            } else {
+                None
+            }
+        })
         .collect();
     let seqs: Vec<u64> = spec_events.iter().map(|e| e.seq).collect();
     for w in seqs.windows(2) {
         assert_eq!(w[1], w[0] + 1, "spectator stream has a gap or duplicate");
     }
-    let game_seqs: Vec<u64> = spec_events.iter().filter(|e| is_game_event(e)).map(|e| e.seq).collect();
-    assert_eq!(game_seqs.len(), t.events.len(), "server and engine disagree on the number of events");
-    let seq_to_event: BTreeMap<u64, usize> = game_seqs.iter().enumerate().map(|(i, s)| (*s, i)).collect();
+    let game_seqs: Vec<u64> = spec_events
+        .iter()
+        .filter(|e| is_game_event(e))
+        .map(|e| e.seq)
+        .collect();
+    assert_eq!(
+        game_seqs.len(),
+        t.events.len(),
+        "server and engine disagree on the number of events"
+    );
+    let seq_to_event: BTreeMap<u64, usize> =
+        game_seqs.iter().enumerate().map(|(i, s)| (*s, i)).collect();
     // The spectator saw every deal revealed once settled.
     let reveals = spec_events
         .iter()
         .filter(|e| matches!(&e.body, Some(B::DealSettled(s)) if s.revealed.is_some()))
         .count();
-    let settled = t.events.iter().filter(|e| matches!(e.public, bete_rules::PublicEvent::DealSettled { .. })).count();
+    let settled = t
+        .events
+        .iter()
+        .filter(|e| matches!(e.public, bete_rules::PublicEvent::DealSettled { .. }))
+        .count();
     assert_eq!(reveals, settled);
     let seats = game.seats() as usize;
     check_no_leak(Some(p.seat), &p.seat_msgs, &t, &seq_to_event, seats);
@@ -334,9 +447,25 @@ fn verify(p: &Played) {
     let mine: HashMap<u64, &pb::Event> = p
         .seat_msgs
         .iter()
-        .filter_map(|m| if let Seen::Event(e) = m { Some((e.seq, e)) } else { None })
+        .filter_map(|m| {
+            if let Seen::Event(e) = m {
+                Some((e.seq, e))
+            } else {
+                None
+            }
+        })
         .collect();
-    let first_view = p.seat_msgs.iter().find_map(|m| if let Seen::View(v) = m { Some(v.seq) } else { None }).unwrap();
+    let first_view = p
+        .seat_msgs
+        .iter()
+        .find_map(|m| {
+            if let Seen::View(v) = m {
+                Some(v.seq)
+            } else {
+                None
+            }
+        })
+        .unwrap();
     for s in game_seqs.iter().filter(|s| **s > first_view) {
         assert!(mine.contains_key(s), "seat missed event {s}");
     }

@@ -12,18 +12,23 @@ use bete_api::pb;
 use common::*;
 use tonic::Code;
 use tonic::transport::Channel;
+use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
-use tonic_health::pb::HealthCheckRequest;
 
 fn free_addr() -> SocketAddr {
-    StdListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap()
+    StdListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
 }
 
 async fn http_get(addr: SocketAddr, path: &str) -> String {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
-    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").as_bytes()).await.unwrap();
+    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").as_bytes())
+        .await
+        .unwrap();
     let mut out = String::new();
     s.read_to_string(&mut out).await.unwrap();
     out
@@ -54,7 +59,11 @@ async fn wait_for_gauge(metrics: SocketAddr, name: &str, want: i64) {
 
 async fn waiting_table(bot: &mut Bot) -> String {
     bot.client
-        .create_table(pb::CreateTableRequest { ruleset: pb::Ruleset::Bete.into(), seats: 3, ..Default::default() })
+        .create_table(pb::CreateTableRequest {
+            ruleset: pb::Ruleset::Bete.into(),
+            seats: 3,
+            ..Default::default()
+        })
         .await
         .unwrap()
         .into_inner()
@@ -64,7 +73,9 @@ async fn waiting_table(bot: &mut Bot) -> String {
 }
 
 fn check() -> HealthCheckRequest {
-    HealthCheckRequest { service: String::new() }
+    HealthCheckRequest {
+        service: String::new(),
+    }
 }
 
 /// On shutdown, health turns NOT_SERVING while the listener still accepts and open streams still
@@ -81,20 +92,50 @@ async fn health_is_not_serving_while_draining() {
     let addr = srv.addr;
     let ch = srv.channel().await;
     let mut health = HealthClient::new(ch.clone());
-    assert_eq!(health.check(check()).await.unwrap().into_inner().status(), ServingStatus::Serving);
+    assert_eq!(
+        health.check(check()).await.unwrap().into_inner().status(),
+        ServingStatus::Serving
+    );
     let mut health_watch = health.watch(check()).await.unwrap().into_inner();
-    assert_eq!(health_watch.message().await.unwrap().unwrap().status(), ServingStatus::Serving);
+    assert_eq!(
+        health_watch.message().await.unwrap().unwrap().status(),
+        ServingStatus::Serving
+    );
     let mut me = register(&ch, "drain-health").await;
     let id = waiting_table(&mut me).await;
-    let mut w = me.client.watch_table(pb::WatchTableRequest { table_id: id, from_seq: None }).await.unwrap().into_inner();
-    assert!(matches!(w.message().await.unwrap().unwrap().kind, Some(pb::watch_table_response::Kind::Snapshot(_))));
+    let mut w = me
+        .client
+        .watch_table(pb::WatchTableRequest {
+            table_id: id,
+            from_seq: None,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(matches!(
+        w.message().await.unwrap().unwrap().kind,
+        Some(pb::watch_table_response::Kind::Snapshot(_))
+    ));
 
     let stopping = tokio::spawn(srv.stop());
-    let m = timeout(10, health_watch.message()).await.unwrap().unwrap().unwrap();
+    let m = timeout(10, health_watch.message())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
     assert_eq!(m.status(), ServingStatus::NotServing);
     // A new connection is still accepted, and told NOT_SERVING.
-    let fresh = Channel::from_shared(format!("http://{addr}")).unwrap().connect().await.unwrap();
-    let status = HealthClient::new(fresh).check(check()).await.unwrap().into_inner().status();
+    let fresh = Channel::from_shared(format!("http://{addr}"))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let status = HealthClient::new(fresh)
+        .check(check())
+        .await
+        .unwrap()
+        .into_inner()
+        .status();
     assert_eq!(status, ServingStatus::NotServing);
     // The game stream was still open; it ends with UNAVAILABLE once the grace is over.
     let end = timeout(20, async {
@@ -110,8 +151,14 @@ async fn health_is_not_serving_while_draining() {
     .unwrap();
     assert_eq!(end.code(), Code::Unavailable);
     assert_eq!(reason(&end), "SHUTTING_DOWN");
-    timeout(20, stopping).await.expect("run did not return with a Health/Watch stream open").unwrap();
-    assert!(tokio::net::TcpStream::connect(addr).await.is_err(), "the listener is closed after run returns");
+    timeout(20, stopping)
+        .await
+        .expect("run did not return with a Health/Watch stream open")
+        .unwrap();
+    assert!(
+        tokio::net::TcpStream::connect(addr).await.is_err(),
+        "the listener is closed after run returns"
+    );
     drop(health_watch);
 }
 
@@ -127,7 +174,15 @@ async fn closed_watch_stream_leaves_the_watchers_gauge() {
     let id = waiting_table(&mut me).await;
     let mut streams = Vec::new();
     for _ in 0..2 {
-        let mut w = me.client.watch_table(pb::WatchTableRequest { table_id: id.clone(), from_seq: None }).await.unwrap().into_inner();
+        let mut w = me
+            .client
+            .watch_table(pb::WatchTableRequest {
+                table_id: id.clone(),
+                from_seq: None,
+            })
+            .await
+            .unwrap()
+            .into_inner();
         w.message().await.unwrap().unwrap();
         streams.push(w);
     }
@@ -139,9 +194,20 @@ async fn closed_watch_stream_leaves_the_watchers_gauge() {
     // A WatchBot stream following two tables counts twice and leaves both at once.
     let other = waiting_table(&mut me).await;
     for t in [&id, &other] {
-        me.client.join_table(pb::JoinTableRequest { table_id: t.to_string(), seat: Some(0) }).await.unwrap();
+        me.client
+            .join_table(pb::JoinTableRequest {
+                table_id: t.to_string(),
+                seat: Some(0),
+            })
+            .await
+            .unwrap();
     }
-    let mut s = me.client.watch_bot(pb::WatchBotRequest::default()).await.unwrap().into_inner();
+    let mut s = me
+        .client
+        .watch_bot(pb::WatchBotRequest::default())
+        .await
+        .unwrap()
+        .into_inner();
     s.message().await.unwrap().unwrap();
     wait_for_gauge(metrics, "bete_watchers", 2).await;
     drop(s);
@@ -167,19 +233,34 @@ const ENV_VARS: [&str; 12] = [
 /// Every flag `--x-y` has the environment variable `BETE_X_Y`, and `--help` says so.
 #[test]
 fn help_names_the_env_var_of_every_flag() {
-    let out = Command::new(env!("CARGO_BIN_EXE_bete-server")).arg("--help").output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_bete-server"))
+        .arg("--help")
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let help = String::from_utf8(out.stdout).unwrap();
     let mut flags = 0;
     for line in help.lines() {
-        let Some(flag) = line.trim_start().strip_prefix("--").and_then(|l| l.split([' ', '<']).next()) else { continue };
+        let Some(flag) = line
+            .trim_start()
+            .strip_prefix("--")
+            .and_then(|l| l.split([' ', '<']).next())
+        else {
+            continue;
+        };
         if flag == "help" || flag == "version" {
             continue;
         }
         flags += 1;
         let var = format!("BETE_{}", flag.replace('-', "_").to_uppercase());
-        assert!(ENV_VARS.contains(&var.as_str()), "flag --{flag} has no expected variable");
-        assert!(help.contains(&format!("[env: {var}")), "--help does not name {var} for --{flag}:\n{help}");
+        assert!(
+            ENV_VARS.contains(&var.as_str()),
+            "flag --{flag} has no expected variable"
+        );
+        assert!(
+            help.contains(&format!("[env: {var}")),
+            "--help does not name {var} for --{flag}:\n{help}"
+        );
     }
     assert_eq!(flags, ENV_VARS.len(), "{help}");
     // The configmap's names are among them.
@@ -188,7 +269,10 @@ fn help_names_the_env_var_of_every_flag() {
         if let Some((key, _)) = line.trim().split_once(':')
             && key.starts_with("BETE_")
         {
-            assert!(ENV_VARS.contains(&key), "configmap sets {key}, which bete-server does not read");
+            assert!(
+                ENV_VARS.contains(&key),
+                "configmap sets {key}, which bete-server does not read"
+            );
         }
     }
 }
@@ -211,7 +295,11 @@ async fn binary_reads_the_configmap_variables() {
         .unwrap();
     let mut up = None;
     for _ in 0..200 {
-        if let Ok(ch) = Channel::from_shared(format!("http://{addr}")).unwrap().connect().await {
+        if let Ok(ch) = Channel::from_shared(format!("http://{addr}"))
+            .unwrap()
+            .connect()
+            .await
+        {
             up = Some(ch);
             break;
         }
@@ -219,16 +307,31 @@ async fn binary_reads_the_configmap_variables() {
     }
     let ch = up.expect("bete-server did not listen on BETE_LISTEN");
     register(&ch, "env-bot").await;
-    assert!(http_get(metrics, "/metrics").await.contains("bete_rpc_requests_total"));
+    assert!(
+        http_get(metrics, "/metrics")
+            .await
+            .contains("bete_rpc_requests_total")
+    );
     assert!(dir.path().join("bete.sqlite3").exists());
     // SIGTERM, then every log line must be a JSON object.
     let pid = child.id().to_string();
-    assert!(Command::new("sh").args(["-c", &format!("kill -TERM {pid}")]).status().unwrap().success());
-    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap()).await.unwrap();
+    assert!(
+        Command::new("sh")
+            .args(["-c", &format!("kill -TERM {pid}")])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap();
     assert!(out.status.success());
     let log = String::from_utf8(out.stderr).unwrap();
     assert!(log.lines().count() >= 2, "{log}");
     for line in log.lines() {
-        assert!(line.starts_with('{') && line.ends_with('}'), "not JSON: {line}");
+        assert!(
+            line.starts_with('{') && line.ends_with('}'),
+            "not JSON: {line}"
+        );
     }
 }

@@ -7,7 +7,13 @@ use bete_api::pb;
 use common::*;
 use tonic::Code;
 
-async fn table(bot: &mut Bot, ruleset: pb::Ruleset, seats: u32, house_bots: Vec<pb::HouseBotSeat>, deadline_ms: u32) -> String {
+async fn table(
+    bot: &mut Bot,
+    ruleset: pb::Ruleset,
+    seats: u32,
+    house_bots: Vec<pb::HouseBotSeat>,
+    deadline_ms: u32,
+) -> String {
     bot.client
         .create_table(pb::CreateTableRequest {
             ruleset: ruleset.into(),
@@ -28,7 +34,16 @@ async fn table(bot: &mut Bot, ruleset: pb::Ruleset, seats: u32, house_bots: Vec<
 /// Wait until `bot` (seated) must act; returns its view.
 async fn my_turn(bot: &mut Bot, id: &str, seat: u32) -> pb::SeatView {
     for _ in 0..500 {
-        let v = bot.client.get_seat_view(pb::GetSeatViewRequest { table_id: id.into() }).await.unwrap().into_inner().view.unwrap();
+        let v = bot
+            .client
+            .get_seat_view(pb::GetSeatViewRequest {
+                table_id: id.into(),
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .view
+            .unwrap();
         if v.to_act == Some(seat) {
             return v;
         }
@@ -40,7 +55,16 @@ async fn my_turn(bot: &mut Bot, id: &str, seat: u32) -> pb::SeatView {
 /// Wait until the table rests: our turn or the match over. Returns its last seq.
 async fn my_turn_or_end(bot: &mut Bot, id: &str) -> u64 {
     for _ in 0..500 {
-        let v = bot.client.get_seat_view(pb::GetSeatViewRequest { table_id: id.into() }).await.unwrap().into_inner().view.unwrap();
+        let v = bot
+            .client
+            .get_seat_view(pb::GetSeatViewRequest {
+                table_id: id.into(),
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .view
+            .unwrap();
         if v.to_act == Some(0) || v.match_over {
             return v.seq;
         }
@@ -55,8 +79,24 @@ async fn same_request_id_applies_once_and_races_have_one_winner() {
     let srv = TestServer::start(dir.path().to_path_buf(), |_| {}).await;
     let ch = srv.channel().await;
     let mut me = register(&ch, "retry-bot").await;
-    let id = table(&mut me, pb::Ruleset::Bete, 3, vec![house(1, pb::HouseBotPolicy::Random), house(2, pb::HouseBotPolicy::Random)], 60_000).await;
-    me.client.join_table(pb::JoinTableRequest { table_id: id.clone(), seat: Some(0) }).await.unwrap();
+    let id = table(
+        &mut me,
+        pb::Ruleset::Bete,
+        3,
+        vec![
+            house(1, pb::HouseBotPolicy::Random),
+            house(2, pb::HouseBotPolicy::Random),
+        ],
+        60_000,
+    )
+    .await;
+    me.client
+        .join_table(pb::JoinTableRequest {
+            table_id: id.clone(),
+            seat: Some(0),
+        })
+        .await
+        .unwrap();
 
     // Same request_id twice: the second returns the first result, nothing applied twice.
     let v = my_turn(&mut me, &id, 0).await;
@@ -66,13 +106,32 @@ async fn same_request_id_applies_once_and_races_have_one_winner() {
         expected_seq: v.seq,
         request_id: "once-only".into(),
     };
-    let first = me.client.submit_action(req.clone()).await.unwrap().into_inner();
+    let first = me
+        .client
+        .submit_action(req.clone())
+        .await
+        .unwrap()
+        .into_inner();
     assert!(!first.replayed);
-    let again = me.client.submit_action(req.clone()).await.unwrap().into_inner();
+    let again = me
+        .client
+        .submit_action(req.clone())
+        .await
+        .unwrap()
+        .into_inner();
     assert!(again.replayed);
     assert_eq!(again.seq, first.seq);
     let record_len = |t: &pb::Table| t.last_seq;
-    let t1 = me.client.get_table(pb::GetTableRequest { table_id: id.clone() }).await.unwrap().into_inner().table.unwrap();
+    let t1 = me
+        .client
+        .get_table(pb::GetTableRequest {
+            table_id: id.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .table
+        .unwrap();
     assert!(record_len(&t1) >= first.seq);
     // Same id, different action: refused.
     if v.legal_actions.len() > 1 {
@@ -91,7 +150,12 @@ async fn same_request_id_applies_once_and_races_have_one_winner() {
         if v.legal_actions.len() >= 2 {
             break v;
         }
-        let r = pb::SubmitActionRequest { table_id: id.clone(), action: Some(v.legal_actions[0].clone()), expected_seq: v.seq, request_id: format!("forced-{}", v.seq) };
+        let r = pb::SubmitActionRequest {
+            table_id: id.clone(),
+            action: Some(v.legal_actions[0].clone()),
+            expected_seq: v.seq,
+            request_id: format!("forced-{}", v.seq),
+        };
         me.client.submit_action(r).await.unwrap();
         applied += 1;
     };
@@ -102,7 +166,10 @@ async fn same_request_id_applies_once_and_races_have_one_winner() {
         request_id: rid.into(),
     };
     let (mut c1, mut c2) = (me.client.clone(), me.client.clone());
-    let (a, b) = tokio::join!(c1.submit_action(mk(0, "race-a")), c2.submit_action(mk(1, "race-b")));
+    let (a, b) = tokio::join!(
+        c1.submit_action(mk(0, "race-a")),
+        c2.submit_action(mk(1, "race-b"))
+    );
     let loser = match (a, b) {
         (Ok(_), Err(e)) | (Err(e), Ok(_)) => e,
         other => panic!("{other:?}"),
@@ -113,11 +180,23 @@ async fn same_request_id_applies_once_and_races_have_one_winner() {
     // The log holds each applied action of ours once: count them up to where the table rests
     // (our turn again, or the end).
     let rest = my_turn_or_end(&mut me, &id).await;
-    let mut watch = me.client.watch_table(pb::WatchTableRequest { table_id: id.clone(), from_seq: Some(0) }).await.unwrap().into_inner();
+    let mut watch = me
+        .client
+        .watch_table(pb::WatchTableRequest {
+            table_id: id.clone(),
+            from_seq: Some(0),
+        })
+        .await
+        .unwrap()
+        .into_inner();
     let mut mine = 0;
     let mut seq = 0;
     while seq < rest {
-        let m = timeout(10, watch.message()).await.unwrap().unwrap().unwrap();
+        let m = timeout(10, watch.message())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
         if let Some(pb::watch_table_response::Kind::Event(e)) = m.kind {
             seq = e.seq;
             match &e.body {
@@ -148,14 +227,39 @@ async fn resume_has_no_gap_and_no_duplicate() {
     let ch = srv.channel().await;
     let mut me = register(&ch, "watcher-bot").await;
     // The seat we hold is never played by us: it times out, so the match moves on by itself.
-    let id = table(&mut me, pb::Ruleset::Lanterlui, 4, vec![house(1, pb::HouseBotPolicy::Random), house(2, pb::HouseBotPolicy::Heuristic), house(3, pb::HouseBotPolicy::Random)], 20).await;
-    let mut w = me.client.watch_table(pb::WatchTableRequest { table_id: id.clone(), from_seq: None }).await.unwrap().into_inner();
+    let id = table(
+        &mut me,
+        pb::Ruleset::Lanterlui,
+        4,
+        vec![
+            house(1, pb::HouseBotPolicy::Random),
+            house(2, pb::HouseBotPolicy::Heuristic),
+            house(3, pb::HouseBotPolicy::Random),
+        ],
+        20,
+    )
+    .await;
+    let mut w = me
+        .client
+        .watch_table(pb::WatchTableRequest {
+            table_id: id.clone(),
+            from_seq: None,
+        })
+        .await
+        .unwrap()
+        .into_inner();
     let first = w.message().await.unwrap().unwrap();
     let snap_seq = match first.kind.unwrap() {
         pb::watch_table_response::Kind::Snapshot(v) => v.seq,
         k => panic!("first message is not a snapshot: {k:?}"),
     };
-    me.client.join_table(pb::JoinTableRequest { table_id: id.clone(), seat: Some(0) }).await.unwrap();
+    me.client
+        .join_table(pb::JoinTableRequest {
+            table_id: id.clone(),
+            seat: Some(0),
+        })
+        .await
+        .unwrap();
     let mut got = Vec::new();
     while got.len() < 40 {
         got.push(timeout(20, w.message()).await.unwrap().unwrap().unwrap());
@@ -163,14 +267,32 @@ async fn resume_has_no_gap_and_no_duplicate() {
     drop(w);
     let mut seqs = seqs_of(&got);
     let last = *seqs.last().unwrap();
-    let mut w = me.client.watch_table(pb::WatchTableRequest { table_id: id.clone(), from_seq: Some(last) }).await.unwrap().into_inner();
+    let mut w = me
+        .client
+        .watch_table(pb::WatchTableRequest {
+            table_id: id.clone(),
+            from_seq: Some(last),
+        })
+        .await
+        .unwrap()
+        .into_inner();
     while let Some(m) = timeout(60, w.message()).await.unwrap().unwrap() {
-        assert!(!matches!(m.kind, Some(pb::watch_table_response::Kind::Snapshot(_))), "a resume sends no snapshot");
+        assert!(
+            !matches!(m.kind, Some(pb::watch_table_response::Kind::Snapshot(_))),
+            "a resume sends no snapshot"
+        );
         seqs.extend(seqs_of(&[m]));
     }
     let expected: Vec<u64> = (snap_seq + 1..=*seqs.last().unwrap()).collect();
     assert_eq!(seqs, expected, "gap or duplicate across the resume");
-    let t = me.client.get_table(pb::GetTableRequest { table_id: id }).await.unwrap().into_inner().table.unwrap();
+    let t = me
+        .client
+        .get_table(pb::GetTableRequest { table_id: id })
+        .await
+        .unwrap()
+        .into_inner()
+        .table
+        .unwrap();
     assert_eq!(t.last_seq, *seqs.last().unwrap());
     assert_eq!(t.state, pb::TableState::Finished as i32);
     srv.stop().await;
@@ -188,15 +310,40 @@ async fn slow_watcher_is_cut_and_can_resume() {
         &mut me,
         pb::Ruleset::Lanterlui,
         7,
-        (1..7).map(|s| house(s, pb::HouseBotPolicy::Random)).collect(),
+        (1..7)
+            .map(|s| house(s, pb::HouseBotPolicy::Random))
+            .collect(),
         20,
     )
     .await;
-    let mut w = me.client.watch_table(pb::WatchTableRequest { table_id: id.clone(), from_seq: None }).await.unwrap().into_inner();
-    me.client.join_table(pb::JoinTableRequest { table_id: id.clone(), seat: Some(0) }).await.unwrap();
+    let mut w = me
+        .client
+        .watch_table(pb::WatchTableRequest {
+            table_id: id.clone(),
+            from_seq: None,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    me.client
+        .join_table(pb::JoinTableRequest {
+            table_id: id.clone(),
+            seat: Some(0),
+        })
+        .await
+        .unwrap();
     // Do not read until the match is over.
     for _ in 0..600 {
-        let t = me.client.get_table(pb::GetTableRequest { table_id: id.clone() }).await.unwrap().into_inner().table.unwrap();
+        let t = me
+            .client
+            .get_table(pb::GetTableRequest {
+                table_id: id.clone(),
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .table
+            .unwrap();
         if t.state == pb::TableState::Finished as i32 {
             break;
         }
@@ -206,7 +353,10 @@ async fn slow_watcher_is_cut_and_can_resume() {
     let cut = loop {
         match timeout(20, w.message()).await.unwrap() {
             Ok(Some(m)) => got.push(m),
-            Ok(None) => panic!("stream ended without being cut after {} messages", got.len()),
+            Ok(None) => panic!(
+                "stream ended without being cut after {} messages",
+                got.len()
+            ),
             Err(s) => break s,
         }
     };
@@ -214,11 +364,25 @@ async fn slow_watcher_is_cut_and_can_resume() {
     assert_eq!(reason(&cut), "WATCHER_TOO_SLOW");
     let from: u64 = {
         use tonic_types::StatusExt;
-        cut.get_error_details().error_info().unwrap().metadata["from_seq"].parse().unwrap()
+        cut.get_error_details().error_info().unwrap().metadata["from_seq"]
+            .parse()
+            .unwrap()
     };
     let mut seqs = seqs_of(&got);
-    assert_eq!(*seqs.last().unwrap(), from, "from_seq is the last delivered event");
-    let mut w = me.client.watch_table(pb::WatchTableRequest { table_id: id.clone(), from_seq: Some(from) }).await.unwrap().into_inner();
+    assert_eq!(
+        *seqs.last().unwrap(),
+        from,
+        "from_seq is the last delivered event"
+    );
+    let mut w = me
+        .client
+        .watch_table(pb::WatchTableRequest {
+            table_id: id.clone(),
+            from_seq: Some(from),
+        })
+        .await
+        .unwrap()
+        .into_inner();
     while let Some(m) = timeout(20, w.message()).await.unwrap().unwrap() {
         seqs.extend(seqs_of(&[m]));
     }
@@ -236,12 +400,49 @@ async fn watch_bot_resumes_per_table() {
     let srv = TestServer::start(dir.path().to_path_buf(), |_| {}).await;
     let ch = srv.channel().await;
     let mut me = register(&ch, "multi-bot").await;
-    let a = table(&mut me, pb::Ruleset::Bete, 3, vec![house(1, pb::HouseBotPolicy::Random), house(2, pb::HouseBotPolicy::Random)], 60_000).await;
-    let b = table(&mut me, pb::Ruleset::BesteBoer, 3, vec![house(1, pb::HouseBotPolicy::Random), house(2, pb::HouseBotPolicy::Random)], 60_000).await;
-    me.client.join_table(pb::JoinTableRequest { table_id: a.clone(), seat: Some(0) }).await.unwrap();
-    let mut s = me.client.watch_bot(pb::WatchBotRequest::default()).await.unwrap().into_inner();
+    let a = table(
+        &mut me,
+        pb::Ruleset::Bete,
+        3,
+        vec![
+            house(1, pb::HouseBotPolicy::Random),
+            house(2, pb::HouseBotPolicy::Random),
+        ],
+        60_000,
+    )
+    .await;
+    let b = table(
+        &mut me,
+        pb::Ruleset::BesteBoer,
+        3,
+        vec![
+            house(1, pb::HouseBotPolicy::Random),
+            house(2, pb::HouseBotPolicy::Random),
+        ],
+        60_000,
+    )
+    .await;
+    me.client
+        .join_table(pb::JoinTableRequest {
+            table_id: a.clone(),
+            seat: Some(0),
+        })
+        .await
+        .unwrap();
+    let mut s = me
+        .client
+        .watch_bot(pb::WatchBotRequest::default())
+        .await
+        .unwrap()
+        .into_inner();
     // Joining b later attaches it to the open stream.
-    me.client.join_table(pb::JoinTableRequest { table_id: b.clone(), seat: Some(0) }).await.unwrap();
+    me.client
+        .join_table(pb::JoinTableRequest {
+            table_id: b.clone(),
+            seat: Some(0),
+        })
+        .await
+        .unwrap();
     use pb::watch_bot_response::Kind;
     let mut last = std::collections::HashMap::<String, u64>::new();
     let mut seated = std::collections::HashSet::new();
@@ -264,7 +465,12 @@ async fn watch_bot_resumes_per_table() {
                 assert_eq!(d.seq, last[&m.table_id]);
                 let v = d.view.unwrap();
                 me.client
-                    .submit_action(pb::SubmitActionRequest { table_id: d.table_id.clone(), action: Some(v.legal_actions[0].clone()), expected_seq: d.seq, request_id: String::new() })
+                    .submit_action(pb::SubmitActionRequest {
+                        table_id: d.table_id.clone(),
+                        action: Some(v.legal_actions[0].clone()),
+                        expected_seq: d.seq,
+                        request_id: String::new(),
+                    })
                     .await
                     .unwrap();
                 decisions += 1;
@@ -275,7 +481,14 @@ async fn watch_bot_resumes_per_table() {
     assert_eq!(seated.len(), 2);
     drop(s);
     // Resume both tables where we stopped.
-    let mut s = me.client.watch_bot(pb::WatchBotRequest { from_seq: last.clone() }).await.unwrap().into_inner();
+    let mut s = me
+        .client
+        .watch_bot(pb::WatchBotRequest {
+            from_seq: last.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
     let mut resumed = std::collections::HashSet::new();
     while resumed.len() < 2 {
         let m = timeout(20, s.message()).await.unwrap().unwrap().unwrap();
@@ -283,7 +496,12 @@ async fn watch_bot_resumes_per_table() {
             Kind::Snapshot(_) => panic!("a resumed table sends no snapshot"),
             Kind::Event(e) => {
                 let prev = last.insert(m.table_id.clone(), e.seq).unwrap();
-                assert_eq!(e.seq, prev + 1, "gap or duplicate in {} after resume", m.table_id);
+                assert_eq!(
+                    e.seq,
+                    prev + 1,
+                    "gap or duplicate in {} after resume",
+                    m.table_id
+                );
             }
             Kind::Decision(d) => {
                 assert_eq!(d.seq, last[&m.table_id], "decision at the latest seq");
@@ -303,8 +521,19 @@ async fn shutdown_ends_streams_with_unavailable() {
     let ch = srv.channel().await;
     let mut me = register(&ch, "drain-bot").await;
     let id = table(&mut me, pb::Ruleset::Bete, 3, vec![], 60_000).await;
-    let mut w = me.client.watch_table(pb::WatchTableRequest { table_id: id, from_seq: None }).await.unwrap().into_inner();
-    assert!(matches!(w.message().await.unwrap().unwrap().kind, Some(pb::watch_table_response::Kind::Snapshot(_))));
+    let mut w = me
+        .client
+        .watch_table(pb::WatchTableRequest {
+            table_id: id,
+            from_seq: None,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(matches!(
+        w.message().await.unwrap().unwrap().kind,
+        Some(pb::watch_table_response::Kind::Snapshot(_))
+    ));
     let stopping = tokio::spawn(srv.stop());
     let end = timeout(20, w.message()).await.unwrap().unwrap_err();
     assert_eq!(end.code(), Code::Unavailable);
@@ -320,12 +549,37 @@ async fn watch_bot_resume_reaches_match_end() {
     let srv = TestServer::start(dir.path().to_path_buf(), |_| {}).await;
     let ch = srv.channel().await;
     let mut me = register(&ch, "late-bot").await;
-    let a = table(&mut me, pb::Ruleset::Bete, 3, vec![house(1, pb::HouseBotPolicy::Random), house(2, pb::HouseBotPolicy::Random)], 60_000).await;
-    me.client.join_table(pb::JoinTableRequest { table_id: a.clone(), seat: Some(0) }).await.unwrap();
+    let a = table(
+        &mut me,
+        pb::Ruleset::Bete,
+        3,
+        vec![
+            house(1, pb::HouseBotPolicy::Random),
+            house(2, pb::HouseBotPolicy::Random),
+        ],
+        60_000,
+    )
+    .await;
+    me.client
+        .join_table(pb::JoinTableRequest {
+            table_id: a.clone(),
+            seat: Some(0),
+        })
+        .await
+        .unwrap();
     // Play the whole match with no stream open; remember the seq of our last decision.
     let mut last_decision = 0;
     let final_seq = loop {
-        let v = me.client.get_seat_view(pb::GetSeatViewRequest { table_id: a.clone() }).await.unwrap().into_inner().view.unwrap();
+        let v = me
+            .client
+            .get_seat_view(pb::GetSeatViewRequest {
+                table_id: a.clone(),
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .view
+            .unwrap();
         if v.match_over {
             break v.seq;
         }
@@ -335,20 +589,34 @@ async fn watch_bot_resume_reaches_match_end() {
         }
         last_decision = v.seq;
         me.client
-            .submit_action(pb::SubmitActionRequest { table_id: a.clone(), action: Some(v.legal_actions[0].clone()), expected_seq: v.seq, request_id: String::new() })
+            .submit_action(pb::SubmitActionRequest {
+                table_id: a.clone(),
+                action: Some(v.legal_actions[0].clone()),
+                expected_seq: v.seq,
+                request_id: String::new(),
+            })
             .await
             .unwrap();
     };
     assert!(last_decision > 0 && last_decision < final_seq);
     // Resume from that decision: the finished table must still be served.
     let from_seq = std::collections::HashMap::from([(a.clone(), last_decision)]);
-    let mut s = me.client.watch_bot(pb::WatchBotRequest { from_seq }).await.unwrap().into_inner();
+    let mut s = me
+        .client
+        .watch_bot(pb::WatchBotRequest { from_seq })
+        .await
+        .unwrap()
+        .into_inner();
     use pb::watch_bot_response::Kind;
     let mut last = last_decision;
     // One bound for the whole resume: heartbeats alone must not keep the test waiting.
     let until = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
     loop {
-        let m = tokio::time::timeout_at(until, s.message()).await.expect("the missed events never came").unwrap().unwrap();
+        let m = tokio::time::timeout_at(until, s.message())
+            .await
+            .expect("the missed events never came")
+            .unwrap()
+            .unwrap();
         match m.kind.unwrap() {
             Kind::Seated(x) => assert_eq!(x.table_id, a),
             Kind::Event(e) => {

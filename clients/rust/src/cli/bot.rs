@@ -1,7 +1,7 @@
 //! `bete bot`: run a strategy as a bot at one or more tables.
 
-use anyhow::Context as _;
 use crate::{Notice, Runner, Strategy, pb, render};
+use anyhow::Context as _;
 use tokio_util::sync::CancellationToken;
 
 use super::common::ServerArgs;
@@ -9,7 +9,9 @@ use super::common::ServerArgs;
 /// Run a built-in strategy as a bot: create tables (the other seats house bots) or join given
 /// ones, and play until stopped (Ctrl-C) or until the matches are done.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:\n  bete bot --server http://127.0.0.1:50051 --strategy heuristic --tables 4 --ruleset beast --seats 4\n  bete bot --server http://127.0.0.1:50051 --strategy random --join TABLE_ID")]
+#[command(
+    after_help = "Examples:\n  bete bot --server http://127.0.0.1:50051 --strategy heuristic --tables 4 --ruleset beast --seats 4\n  bete bot --server http://127.0.0.1:50051 --strategy random --join TABLE_ID"
+)]
 pub struct Args {
     #[command(flatten)]
     server: ServerArgs,
@@ -44,7 +46,11 @@ pub struct Args {
 pub async fn run(args: Args) -> anyhow::Result<()> {
     let client = args.server.connect(&args.name).await?;
     let strategy = args.strategy;
-    let total = args.matches.unwrap_or(if args.join.is_empty() { args.tables } else { args.join.len() });
+    let total = args.matches.unwrap_or(if args.join.is_empty() {
+        args.tables
+    } else {
+        args.join.len()
+    });
     let cancel = CancellationToken::new();
     let mut runner = Runner::new(client.clone(), move |_seated: &pb::Seated| strategy.bot())
         .with_cancel(cancel.clone())
@@ -53,10 +59,21 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     let running = tokio::spawn(runner.run());
 
     let create = |client: crate::Client| {
-        let request = super::common::house_table(args.ruleset, args.seats, strategy.house_policy(), args.deadline_ms);
+        let request = super::common::house_table(
+            args.ruleset,
+            args.seats,
+            strategy.house_policy(),
+            args.deadline_ms,
+        );
         async move {
-            let table = client.create_table(request).await.context("could not create a table")?;
-            client.join_table(&table.table_id, Some(0)).await.context("could not join the table")?;
+            let table = client
+                .create_table(request)
+                .await
+                .context("could not create a table")?;
+            client
+                .join_table(&table.table_id, Some(0))
+                .await
+                .context("could not join the table")?;
             anyhow::Ok(table.table_id)
         }
     };
@@ -65,11 +82,18 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         while started < args.tables.min(total) {
             let id = create(client.clone()).await?;
             started += 1;
-            eprintln!("created and joined table {id} ({} with {} seats)", render::ruleset(args.ruleset as i32), args.seats);
+            eprintln!(
+                "created and joined table {id} ({} with {} seats)",
+                render::ruleset(args.ruleset as i32),
+                args.seats
+            );
         }
     } else {
         for id in &args.join {
-            let joined = client.join_table(id, None).await.with_context(|| format!("could not join table {id}"))?;
+            let joined = client
+                .join_table(id, None)
+                .await
+                .with_context(|| format!("could not join table {id}"))?;
             started += 1;
             eprintln!("joined table {id} at seat {}", joined.seat);
         }
@@ -101,6 +125,11 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     let report = running.await.context("the runner stopped unexpectedly")??;
-    println!("{} matches, {} decisions, {} reconnects", report.matches.len(), report.decisions, report.reconnects);
+    println!(
+        "{} matches, {} decisions, {} reconnects",
+        report.matches.len(),
+        report.decisions,
+        report.reconnects
+    );
     Ok(())
 }

@@ -1,7 +1,7 @@
 //! Options and helpers the network subcommands share.
 
-use anyhow::Context as _;
 use crate::{Client, pb};
+use anyhow::Context as _;
 
 /// Where the server is and who we are.
 #[derive(Debug, Clone, clap::Args)]
@@ -18,7 +18,10 @@ impl ServerArgs {
     /// Connects and authenticates (registering a bot named `name` when no token was given).
     pub async fn connect(&self, name: &str) -> anyhow::Result<Client> {
         let client = Client::connect(&self.server).await.with_context(|| {
-            format!("start a server with `bete-server`, or try `bete demo` (server: {})", self.server)
+            format!(
+                "start a server with `bete-server`, or try `bete demo` (server: {})",
+                self.server
+            )
         })?;
         client
             .authenticate(self.token.as_deref(), name)
@@ -30,7 +33,10 @@ impl ServerArgs {
 
 /// Parses a ruleset's text id ("bete", "beste-boer", ...).
 pub fn parse_ruleset(text: &str) -> Result<pb::Ruleset, String> {
-    let name = format!("RULESET_{}", text.trim().to_ascii_uppercase().replace('-', "_"));
+    let name = format!(
+        "RULESET_{}",
+        text.trim().to_ascii_uppercase().replace('-', "_")
+    );
     match pb::Ruleset::from_str_name(&name) {
         Some(pb::Ruleset::Unspecified) | None => Err(format!(
             "unknown ruleset {text:?}; use one of bete, bete-ace-high, beast, beste-boer, lanterlui, bester-bube"
@@ -50,7 +56,12 @@ pub fn house_table(
         ruleset: ruleset as i32,
         seats,
         decision_deadline_ms: deadline_ms,
-        house_bots: (1..seats).map(|seat| pb::HouseBotSeat { seat, policy: policy as i32 }).collect(),
+        house_bots: (1..seats)
+            .map(|seat| pb::HouseBotSeat {
+                seat,
+                policy: policy as i32,
+            })
+            .collect(),
         ..Default::default()
     }
 }

@@ -41,30 +41,44 @@ struct Embedded {
 
 impl Embedded {
     fn start(data_dir: PathBuf) -> anyhow::Result<Embedded> {
-        let std_listener = std::net::TcpListener::bind("127.0.0.1:0").context("cannot bind a loopback port")?;
+        let std_listener =
+            std::net::TcpListener::bind("127.0.0.1:0").context("cannot bind a loopback port")?;
         std_listener.set_nonblocking(true)?;
         let addr = std_listener.local_addr()?;
-        let config = bete_server::ServerConfig { data_dir, ..Default::default() };
+        let config = bete_server::ServerConfig {
+            data_dir,
+            ..Default::default()
+        };
         let (stop, stopped) = oneshot::channel::<()>();
-        let thread = std::thread::Builder::new().name("bete-server".into()).spawn(move || {
-            let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
-                Ok(runtime) => runtime,
-                Err(e) => return eprintln!("embedded server: no runtime: {e}"),
-            };
-            runtime.block_on(async move {
-                let listener = match tokio::net::TcpListener::from_std(std_listener) {
-                    Ok(listener) => listener,
-                    Err(e) => return eprintln!("embedded server: {e}"),
+        let thread = std::thread::Builder::new()
+            .name("bete-server".into())
+            .spawn(move || {
+                let runtime = match tokio::runtime::Builder::new_multi_thread()
+                    .worker_threads(2)
+                    .enable_all()
+                    .build()
+                {
+                    Ok(runtime) => runtime,
+                    Err(e) => return eprintln!("embedded server: no runtime: {e}"),
                 };
-                let shutdown = async move {
-                    let _ = stopped.await;
-                };
-                if let Err(e) = bete_server::run(listener, config, shutdown).await {
-                    eprintln!("embedded server failed: {e}");
-                }
-            });
-        })?;
-        Ok(Embedded { addr, stop: Some(stop), thread: Some(thread) })
+                runtime.block_on(async move {
+                    let listener = match tokio::net::TcpListener::from_std(std_listener) {
+                        Ok(listener) => listener,
+                        Err(e) => return eprintln!("embedded server: {e}"),
+                    };
+                    let shutdown = async move {
+                        let _ = stopped.await;
+                    };
+                    if let Err(e) = bete_server::run(listener, config, shutdown).await {
+                        eprintln!("embedded server failed: {e}");
+                    }
+                });
+            })?;
+        Ok(Embedded {
+            addr,
+            stop: Some(stop),
+            thread: Some(thread),
+        })
     }
 
     async fn stop(mut self) {
@@ -73,14 +87,22 @@ impl Embedded {
         }
         if let Some(thread) = self.thread.take() {
             // Joining blocks, so wait on a blocking thread; the server drains in well under this.
-            let _ = tokio::time::timeout(Duration::from_secs(10), tokio::task::spawn_blocking(move || thread.join())).await;
+            let _ = tokio::time::timeout(
+                Duration::from_secs(10),
+                tokio::task::spawn_blocking(move || thread.join()),
+            )
+            .await;
         }
     }
 }
 
 /// Runs the subcommand.
 pub async fn run(args: Args) -> anyhow::Result<()> {
-    let dir = tempfile::Builder::new().prefix("bete-demo-").tempdir().context("cannot make a temporary folder")?.keep();
+    let dir = tempfile::Builder::new()
+        .prefix("bete-demo-")
+        .tempdir()
+        .context("cannot make a temporary folder")?
+        .keep();
     let server = Embedded::start(dir.join("data"))?;
     let url = format!("http://{}", server.addr);
     eprintln!("bete demo: server on {url}, data in {}", dir.display());
@@ -98,7 +120,10 @@ async fn demo(url: &str, dir: &std::path::Path, args: &Args) -> anyhow::Result<(
             ruleset: args.ruleset as i32,
             seats: args.seats,
             house_bots: (0..args.seats)
-                .map(|seat| pb::HouseBotSeat { seat, policy: policies[seat as usize % 2] as i32 })
+                .map(|seat| pb::HouseBotSeat {
+                    seat,
+                    policy: policies[seat as usize % 2] as i32,
+                })
                 .collect(),
             seed: args.seed.clone().unwrap_or_default(),
             ..Default::default()
@@ -107,7 +132,16 @@ async fn demo(url: &str, dir: &std::path::Path, args: &Args) -> anyhow::Result<(
         .context("could not create the demo table (check --ruleset and --seats)")?;
     let tty = std::io::stdout().is_terminal();
     let pace = Duration::from_millis(args.pace.unwrap_or(if tty { 150 } else { 0 }));
-    let board = follow(&client, table.clone(), Follow { from_start: true, pace, redraw: tty }).await?;
+    let board = follow(
+        &client,
+        table.clone(),
+        Follow {
+            from_start: true,
+            pace,
+            redraw: tty,
+        },
+    )
+    .await?;
 
     let record = client.get_game_record(&table.table_id).await?;
     let path = dir.join(format!("record-{}.json", table.table_id));
@@ -115,7 +149,12 @@ async fn demo(url: &str, dir: &std::path::Path, args: &Args) -> anyhow::Result<(
     println!();
     println!("Final balances:");
     for state in &board.view.seat_states {
-        println!("  seat {} {:<18} {:+}", state.seat, render::seat_name(board.table.as_ref(), state.seat), state.balance);
+        println!(
+            "  seat {} {:<18} {:+}",
+            state.seat,
+            render::seat_name(board.table.as_ref(), state.seat),
+            state.balance
+        );
     }
     println!("Game record written to {}", path.display());
     println!("Replay it with: bete replay {}", path.display());
@@ -132,5 +171,8 @@ async fn connect(url: &str) -> anyhow::Result<Client> {
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    Err(last.map(anyhow::Error::from).unwrap_or_else(|| anyhow::anyhow!("no connection"))).context("the embedded server did not start")
+    Err(last
+        .map(anyhow::Error::from)
+        .unwrap_or_else(|| anyhow::anyhow!("no connection")))
+    .context("the embedded server did not start")
 }

@@ -4,9 +4,9 @@ use std::collections::HashMap;
 use std::io::Write as _;
 use std::time::{Duration, SystemTime};
 
-use anyhow::Context as _;
 use crate::board::Board;
 use crate::{Client, pb, render};
+use anyhow::Context as _;
 use pb::ErrorReason;
 use tokio::io::AsyncBufReadExt as _;
 
@@ -15,7 +15,9 @@ use super::common::ServerArgs;
 /// Sit down at a new table and play a match against house bots: your hand, the legal actions
 /// numbered, the deadline counting down, the other seats' plays as they happen.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Type the number of an action and press Enter (or the action itself, e.g. `card KS`);\n`?` shows the table again. If the deadline passes, the server plays the safe action for you.\n\nExample:\n  bete play --server http://127.0.0.1:50051 --ruleset beste-boer --seats 4")]
+#[command(
+    after_help = "Type the number of an action and press Enter (or the action itself, e.g. `card KS`);\n`?` shows the table again. If the deadline passes, the server plays the safe action for you.\n\nExample:\n  bete play --server http://127.0.0.1:50051 --ruleset beste-boer --seats 4"
+)]
 pub struct Args {
     #[command(flatten)]
     server: ServerArgs,
@@ -41,19 +43,35 @@ pub fn parse_choice(input: &str, legal: &[pb::Action]) -> Result<usize, String> 
     let input = input.trim();
     let n = legal.len();
     if input.is_empty() {
-        return Err(format!("Type the number of your choice (1-{n}) and press Enter."));
+        return Err(format!(
+            "Type the number of your choice (1-{n}) and press Enter."
+        ));
     }
     if let Ok(k) = input.parse::<usize>() {
         return if (1..=n).contains(&k) {
             Ok(k - 1)
         } else {
-            Err(format!("There is no choice {k}: type a number from 1 to {n}."))
+            Err(format!(
+                "There is no choice {k}: type a number from 1 to {n}."
+            ))
         };
     }
     // An action in words: an optional verb, then cards in any order ("exchange 9d 8c", "ks").
-    let mut words: Vec<String> = input.split_whitespace().map(|w| w.to_ascii_uppercase()).collect();
-    let verb = |a: &pb::Action| a.text.split_whitespace().next().unwrap_or("").to_ascii_uppercase();
-    let said_verb = words.first().filter(|w| legal.iter().any(|a| verb(a) == **w)).cloned();
+    let mut words: Vec<String> = input
+        .split_whitespace()
+        .map(|w| w.to_ascii_uppercase())
+        .collect();
+    let verb = |a: &pb::Action| {
+        a.text
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .to_ascii_uppercase()
+    };
+    let said_verb = words
+        .first()
+        .filter(|w| legal.iter().any(|a| verb(a) == **w))
+        .cloned();
     if said_verb.is_some() {
         words.remove(0);
     }
@@ -64,7 +82,9 @@ pub fn parse_choice(input: &str, legal: &[pb::Action]) -> Result<usize, String> 
         .filter(|(_, a)| {
             let mut cards: Vec<String> = a.cards.iter().map(|c| c.to_ascii_uppercase()).collect();
             cards.sort();
-            said_verb.as_ref().is_none_or(|v| *v == verb(a)) && cards == words && (said_verb.is_some() || !words.is_empty())
+            said_verb.as_ref().is_none_or(|v| *v == verb(a))
+                && cards == words
+                && (said_verb.is_some() || !words.is_empty())
         })
         .map(|(i, _)| i)
         .collect();
@@ -74,7 +94,9 @@ pub fn parse_choice(input: &str, legal: &[pb::Action]) -> Result<usize, String> 
             "{input:?} is not one of your choices: type a number from 1 to {n}, or an action as listed (e.g. `{}`).",
             legal.first().map(|a| a.text.as_str()).unwrap_or("1")
         )),
-        _ => Err(format!("{input:?} fits more than one choice: type its number (1-{n}).")),
+        _ => Err(format!(
+            "{input:?} fits more than one choice: type its number (1-{n})."
+        )),
     }
 }
 
@@ -83,11 +105,16 @@ fn remaining(view: &pb::SeatView) -> Option<Duration> {
     let at = SystemTime::UNIX_EPOCH
         + Duration::from_secs(u64::try_from(deadline.seconds).ok()?)
         + Duration::from_nanos(u64::try_from(deadline.nanos).ok()?);
-    Some(at.duration_since(SystemTime::now()).unwrap_or(Duration::ZERO))
+    Some(
+        at.duration_since(SystemTime::now())
+            .unwrap_or(Duration::ZERO),
+    )
 }
 
 fn prompt(view: &pb::SeatView) {
-    let left = remaining(view).map(|d| format!(" ({} s left)", d.as_secs())).unwrap_or_default();
+    let left = remaining(view)
+        .map(|d| format!(" ({} s left)", d.as_secs()))
+        .unwrap_or_default();
     print!("Your choice [1-{}]{left}: ", view.legal_actions.len());
     let _ = std::io::stdout().flush();
 }
@@ -95,7 +122,10 @@ fn prompt(view: &pb::SeatView) {
 fn show_decision(board: &Board) {
     let recent: Vec<pb::Event> = Vec::new();
     println!();
-    print!("{}", render::board(&board.view, board.table.as_ref(), &recent));
+    print!(
+        "{}",
+        render::board(&board.view, board.table.as_ref(), &recent)
+    );
     println!("Your turn. Legal actions:");
     print!("{}", render::choices(&board.view));
     prompt(&board.view);
@@ -104,8 +134,16 @@ fn show_decision(board: &Board) {
 /// Runs the subcommand.
 pub async fn run(args: Args) -> anyhow::Result<()> {
     let client = args.server.connect(&args.name).await?;
-    let request = super::common::house_table(args.ruleset, args.seats, args.opponents.house_policy(), args.deadline * 1000);
-    let table = client.create_table(request).await.context("could not create the table (check --ruleset and --seats)")?;
+    let request = super::common::house_table(
+        args.ruleset,
+        args.seats,
+        args.opponents.house_policy(),
+        args.deadline * 1000,
+    );
+    let table = client
+        .create_table(request)
+        .await
+        .context("could not create the table (check --ruleset and --seats)")?;
     let mut stream = client.open_watch_bot(HashMap::new()).await?;
     let joined = client.join_table(&table.table_id, Some(0)).await?;
     let table = joined.table.unwrap_or(table);
@@ -146,7 +184,8 @@ async fn resume(
         }
     };
     let view = client.get_seat_view(table_id).await?;
-    let ours = view.to_act.is_some() && view.to_act == view.viewer_seat && !view.legal_actions.is_empty();
+    let ours =
+        view.to_act.is_some() && view.to_act == view.viewer_seat && !view.legal_actions.is_empty();
     board.set_view(view);
     println!("(reconnected)");
     *pending = ours;
@@ -297,7 +336,11 @@ mod tests {
     use super::*;
 
     fn act(kind: pb::ActionKind, text: &str, cards: &[&str]) -> pb::Action {
-        pb::Action { kind: kind as i32, cards: cards.iter().map(|c| c.to_string()).collect(), text: text.into() }
+        pb::Action {
+            kind: kind as i32,
+            cards: cards.iter().map(|c| c.to_string()).collect(),
+            text: text.into(),
+        }
     }
 
     #[test]
@@ -311,10 +354,26 @@ mod tests {
         assert_eq!(parse_choice(" stand ", &legal), Ok(0));
         assert_eq!(parse_choice("exchange 8c 9d", &legal), Ok(1));
         assert_eq!(parse_choice("8c", &legal), Ok(2));
-        assert!(parse_choice("4", &legal).unwrap_err().contains("There is no choice 4"));
-        assert!(parse_choice("0", &legal).unwrap_err().contains("from 1 to 3"));
-        assert!(parse_choice("fold", &legal).unwrap_err().contains("is not one of your choices"));
-        assert!(parse_choice("", &legal).unwrap_err().contains("Type the number"));
+        assert!(
+            parse_choice("4", &legal)
+                .unwrap_err()
+                .contains("There is no choice 4")
+        );
+        assert!(
+            parse_choice("0", &legal)
+                .unwrap_err()
+                .contains("from 1 to 3")
+        );
+        assert!(
+            parse_choice("fold", &legal)
+                .unwrap_err()
+                .contains("is not one of your choices")
+        );
+        assert!(
+            parse_choice("", &legal)
+                .unwrap_err()
+                .contains("Type the number")
+        );
         assert!(parse_choice("exchange", &legal).is_err());
     }
 }

@@ -75,7 +75,8 @@ pub fn record(args: &Args) -> Result<Record> {
         pairs.retain(|(k, _)| k != "rounds");
         pairs.push(("rounds".to_string(), r.to_string()));
     }
-    let config = Config::from_pairs(args.ruleset, args.seats, &pairs).map_err(|e| anyhow!("config error: {e}"))?;
+    let config = Config::from_pairs(args.ruleset, args.seats, &pairs)
+        .map_err(|e| anyhow!("config error: {e}"))?;
     let seed = args.seed.unwrap_or_else(fresh_seed);
     let setup = Setup {
         ruleset: args.ruleset,
@@ -107,8 +108,11 @@ fn simulate(args: Args) -> Result<()> {
     let mut text = record.to_json_pretty();
     text.push('\n');
     match &args.out {
-        Some(path) => std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?,
-        None => std::io::stdout().write_all(text.as_bytes()).context("cannot write to standard output")?,
+        Some(path) => std::fs::write(path, text)
+            .with_context(|| format!("cannot write {}", path.display()))?,
+        None => std::io::stdout()
+            .write_all(text.as_bytes())
+            .context("cannot write to standard output")?,
     }
     Ok(())
 }

@@ -6,7 +6,9 @@ use super::common::ServerArgs;
 
 /// List the tables of a server.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Example:\n  bete tables --server http://127.0.0.1:50051\n  bete tables --server http://127.0.0.1:50051 --state waiting --ruleset bete")]
+#[command(
+    after_help = "Example:\n  bete tables --server http://127.0.0.1:50051\n  bete tables --server http://127.0.0.1:50051 --state waiting --ruleset bete"
+)]
 pub struct Args {
     #[command(flatten)]
     server: ServerArgs,
@@ -34,20 +36,38 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         Some(State::Playing) => pb::TableState::Playing,
         Some(State::Finished) => pb::TableState::Finished,
     };
-    let tables = client.list_tables(args.ruleset.unwrap_or(pb::Ruleset::Unspecified), state).await?;
+    let tables = client
+        .list_tables(args.ruleset.unwrap_or(pb::Ruleset::Unspecified), state)
+        .await?;
     if tables.is_empty() {
-        println!("No tables. Create one with `bete bot --server {}` or `bete play --server {}`.", args.server.server, args.server.server);
+        println!(
+            "No tables. Create one with `bete bot --server {}` or `bete play --server {}`.",
+            args.server.server, args.server.server
+        );
         return Ok(());
     }
-    println!("{:<38} {:<14} {:>5} {:<9} {:>6}  Seats", "Table", "Ruleset", "Seats", "State", "Seq");
+    println!(
+        "{:<38} {:<14} {:>5} {:<9} {:>6}  Seats",
+        "Table", "Ruleset", "Seats", "State", "Seq"
+    );
     for t in tables {
         let state = pb::TableState::try_from(t.state)
-            .map(|s| s.as_str_name().trim_start_matches("TABLE_STATE_").to_ascii_lowercase())
+            .map(|s| {
+                s.as_str_name()
+                    .trim_start_matches("TABLE_STATE_")
+                    .to_ascii_lowercase()
+            })
             .unwrap_or_default();
         let seats: Vec<String> = t
             .seats
             .iter()
-            .map(|s| if s.bot_name.is_empty() { format!("{}:free", s.seat) } else { format!("{}:{}", s.seat, s.bot_name) })
+            .map(|s| {
+                if s.bot_name.is_empty() {
+                    format!("{}:free", s.seat)
+                } else {
+                    format!("{}:{}", s.seat, s.bot_name)
+                }
+            })
             .collect();
         println!(
             "{:<38} {:<14} {:>5} {:<9} {:>6}  {}",

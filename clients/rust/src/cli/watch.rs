@@ -11,7 +11,9 @@ use super::common::ServerArgs;
 /// Watch a table live as a spectator: seats, pools, turn-up, current trick, tricks won, and
 /// the events as they come.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:\n  bete tables --server http://127.0.0.1:50051\n  bete watch --server http://127.0.0.1:50051 TABLE_ID\n  bete watch --server http://127.0.0.1:50051 --from-start --plain TABLE_ID > match.txt")]
+#[command(
+    after_help = "Examples:\n  bete tables --server http://127.0.0.1:50051\n  bete watch --server http://127.0.0.1:50051 TABLE_ID\n  bete watch --server http://127.0.0.1:50051 --from-start --plain TABLE_ID > match.txt"
+)]
 pub struct Args {
     #[command(flatten)]
     server: ServerArgs,
@@ -50,7 +52,16 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         return Ok(());
     }
     let redraw = !args.plain && std::io::stdout().is_terminal();
-    follow(&client, table, Follow { from_start: args.from_start, pace: Duration::ZERO, redraw }).await?;
+    follow(
+        &client,
+        table,
+        Follow {
+            from_start: args.from_start,
+            pace: Duration::ZERO,
+            redraw,
+        },
+    )
+    .await?;
     Ok(())
 }
 
@@ -74,7 +85,9 @@ pub async fn follow(client: &Client, table: pb::Table, how: Follow) -> anyhow::R
     let mut watch = client.watch_table(&table_id, how.from_start.then_some(0));
     let names = Some(table.clone());
     loop {
-        let Some(item) = watch.next().await? else { break };
+        let Some(item) = watch.next().await? else {
+            break;
+        };
         match item {
             WatchItem::Snapshot(view) => {
                 board.set_view(view);
@@ -82,10 +95,13 @@ pub async fn follow(client: &Client, table: pb::Table, how: Follow) -> anyhow::R
             }
             WatchItem::Event(event) => {
                 board.apply(&event);
-                if matches!(event.body, Some(pb::event::Body::SeatTaken(_)) | Some(pb::event::Body::SeatLeft(_)))
-                    && let Ok(t) = client.get_table(&table_id).await {
-                        board.table = Some(t);
-                    }
+                if matches!(
+                    event.body,
+                    Some(pb::event::Body::SeatTaken(_)) | Some(pb::event::Body::SeatLeft(_))
+                ) && let Ok(t) = client.get_table(&table_id).await
+                {
+                    board.table = Some(t);
+                }
                 if how.redraw {
                     // Live: the server's view also says whose turn it is, which events do not.
                     if !how.from_start
@@ -96,7 +112,10 @@ pub async fn follow(client: &Client, table: pb::Table, how: Follow) -> anyhow::R
                     }
                     draw(&board, true);
                 } else {
-                    println!("{}", render::describe(&event, board.table.as_ref().or(names.as_ref())));
+                    println!(
+                        "{}",
+                        render::describe(&event, board.table.as_ref().or(names.as_ref()))
+                    );
                 }
                 if !how.pace.is_zero() {
                     tokio::time::sleep(how.pace).await;
@@ -104,16 +123,20 @@ pub async fn follow(client: &Client, table: pb::Table, how: Follow) -> anyhow::R
             }
             WatchItem::Heartbeat(_) => {}
             WatchItem::Resumed { from_seq } => {
-                eprintln!("(connection restored; resuming after event {})", from_seq.unwrap_or(0));
+                eprintln!(
+                    "(connection restored; resuming after event {})",
+                    from_seq.unwrap_or(0)
+                );
             }
         }
     }
     // The match is over: show the server's final view (it reveals what is public now).
     if !how.from_start
         && let Ok(view) = client.get_seat_view(&table_id).await
-            && view.seq >= board.view.seq {
-                board.set_view(view);
-            }
+        && view.seq >= board.view.seq
+    {
+        board.set_view(view);
+    }
     if !how.redraw {
         println!();
     }

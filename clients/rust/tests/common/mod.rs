@@ -28,7 +28,13 @@ impl TestServer {
             ..Default::default()
         };
         let (addr, stop, task) = spawn_server(config);
-        TestServer { addr, url: format!("http://{addr}"), stop: Some(stop), task: Some(task), _dir: dir }
+        TestServer {
+            addr,
+            url: format!("http://{addr}"),
+            stop: Some(stop),
+            task: Some(task),
+            _dir: dir,
+        }
     }
 
     /// A client registered as a fresh bot named `name`.
@@ -56,7 +62,9 @@ impl Drop for TestServer {
 
 /// Runs `bete_server::run` on its own thread and runtime (its future is not `Send`, so it
 /// cannot be spawned on the test's runtime).
-pub fn spawn_server(config: bete_server::ServerConfig) -> (SocketAddr, oneshot::Sender<()>, JoinHandle<()>) {
+pub fn spawn_server(
+    config: bete_server::ServerConfig,
+) -> (SocketAddr, oneshot::Sender<()>, JoinHandle<()>) {
     let std_listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     std_listener.set_nonblocking(true).expect("nonblocking");
     let addr = std_listener.local_addr().expect("addr");
@@ -98,7 +106,10 @@ pub fn house_table(ruleset: pb::Ruleset, seats: u32, deadline_ms: u32) -> pb::Cr
         seats,
         decision_deadline_ms: deadline_ms,
         house_bots: (1..seats)
-            .map(|seat| pb::HouseBotSeat { seat, policy: pb::HouseBotPolicy::Heuristic as i32 })
+            .map(|seat| pb::HouseBotSeat {
+                seat,
+                policy: pb::HouseBotPolicy::Heuristic as i32,
+            })
             .collect(),
         ..Default::default()
     }
@@ -131,20 +142,32 @@ impl Proxy {
         let (c, r) = (conns.clone(), refuse_until.clone());
         let accept = tokio::spawn(async move {
             loop {
-                let Ok((mut inbound, _)) = listener.accept().await else { return };
-                let refusing = r.lock().expect("lock").is_some_and(|t| tokio::time::Instant::now() < t);
+                let Ok((mut inbound, _)) = listener.accept().await else {
+                    return;
+                };
+                let refusing = r
+                    .lock()
+                    .expect("lock")
+                    .is_some_and(|t| tokio::time::Instant::now() < t);
                 if refusing {
                     drop(inbound);
                     continue;
                 }
                 let handle = tokio::spawn(async move {
-                    let Ok(mut outbound) = TcpStream::connect(target).await else { return };
+                    let Ok(mut outbound) = TcpStream::connect(target).await else {
+                        return;
+                    };
                     let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
                 });
                 c.lock().expect("lock").push(handle);
             }
         });
-        Proxy { url, conns, refuse_until, accept }
+        Proxy {
+            url,
+            conns,
+            refuse_until,
+            accept,
+        }
     }
 
     /// Drops every live connection and refuses new ones for `pause`.

@@ -25,7 +25,8 @@ const CHALLENGE_AT: f32 = 1.8;
 /// (or `Action::Pass` if there is none, which callers never ask for).
 pub fn heuristic_action(view: &View) -> Action {
     let legal = &view.legal_actions;
-    let (Some(&first), Viewer::Seat(_), Some(trump)) = (legal.first(), view.viewer, view.trump) else {
+    let (Some(&first), Viewer::Seat(_), Some(trump)) = (legal.first(), view.viewer, view.trump)
+    else {
         return legal.first().copied().unwrap_or(Action::Pass);
     };
     if legal.len() == 1 {
@@ -143,7 +144,10 @@ impl<'a> Ctx<'a> {
     /// How much the seat wants to keep a card: trumps first, then top plain cards.
     fn keep_value(&self, c: Card) -> (u8, u8) {
         let master = (self.higher_unseen(c) == 0) as u8;
-        (self.order.is_trump(c) as u8 * 2 + master, self.order.power(c))
+        (
+            self.order.is_trump(c) as u8 * 2 + master,
+            self.order.power(c),
+        )
     }
 
     fn legal_has(&self, a: Action) -> bool {
@@ -164,28 +168,45 @@ impl<'a> Ctx<'a> {
     fn lanterlui_flush_suit_count(&self) -> u32 {
         let mut best = 0;
         for s in crate::card::Suit::ALL {
-            let n = self.hand.iter().filter(|&c| self.order.suit_of(c) == s).count() as u32;
+            let n = self
+                .hand
+                .iter()
+                .filter(|&c| self.order.suit_of(c) == s)
+                .count() as u32;
             best = best.max(n);
         }
         best
     }
 
     fn exchange_turn(&self) -> Option<Action> {
-        let flushish = self.view.ruleset == RulesetId::Lanterlui && self.lanterlui_flush_suit_count() >= 4;
-        if self.legal_has(Action::Drop) && !flushish && self.strength(self.hand_with_turn_up()) < STAY_AT {
+        let flushish =
+            self.view.ruleset == RulesetId::Lanterlui && self.lanterlui_flush_suit_count() >= 4;
+        if self.legal_has(Action::Drop)
+            && !flushish
+            && self.strength(self.hand_with_turn_up()) < STAY_AT
+        {
             return Some(Action::Drop);
         }
         let talon = self.view.talon_len as usize;
-        if talon == 0 || self.hand.len() == 5 && self.lanterlui_flush_suit_count() == 5 && flushish {
+        if talon == 0 || self.hand.len() == 5 && self.lanterlui_flush_suit_count() == 5 && flushish
+        {
             return Some(Action::Stand);
         }
         let mut give: Vec<Card> = if flushish {
             // Four of a suit: change the odd card and hope for the flush (LL9).
             let suit = crate::card::Suit::ALL
                 .into_iter()
-                .max_by_key(|&s| self.hand.iter().filter(|&c| self.order.suit_of(c) == s).count())
+                .max_by_key(|&s| {
+                    self.hand
+                        .iter()
+                        .filter(|&c| self.order.suit_of(c) == s)
+                        .count()
+                })
                 .unwrap_or(self.order.trump);
-            self.hand.iter().filter(|&c| self.order.suit_of(c) != suit).collect()
+            self.hand
+                .iter()
+                .filter(|&c| self.order.suit_of(c) != suit)
+                .collect()
         } else {
             self.hand
                 .iter()
@@ -243,7 +264,9 @@ impl<'a> Ctx<'a> {
         let mut best = 0;
         for (_, p) in cards {
             let power = match p {
-                PlayedCard::FaceUp(x) if self.order.is_trump(*x) || self.order.suit_of(*x) == led => {
+                PlayedCard::FaceUp(x)
+                    if self.order.is_trump(*x) || self.order.suit_of(*x) == led =>
+                {
                     self.order.power(*x)
                 }
                 PlayedCard::FaceUp(_) => 0,
@@ -275,7 +298,9 @@ impl<'a> Ctx<'a> {
                 _ => None,
             })
             .collect();
-        let lowest = |cs: &mut dyn Iterator<Item = Card>| cs.min_by_key(|&c| (self.order.is_trump(c), self.order.power(c)));
+        let lowest = |cs: &mut dyn Iterator<Item = Card>| {
+            cs.min_by_key(|&c| (self.order.is_trump(c), self.order.power(c)))
+        };
         let pick = if self.current_trick().is_empty() {
             // Lead a card nobody can beat (a master trump first, to draw trumps), else the
             // lowest plain card.

@@ -44,7 +44,11 @@ impl CardOrder {
 
     /// The suit a card belongs to for following: the second bower belongs to trumps.
     pub fn suit_of(self, c: Card) -> Suit {
-        if self.is_trump(c) { self.trump } else { c.suit() }
+        if self.is_trump(c) {
+            self.trump
+        } else {
+            c.suit()
+        }
     }
 
     /// Strength within the card's own suit (higher beats lower); trumps get 100 on top, so
@@ -74,7 +78,11 @@ impl CardOrder {
             }
             _ => r.index() as u8,
         };
-        if self.is_trump(c) { 100 + within } else { within }
+        if self.is_trump(c) {
+            100 + within
+        } else {
+            within
+        }
     }
 
     /// 0 for the top trump, 1 for the next, …: how many trumps of the pack outrank `c`

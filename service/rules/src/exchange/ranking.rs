@@ -36,7 +36,11 @@ impl Trumps {
 
     /// The suit a card belongs to for following: the second bower is a trump (A21).
     pub fn suit_of(&self, c: Card) -> Suit {
-        if c == self.second { self.suit } else { c.suit() }
+        if c == self.second {
+            self.suit
+        } else {
+            c.suit()
+        }
     }
 
     /// The cards of `hand` that follow `suit`; a player whose only card of the printed
@@ -118,7 +122,11 @@ mod tests {
         assert_eq!(t.second.to_string(), "JH");
         let order = ["JD", "JH", "AD", "KD", "QD", "TD", "9D", "7D"];
         for w in order.windows(2) {
-            assert!(t.power(w[0].parse().expect("test value")) > t.power(w[1].parse().expect("test value")), "{w:?}");
+            assert!(
+                t.power(w[0].parse().expect("test value"))
+                    > t.power(w[1].parse().expect("test value")),
+                "{w:?}"
+            );
         }
         assert!(t.power("7D".parse().expect("test value")) > HIDDEN_POWER);
         assert!(HIDDEN_POWER > t.power("AS".parse().expect("test value")));
@@ -130,12 +138,18 @@ mod tests {
     #[test]
     fn flush_classes() {
         let t = Trumps::new(Suit::Spades);
-        let five_trump = t.best_flush(cards("JC 7S 8S 9S TS"), false).expect("test value");
-        let five_plain = t.best_flush(cards("AH KH QH JH TH"), false).expect("test value");
+        let five_trump = t
+            .best_flush(cards("JC 7S 8S 9S TS"), false)
+            .expect("test value");
+        let five_plain = t
+            .best_flush(cards("AH KH QH JH TH"), false)
+            .expect("test value");
         assert!(five_trump.0 > five_plain.0);
         assert_eq!(five_trump.1, cards("JC 7S 8S 9S TS"));
         assert!(t.best_flush(cards("AH KH QH JH 7S"), false).is_none());
-        let four = t.best_flush(cards("AH KH QH JH 7S"), true).expect("test value");
+        let four = t
+            .best_flush(cards("AH KH QH JH 7S"), true)
+            .expect("test value");
         assert!(four.0 < five_plain.0);
         // JC counts for trumps, so clubs without it are only four
         assert!(t.best_flush(cards("JC AC KC QC TC"), false).is_none());

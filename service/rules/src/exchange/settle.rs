@@ -51,7 +51,9 @@ impl ExchangeTable {
         self.won.clear();
         match end {
             End::Played => {
-                let per = if self.ruleset == RulesetId::BesterBube && self.config.per_trick == PerTrick::One {
+                let per = if self.ruleset == RulesetId::BesterBube
+                    && self.config.per_trick == PerTrick::One
+                {
                     1
                 } else {
                     self.start_pot / 5 // floor; a remainder stays in the pot (0.4 item 14)
@@ -78,7 +80,11 @@ impl ExchangeTable {
                         }
                         // in a Muss everyone pays 5; outside, a stayer pays the bête amount
                         let stayed = self.stayed1 & Self::bit(s) != 0;
-                        let amount = if !self.muss && stayed { self.next_bete() } else { FIVE };
+                        let amount = if !self.muss && stayed {
+                            self.next_bete()
+                        } else {
+                            FIVE
+                        };
                         self.payments.push((s, amount));
                     }
                 }

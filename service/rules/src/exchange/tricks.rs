@@ -58,7 +58,11 @@ impl ExchangeTable {
 
     /// The suit a lead asks for: trumps for a face-down lead (A23).
     fn led_suit(&self, lead: &Play) -> crate::card::Suit {
-        if lead.hidden { self.trumps.suit } else { self.trumps.suit_of(lead.card) }
+        if lead.hidden {
+            self.trumps.suit
+        } else {
+            self.trumps.suit_of(lead.card)
+        }
     }
 
     /// The best key in the trick so far.
@@ -140,7 +144,11 @@ impl ExchangeTable {
                 return Legal {
                     face_up: trumps,
                     face_down: CardSet::EMPTY,
-                    duty: if lead.hidden { Duty::AnswerHidden } else { Duty::FollowTrump },
+                    duty: if lead.hidden {
+                        Duty::AnswerHidden
+                    } else {
+                        Duty::FollowTrump
+                    },
                 };
             }
         }
@@ -192,7 +200,9 @@ impl ExchangeTable {
                 "only a trick-1 or trick-2 leader without a trump may lead face down".to_string()
             }),
             Duty::LeadTopBower => ActionError::MustLeadBower(format!("lead {}", self.trumps.top)),
-            Duty::LeadSecondBower => ActionError::MustLeadBower(format!("lead {}", self.trumps.second)),
+            Duty::LeadSecondBower => {
+                ActionError::MustLeadBower(format!("lead {}", self.trumps.second))
+            }
             Duty::LeadTrump => ActionError::MustLeadTrump(format!("you hold a trump ({trump})")),
             Duty::PlayBower(b) => ActionError::MustPlayBower(format!(
                 "play {b} (or, as the last player, a card that wins the trick)"
@@ -217,7 +227,11 @@ impl ExchangeTable {
         hidden: bool,
         out: &mut Vec<Event>,
     ) -> Result<(), ActionError> {
-        let action = if hidden { Action::Hidden(card) } else { Action::Card(card) };
+        let action = if hidden {
+            Action::Hidden(card)
+        } else {
+            Action::Card(card)
+        };
         if self.stage != Stage::Trick {
             return Err(self.wrong_phase(&action));
         }
@@ -226,10 +240,16 @@ impl ExchangeTable {
         }
         let leading = self.current().is_empty();
         if hidden && !leading {
-            return Err(ActionError::HiddenNotAllowed("only a leader may play face down".to_string()));
+            return Err(ActionError::HiddenNotAllowed(
+                "only a leader may play face down".to_string(),
+            ));
         }
         let l = self.legal(seat);
-        let ok = if hidden { l.face_down.contains(card) } else { l.face_up.contains(card) };
+        let ok = if hidden {
+            l.face_down.contains(card)
+        } else {
+            l.face_up.contains(card)
+        };
         if !ok {
             if !self.lenient() {
                 return Err(self.duty_error(&l, hidden));
@@ -256,7 +276,9 @@ impl ExchangeTable {
             let led = self.led_suit(&plays[0]);
             let mut winner = plays[0];
             for p in plays {
-                if self.trumps.trick_key(p.card, p.hidden, led) > self.trumps.trick_key(winner.card, winner.hidden, led) {
+                if self.trumps.trick_key(p.card, p.hidden, led)
+                    > self.trumps.trick_key(winner.card, winner.hidden, led)
+                {
                     winner = *p;
                 }
             }

@@ -5,26 +5,56 @@ use bete_rules::config::DealPattern;
 use bete_rules::deal::{cards, stack_deck};
 use bete_rules::event::PublicEvent;
 use bete_rules::game::Decks;
-use bete_rules::{Action, ActionError, Card, CardSet, Config, Event, Game, RulesetId, Seat, Seed, Setup, pack};
+use bete_rules::{
+    Action, ActionError, Card, CardSet, Config, Event, Game, RulesetId, Seat, Seed, Setup, pack,
+};
 
 pub fn card(s: &str) -> Card {
     s.parse().expect("card")
 }
 
 /// A deck that deals `hands` (seat order), then `turn_up`, then `talon` on top of the talon.
-pub fn deck(rs: RulesetId, cfg: &Config, seats: u8, dealer: u8, hands: &[&str], turn_up: &str, talon: &str) -> Vec<Card> {
+pub fn deck(
+    rs: RulesetId,
+    cfg: &Config,
+    seats: u8,
+    dealer: u8,
+    hands: &[&str],
+    turn_up: &str,
+    talon: &str,
+) -> Vec<Card> {
     let p = pack(rs, cfg, seats);
     let hands: Vec<CardSet> = hands.iter().map(|h| cards(h)).collect();
     let talon: Vec<Card> = talon.split_whitespace().map(card).collect();
-    stack_deck(&p, seats, Seat(dealer), DealPattern::ThreeTwo, &hands, card(turn_up), &talon)
+    stack_deck(
+        &p,
+        seats,
+        Seat(dealer),
+        DealPattern::ThreeTwo,
+        &hands,
+        card(turn_up),
+        &talon,
+    )
 }
 
 /// A deck where `winner` holds `strong` and every other seat gets the rest of the pack in
 /// canonical order (turn-up first).
-pub fn deck_with(rs: RulesetId, cfg: &Config, seats: u8, dealer: u8, winner: u8, strong: &str, turn_up: &str) -> Vec<Card> {
+pub fn deck_with(
+    rs: RulesetId,
+    cfg: &Config,
+    seats: u8,
+    dealer: u8,
+    winner: u8,
+    strong: &str,
+    turn_up: &str,
+) -> Vec<Card> {
     let p = pack(rs, cfg, seats);
     let strong = cards(strong);
-    let mut rest: Vec<Card> = p.iter().copied().filter(|c| !strong.contains(*c) && *c != card(turn_up)).collect();
+    let mut rest: Vec<Card> = p
+        .iter()
+        .copied()
+        .filter(|c| !strong.contains(*c) && *c != card(turn_up))
+        .collect();
     let mut hands = Vec::new();
     for s in 0..seats {
         if s == winner {
@@ -33,7 +63,15 @@ pub fn deck_with(rs: RulesetId, cfg: &Config, seats: u8, dealer: u8, winner: u8,
             hands.push(rest.drain(..5).collect());
         }
     }
-    stack_deck(&p, seats, Seat(dealer), DealPattern::ThreeTwo, &hands, card(turn_up), &[])
+    stack_deck(
+        &p,
+        seats,
+        Seat(dealer),
+        DealPattern::ThreeTwo,
+        &hands,
+        card(turn_up),
+        &[],
+    )
 }
 
 pub fn config(rs: RulesetId, seats: u8, f: impl FnOnce(&mut Config)) -> Config {
@@ -42,7 +80,13 @@ pub fn config(rs: RulesetId, seats: u8, f: impl FnOnce(&mut Config)) -> Config {
     c
 }
 
-pub fn game(rs: RulesetId, cfg: Config, seats: u8, first_dealer: u8, decks: Vec<Vec<Card>>) -> Game {
+pub fn game(
+    rs: RulesetId,
+    cfg: Config,
+    seats: u8,
+    first_dealer: u8,
+    decks: Vec<Vec<Card>>,
+) -> Game {
     let (g, _) = Game::new(Setup {
         ruleset: rs,
         config: cfg,
@@ -69,7 +113,13 @@ pub fn seeded(rs: RulesetId, cfg: Config, seats: u8, seed_byte: u8) -> Game {
 
 pub fn assert_conserved(g: &Game) {
     let sum: i64 = g.balances().iter().sum();
-    assert_eq!(sum + g.on_table(), 0, "balances {:?} + on_table {} != 0", g.balances(), g.on_table());
+    assert_eq!(
+        sum + g.on_table(),
+        0,
+        "balances {:?} + on_table {} != 0",
+        g.balances(),
+        g.on_table()
+    );
 }
 
 /// Applies "seat action" steps separated by commas; panics on any error. Returns the events.
@@ -82,7 +132,10 @@ pub fn run(g: &mut Game, script: &str) -> Vec<Event> {
         let legal = g.legal_actions(seat);
         match g.apply(seat, action) {
             Ok(ev) => {
-                assert!(legal.contains(&action), "{action} applied but not in legal_actions {legal:?}");
+                assert!(
+                    legal.contains(&action),
+                    "{action} applied but not in legal_actions {legal:?}"
+                );
                 all.extend(ev);
             }
             Err(e) => panic!("step {step:?} failed: {e} (legal: {})", show(&legal)),
@@ -98,8 +151,15 @@ pub fn refuse(g: &mut Game, seat: u8, action: &str) -> ActionError {
     let before_view = g.view(bete_rules::Viewer::Seat(Seat(seat)));
     let before_bal = g.balances().to_vec();
     let e = g.apply(Seat(seat), action).expect_err("must be refused");
-    assert!(!g.legal_actions(Seat(seat)).contains(&action), "{action} refused but legal");
-    assert_eq!(g.view(bete_rules::Viewer::Seat(Seat(seat))), before_view, "state changed on error");
+    assert!(
+        !g.legal_actions(Seat(seat)).contains(&action),
+        "{action} refused but legal"
+    );
+    assert_eq!(
+        g.view(bete_rules::Viewer::Seat(Seat(seat))),
+        before_view,
+        "state changed on error"
+    );
     assert_eq!(g.balances(), &before_bal[..]);
     e
 }
@@ -170,17 +230,29 @@ pub fn check_legal_agrees(mut g: Game, steps: usize, mut rng: u64) -> Game {
             candidates.push(Action::Hidden(c));
             candidates.push(Action::Discard(c));
         }
-        let hand = g.view(bete_rules::Viewer::Seat(seat)).hand.unwrap_or_default();
+        let hand = g
+            .view(bete_rules::Viewer::Seat(seat))
+            .hand
+            .unwrap_or_default();
         let hv: Vec<u64> = hand.iter().map(|c| 1u64 << c.bit()).collect();
         for mask in 1u32..(1 << hv.len()) {
-            let bits = hv.iter().enumerate().filter(|(i, _)| mask & (1 << i) != 0).fold(0, |a, (_, b)| a | b);
+            let bits = hv
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| mask & (1 << i) != 0)
+                .fold(0, |a, (_, b)| a | b);
             candidates.push(Action::Exchange(CardSet(bits)));
         }
         candidates.extend(legal.iter().copied());
         for a in candidates {
             let mut h = g.clone();
             let ok = h.apply(seat, a).is_ok();
-            assert_eq!(ok, legal.contains(&a), "apply({a}) = {ok} but legal_actions says {}", legal.contains(&a));
+            assert_eq!(
+                ok,
+                legal.contains(&a),
+                "apply({a}) = {ok} but legal_actions says {}",
+                legal.contains(&a)
+            );
         }
         // another seat may never act
         let other = Seat((seat.0 + 1) % g.seats());

@@ -211,10 +211,21 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     fn create_table(&self, table: TableRow, seats: Vec<SeatRow>) -> StoreFuture<'_, ()>;
     /// Append entry `seq` (0-based, gap-free) to a table's log, updating the seats table to
     /// match; `last_seq` is the table's event seq after the entry (shown by ListTables).
-    fn append(&self, table: String, seq: u64, entry: LogEntry, last_seq: u64) -> StoreFuture<'_, ()>;
+    fn append(
+        &self,
+        table: String,
+        seq: u64,
+        entry: LogEntry,
+        last_seq: u64,
+    ) -> StoreFuture<'_, ()>;
     fn set_state(&self, table: String, state: TableState) -> StoreFuture<'_, ()>;
     /// Store the finished record, mark the table finished, fold results into ratings, at once.
-    fn finish(&self, table: String, record_json: String, ratings: Vec<RatingDelta>) -> StoreFuture<'_, ()>;
+    fn finish(
+        &self,
+        table: String,
+        record_json: String,
+        ratings: Vec<RatingDelta>,
+    ) -> StoreFuture<'_, ()>;
 
     fn table(&self, id: String) -> StoreFuture<'_, Option<StoredTable>>;
     fn list_tables(&self, filter: TableFilter) -> StoreFuture<'_, Vec<StoredTable>>;

@@ -17,8 +17,8 @@ use sqlx::{Connection, Row, SqliteConnection};
 use tokio::sync::{mpsc, oneshot};
 
 use super::{
-    BotRow, LogEntry, Occupant, RatingDelta, SeatRow, Store, StoreError, StoreFuture,
-    StoredTable, TableFilter, TableRow, TableState, Visibility,
+    BotRow, LogEntry, Occupant, RatingDelta, SeatRow, Store, StoreError, StoreFuture, StoredTable,
+    TableFilter, TableRow, TableState, Visibility,
 };
 
 /// Most writes folded into one transaction.
@@ -82,9 +82,21 @@ CREATE TABLE ratings (
 enum WriteOp {
     CreateBot(BotRow),
     CreateTable(TableRow, Vec<SeatRow>),
-    Append { table: String, seq: u64, entry: LogEntry, last_seq: u64 },
-    SetState { table: String, state: TableState },
-    Finish { table: String, record: String, ratings: Vec<RatingDelta> },
+    Append {
+        table: String,
+        seq: u64,
+        entry: LogEntry,
+        last_seq: u64,
+    },
+    SetState {
+        table: String,
+        state: TableState,
+    },
+    Finish {
+        table: String,
+        record: String,
+        ratings: Vec<RatingDelta>,
+    },
 }
 
 struct WriteReq {
@@ -108,8 +120,9 @@ impl std::fmt::Debug for SqliteStore {
 impl SqliteStore {
     /// Open (creating if needed) `<data_dir>/bete.sqlite3`, apply migrations and start the writer.
     pub async fn open(data_dir: &Path) -> Result<SqliteStore, StoreError> {
-        std::fs::create_dir_all(data_dir)
-            .map_err(|e| StoreError::Corrupt(format!("cannot create {}: {e}", data_dir.display())))?;
+        std::fs::create_dir_all(data_dir).map_err(|e| {
+            StoreError::Corrupt(format!("cannot create {}: {e}", data_dir.display()))
+        })?;
         let path = data_dir.join("bete.sqlite3");
         let base = SqliteConnectOptions::from_str("sqlite://")?
             .filename(&path)
@@ -150,14 +163,19 @@ impl SqliteStore {
 }
 
 async fn migrate(conn: &mut SqliteConnection) -> Result<(), StoreError> {
-    let version: i64 = sqlx::query("PRAGMA user_version").fetch_one(&mut *conn).await?.try_get(0)?;
+    let version: i64 = sqlx::query("PRAGMA user_version")
+        .fetch_one(&mut *conn)
+        .await?
+        .try_get(0)?;
     for (i, sql) in MIGRATIONS.iter().enumerate().skip(version.max(0) as usize) {
         let mut tx = conn.begin().await?;
         // One statement per query: the schema has no `;` inside a statement.
         for stmt in sql.split(';').map(str::trim).filter(|s| !s.is_empty()) {
             sqlx::query(stmt).execute(&mut *tx).await?;
         }
-        sqlx::query(&format!("PRAGMA user_version = {}", i + 1)).execute(&mut *tx).await?;
+        sqlx::query(&format!("PRAGMA user_version = {}", i + 1))
+            .execute(&mut *tx)
+            .await?;
         tx.commit().await?;
     }
     Ok(())
@@ -203,7 +221,12 @@ async fn apply_batch(conn: &mut SqliteConnection, ops: &[&WriteOp]) -> Result<()
     let mut last: Vec<(&str, i64)> = Vec::new();
     for op in ops {
         match op {
-            WriteOp::Append { table, seq, entry, last_seq } => {
+            WriteOp::Append {
+                table,
+                seq,
+                entry,
+                last_seq,
+            } => {
                 let payload = serde_json::to_string(entry)
                     .map_err(|e| StoreError::Corrupt(format!("cannot encode log entry: {e}")))?;
                 rows.push((table, *seq as i64, payload));
@@ -245,7 +268,11 @@ async fn apply_batch(conn: &mut SqliteConnection, ops: &[&WriteOp]) -> Result<()
 }
 
 /// Keep the seats table in step with the log, in the same transaction as the entry.
-async fn update_seats(conn: &mut SqliteConnection, table: &str, entry: &LogEntry) -> Result<(), StoreError> {
+async fn update_seats(
+    conn: &mut SqliteConnection,
+    table: &str,
+    entry: &LogEntry,
+) -> Result<(), StoreError> {
     match entry {
         LogEntry::Join { seat, bot, .. } => {
             sqlx::query("UPDATE seats SET bot_id = ? WHERE table_id = ? AND seat = ?")
@@ -262,7 +289,9 @@ async fn update_seats(conn: &mut SqliteConnection, table: &str, entry: &LogEntry
                 .execute(&mut *conn)
                 .await?;
         }
-        LogEntry::Action { seat, auto: true, .. } => {
+        LogEntry::Action {
+            seat, auto: true, ..
+        } => {
             sqlx::query("UPDATE seats SET strikes = strikes + 1 WHERE table_id = ? AND seat = ?")
                 .bind(table)
                 .bind(i64::from(*seat))
@@ -277,14 +306,16 @@ async fn update_seats(conn: &mut SqliteConnection, table: &str, entry: &LogEntry
 async fn apply(conn: &mut SqliteConnection, op: &WriteOp) -> Result<(), StoreError> {
     match op {
         WriteOp::CreateBot(b) => {
-            sqlx::query("INSERT INTO bots (id, name, owner, token_hash, created_at) VALUES (?, ?, ?, ?, ?)")
-                .bind(&b.id)
-                .bind(&b.name)
-                .bind(&b.owner)
-                .bind(&b.token_hash)
-                .bind(b.created_at_ms)
-                .execute(&mut *conn)
-                .await?;
+            sqlx::query(
+                "INSERT INTO bots (id, name, owner, token_hash, created_at) VALUES (?, ?, ?, ?, ?)",
+            )
+            .bind(&b.id)
+            .bind(&b.name)
+            .bind(&b.owner)
+            .bind(&b.token_hash)
+            .bind(b.created_at_ms)
+            .execute(&mut *conn)
+            .await?;
         }
         WriteOp::CreateTable(t, seats) => {
             sqlx::query(
@@ -322,7 +353,9 @@ async fn apply(conn: &mut SqliteConnection, op: &WriteOp) -> Result<(), StoreErr
         }
         // Batched in `apply_batch`.
         WriteOp::Append { .. } => {
-            return Err(StoreError::Corrupt("an append reached the single-write path".into()));
+            return Err(StoreError::Corrupt(
+                "an append reached the single-write path".into(),
+            ));
         }
         WriteOp::SetState { table, state } => {
             sqlx::query("UPDATE tables SET state = ? WHERE id = ?")
@@ -331,7 +364,11 @@ async fn apply(conn: &mut SqliteConnection, op: &WriteOp) -> Result<(), StoreErr
                 .execute(&mut *conn)
                 .await?;
         }
-        WriteOp::Finish { table, record, ratings } => {
+        WriteOp::Finish {
+            table,
+            record,
+            ratings,
+        } => {
             sqlx::query("INSERT OR REPLACE INTO records (table_id, record) VALUES (?, ?)")
                 .bind(table)
                 .bind(record)
@@ -399,9 +436,9 @@ async fn seats_of(pool: &SqlitePool, table: &str) -> Result<Vec<SeatRow>, StoreE
         "SELECT s.seat, s.bot_id, s.house, s.strikes, b.name FROM seats s \
          LEFT JOIN bots b ON b.id = s.bot_id WHERE s.table_id = ? ORDER BY s.seat",
     )
-        .bind(table)
-        .fetch_all(pool)
-        .await?;
+    .bind(table)
+    .fetch_all(pool)
+    .await?;
     rows.iter()
         .map(|r| {
             let seat: i64 = r.try_get("seat")?;
@@ -416,7 +453,8 @@ async fn seats_of(pool: &SqlitePool, table: &str) -> Result<Vec<SeatRow>, StoreE
             };
             Ok(SeatRow {
                 name,
-                seat: u8::try_from(seat).map_err(|_| StoreError::Corrupt(format!("seat {seat}")))?,
+                seat: u8::try_from(seat)
+                    .map_err(|_| StoreError::Corrupt(format!("seat {seat}")))?,
                 occupant: match (bot, house) {
                     (Some(b), _) => Occupant::Bot(b),
                     (None, Some(h)) => Occupant::House(h),
@@ -457,16 +495,36 @@ impl Store for SqliteStore {
         Box::pin(self.write(WriteOp::CreateTable(table, seats)))
     }
 
-    fn append(&self, table: String, seq: u64, entry: LogEntry, last_seq: u64) -> StoreFuture<'_, ()> {
-        Box::pin(self.write(WriteOp::Append { table, seq, entry, last_seq }))
+    fn append(
+        &self,
+        table: String,
+        seq: u64,
+        entry: LogEntry,
+        last_seq: u64,
+    ) -> StoreFuture<'_, ()> {
+        Box::pin(self.write(WriteOp::Append {
+            table,
+            seq,
+            entry,
+            last_seq,
+        }))
     }
 
     fn set_state(&self, table: String, state: TableState) -> StoreFuture<'_, ()> {
         Box::pin(self.write(WriteOp::SetState { table, state }))
     }
 
-    fn finish(&self, table: String, record: String, ratings: Vec<RatingDelta>) -> StoreFuture<'_, ()> {
-        Box::pin(self.write(WriteOp::Finish { table, record, ratings }))
+    fn finish(
+        &self,
+        table: String,
+        record: String,
+        ratings: Vec<RatingDelta>,
+    ) -> StoreFuture<'_, ()> {
+        Box::pin(self.write(WriteOp::Finish {
+            table,
+            record,
+            ratings,
+        }))
     }
 
     fn table(&self, id: String) -> StoreFuture<'_, Option<StoredTable>> {
@@ -480,7 +538,11 @@ impl Store for SqliteStore {
             };
             let (cursor, table) = table_from_row(&row)?;
             let seats = seats_of(&self.reads, &id).await?;
-            Ok(Some(StoredTable { cursor, table, seats }))
+            Ok(Some(StoredTable {
+                cursor,
+                table,
+                seats,
+            }))
         })
     }
 
@@ -505,7 +567,11 @@ impl Store for SqliteStore {
             for row in &rows {
                 let (cursor, table) = table_from_row(row)?;
                 let seats = seats_of(&self.reads, &table.id).await?;
-                out.push(StoredTable { cursor, table, seats });
+                out.push(StoredTable {
+                    cursor,
+                    table,
+                    seats,
+                });
             }
             Ok(out)
         })
@@ -513,20 +579,27 @@ impl Store for SqliteStore {
 
     fn log(&self, table: String) -> StoreFuture<'_, Vec<LogEntry>> {
         Box::pin(async move {
-            let rows = sqlx::query("SELECT seq, payload FROM events WHERE table_id = ? ORDER BY seq")
-                .bind(&table)
-                .fetch_all(&self.reads)
-                .await?;
+            let rows =
+                sqlx::query("SELECT seq, payload FROM events WHERE table_id = ? ORDER BY seq")
+                    .bind(&table)
+                    .fetch_all(&self.reads)
+                    .await?;
             let mut out = Vec::with_capacity(rows.len());
             for (i, row) in rows.iter().enumerate() {
                 let seq: i64 = row.try_get("seq")?;
                 if seq != i as i64 {
-                    return Err(StoreError::Corrupt(format!("table {table}: log entry {i} has seq {seq}")));
+                    return Err(StoreError::Corrupt(format!(
+                        "table {table}: log entry {i} has seq {seq}"
+                    )));
                 }
                 let payload: String = row.try_get("payload")?;
                 // Not serde's message: it may quote the payload, whose actions name cards.
                 out.push(serde_json::from_str(&payload).map_err(|e| {
-                    StoreError::Corrupt(format!("table {table} entry {i}: {:?} error at column {}", e.classify(), e.column()))
+                    StoreError::Corrupt(format!(
+                        "table {table} entry {i}: {:?} error at column {}",
+                        e.classify(),
+                        e.column()
+                    ))
                 })?);
             }
             Ok(out)
@@ -552,9 +625,11 @@ impl Store for SqliteStore {
 
     fn unfinished_tables(&self) -> StoreFuture<'_, Vec<String>> {
         Box::pin(async move {
-            let ids = sqlx::query_scalar("SELECT id FROM tables WHERE state != 'finished' ORDER BY cursor")
-                .fetch_all(&self.reads)
-                .await?;
+            let ids = sqlx::query_scalar(
+                "SELECT id FROM tables WHERE state != 'finished' ORDER BY cursor",
+            )
+            .fetch_all(&self.reads)
+            .await?;
             Ok(ids)
         })
     }
@@ -571,11 +646,12 @@ impl Store for SqliteStore {
 
     fn rating(&self, bot: String, ruleset: String) -> StoreFuture<'_, Option<(i64, u64)>> {
         Box::pin(async move {
-            let row = sqlx::query("SELECT rating, games FROM ratings WHERE bot_id = ? AND ruleset = ?")
-                .bind(bot)
-                .bind(ruleset)
-                .fetch_optional(&self.reads)
-                .await?;
+            let row =
+                sqlx::query("SELECT rating, games FROM ratings WHERE bot_id = ? AND ruleset = ?")
+                    .bind(bot)
+                    .bind(ruleset)
+                    .fetch_optional(&self.reads)
+                    .await?;
             row.map(|r| -> Result<(i64, u64), StoreError> {
                 let games: i64 = r.try_get("games")?;
                 Ok((r.try_get("rating")?, games.max(0) as u64))
@@ -618,9 +694,24 @@ mod tests {
 
     fn seats() -> Vec<SeatRow> {
         vec![
-            SeatRow { seat: 0, occupant: Occupant::Empty, name: String::new(), strikes: 0 },
-            SeatRow { seat: 1, occupant: Occupant::House("random".into()), name: String::new(), strikes: 0 },
-            SeatRow { seat: 2, occupant: Occupant::Empty, name: String::new(), strikes: 0 },
+            SeatRow {
+                seat: 0,
+                occupant: Occupant::Empty,
+                name: String::new(),
+                strikes: 0,
+            },
+            SeatRow {
+                seat: 1,
+                occupant: Occupant::House("random".into()),
+                name: String::new(),
+                strikes: 0,
+            },
+            SeatRow {
+                seat: 2,
+                occupant: Occupant::Empty,
+                name: String::new(),
+                strikes: 0,
+            },
         ]
     }
 
@@ -638,24 +729,55 @@ mod tests {
             })
             .await
             .unwrap();
-            s.create_table(table("t1", Visibility::Listed), seats()).await.unwrap();
-            s.append("t1".into(), 0, LogEntry::Join { seat: 0, bot: "b1".into(), name: "alice".into(), time_ms: 7 }, 1)
+            s.create_table(table("t1", Visibility::Listed), seats())
                 .await
                 .unwrap();
             s.append(
                 "t1".into(),
+                0,
+                LogEntry::Join {
+                    seat: 0,
+                    bot: "b1".into(),
+                    name: "alice".into(),
+                    time_ms: 7,
+                },
                 1,
-                LogEntry::Action { seat: 2, action: "pass".into(), auto: true, request_id: None, time_ms: 9 },
+            )
+            .await
+            .unwrap();
+            s.append(
+                "t1".into(),
+                1,
+                LogEntry::Action {
+                    seat: 2,
+                    action: "pass".into(),
+                    auto: true,
+                    request_id: None,
+                    time_ms: 9,
+                },
                 2,
             )
             .await
             .unwrap();
         }
         let s = SqliteStore::open(dir.path()).await.unwrap();
-        assert_eq!(s.bot_by_token_hash("ab".into()).await.unwrap().unwrap().name, "alice");
+        assert_eq!(
+            s.bot_by_token_hash("ab".into())
+                .await
+                .unwrap()
+                .unwrap()
+                .name,
+            "alice"
+        );
         assert!(s.bot_by_token_hash("cd".into()).await.unwrap().is_none());
         let t = s.table("t1".into()).await.unwrap().unwrap();
-        assert_eq!(t.table, TableRow { last_seq: 2, ..table("t1", Visibility::Listed) });
+        assert_eq!(
+            t.table,
+            TableRow {
+                last_seq: 2,
+                ..table("t1", Visibility::Listed)
+            }
+        );
         assert_eq!(t.seats[0].name, "alice");
         assert_eq!(t.seats[0].occupant, Occupant::Bot("b1".into()));
         assert_eq!(t.seats[1].occupant, Occupant::House("random".into()));
@@ -670,14 +792,26 @@ mod tests {
     async fn duplicate_seq_is_refused_without_failing_neighbours() {
         let dir = tempfile::tempdir().unwrap();
         let s = Arc::new(SqliteStore::open(dir.path()).await.unwrap());
-        s.create_table(table("t1", Visibility::Listed), seats()).await.unwrap();
-        s.create_table(table("t2", Visibility::Listed), seats()).await.unwrap();
-        let entry = |t: i64| LogEntry::Action { seat: 0, action: "pass".into(), auto: false, request_id: None, time_ms: t };
+        s.create_table(table("t1", Visibility::Listed), seats())
+            .await
+            .unwrap();
+        s.create_table(table("t2", Visibility::Listed), seats())
+            .await
+            .unwrap();
+        let entry = |t: i64| LogEntry::Action {
+            seat: 0,
+            action: "pass".into(),
+            auto: false,
+            request_id: None,
+            time_ms: t,
+        };
         // Many concurrent appends: they are folded into few transactions; the duplicate fails alone.
         let mut joins = Vec::new();
         for i in 0..50u64 {
             let s = s.clone();
-            joins.push(tokio::spawn(async move { s.append("t2".into(), i, entry(i as i64), i + 1).await }));
+            joins.push(tokio::spawn(async move {
+                s.append("t2".into(), i, entry(i as i64), i + 1).await
+            }));
         }
         let dup = {
             let s = s.clone();
@@ -692,8 +826,14 @@ mod tests {
         assert!(dup.await.unwrap().is_err());
         assert_eq!(s.log("t2".into()).await.unwrap().len(), 50);
         // Folded appends leave each table at its highest last_seq.
-        assert_eq!(s.table("t2".into()).await.unwrap().unwrap().table.last_seq, 50);
-        assert_eq!(s.table("t1".into()).await.unwrap().unwrap().table.last_seq, 1);
+        assert_eq!(
+            s.table("t2".into()).await.unwrap().unwrap().table.last_seq,
+            50
+        );
+        assert_eq!(
+            s.table("t1".into()).await.unwrap().unwrap().table.last_seq,
+            1
+        );
         assert_eq!(s.log("t1".into()).await.unwrap(), vec![entry(0)]);
     }
 
@@ -702,17 +842,39 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let s = SqliteStore::open(dir.path()).await.unwrap();
         for id in ["t1", "t2", "t3"] {
-            s.create_table(table(id, Visibility::Listed), seats()).await.unwrap();
-            s.append(id.into(), 0, LogEntry::Join { seat: 0, bot: "b1".into(), name: "alice".into(), time_ms: 7 }, 1)
+            s.create_table(table(id, Visibility::Listed), seats())
                 .await
                 .unwrap();
+            s.append(
+                id.into(),
+                0,
+                LogEntry::Join {
+                    seat: 0,
+                    bot: "b1".into(),
+                    name: "alice".into(),
+                    time_ms: 7,
+                },
+                1,
+            )
+            .await
+            .unwrap();
         }
         s.finish("t1".into(), "{}".into(), vec![]).await.unwrap();
         s.finish("t2".into(), "{}".into(), vec![]).await.unwrap();
         assert_eq!(s.tables_of_bot("b1".into(), vec![]).await.unwrap(), ["t3"]);
-        assert_eq!(s.tables_of_bot("b1".into(), vec!["t2".into(), "nope".into()]).await.unwrap(), ["t2", "t3"]);
+        assert_eq!(
+            s.tables_of_bot("b1".into(), vec!["t2".into(), "nope".into()])
+                .await
+                .unwrap(),
+            ["t2", "t3"]
+        );
         // Naming a table is no way into someone else's seat.
-        assert!(s.tables_of_bot("b2".into(), vec!["t1".into()]).await.unwrap().is_empty());
+        assert!(
+            s.tables_of_bot("b2".into(), vec!["t1".into()])
+                .await
+                .unwrap()
+                .is_empty()
+        );
     }
 
     #[tokio::test]
@@ -720,21 +882,47 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let s = SqliteStore::open(dir.path()).await.unwrap();
         for i in 0..5 {
-            let vis = if i == 3 { Visibility::Private } else { Visibility::Listed };
-            s.create_table(table(&format!("t{i}"), vis), seats()).await.unwrap();
+            let vis = if i == 3 {
+                Visibility::Private
+            } else {
+                Visibility::Listed
+            };
+            s.create_table(table(&format!("t{i}"), vis), seats())
+                .await
+                .unwrap();
         }
         s.set_state("t1".into(), TableState::Playing).await.unwrap();
-        let all = s.list_tables(TableFilter { limit: 10, ..Default::default() }).await.unwrap();
+        let all = s
+            .list_tables(TableFilter {
+                limit: 10,
+                ..Default::default()
+            })
+            .await
+            .unwrap();
         let ids: Vec<_> = all.iter().map(|t| t.table.id.as_str()).collect();
         assert_eq!(ids, ["t4", "t2", "t1", "t0"]);
         let mine = s
-            .list_tables(TableFilter { limit: 10, viewer_bot: Some("b1".into()), ..Default::default() })
+            .list_tables(TableFilter {
+                limit: 10,
+                viewer_bot: Some("b1".into()),
+                ..Default::default()
+            })
             .await
             .unwrap();
         assert_eq!(mine.len(), 5);
-        let page1 = s.list_tables(TableFilter { limit: 2, ..Default::default() }).await.unwrap();
+        let page1 = s
+            .list_tables(TableFilter {
+                limit: 2,
+                ..Default::default()
+            })
+            .await
+            .unwrap();
         let page2 = s
-            .list_tables(TableFilter { limit: 2, before: page1[1].cursor, ..Default::default() })
+            .list_tables(TableFilter {
+                limit: 2,
+                before: page1[1].cursor,
+                ..Default::default()
+            })
             .await
             .unwrap();
         assert_eq!(page1[0].table.id, "t4");
@@ -742,19 +930,33 @@ mod tests {
         assert_eq!(page2[0].table.id, "t1");
         assert_eq!(page2[1].table.id, "t0");
         let playing = s
-            .list_tables(TableFilter { limit: 10, state: Some(TableState::Playing), ..Default::default() })
+            .list_tables(TableFilter {
+                limit: 10,
+                state: Some(TableState::Playing),
+                ..Default::default()
+            })
             .await
             .unwrap();
         assert_eq!(playing.len(), 1);
         s.finish(
             "t1".into(),
             "{\"format\":\"bete-record/1\"}".into(),
-            vec![RatingDelta { bot: "b1".into(), ruleset: "bete".into(), net: 7 }],
+            vec![RatingDelta {
+                bot: "b1".into(),
+                ruleset: "bete".into(),
+                net: 7,
+            }],
         )
         .await
         .unwrap();
-        assert_eq!(s.record("t1".into()).await.unwrap().unwrap(), "{\"format\":\"bete-record/1\"}");
-        assert_eq!(s.rating("b1".into(), "bete".into()).await.unwrap(), Some((7, 1)));
+        assert_eq!(
+            s.record("t1".into()).await.unwrap().unwrap(),
+            "{\"format\":\"bete-record/1\"}"
+        );
+        assert_eq!(
+            s.rating("b1".into(), "bete".into()).await.unwrap(),
+            Some((7, 1))
+        );
         assert_eq!(s.unfinished_tables().await.unwrap().len(), 4);
     }
 }

@@ -42,7 +42,11 @@ pub struct ActorDeps {
 }
 
 /// Load a table from the store, rebuild it by replaying its log, and start its actor.
-pub async fn spawn(deps: Arc<ActorDeps>, stored: StoredTable, generation: u64) -> Result<Handle, ServerError> {
+pub async fn spawn(
+    deps: Arc<ActorDeps>,
+    stored: StoredTable,
+    generation: u64,
+) -> Result<Handle, ServerError> {
     let meta = Arc::new(TableMeta::from_row(&stored.table)?);
     let log = deps.store.log(meta.id.clone()).await?;
     let shared = Arc::new(Shared {
@@ -54,7 +58,8 @@ pub async fn spawn(deps: Arc<ActorDeps>, stored: StoredTable, generation: u64) -
     let mut actor = Actor::new(deps, meta, shared.clone(), &stored.seats);
     actor.replay(&log)?;
     actor.enter_metrics();
-    if actor.game.as_ref().is_some_and(Game::is_over) && stored.table.state != TableState::Finished {
+    if actor.game.as_ref().is_some_and(Game::is_over) && stored.table.state != TableState::Finished
+    {
         // The process died between the last append and storing the record.
         actor.finish().await;
     }
@@ -62,7 +67,11 @@ pub async fn spawn(deps: Arc<ActorDeps>, stored: StoredTable, generation: u64) -
     actor.publish();
     let (tx, rx) = mpsc::channel(super::COMMAND_QUEUE);
     tokio::spawn(actor.run(rx));
-    Ok(Handle { tx, shared, generation })
+    Ok(Handle {
+        tx,
+        shared,
+        generation,
+    })
 }
 
 struct Actor {
@@ -94,16 +103,27 @@ struct Actor {
 }
 
 impl Actor {
-    fn new(deps: Arc<ActorDeps>, meta: Arc<TableMeta>, shared: Arc<Shared>, seats: &[SeatRow]) -> Actor {
+    fn new(
+        deps: Arc<ActorDeps>,
+        meta: Arc<TableMeta>,
+        shared: Arc<Shared>,
+        seats: &[SeatRow],
+    ) -> Actor {
         let initial: Vec<SeatInfo> = (0..meta.seats)
-            .map(|i| match seats.iter().find(|s| s.seat == i).map(|s| &s.occupant) {
-                Some(Occupant::House(p)) => SeatInfo {
-                    occupant: Occupant::House(p.clone()),
-                    name: format!("house:{p}"),
-                    strikes: 0,
+            .map(
+                |i| match seats.iter().find(|s| s.seat == i).map(|s| &s.occupant) {
+                    Some(Occupant::House(p)) => SeatInfo {
+                        occupant: Occupant::House(p.clone()),
+                        name: format!("house:{p}"),
+                        strikes: 0,
+                    },
+                    _ => SeatInfo {
+                        occupant: Occupant::Empty,
+                        name: String::new(),
+                        strikes: 0,
+                    },
                 },
-                _ => SeatInfo { occupant: Occupant::Empty, name: String::new(), strikes: 0 },
-            })
+            )
             .collect();
         Actor {
             deps,
@@ -142,11 +162,15 @@ impl Actor {
         let created = self.meta.created_at_ms;
         for (i, s) in self.initial.clone().iter().enumerate() {
             if let Occupant::House(_) = s.occupant {
-                self.push(created, false, Body::SeatTaken {
-                    seat: i as u8,
-                    occupant: s.occupant.clone(),
-                    name: s.name.clone(),
-                });
+                self.push(
+                    created,
+                    false,
+                    Body::SeatTaken {
+                        seat: i as u8,
+                        occupant: s.occupant.clone(),
+                        name: s.name.clone(),
+                    },
+                );
             }
         }
         self.maybe_start(created)?;
@@ -154,7 +178,11 @@ impl Actor {
             // The reason only: the engine's text may name the cards of a stored exchange, and
             // this error reaches logs and whichever caller loaded the table.
             self.step(entry).map_err(|e| {
-                ServerError::Internal(format!("table {} log entry {i} does not replay ({})", self.meta.id, e.reason()))
+                ServerError::Internal(format!(
+                    "table {} log entry {i} does not replay ({})",
+                    self.meta.id,
+                    e.reason()
+                ))
             })?;
             self.log_len += 1;
         }
@@ -163,7 +191,12 @@ impl Actor {
 
     fn push(&mut self, time_ms: i64, auto: bool, body: Body) {
         let seq = self.events.len() as u64 + 1;
-        self.events.push(Arc::new(TableEvent { seq, time_ms, auto, body }));
+        self.events.push(Arc::new(TableEvent {
+            seq,
+            time_ms,
+            auto,
+            body,
+        }));
     }
 
     fn last_seq(&self) -> u64 {
@@ -190,18 +223,24 @@ impl Actor {
     fn step(&mut self, entry: &LogEntry) -> Result<(), ServerError> {
         let t = entry.time_ms();
         match entry {
-            LogEntry::Join { seat, bot, name, .. } => {
+            LogEntry::Join {
+                seat, bot, name, ..
+            } => {
                 let s = self.seat_mut(*seat)?;
                 if s.occupant != Occupant::Empty {
                     return Err(ServerError::SeatTaken(*seat));
                 }
                 s.occupant = Occupant::Bot(bot.clone());
                 s.name = name.clone();
-                self.push(t, false, Body::SeatTaken {
-                    seat: *seat,
-                    occupant: Occupant::Bot(bot.clone()),
-                    name: name.clone(),
-                });
+                self.push(
+                    t,
+                    false,
+                    Body::SeatTaken {
+                        seat: *seat,
+                        occupant: Occupant::Bot(bot.clone()),
+                        name: name.clone(),
+                    },
+                );
                 self.maybe_start(t)?;
             }
             LogEntry::Leave { seat, bot, .. } => {
@@ -211,17 +250,29 @@ impl Actor {
                 }
                 s.occupant = Occupant::Empty;
                 s.name.clear();
-                self.push(t, false, Body::SeatLeft { seat: *seat, bot: bot.clone() });
+                self.push(
+                    t,
+                    false,
+                    Body::SeatLeft {
+                        seat: *seat,
+                        bot: bot.clone(),
+                    },
+                );
             }
-            LogEntry::Action { seat, action, auto, request_id, .. } => {
+            LogEntry::Action {
+                seat,
+                action,
+                auto,
+                request_id,
+                ..
+            } => {
                 // Neither the action nor the parse error is quoted: both may name hidden cards.
-                let a: Action = action
-                    .parse()
-                    .map_err(|_| ServerError::Internal(format!("stored action of seat {seat} does not parse")))?;
-                let game = self
-                    .game
-                    .as_mut()
-                    .ok_or_else(|| ServerError::IllegalAction("the match has not started".into()))?;
+                let a: Action = action.parse().map_err(|_| {
+                    ServerError::Internal(format!("stored action of seat {seat} does not parse"))
+                })?;
+                let game = self.game.as_mut().ok_or_else(|| {
+                    ServerError::IllegalAction("the match has not started".into())
+                })?;
                 let events = game
                     .apply_recorded(Seat(*seat), a, *auto)
                     .map_err(|e| ServerError::from_action(&e))?;
@@ -230,13 +281,21 @@ impl Actor {
                     let s = self.seat_mut(*seat)?;
                     s.strikes += 1;
                     let strikes = s.strikes;
-                    self.push(t, true, Body::StrikeCounted { seat: *seat, strikes });
+                    self.push(
+                        t,
+                        true,
+                        Body::StrikeCounted {
+                            seat: *seat,
+                            strikes,
+                        },
+                    );
                 }
                 for e in events {
                     self.push(t, *auto, Body::Game(e));
                 }
                 if let Some(id) = request_id {
-                    self.requests.insert((*seat, id.clone()), (a, self.last_seq()));
+                    self.requests
+                        .insert((*seat, id.clone()), (a, self.last_seq()));
                 }
                 self.decision_since_ms = t;
             }
@@ -245,9 +304,12 @@ impl Actor {
     }
 
     fn seat_mut(&mut self, seat: u8) -> Result<&mut SeatInfo, ServerError> {
-        self.seats
-            .get_mut(seat as usize)
-            .ok_or_else(|| ServerError::field("seat", format!("the table has seats 0-{}", self.meta.seats - 1)))
+        self.seats.get_mut(seat as usize).ok_or_else(|| {
+            ServerError::field(
+                "seat",
+                format!("the table has seats 0-{}", self.meta.seats - 1),
+            )
+        })
     }
 
     // ---- the live path ----
@@ -257,7 +319,17 @@ impl Actor {
         let first = self.events.len();
         let was_playing = self.game.is_some();
         self.step(&entry)?;
-        if let Err(e) = self.deps.store.append(self.meta.id.clone(), self.log_len, entry.clone(), self.last_seq()).await {
+        if let Err(e) = self
+            .deps
+            .store
+            .append(
+                self.meta.id.clone(),
+                self.log_len,
+                entry.clone(),
+                self.last_seq(),
+            )
+            .await
+        {
             tracing::error!(table = %self.meta.id, error = %e, "append failed; rebuilding the table from the store");
             self.reload().await;
             return Err(e.into());
@@ -265,9 +337,14 @@ impl Actor {
         self.log_len += 1;
         let started = !was_playing && self.game.is_some();
         if started
-            && let Err(e) = self.deps.store.set_state(self.meta.id.clone(), TableState::Playing).await {
-                tracing::warn!(table = %self.meta.id, error = %e, "could not store the table state");
-            }
+            && let Err(e) = self
+                .deps
+                .store
+                .set_state(self.meta.id.clone(), TableState::Playing)
+                .await
+        {
+            tracing::warn!(table = %self.meta.id, error = %e, "could not store the table state");
+        }
         if let LogEntry::Action { auto, .. } = &entry {
             self.deps.metrics.moves.inc();
             if *auto {
@@ -324,7 +401,12 @@ impl Actor {
                 _ => None,
             })
             .collect();
-        if let Err(e) = self.deps.store.finish(self.meta.id.clone(), record, ratings).await {
+        if let Err(e) = self
+            .deps
+            .store
+            .finish(self.meta.id.clone(), record, ratings)
+            .await
+        {
             tracing::error!(table = %self.meta.id, error = %e, "could not store the finished record");
         }
     }
@@ -358,7 +440,10 @@ impl Actor {
         let seats = if self.state() == TableState::Finished {
             0
         } else {
-            self.seats.iter().filter(|s| matches!(s.occupant, Occupant::Bot(_))).count() as i64
+            self.seats
+                .iter()
+                .filter(|s| matches!(s.occupant, Occupant::Bot(_)))
+                .count() as i64
         };
         self.deps.metrics.seats.inc_by(seats - self.counted_seats);
         self.counted_seats = seats;
@@ -403,7 +488,8 @@ impl Actor {
     /// A spectator may watch only listed tables.
     fn may_watch(&self, bot: &str) -> Result<Viewer, ServerError> {
         let viewer = self.viewer_of(bot);
-        if viewer == Viewer::Spectator && self.meta.visibility == crate::store::Visibility::Private {
+        if viewer == Viewer::Spectator && self.meta.visibility == crate::store::Visibility::Private
+        {
             return Err(ServerError::TablePrivate);
         }
         Ok(viewer)
@@ -420,7 +506,12 @@ impl Actor {
             (Viewer::Seat(s), Some(t)) if s == t => Some(self.deadline_ms()),
             _ => None,
         };
-        Snapshot { seq: self.last_seq(), viewer, view, deadline_ms }
+        Snapshot {
+            seq: self.last_seq(),
+            viewer,
+            view,
+            deadline_ms,
+        }
     }
 
     fn status(&self) -> TableStatus {
@@ -445,16 +536,23 @@ impl Actor {
         sinks.retain_mut(|sink| {
             let viewer = self.viewer_of(&sink.bot);
             for e in &new {
-                if let Offer::Gone { too_slow } = sink.offer(&self.meta, WatchItem::Event(e.clone(), viewer)) {
+                if let Offer::Gone { too_slow } =
+                    sink.offer(&self.meta, WatchItem::Event(e.clone(), viewer))
+                {
                     if too_slow {
                         self.deps.metrics.watchers_dropped.inc();
                     }
                     return false;
                 }
             }
-            if decide && matches!(sink.tx, SinkTx::Bot(_)) && to_act.is_some() && viewer == Viewer::Seat(to_act.unwrap_or_default()) {
+            if decide
+                && matches!(sink.tx, SinkTx::Bot(_))
+                && to_act.is_some()
+                && viewer == Viewer::Seat(to_act.unwrap_or_default())
+            {
                 let snap = Box::new(self.snapshot(viewer));
-                if let Offer::Gone { too_slow } = sink.offer(&self.meta, WatchItem::Decision(snap)) {
+                if let Offer::Gone { too_slow } = sink.offer(&self.meta, WatchItem::Decision(snap))
+                {
                     if too_slow {
                         self.deps.metrics.watchers_dropped.inc();
                     }
@@ -475,7 +573,12 @@ impl Actor {
             Command::Status { reply } => {
                 let _ = reply.send(self.status());
             }
-            Command::Join { bot, name, seat, reply } => {
+            Command::Join {
+                bot,
+                name,
+                seat,
+                reply,
+            } => {
                 let r = self.join(bot, name, seat).await;
                 let _ = reply.send(r);
             }
@@ -483,7 +586,13 @@ impl Actor {
                 let r = self.leave(bot).await;
                 let _ = reply.send(r);
             }
-            Command::Submit { bot, action, expected_seq, request_id, reply } => {
+            Command::Submit {
+                bot,
+                action,
+                expected_seq,
+                request_id,
+                reply,
+            } => {
                 let r = self.submit(&bot, action, expected_seq, request_id).await;
                 let _ = reply.send(r);
             }
@@ -491,15 +600,30 @@ impl Actor {
                 let r = self.may_watch(&bot).map(|v| self.snapshot(v));
                 let _ = reply.send(r);
             }
-            Command::Watch { bot, from_seq, reply } => {
-                let r = self.watch(bot, from_seq).map(|rx| (rx, self.shared.clone()));
+            Command::Watch {
+                bot,
+                from_seq,
+                reply,
+            } => {
+                let r = self
+                    .watch(bot, from_seq)
+                    .map(|rx| (rx, self.shared.clone()));
                 let _ = reply.send(r);
             }
-            Command::WatchBot { bot, stream, from_seq } => self.watch_bot(bot, stream, from_seq),
+            Command::WatchBot {
+                bot,
+                stream,
+                from_seq,
+            } => self.watch_bot(bot, stream, from_seq),
         }
     }
 
-    async fn join(&mut self, bot: String, name: String, seat: Option<u8>) -> Result<(u8, TableStatus), ServerError> {
+    async fn join(
+        &mut self,
+        bot: String,
+        name: String,
+        seat: Option<u8>,
+    ) -> Result<(u8, TableStatus), ServerError> {
         if self.state() == TableState::Finished {
             return Err(ServerError::TableFinished);
         }
@@ -510,10 +634,15 @@ impl Actor {
             Some(s) if s >= self.meta.seats => {
                 return Err(ServerError::field(
                     "seat",
-                    format!("seat {s} does not exist: the table has seats 0-{}", self.meta.seats - 1),
+                    format!(
+                        "seat {s} does not exist: the table has seats 0-{}",
+                        self.meta.seats - 1
+                    ),
                 ));
             }
-            Some(s) if self.seats[s as usize].occupant != Occupant::Empty => return Err(ServerError::SeatTaken(s)),
+            Some(s) if self.seats[s as usize].occupant != Occupant::Empty => {
+                return Err(ServerError::SeatTaken(s));
+            }
             Some(s) => s,
             None => self
                 .seats
@@ -522,7 +651,13 @@ impl Actor {
                 .map(|i| i as u8)
                 .ok_or(ServerError::TableFull)?,
         };
-        self.commit(LogEntry::Join { seat, bot, name, time_ms: now_ms() }).await?;
+        self.commit(LogEntry::Join {
+            seat,
+            bot,
+            name,
+            time_ms: now_ms(),
+        })
+        .await?;
         Ok((seat, self.status()))
     }
 
@@ -531,7 +666,12 @@ impl Actor {
         if self.state() == TableState::Finished {
             return Err(ServerError::TableFinished);
         }
-        self.commit(LogEntry::Leave { seat, bot: bot.clone(), time_ms: now_ms() }).await?;
+        self.commit(LogEntry::Leave {
+            seat,
+            bot: bot.clone(),
+            time_ms: now_ms(),
+        })
+        .await?;
         if self.meta.visibility == crate::store::Visibility::Private {
             // No longer seated: no longer allowed to watch a private table.
             let before = self.sinks.len();
@@ -558,21 +698,30 @@ impl Actor {
     ) -> Result<Submitted, ServerError> {
         let seat = self.seat_of(bot).ok_or(ServerError::SpectatorCannotAct)?;
         if let Some(id) = &request_id
-            && let Some((done, seq)) = self.requests.get(&(seat, id.clone())) {
-                return if *done == action {
-                    Ok(Submitted { seq: *seq, replayed: true })
-                } else {
-                    Err(ServerError::DuplicateRequestConflict(id.clone()))
-                };
-            }
+            && let Some((done, seq)) = self.requests.get(&(seat, id.clone()))
+        {
+            return if *done == action {
+                Ok(Submitted {
+                    seq: *seq,
+                    replayed: true,
+                })
+            } else {
+                Err(ServerError::DuplicateRequestConflict(id.clone()))
+            };
+        }
         let Some(game) = &self.game else {
-            return Err(ServerError::IllegalAction("the match has not started: seats are still free".into()));
+            return Err(ServerError::IllegalAction(
+                "the match has not started: seats are still free".into(),
+            ));
         };
         if game.is_over() {
             return Err(ServerError::TableFinished);
         }
         if expected_seq != 0 && expected_seq != self.last_seq() {
-            return Err(ServerError::StaleSeq { expected: expected_seq, last_seq: self.last_seq() });
+            return Err(ServerError::StaleSeq {
+                expected: expected_seq,
+                last_seq: self.last_seq(),
+            });
         }
         match game.to_act() {
             Some(s) if s.0 == seat => {}
@@ -587,21 +736,40 @@ impl Actor {
             time_ms: now_ms(),
         })
         .await?;
-        Ok(Submitted { seq: self.last_seq(), replayed: false })
+        Ok(Submitted {
+            seq: self.last_seq(),
+            replayed: false,
+        })
     }
 
-    fn watch(&mut self, bot: String, from_seq: Option<u64>) -> Result<mpsc::Receiver<crate::table::Outbound>, ServerError> {
+    fn watch(
+        &mut self,
+        bot: String,
+        from_seq: Option<u64>,
+    ) -> Result<mpsc::Receiver<crate::table::Outbound>, ServerError> {
         let viewer = self.may_watch(&bot)?;
         let last = self.last_seq();
         let backlog = match from_seq {
-            Some(f) if f > last => return Err(ServerError::FromSeqOutOfRange { from_seq: f, last_seq: last }),
+            Some(f) if f > last => {
+                return Err(ServerError::FromSeqOutOfRange {
+                    from_seq: f,
+                    last_seq: last,
+                });
+            }
             Some(f) => &self.events[f as usize..],
             None => &[],
         };
         let (tx, rx) = mpsc::channel(backlog.len() + self.deps.watch_buffer.max(4));
-        let mut sink = Sink { bot, tx: SinkTx::Table(tx), last_seq: from_seq.unwrap_or(0) };
+        let mut sink = Sink {
+            bot,
+            tx: SinkTx::Table(tx),
+            last_seq: from_seq.unwrap_or(0),
+        };
         if from_seq.is_none() {
-            sink.offer(&self.meta, WatchItem::Snapshot(Box::new(self.snapshot(viewer))));
+            sink.offer(
+                &self.meta,
+                WatchItem::Snapshot(Box::new(self.snapshot(viewer))),
+            );
         }
         for e in backlog.iter().cloned() {
             sink.offer(&self.meta, WatchItem::Event(e, viewer));
@@ -614,15 +782,26 @@ impl Actor {
     }
 
     fn watch_bot(&mut self, bot: String, stream: super::BotStream, from_seq: Option<u64>) {
-        if self.sinks.iter().any(|s| matches!(&s.tx, SinkTx::Bot(b) if b.id == stream.id)) {
+        if self
+            .sinks
+            .iter()
+            .any(|s| matches!(&s.tx, SinkTx::Bot(b) if b.id == stream.id))
+        {
             return;
         }
-        let Some(seat) = self.seat_of(&bot) else { return };
+        let Some(seat) = self.seat_of(&bot) else {
+            return;
+        };
         let viewer = Viewer::Seat(Seat(seat));
         let last = self.last_seq();
         let room = stream.tx.capacity() / 2;
-        let mut sink = Sink { bot, tx: SinkTx::Bot(stream), last_seq: 0 };
-        let mut ok = sink.offer(&self.meta, WatchItem::Seated(seat, Box::new(self.status()))) == Offer::Sent;
+        let mut sink = Sink {
+            bot,
+            tx: SinkTx::Bot(stream),
+            last_seq: 0,
+        };
+        let mut ok =
+            sink.offer(&self.meta, WatchItem::Seated(seat, Box::new(self.status()))) == Offer::Sent;
         match from_seq {
             // Resume with the missed events when they fit; otherwise a fresh snapshot.
             Some(f) if f <= last && ((last - f) as usize) < room => {
@@ -631,11 +810,19 @@ impl Actor {
                 }
             }
             _ => {
-                ok = ok && sink.offer(&self.meta, WatchItem::Snapshot(Box::new(self.snapshot(viewer)))) == Offer::Sent;
+                ok = ok
+                    && sink.offer(
+                        &self.meta,
+                        WatchItem::Snapshot(Box::new(self.snapshot(viewer))),
+                    ) == Offer::Sent;
             }
         }
         if self.game.as_ref().and_then(Game::to_act) == Some(Seat(seat)) {
-            ok = ok && sink.offer(&self.meta, WatchItem::Decision(Box::new(self.snapshot(viewer)))) == Offer::Sent;
+            ok = ok
+                && sink.offer(
+                    &self.meta,
+                    WatchItem::Decision(Box::new(self.snapshot(viewer))),
+                ) == Offer::Sent;
         }
         if ok && self.state() != TableState::Finished {
             if let SinkTx::Bot(b) = &sink.tx
@@ -659,9 +846,9 @@ impl Actor {
         let seat = game.to_act()?;
         let after_ms = |ms: i64| Instant::now() + Duration::from_millis(ms.max(0) as u64);
         match &self.seats[seat.index()].occupant {
-            Occupant::House(_) => {
-                Some(after_ms(self.decision_since_ms + self.deps.house_delay.as_millis() as i64 - now_ms()))
-            }
+            Occupant::House(_) => Some(after_ms(
+                self.decision_since_ms + self.deps.house_delay.as_millis() as i64 - now_ms(),
+            )),
             _ => Some(after_ms(self.deadline_ms() - now_ms())),
         }
     }
@@ -672,14 +859,28 @@ impl Actor {
         if game.is_over() {
             return false;
         }
-        let Some(seat) = game.to_act() else { return true };
+        let Some(seat) = game.to_act() else {
+            return true;
+        };
         let entry = match &self.seats[seat.index()].occupant {
             Occupant::House(policy) => match house::choose(policy, game, seat, &mut self.rng) {
-                Some(a) => LogEntry::Action { seat: seat.0, action: a.to_string(), auto: false, request_id: None, time_ms: now_ms() },
+                Some(a) => LogEntry::Action {
+                    seat: seat.0,
+                    action: a.to_string(),
+                    auto: false,
+                    request_id: None,
+                    time_ms: now_ms(),
+                },
                 None => return true,
             },
             _ => match game.safe_action(seat) {
-                Some(a) => LogEntry::Action { seat: seat.0, action: a.to_string(), auto: true, request_id: None, time_ms: now_ms() },
+                Some(a) => LogEntry::Action {
+                    seat: seat.0,
+                    action: a.to_string(),
+                    auto: true,
+                    request_id: None,
+                    time_ms: now_ms(),
+                },
                 None => return true,
             },
         };
@@ -696,7 +897,9 @@ impl Actor {
         let shared = self.shared.clone();
         loop {
             let wake = self.next_wake();
-            let sleep = tokio::time::sleep_until(wake.unwrap_or_else(|| Instant::now() + Duration::from_secs(86_400)));
+            let sleep = tokio::time::sleep_until(
+                wake.unwrap_or_else(|| Instant::now() + Duration::from_secs(86_400)),
+            );
             tokio::pin!(sleep);
             tokio::select! {
                 biased;

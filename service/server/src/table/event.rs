@@ -12,7 +12,11 @@ pub enum Body {
     /// An engine event (public part, private parts per seat, spectators' reveal).
     Game(Event),
     /// A seat was taken by a bot or, at creation, by a house bot.
-    SeatTaken { seat: u8, occupant: Occupant, name: String },
+    SeatTaken {
+        seat: u8,
+        occupant: Occupant,
+        name: String,
+    },
     /// A bot left its seat.
     SeatLeft { seat: u8, bot: String },
     /// Every seat is taken; the first `DealStarted` follows.

@@ -44,8 +44,8 @@ impl TableMeta {
         let ruleset: RulesetId = row.ruleset.parse().map_err(|e| corrupt(format!("{e}")))?;
         let json: serde_json::Map<String, serde_json::Value> =
             serde_json::from_str(&row.config_json).map_err(|e| corrupt(format!("config: {e}")))?;
-        let config =
-            Config::from_json(ruleset, row.seats, &json).map_err(|e| corrupt(format!("config: {e}")))?;
+        let config = Config::from_json(ruleset, row.seats, &json)
+            .map_err(|e| corrupt(format!("config: {e}")))?;
         let seed: Seed = row.seed.parse().map_err(|_| corrupt("seed".into()))?;
         Ok(TableMeta {
             id: row.id.clone(),

@@ -48,12 +48,20 @@ pub struct BotStream {
 
 impl BotStream {
     pub fn new(id: u64, tx: mpsc::Sender<Outbound>) -> BotStream {
-        BotStream { id, tx, cut: Arc::new(AtomicBool::new(false)), tables: Arc::new(Mutex::new(Vec::new())) }
+        BotStream {
+            id,
+            tx,
+            cut: Arc::new(AtomicBool::new(false)),
+            tables: Arc::new(Mutex::new(Vec::new())),
+        }
     }
 
     /// Tell every table in `following` (a stream's `tables`) that the stream closed.
     pub fn ring_closed(following: &Mutex<Vec<Weak<Shared>>>) {
-        let tables = following.lock().map(|mut t| std::mem::take(&mut *t)).unwrap_or_default();
+        let tables = following
+            .lock()
+            .map(|mut t| std::mem::take(&mut *t))
+            .unwrap_or_default();
         for shared in tables.iter().filter_map(Weak::upgrade) {
             shared.watcher_left.notify_one();
         }
@@ -86,7 +94,9 @@ pub(super) struct Sink {
 pub(super) enum Offer {
     Sent,
     /// The watcher is gone (closed by its client, or cut now for being too slow).
-    Gone { too_slow: bool },
+    Gone {
+        too_slow: bool,
+    },
 }
 
 impl Sink {
@@ -110,14 +120,23 @@ impl Sink {
         }
         // Keep the last slot for the end-of-stream status.
         if tx.capacity() <= 1 {
-            let end = ServerError::WatcherTooSlow { table_id: meta.id.clone(), from_seq: self.last_seq };
-            let _ = tx.try_send(Outbound { meta: meta.clone(), item: WatchItem::End(end) });
+            let end = ServerError::WatcherTooSlow {
+                table_id: meta.id.clone(),
+                from_seq: self.last_seq,
+            };
+            let _ = tx.try_send(Outbound {
+                meta: meta.clone(),
+                item: WatchItem::End(end),
+            });
             if let SinkTx::Bot(b) = &self.tx {
                 b.cut.store(true, Ordering::Release);
             }
             return Offer::Gone { too_slow: true };
         }
-        match tx.try_send(Outbound { meta: meta.clone(), item }) {
+        match tx.try_send(Outbound {
+            meta: meta.clone(),
+            item,
+        }) {
             Ok(()) => {
                 if let Some(s) = seq {
                     self.last_seq = s;
@@ -146,7 +165,10 @@ impl Sink {
     /// End the stream with a status (shutdown, match over for WatchTable).
     pub fn end(&self, meta: &Arc<TableMeta>, err: Option<ServerError>) {
         if let (SinkTx::Table(tx), Some(err)) = (&self.tx, err) {
-            let _ = tx.try_send(Outbound { meta: meta.clone(), item: WatchItem::End(err) });
+            let _ = tx.try_send(Outbound {
+                meta: meta.clone(),
+                item: WatchItem::End(err),
+            });
         }
     }
 }

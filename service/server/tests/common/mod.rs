@@ -38,7 +38,12 @@ impl TestServer {
         let join = tokio::spawn(bete_server::run(listener, config, async move {
             let _ = stopped.await;
         }));
-        TestServer { addr, dir, stop: Some(stop), join: Some(join) }
+        TestServer {
+            addr,
+            dir,
+            stop: Some(stop),
+            join: Some(join),
+        }
     }
 
     /// A channel whose client reads at most a few KiB ahead (to make slow readers visible).
@@ -53,7 +58,11 @@ impl TestServer {
     }
 
     pub async fn channel(&self) -> Channel {
-        Channel::from_shared(format!("http://{}", self.addr)).unwrap().connect().await.unwrap()
+        Channel::from_shared(format!("http://{}", self.addr))
+            .unwrap()
+            .connect()
+            .await
+            .unwrap()
     }
 
     pub async fn stop(mut self) {
@@ -61,7 +70,11 @@ impl TestServer {
             let _ = s.send(());
         }
         if let Some(j) = self.join.take() {
-            tokio::time::timeout(Duration::from_secs(20), j).await.unwrap().unwrap().unwrap();
+            tokio::time::timeout(Duration::from_secs(20), j)
+                .await
+                .unwrap()
+                .unwrap()
+                .unwrap();
         }
     }
 }
@@ -79,7 +92,8 @@ impl Interceptor for Bearer {
     }
 }
 
-pub type Client = TableServiceClient<tonic::service::interceptor::InterceptedService<Channel, Bearer>>;
+pub type Client =
+    TableServiceClient<tonic::service::interceptor::InterceptedService<Channel, Bearer>>;
 
 pub struct Bot {
     pub id: String,
@@ -90,12 +104,19 @@ pub struct Bot {
 pub async fn register(ch: &Channel, name: &str) -> Bot {
     let mut bots = BotServiceClient::new(ch.clone());
     let r = bots
-        .register_bot(pb::RegisterBotRequest { name: name.into(), owner: "tests".into() })
+        .register_bot(pb::RegisterBotRequest {
+            name: name.into(),
+            owner: "tests".into(),
+        })
         .await
         .unwrap()
         .into_inner();
     let client = TableServiceClient::with_interceptor(ch.clone(), Bearer(Some(r.token.clone())));
-    Bot { id: r.bot_id, token: r.token, client }
+    Bot {
+        id: r.bot_id,
+        token: r.token,
+        client,
+    }
 }
 
 pub fn client_with(ch: &Channel, token: Option<&str>) -> Client {
@@ -103,7 +124,10 @@ pub fn client_with(ch: &Channel, token: Option<&str>) -> Client {
 }
 
 pub fn house(seat: u32, policy: pb::HouseBotPolicy) -> pb::HouseBotSeat {
-    pb::HouseBotSeat { seat, policy: policy.into() }
+    pb::HouseBotSeat {
+        seat,
+        policy: policy.into(),
+    }
 }
 
 pub const ALL_RULESETS: [pb::Ruleset; 6] = [
@@ -118,7 +142,10 @@ pub const ALL_RULESETS: [pb::Ruleset; 6] = [
 /// The ErrorInfo reason of a status.
 pub fn reason(s: &Status) -> String {
     use tonic_types::StatusExt;
-    s.get_error_details().error_info().map(|i| i.reason.clone()).unwrap_or_default()
+    s.get_error_details()
+        .error_info()
+        .map(|i| i.reason.clone())
+        .unwrap_or_default()
 }
 
 pub fn bad_fields(s: &Status) -> Vec<String> {
@@ -137,9 +164,10 @@ pub fn cards_in(msg: &impl std::fmt::Debug) -> Vec<bete_rules::Card> {
         if i % 2 == 1 {
             for word in quoted.split(' ') {
                 if word.len() == 2
-                    && let Ok(c) = word.parse::<bete_rules::Card>() {
-                        out.push(c);
-                    }
+                    && let Ok(c) = word.parse::<bete_rules::Card>()
+                {
+                    out.push(c);
+                }
             }
         }
     }
