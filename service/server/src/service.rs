@@ -102,12 +102,21 @@ impl Api {
         Ok(())
     }
 
-    fn done<T>(
+    /// Runs one RPC in its span, logs a failure by reason only, turns a `ServerError` into a
+    /// status (status.rs) and counts it in the RPC metrics. Every method goes through here.
+    async fn call<T>(
         &self,
         method: &'static str,
-        started: Instant,
-        r: Result<T, ServerError>,
+        rpc: impl Future<Output = Result<T, ServerError>>,
     ) -> Result<Response<T>, Status> {
+        let started = Instant::now();
+        let r = rpc
+            .instrument(tracing::info_span!(
+                "rpc",
+                otel.name = method,
+                rpc.method = method
+            ))
+            .await;
         if let Err(e) = &r {
             // The reason only: a message may quote the caller's input (cards, seeds), and logs
             // carry no card, seed or token.
@@ -317,8 +326,7 @@ impl BotService for BotApi {
         request: Request<pb::RegisterBotRequest>,
     ) -> Result<Response<pb::RegisterBotResponse>, Status> {
         let api = &self.0;
-        let started = Instant::now();
-        let r = async {
+        api.call("RegisterBot", async {
             api.gate(&request)?;
             let req = request.into_inner();
             let name = req.name.trim();
@@ -351,10 +359,8 @@ impl BotService for BotApi {
             api.auth.remember(bot);
             tracing::info!(bot = %bot_id, "bot registered");
             Ok(pb::RegisterBotResponse { bot_id, token })
-        }
-        .instrument(tracing::info_span!("RegisterBot"))
-        .await;
-        api.done("RegisterBot", started, r)
+        })
+        .await
     }
 }
 
@@ -365,8 +371,7 @@ impl TableService for TableApi {
         request: Request<pb::CreateTableRequest>,
     ) -> Result<Response<pb::CreateTableResponse>, Status> {
         let api = &self.0;
-        let started = Instant::now();
-        let r = async {
+        api.call("CreateTable", async {
             let bot = api.begin(&request).await?;
             let (row, seats) = api.check_create(&bot, request.into_inner())?;
             let id = row.id.clone();
@@ -376,10 +381,8 @@ impl TableService for TableApi {
             Ok(pb::CreateTableResponse {
                 table: Some(project::table_to_pb(&status)),
             })
-        }
-        .instrument(tracing::info_span!("CreateTable"))
-        .await;
-        api.done("CreateTable", started, r)
+        })
+        .await
     }
 
     async fn get_table(
@@ -387,18 +390,15 @@ impl TableService for TableApi {
         request: Request<pb::GetTableRequest>,
     ) -> Result<Response<pb::GetTableResponse>, Status> {
         let api = &self.0;
-        let started = Instant::now();
-        let r = async {
+        api.call("GetTable", async {
             api.begin(&request).await?;
             let id = table_id(&request.get_ref().table_id)?;
             let status = api.status(&id).await?;
             Ok(pb::GetTableResponse {
                 table: Some(project::table_to_pb(&status)),
             })
-        }
-        .instrument(tracing::info_span!("GetTable"))
-        .await;
-        api.done("GetTable", started, r)
+        })
+        .await
     }
 
     async fn list_tables(
@@ -406,8 +406,7 @@ impl TableService for TableApi {
         request: Request<pb::ListTablesRequest>,
     ) -> Result<Response<pb::ListTablesResponse>, Status> {
         let api = &self.0;
-        let started = Instant::now();
-        let r = async {
+        api.call("ListTables", async {
             api.begin(&request).await?;
             let req = request.into_inner();
             let limit = match req.page_size {
@@ -470,10 +469,8 @@ impl TableService for TableApi {
                 tables,
                 next_page_token,
             })
-        }
-        .instrument(tracing::info_span!("ListTables"))
-        .await;
-        api.done("ListTables", started, r)
+        })
+        .await
     }
 
     async fn join_table(
@@ -481,8 +478,7 @@ impl TableService for TableApi {
         request: Request<pb::JoinTableRequest>,
     ) -> Result<Response<pb::JoinTableResponse>, Status> {
         let api = &self.0;
-        let started = Instant::now();
-        let r = async {
+        api.call("JoinTable", async {
             let bot = api.begin(&request).await?;
             let req = request.into_inner();
             let id = table_id(&req.table_id)?;
@@ -508,10 +504,8 @@ impl TableService for TableApi {
                 seat: u32::from(seat),
                 table: Some(project::table_to_pb(&status)),
             })
-        }
-        .instrument(tracing::info_span!("JoinTable"))
-        .await;
-        api.done("JoinTable", started, r)
+        })
+        .await
     }
 
     async fn leave_table(
@@ -519,8 +513,7 @@ impl TableService for TableApi {
         request: Request<pb::LeaveTableRequest>,
     ) -> Result<Response<pb::LeaveTableResponse>, Status> {
         let api = &self.0;
-        let started = Instant::now();
-        let r = async {
+        api.call("LeaveTable", async {
             let bot = api.begin(&request).await?;
             let id = table_id(&request.get_ref().table_id)?;
             let status = api
@@ -533,10 +526,8 @@ impl TableService for TableApi {
             Ok(pb::LeaveTableResponse {
                 table: Some(project::table_to_pb(&status)),
             })
-        }
-        .instrument(tracing::info_span!("LeaveTable"))
-        .await;
-        api.done("LeaveTable", started, r)
+        })
+        .await
     }
 
     async fn submit_action(
@@ -544,8 +535,7 @@ impl TableService for TableApi {
         request: Request<pb::SubmitActionRequest>,
     ) -> Result<Response<pb::SubmitActionResponse>, Status> {
         let api = &self.0;
-        let started = Instant::now();
-        let r = async {
+        api.call("SubmitAction", async {
             let bot = api.begin(&request).await?;
             let req = request.into_inner();
             let id = table_id(&req.table_id)?;
@@ -575,10 +565,8 @@ impl TableService for TableApi {
                 seq: done.seq,
                 replayed: done.replayed,
             })
-        }
-        .instrument(tracing::info_span!("SubmitAction"))
-        .await;
-        api.done("SubmitAction", started, r)
+        })
+        .await
     }
 
     async fn get_seat_view(
@@ -586,8 +574,7 @@ impl TableService for TableApi {
         request: Request<pb::GetSeatViewRequest>,
     ) -> Result<Response<pb::GetSeatViewResponse>, Status> {
         let api = &self.0;
-        let started = Instant::now();
-        let r = async {
+        api.call("GetSeatView", async {
             let bot = api.begin(&request).await?;
             let id = table_id(&request.get_ref().table_id)?;
             let handle = api.tables.get(&id).await?;
@@ -601,10 +588,8 @@ impl TableService for TableApi {
             Ok(pb::GetSeatViewResponse {
                 view: Some(project::snapshot_to_pb(&handle.shared.meta, &snap)),
             })
-        }
-        .instrument(tracing::info_span!("GetSeatView"))
-        .await;
-        api.done("GetSeatView", started, r)
+        })
+        .await
     }
 
     type WatchTableStream = WatchStream<TableShape>;
@@ -614,8 +599,7 @@ impl TableService for TableApi {
         request: Request<pb::WatchTableRequest>,
     ) -> Result<Response<Self::WatchTableStream>, Status> {
         let api = &self.0;
-        let started = Instant::now();
-        let r = async {
+        api.call("WatchTable", async {
             let bot = api.begin(&request).await?;
             let req = request.into_inner();
             let id = table_id(&req.table_id)?;
@@ -636,10 +620,8 @@ impl TableService for TableApi {
                 None,
                 Some(Box::new(move || shared.watcher_left.notify_one())),
             ))
-        }
-        .instrument(tracing::info_span!("WatchTable"))
-        .await;
-        api.done("WatchTable", started, r)
+        })
+        .await
     }
 
     type WatchBotStream = WatchStream<BotShape>;
@@ -649,8 +631,7 @@ impl TableService for TableApi {
         request: Request<pb::WatchBotRequest>,
     ) -> Result<Response<Self::WatchBotStream>, Status> {
         let api = &self.0;
-        let started = Instant::now();
-        let r = async {
+        api.call("WatchBot", async {
             let bot = api.begin(&request).await?;
             let req = request.into_inner();
             let (tx, rx) = mpsc::channel(BOT_STREAM_BUFFER);
@@ -682,10 +663,8 @@ impl TableService for TableApi {
                     BotStream::ring_closed(&following);
                 })),
             ))
-        }
-        .instrument(tracing::info_span!("WatchBot"))
-        .await;
-        api.done("WatchBot", started, r)
+        })
+        .await
     }
 
     async fn get_game_record(
@@ -693,8 +672,7 @@ impl TableService for TableApi {
         request: Request<pb::GetGameRecordRequest>,
     ) -> Result<Response<pb::GetGameRecordResponse>, Status> {
         let api = &self.0;
-        let started = Instant::now();
-        let r = async {
+        api.call("GetGameRecord", async {
             let bot = api.begin(&request).await?;
             let id = table_id(&request.get_ref().table_id)?;
             let t = api
@@ -719,9 +697,7 @@ impl TableService for TableApi {
             Ok(pb::GetGameRecordResponse {
                 record_json: record,
             })
-        }
-        .instrument(tracing::info_span!("GetGameRecord"))
-        .await;
-        api.done("GetGameRecord", started, r)
+        })
+        .await
     }
 }
