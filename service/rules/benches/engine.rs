@@ -7,6 +7,9 @@
 //! cost of starting it is counted). Every action is drawn uniformly from `legal_actions_into`
 //! with a reused buffer, and applied with `apply_into` with a reused event buffer, as a server
 //! or a simulator does. Throughput is reported in deals per second.
+//!
+//! `playout_deal/*` measures the simulation fast path instead: `Game::play_out_deal` on a
+//! `Game::new_playout` match (no events, no record, explicit decks shuffled by the bench).
 
 use std::hint::black_box;
 
@@ -124,6 +127,59 @@ fn playouts(c: &mut Criterion) {
     g.finish();
 }
 
+/// The simulation fast path: a `Game::new_playout` match (no events, no record), each deal's
+/// deck a permutation drawn by the bench (a multiply-shift Fisher–Yates on the same ChaCha8
+/// stream, so no seeded SHA-256 shuffle) and given with `play_deck`, then `play_out_deal`.
+struct FastPlayout {
+    setup: Setup,
+    game: Game,
+    deck: Vec<bete_rules::Card>,
+    rng: ChaCha8Rng,
+}
+
+impl FastPlayout {
+    fn new(ruleset: RulesetId, seats: u8) -> FastPlayout {
+        let setup = Setup {
+            ruleset,
+            config: Config::defaults(ruleset, seats),
+            seats,
+            first_dealer: Seat(0),
+            decks: Decks::Explicit(Vec::new()),
+        };
+        let game = Game::new_playout(setup.clone()).expect("valid setup");
+        FastPlayout {
+            deck: game.pack().to_vec(),
+            setup,
+            game,
+            rng: ChaCha8Rng::seed_from_u64(1),
+        }
+    }
+
+    /// Shuffles, deals and plays one deal; starts a new match when one ends.
+    fn deal(&mut self) {
+        if self.game.is_over() {
+            self.game = Game::new_playout(self.setup.clone()).expect("valid setup");
+        }
+        for i in (1..self.deck.len()).rev() {
+            let j = (u64::from(self.rng.next_u32()) * (i as u64 + 1)) >> 32;
+            self.deck.swap(i, j as usize);
+        }
+        let dealt = self.game.play_deck(&self.deck);
+        debug_assert!(dealt.is_ok());
+        self.game.play_out_deal(&mut self.rng);
+    }
+}
+
+fn fast_playouts(c: &mut Criterion) {
+    let mut g = c.benchmark_group("playout_deal");
+    g.throughput(Throughput::Elements(1));
+    for (r, n) in tables() {
+        let mut p = FastPlayout::new(r, n);
+        g.bench_function(format!("{r}/{n}"), |b| b.iter(|| p.deal()));
+    }
+    g.finish();
+}
+
 fn micro(c: &mut Criterion) {
     let mut g = c.benchmark_group("engine");
     for (r, n) in [(RulesetId::Bete, 5), (RulesetId::BesteBoer, 5)] {
@@ -162,5 +218,5 @@ fn micro(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, playouts, micro);
+criterion_group!(benches, playouts, fast_playouts, micro);
 criterion_main!(benches);

@@ -14,6 +14,7 @@ use crate::family::{Ctx, Family};
 use crate::game::ActionError;
 use crate::ruleset::{MAX_SEATS, RulesetId};
 use crate::seat::Seat;
+use crate::sink::Sink;
 use crate::summary::{SummaryHead, SummaryLog};
 use crate::trick::{ECARTE_RANKING, Trick};
 use crate::view::{Phase, PlayedCard, Pools, TrickView, View, Viewer};
@@ -87,7 +88,7 @@ impl BeastTable {
         best.map(|(_, s)| s)
     }
 
-    fn settle(&mut self, ctx: &mut Ctx, out: &mut Vec<Event>) {
+    fn settle(&mut self, ctx: &mut Ctx, out: &mut impl Sink) {
         let before = *ctx.balances;
         let n = self.seats as usize;
         // BS6: the Play heap to the single seat with the most tricks; a tie carries.
@@ -120,7 +121,7 @@ impl BeastTable {
             net[i] = ctx.balances[i] - before[i];
         }
         self.net = net;
-        out.push(Event {
+        out.emit(|| Event {
             public: PublicEvent::DealSettled(Box::new(Settlement {
                 deal: self.deal_no,
                 result: DealResult::Heaps {
@@ -157,10 +158,12 @@ impl BeastTable {
                 *b += r;
             }
             self.match_over = true;
-            out.push(Event::public(PublicEvent::MatchEnded {
-                returned: Box::new(returned),
-                balances: Box::new(*ctx.balances),
-            }));
+            out.emit(|| {
+                Event::public(PublicEvent::MatchEnded {
+                    returned: Box::new(returned),
+                    balances: Box::new(*ctx.balances),
+                })
+            });
         }
     }
 }
@@ -213,7 +216,7 @@ impl Family for BeastTable {
         paid
     }
 
-    fn deal(&mut self, ctx: &mut Ctx, deck: &[Card], paid: Amounts, out: &mut Vec<Event>) {
+    fn deal(&mut self, ctx: &mut Ctx, deck: &[Card], paid: Amounts, out: &mut impl Sink) {
         let d = deal_hands(deck, self.seats, ctx.dealer, ctx.config.deal_pattern);
         self.deck.copy_from_slice(&deck[..PACK]);
         self.turn_up = d.turn_up;
@@ -227,7 +230,7 @@ impl Family for BeastTable {
         // BS5: eldest leads.
         self.trick = Trick::new(self.eldest());
         self.turn = self.eldest();
-        out.push(Event {
+        out.emit(|| Event {
             public: PublicEvent::DealStarted(Box::new(DealStart {
                 deal: ctx.deal,
                 dealer: ctx.dealer,
@@ -269,7 +272,7 @@ impl Family for BeastTable {
         ctx: &mut Ctx,
         seat: Seat,
         action: Action,
-        out: &mut Vec<Event>,
+        out: &mut impl Sink,
     ) -> Result<(), ActionError> {
         match self.to_act() {
             Some(s) if s == seat => {}
@@ -296,16 +299,18 @@ impl Family for BeastTable {
         }
         self.hands[seat.index()].remove(card);
         self.trick.play(seat, card, self.trump, &ECARTE_RANKING);
-        out.push(Event::public(PublicEvent::CardPlayed { seat, card }));
+        out.emit(|| Event::public(PublicEvent::CardPlayed { seat, card }));
         if self.trick.len < self.seats {
             self.turn = seat.next(self.seats);
             return Ok(());
         }
         let winner = self.trick.winner;
-        out.push(Event::public(PublicEvent::TrickWon {
-            trick: self.trick_no,
-            winner,
-        }));
+        out.emit(|| {
+            Event::public(PublicEvent::TrickWon {
+                trick: self.trick_no,
+                winner,
+            })
+        });
         self.tricks[winner.index()] += 1;
         self.done[self.trick_no as usize] = self.trick;
         self.trick_no += 1;

@@ -18,11 +18,15 @@ use crate::event::{
 };
 use crate::family::{Ctx, Family};
 use crate::game::ActionError;
+use crate::game::LoggedAction;
+use crate::playout::uniform_index;
 use crate::ruleset::{MAX_SEATS, RulesetId};
 use crate::seat::Seat;
+use crate::sink::{Discard, Sink};
 use crate::summary::{SummaryHead, SummaryLog};
 use crate::trick::{ACE_HIGH_RANKING, ECARTE_RANKING, Ranking, Trick};
 use crate::view::{Phase, PlayedCard, Pools, TrickView, View, Viewer};
+use rand_chacha::rand_core::RngCore;
 
 /// What the Ace-high variation overrides (AH1, AH2).
 #[derive(Debug)]
@@ -222,7 +226,7 @@ impl BeteTable {
         ctx: &mut Ctx,
         seat: Seat,
         action: Action,
-        out: &mut Vec<Event>,
+        out: &mut impl Sink,
     ) -> Result<(), ActionError> {
         match (action, self.declarer) {
             (Action::Pass, _) => {}
@@ -248,7 +252,7 @@ impl BeteTable {
             _ => unreachable!("apply routes only bids here"),
         }
         self.last_spoke[seat.index()] = Some(action);
-        out.push(Event::public(PublicEvent::Spoke { seat, action }));
+        out.emit(|| Event::public(PublicEvent::Spoke { seat, action }));
         self.spoken += 1;
         let dealer_spoke = seat == self.dealer;
         match action {
@@ -288,12 +292,14 @@ impl BeteTable {
             self.turn_up = self.deck[self.talon_pos as usize];
             self.talon_pos += 1;
             self.trump = self.turn_up.suit();
-            out.push(Event::public(PublicEvent::Curieuse {
-                set_aside,
-                turn_up: self.turn_up,
-                trump: self.trump,
-                paid,
-            }));
+            out.emit(|| {
+                Event::public(PublicEvent::Curieuse {
+                    set_aside,
+                    turn_up: self.turn_up,
+                    trump: self.trump,
+                    paid,
+                })
+            });
             self.start_bidding_round();
         } else {
             self.settle(ctx, out);
@@ -306,7 +312,7 @@ impl BeteTable {
         ctx: &mut Ctx,
         seat: Seat,
         card: Card,
-        out: &mut Vec<Event>,
+        out: &mut impl Sink,
     ) -> Result<(), ActionError> {
         let hand = self.hands[seat.index()];
         if !hand.contains(card) {
@@ -323,19 +329,29 @@ impl BeteTable {
             self.revokes[self.revoke_count as usize] = seat;
             self.revoke_count += 1;
         }
+        self.play_card(ctx, seat, card, out);
+        Ok(())
+    }
+
+    /// Plays a card already found legal (or standing as a revoke): the trick, its winner, the
+    /// next turn, and the settlement after the fifth trick.
+    #[inline]
+    fn play_card(&mut self, ctx: &mut Ctx, seat: Seat, card: Card, out: &mut impl Sink) {
         self.hands[seat.index()].remove(card);
         self.trick
             .play(seat, card, self.trump, self.variant.ranking);
-        out.push(Event::public(PublicEvent::CardPlayed { seat, card }));
+        out.emit(|| Event::public(PublicEvent::CardPlayed { seat, card }));
         if self.trick.len < self.seats {
             self.turn = seat.next(self.seats);
-            return Ok(());
+            return;
         }
         let winner = self.trick.winner;
-        out.push(Event::public(PublicEvent::TrickWon {
-            trick: self.trick_no,
-            winner,
-        }));
+        out.emit(|| {
+            Event::public(PublicEvent::TrickWon {
+                trick: self.trick_no,
+                winner,
+            })
+        });
         self.tricks[winner.index()] += 1;
         self.done[self.trick_no as usize] = self.trick;
         self.trick_no += 1;
@@ -346,7 +362,6 @@ impl BeteTable {
             self.trick = Trick::new(winner);
             self.turn = winner;
         }
-        Ok(())
     }
 
     /// The winner takes the deal pot, his N fiches (A11 re-antes when the dish runs short) and
@@ -429,7 +444,7 @@ impl BeteTable {
     }
 
     /// The settlement of 1.8, steps 1–5, then the end test (0.4 item 17).
-    fn settle(&mut self, ctx: &mut Ctx, out: &mut Vec<Event>) {
+    fn settle(&mut self, ctx: &mut Ctx, out: &mut impl Sink) {
         let before = *ctx.balances;
         self.won.clear();
         self.betes_made.clear();
@@ -555,9 +570,26 @@ impl BeteTable {
             betes[b.payer.index()] += b.amount;
         }
         self.net = net;
+        if out.keep() {
+            self.emit_settled(ctx, result, net, betes, out);
+        }
+        if last {
+            self.end_match(ctx, out);
+        }
+    }
+
+    /// `DealSettled` with the spectators' `Reveal` (built only when events are kept).
+    fn emit_settled(
+        &self,
+        ctx: &Ctx,
+        result: DealResult,
+        net: Amounts,
+        betes: Amounts,
+        out: &mut impl Sink,
+    ) {
         let mut reveal_deck = Vec::with_capacity(self.deck_len as usize);
         reveal_deck.extend_from_slice(&self.deck[..self.deck_len as usize]);
-        out.push(Event {
+        out.emit(|| Event {
             public: PublicEvent::DealSettled(Box::new(Settlement {
                 deal: self.deal_no,
                 result,
@@ -575,18 +607,13 @@ impl BeteTable {
                 deck: reveal_deck,
             })),
         });
-        if last {
-            self.end_match(ctx, out);
-        }
     }
 
     /// 0.4 item 17: everything on the table goes back.
-    fn end_match(&mut self, ctx: &mut Ctx, out: &mut Vec<Event>) {
+    fn end_match(&mut self, ctx: &mut Ctx, out: &mut impl Sink) {
         let n = self.seats as i64;
         let mut returned = [0; MAX_SEATS];
-        let mut bets: Vec<Bete> = self.staked.take().into_iter().collect();
-        bets.append(&mut self.queue);
-        for b in bets {
+        for b in self.staked.take().into_iter().chain(self.queue.drain(..)) {
             returned[b.payer.index()] += b.amount;
         }
         // The top pool holds nothing or one jeton a seat; the pot and dish are shared with the
@@ -607,10 +634,12 @@ impl BeteTable {
             *b += r;
         }
         self.match_over = true;
-        out.push(Event::public(PublicEvent::MatchEnded {
-            returned: Box::new(returned),
-            balances: Box::new(*ctx.balances),
-        }));
+        out.emit(|| {
+            Event::public(PublicEvent::MatchEnded {
+                returned: Box::new(returned),
+                balances: Box::new(*ctx.balances),
+            })
+        });
     }
 }
 
@@ -638,7 +667,9 @@ impl Family for BeteTable {
             n: 0,
             king_pool: 0,
             staked: None,
-            queue: Vec::new(),
+            // Room for the usual few waiting bêtes and settled pools, so that deals do not
+            // allocate once the match has started (tests/allocations.rs).
+            queue: Vec::with_capacity(8),
             stage: Stage::Idle,
             match_over: false,
             deal_no: 0,
@@ -664,8 +695,8 @@ impl Family for BeteTable {
             revokes: [Seat(0); MAX_REVOKES],
             revoke_count: 0,
             outcome: "",
-            won: Vec::new(),
-            betes_made: Vec::new(),
+            won: Vec::with_capacity(8),
+            betes_made: Vec::with_capacity(8),
             net: [0; MAX_SEATS],
         }
     }
@@ -722,7 +753,7 @@ impl Family for BeteTable {
         paid
     }
 
-    fn deal(&mut self, ctx: &mut Ctx, deck: &[Card], paid: Amounts, out: &mut Vec<Event>) {
+    fn deal(&mut self, ctx: &mut Ctx, deck: &[Card], paid: Amounts, out: &mut impl Sink) {
         let d = deal_hands(deck, self.seats, ctx.dealer, ctx.config.deal_pattern);
         self.deck_len = deck.len() as u8;
         self.deck[..deck.len()].copy_from_slice(deck);
@@ -739,7 +770,10 @@ impl Family for BeteTable {
         self.revoke_count = 0;
         self.stage = Stage::Bidding;
         self.start_bidding_round();
-        out.push(Event {
+        if !out.keep() {
+            return;
+        }
+        out.emit(|| Event {
             public: PublicEvent::DealStarted(Box::new(DealStart {
                 deal: ctx.deal,
                 dealer: ctx.dealer,
@@ -795,7 +829,7 @@ impl Family for BeteTable {
         ctx: &mut Ctx,
         seat: Seat,
         action: Action,
-        out: &mut Vec<Event>,
+        out: &mut impl Sink,
     ) -> Result<(), ActionError> {
         if self.to_act() != Some(seat) {
             return Err(match self.to_act() {
@@ -879,6 +913,65 @@ impl Family for BeteTable {
             .collect();
         if self.stage == Stage::Tricks {
             view.tricks.push(trick_view(&self.trick, false));
+        }
+    }
+
+    /// The fast playout: bids drawn from the two-or-one legal words, cards from the legal mask,
+    /// in `legal_actions_into`'s order (Pass first; cards in bit order), one draw each, so it
+    /// picks exactly what the general loop would. In lenient mode the cards go through
+    /// `apply_card`, which books revokes.
+    fn play_out(
+        &mut self,
+        ctx: &mut Ctx,
+        rng: &mut impl RngCore,
+        mut log: Option<&mut Vec<LoggedAction>>,
+    ) {
+        let mut logged = |seat, action| {
+            if let Some(log) = log.as_deref_mut() {
+                log.push(LoggedAction {
+                    seat,
+                    action,
+                    auto: false,
+                });
+            }
+        };
+        while self.stage == Stage::Bidding && !self.match_over {
+            let seat = self.turn;
+            let second = match self.declarer {
+                None => Some(Action::Play),
+                Some(_) if self.contre_enabled => Some(Action::Contre),
+                Some(_) => None,
+            };
+            let n = 1 + usize::from(second.is_some());
+            let action = match (uniform_index(rng, n), second) {
+                (1, Some(a)) => a,
+                _ => Action::Pass,
+            };
+            // Pass is always a bid, and `second` is exactly the other legal bid now.
+            if self.apply_bid(ctx, seat, action, &mut Discard).is_err() {
+                debug_assert!(false, "a legal bid was refused");
+                return;
+            }
+            logged(seat, action);
+        }
+        while self.stage == Stage::Tricks {
+            let seat = self.turn;
+            let legal = self.legal_cards(seat);
+            let k = uniform_index(rng, legal.len() as usize);
+            // k < legal.len(), and a seat to play always holds a card (five tricks of five).
+            let Some(card) = legal.nth_card(k as u32) else {
+                debug_assert!(false, "no legal card");
+                return;
+            };
+            if self.lenient {
+                if self.apply_card(ctx, seat, card, &mut Discard).is_err() {
+                    debug_assert!(false, "a legal card was refused");
+                    return;
+                }
+            } else {
+                self.play_card(ctx, seat, card, &mut Discard);
+            }
+            logged(seat, Action::Card(card));
         }
     }
 

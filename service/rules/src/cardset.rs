@@ -76,6 +76,20 @@ impl CardSet {
         }
     }
 
+    /// The `k`-th card in bit order (the order of `iter`), counted from 0.
+    #[inline]
+    pub fn nth_card(self, k: u32) -> Option<Card> {
+        let mut bits = self.0;
+        for _ in 0..k {
+            bits &= bits.wrapping_sub(1);
+        }
+        if bits == 0 {
+            None
+        } else {
+            Card::from_bit(bits.trailing_zeros())
+        }
+    }
+
     pub fn iter(self) -> CardSetIter {
         CardSetIter(self.0)
     }

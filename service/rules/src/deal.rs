@@ -33,8 +33,10 @@ pub fn deal_hands(deck: &[Card], seats: u8, dealer: Seat, pattern: DealPattern) 
     let mut hands = [CardSet::EMPTY; MAX_SEATS];
     let mut i = 0;
     for &packet in pattern.packets() {
-        for k in 1..=seats {
-            let seat = dealer.offset(k, seats);
+        // Eldest first, round to the dealer (`next` rather than `offset`: no division).
+        let mut seat = dealer;
+        for _ in 0..seats {
+            seat = seat.next(seats);
             for _ in 0..packet {
                 hands[seat.index()].insert(deck[i]);
                 i += 1;

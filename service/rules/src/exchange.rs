@@ -19,6 +19,7 @@ use crate::family::{Ctx, Family};
 use crate::game::ActionError;
 use crate::ruleset::{MAX_SEATS, RulesetId};
 use crate::seat::Seat;
+use crate::sink::Sink;
 use crate::summary::{SummaryHead, SummaryLog};
 use crate::view::{Phase, PlayedCard, Pools, TrickView, View, Viewer};
 
@@ -249,21 +250,21 @@ impl ExchangeTable {
         ctx: &mut Ctx,
         seat: Seat,
         action: Action,
-        out: &mut Vec<Event>,
+        out: &mut impl Sink,
     ) -> Result<(), ActionError> {
         let Stage::Round(round) = self.stage else {
             return Err(self.wrong_phase(&action));
         };
         match action {
             Action::Stand => {
-                out.push(Event::public(PublicEvent::Spoke { seat, action }));
+                out.emit(|| Event::public(PublicEvent::Spoke { seat, action }));
             }
             Action::Drop => {
                 if let Some(why) = self.drop_forbidden(seat) {
                     return Err(ActionError::CannotDrop(why.to_string()));
                 }
                 self.inn &= !Self::bit(seat);
-                out.push(Event::public(PublicEvent::Spoke { seat, action }));
+                out.emit(|| Event::public(PublicEvent::Spoke { seat, action }));
             }
             Action::Exchange(set) => {
                 let hand = self.hands[seat.index()];
@@ -294,7 +295,7 @@ impl ExchangeTable {
                 self.talon_next += k;
                 self.hands[seat.index()] = hand.minus(set).union(drawn);
                 self.exchanged[seat.index()][(round - 1) as usize] = k as u8;
-                out.push(Event {
+                out.emit(|| Event {
                     public: PublicEvent::Exchanged {
                         seat,
                         count: k as u8,
@@ -333,7 +334,7 @@ impl ExchangeTable {
     }
 
     /// 0.4 item 11, in its order.
-    fn end_round1(&mut self, ctx: &mut Ctx, early: bool, out: &mut Vec<Event>) {
+    fn end_round1(&mut self, ctx: &mut Ctx, early: bool, out: &mut impl Sink) {
         if self.lanterlui() && self.flush_holders != 0 {
             self.settle_dealt_flush(ctx, out);
         } else if self.lanterlui() && early {
@@ -355,7 +356,7 @@ impl ExchangeTable {
         self.turn = self.next_in(self.inn, None).unwrap_or(self.dealer);
     }
 
-    fn end_round2(&mut self, ctx: &mut Ctx, out: &mut Vec<Event>) {
+    fn end_round2(&mut self, ctx: &mut Ctx, out: &mut impl Sink) {
         if self.is_in(self.dealer) {
             self.stage = Stage::Discard;
             self.turn = self.dealer;
@@ -365,11 +366,11 @@ impl ExchangeTable {
     }
 
     /// After the exchanges: Lanterlui's exchanged flush (item 8), else trick 1.
-    fn before_tricks(&mut self, ctx: &mut Ctx, out: &mut Vec<Event>) {
+    fn before_tricks(&mut self, ctx: &mut Ctx, out: &mut impl Sink) {
         if self.lanterlui()
             && let Some((seat, cards)) = self.best_flush_among(self.inn, &self.hands)
         {
-            out.push(Event::public(PublicEvent::FlushShown { seat, cards }));
+            out.emit(|| Event::public(PublicEvent::FlushShown { seat, cards }));
             self.settle(ctx, settle::End::Flush { seat, dealt: false }, out);
             return;
         }
@@ -397,9 +398,9 @@ impl ExchangeTable {
         best.map(|(_, s, c)| (s, c))
     }
 
-    fn settle_dealt_flush(&mut self, ctx: &mut Ctx, out: &mut Vec<Event>) {
+    fn settle_dealt_flush(&mut self, ctx: &mut Ctx, out: &mut impl Sink) {
         if let Some((seat, cards)) = self.best_flush_among(self.all_seats(), &self.dealt) {
-            out.push(Event::public(PublicEvent::FlushShown { seat, cards }));
+            out.emit(|| Event::public(PublicEvent::FlushShown { seat, cards }));
             self.settle(ctx, settle::End::Flush { seat, dealt: true }, out);
         }
     }
@@ -409,7 +410,7 @@ impl ExchangeTable {
         ctx: &mut Ctx,
         seat: Seat,
         action: Action,
-        out: &mut Vec<Event>,
+        out: &mut impl Sink,
     ) -> Result<(), ActionError> {
         if !self.lanterlui() {
             return Err(ActionError::WrongRuleset {
@@ -421,7 +422,7 @@ impl ExchangeTable {
             return Err(self.wrong_phase(&action));
         }
         self.last_spoke[seat.index()] = Some(action);
-        out.push(Event::public(PublicEvent::Spoke { seat, action }));
+        out.emit(|| Event::public(PublicEvent::Spoke { seat, action }));
         if action == Action::Challenge {
             // he takes up his dealt hand again and plays against the dealer
             self.inn |= Self::bit(seat);
@@ -441,7 +442,7 @@ impl ExchangeTable {
         ctx: &mut Ctx,
         seat: Seat,
         card: Card,
-        out: &mut Vec<Event>,
+        out: &mut impl Sink,
     ) -> Result<(), ActionError> {
         if self.stage != Stage::Discard {
             return Err(self.wrong_phase(&Action::Discard(card)));
@@ -456,7 +457,7 @@ impl ExchangeTable {
         self.turn_up_taken = true;
         self.discarded = Some(card);
         self.last_spoke[seat.index()] = Some(Action::Discard(card));
-        out.push(Event {
+        out.emit(|| Event {
             public: PublicEvent::TookTurnUp {
                 seat,
                 turn_up: self.turn_up,
@@ -550,7 +551,7 @@ impl Family for ExchangeTable {
         paid
     }
 
-    fn deal(&mut self, ctx: &mut Ctx, deck: &[Card], paid: Amounts, out: &mut Vec<Event>) {
+    fn deal(&mut self, ctx: &mut Ctx, deck: &[Card], paid: Amounts, out: &mut impl Sink) {
         let n = self.seats;
         let d = deal_hands(deck, n, ctx.dealer, DealPattern::ThreeTwo);
         self.deal = ctx.deal;
@@ -589,7 +590,7 @@ impl Family for ExchangeTable {
                 }
             }
         }
-        out.push(Event {
+        out.emit(|| Event {
             public: PublicEvent::DealStarted(Box::new(DealStart {
                 deal: ctx.deal,
                 dealer: ctx.dealer,
@@ -654,7 +655,7 @@ impl Family for ExchangeTable {
         ctx: &mut Ctx,
         seat: Seat,
         action: Action,
-        out: &mut Vec<Event>,
+        out: &mut impl Sink,
     ) -> Result<(), ActionError> {
         if self.stage == Stage::Settled {
             return Err(ActionError::NoDeal);

@@ -12,11 +12,15 @@
 use crate::action::Action;
 use crate::card::Card;
 use crate::config::Config;
-use crate::event::{Amounts, Event};
+use crate::event::Amounts;
 use crate::game::ActionError;
+use crate::game::LoggedAction;
+use crate::playout::uniform_index;
 use crate::ruleset::RulesetId;
 use crate::seat::Seat;
+use crate::sink::{Discard, Sink};
 use crate::view::{Phase, Pools, View, Viewer};
+use rand_chacha::rand_core::RngCore;
 
 /// What a family may read and change of the match while it runs a deal.
 #[derive(Debug)]
@@ -60,7 +64,7 @@ pub(crate) trait Family: std::fmt::Debug + Clone {
     /// Deal `deck` (already checked to be a permutation of the pack) and begin the deal. Emits
     /// `DealStarted` (each hand as a private part) and anything that follows without an action
     /// (a Lanterlui flush in a Muss settles the deal here).
-    fn deal(&mut self, ctx: &mut Ctx, deck: &[Card], paid: Amounts, out: &mut Vec<Event>);
+    fn deal(&mut self, ctx: &mut Ctx, deck: &[Card], paid: Amounts, out: &mut impl Sink);
 
     /// The seat to act, if the deal is waiting for one.
     fn to_act(&self) -> Option<Seat>;
@@ -79,7 +83,7 @@ pub(crate) trait Family: std::fmt::Debug + Clone {
         ctx: &mut Ctx,
         seat: Seat,
         action: Action,
-        out: &mut Vec<Event>,
+        out: &mut impl Sink,
     ) -> Result<(), ActionError>;
 
     /// The current deal is settled (the match then starts the next one, unless it is over).
@@ -96,6 +100,41 @@ pub(crate) trait Family: std::fmt::Debug + Clone {
 
     /// Appends the summary of the deal just settled (called once per settlement).
     fn record_summary(&self, log: &mut crate::summary::SummaryLog);
+
+    /// Plays the current deal to its settlement with uniformly random legal actions (one
+    /// `uniform_index` draw over `legal_actions_into`'s order per action), without events,
+    /// appending each action to `log` when the match keeps its record. A family may override
+    /// this with a faster loop that draws the same actions (tests/playout.rs).
+    fn play_out(
+        &mut self,
+        ctx: &mut Ctx,
+        rng: &mut impl RngCore,
+        mut log: Option<&mut Vec<LoggedAction>>,
+    ) {
+        let mut legal = Vec::with_capacity(64);
+        while !self.deal_settled() {
+            let Some(seat) = self.to_act() else { break };
+            legal.clear();
+            self.legal_actions_into(seat, &mut legal);
+            if legal.is_empty() {
+                break;
+            }
+            let action = legal[uniform_index(rng, legal.len())];
+            // A legal action always applies (the property tests check that `apply` succeeds
+            // exactly for `legal_actions`); should it ever not, stop rather than loop.
+            if self.apply(ctx, seat, action, &mut Discard).is_err() {
+                debug_assert!(false, "a legal action was refused");
+                break;
+            }
+            if let Some(log) = log.as_deref_mut() {
+                log.push(LoggedAction {
+                    seat,
+                    action,
+                    auto: false,
+                });
+            }
+        }
+    }
 
     /// Lenient mode: whether `action` of `seat` would stand as a revoke (0.4 item 19). The safe
     /// action on a timeout avoids revokes whenever another legal action exists.

@@ -135,9 +135,12 @@ use crate::card::{Rank, Suit};
 use crate::event::{Amounts, Event};
 use crate::family::{Ctx, Family};
 use crate::ruleset::MAX_SEATS;
+use crate::sink::{Discard, Sink};
 use crate::summary::SummaryLog;
 use crate::view::{Phase, SeatPublic, View, Viewer};
 use crate::{Action, beast::BeastTable, bete::BeteTable, exchange::ExchangeTable};
+use rand_chacha::rand_core::RngCore;
+use std::borrow::Cow;
 
 /// The unshuffled pack of a ruleset for a seat count, in canonical order (11.5 step 1).
 pub fn pack(ruleset: RulesetId, config: &Config, seats: u8) -> Vec<Card> {
@@ -217,6 +220,10 @@ pub struct Game {
     /// per action, and each answer would otherwise dispatch to the family).
     to_act: Option<Seat>,
     over: bool,
+    /// Whether the log and the summaries are kept. A playout copy (`Game::playout`) keeps
+    /// neither: a search that plays thousands of deals from one position needs only the
+    /// state, and copying or growing the record would dominate its cost.
+    record: bool,
 }
 
 /// The order in which the server picks the safe action for a seat whose time ran out: the
@@ -242,6 +249,17 @@ impl Game {
     /// Starts a match and deals its first deal (if the deck is at hand). Returns the events of
     /// the start (antes and `DealStarted`).
     pub fn new(setup: Setup) -> Result<(Game, Vec<Event>), SetupError> {
+        let mut out = Vec::new();
+        let game = Game::build(setup, true, &mut out)?;
+        Ok((game, out))
+    }
+
+    /// Starts a match as a playout: no events, no record (see `play` and `playout`).
+    pub fn new_playout(setup: Setup) -> Result<Game, SetupError> {
+        Game::build(setup, false, &mut Discard)
+    }
+
+    fn build(setup: Setup, record: bool, out: &mut impl Sink) -> Result<Game, SetupError> {
         let (lo, hi) = setup.ruleset.seat_range();
         let two = setup.seats == 2 && setup.ruleset.is_bete_family() && setup.config.two_players;
         if !(two || (lo..=hi).contains(&setup.seats)) {
@@ -279,7 +297,11 @@ impl Game {
             )),
         };
         // Room for the regular deals (0.4 item 17), so a match rarely reallocates its records.
-        let expected = (setup.config.rounds.min(64) * setup.seats as u32) as usize + 1;
+        let expected = if record {
+            (setup.config.rounds.min(64) * setup.seats as u32) as usize + 1
+        } else {
+            0
+        };
         let mut game = Game {
             dealer: setup.first_dealer,
             setup,
@@ -293,10 +315,10 @@ impl Game {
             pack_set: pack.iter().copied().collect(),
             to_act: None,
             over: false,
+            record,
         };
-        let mut out = Vec::new();
-        game.start_deal(&mut out);
-        Ok((game, out))
+        game.start_deal(out);
+        Ok(game)
     }
 
     fn ctx_parts(&mut self) -> (Ctx<'_>, &mut Table) {
@@ -314,23 +336,25 @@ impl Game {
     }
 
     /// Takes the antes of deal `self.deal` and deals it if its deck is at hand.
-    fn start_deal(&mut self, out: &mut Vec<Event>) {
+    fn start_deal(&mut self, out: &mut impl Sink) {
         let (mut ctx, table) = self.ctx_parts();
         let paid = family!(table, t => t.take_antes(&mut ctx));
-        self.log.push(DealLog {
-            dealer: self.dealer,
-            deck: Vec::new(),
-            // Room for the longest deal, so that logging an action never reallocates: no heap
-            // allocation per action.
-            actions: Vec::with_capacity(self.max_actions()),
-        });
+        if self.record {
+            self.log.push(DealLog {
+                dealer: self.dealer,
+                deck: Vec::new(),
+                // Room for the longest deal, so that logging an action never reallocates: no
+                // heap allocation per action.
+                actions: Vec::with_capacity(self.max_actions()),
+            });
+        }
         let deck = match &self.setup.decks {
-            Decks::Seed(seed) => Some(crate::shuffle::deck_order(
+            Decks::Seed(seed) => Some(Cow::Owned(crate::shuffle::deck_order(
                 seed,
                 self.deal as u64,
                 &self.pack,
-            )),
-            Decks::Explicit(decks) => decks.get(self.deal as usize).cloned(),
+            ))),
+            Decks::Explicit(decks) => decks.get(self.deal as usize).cloned().map(Cow::Owned),
         };
         match deck {
             Some(deck) => self.deal_cards(deck, paid, out),
@@ -341,18 +365,20 @@ impl Game {
         }
     }
 
-    fn deal_cards(&mut self, deck: Vec<Card>, paid: Amounts, out: &mut Vec<Event>) {
+    fn deal_cards(&mut self, deck: Cow<'_, [Card]>, paid: Amounts, out: &mut impl Sink) {
         let (mut ctx, table) = self.ctx_parts();
         family!(table, t => t.deal(&mut ctx, &deck, paid, out));
-        if let Some(last) = self.log.last_mut() {
-            last.deck = deck;
+        if self.record
+            && let Some(last) = self.log.last_mut()
+        {
+            last.deck = deck.into_owned();
         }
         self.after_step(out);
     }
 
     /// After anything that may have settled a deal: collect its summary and start the next.
     #[inline]
-    fn after_step(&mut self, out: &mut Vec<Event>) {
+    fn after_step(&mut self, out: &mut impl Sink) {
         // The common case (mid-deal): one dispatch; the match cannot be over mid-deal.
         let (settled, to_act) = family!(&self.table, t => (t.deal_settled(), t.to_act()));
         if !settled {
@@ -369,8 +395,10 @@ impl Game {
 
     /// A deal was settled: record its summary and start the next deal, unless the match is over.
     #[cold]
-    fn end_deal(&mut self, out: &mut Vec<Event>) {
-        family!(&self.table, t => t.record_summary(&mut self.summaries));
+    fn end_deal(&mut self, out: &mut impl Sink) {
+        if self.record {
+            family!(&self.table, t => t.record_summary(&mut self.summaries));
+        }
         if family!(&self.table, t => t.match_over()) {
             self.refresh();
             return;
@@ -416,7 +444,7 @@ impl Game {
         check_deck(&self.pack, self.pack_set, &deck, self.deal)?;
         self.pending_antes = None;
         let mut out = Vec::new();
-        self.deal_cards(deck, paid, &mut out);
+        self.deal_cards(Cow::Owned(deck), paid, &mut out);
         Ok(out)
     }
 
@@ -427,6 +455,15 @@ impl Game {
         deck: &[Card],
         out: &mut Vec<Event>,
     ) -> Result<(), SetupError> {
+        self.provide_deck_to(deck, out)
+    }
+
+    /// Like `provide_deck_from` without building events (see `play`).
+    pub fn play_deck(&mut self, deck: &[Card]) -> Result<(), SetupError> {
+        self.provide_deck_to(deck, &mut Discard)
+    }
+
+    fn provide_deck_to(&mut self, deck: &[Card], out: &mut impl Sink) -> Result<(), SetupError> {
         let Some(paid) = self.pending_antes else {
             return Err(SetupError::NoDeckAwaited(if self.is_over() {
                 "the match is over"
@@ -436,7 +473,7 @@ impl Game {
         };
         check_deck(&self.pack, self.pack_set, deck, self.deal)?;
         self.pending_antes = None;
-        self.deal_cards(deck.to_vec(), paid, out);
+        self.deal_cards(Cow::Borrowed(deck), paid, out);
         Ok(())
     }
 
@@ -540,12 +577,75 @@ impl Game {
         self.apply_logged(seat, action, false, out)
     }
 
+    /// Applies `action` for `seat` without building events: for simulations and Monte-Carlo
+    /// search, where nobody reads them. The same rules run as in `apply_into` (the families
+    /// are generic over where events go); only the events are not made. On error the game is
+    /// unchanged.
+    #[inline]
+    pub fn play(&mut self, seat: Seat, action: Action) -> Result<(), ActionError> {
+        self.apply_logged(seat, action, false, &mut Discard)
+    }
+
+    /// Plays the current deal to its settlement with uniformly random legal actions drawn
+    /// from `rng`, without events, then starts the next deal as `apply` would. Each action is
+    /// the one a loop of `legal_actions` + `playout::uniform_index` + `apply` would pick from
+    /// the same `rng` (tests/playout.rs), and is logged if the match keeps its record. Returns
+    /// false (and does nothing) when no deal is waiting for an action: the match is over or
+    /// waits for a deck. This is the engine's fast path for simulations and Monte-Carlo bots.
+    pub fn play_out_deal(&mut self, rng: &mut impl RngCore) -> bool {
+        if self.to_act.is_none() {
+            return false;
+        }
+        let mut ctx = Ctx {
+            ruleset: self.setup.ruleset,
+            config: &self.setup.config,
+            seats: self.setup.seats,
+            deal: self.deal,
+            dealer: self.dealer,
+            balances: &mut self.balances,
+        };
+        let log = if self.record {
+            self.log.last_mut().map(|d| &mut d.actions)
+        } else {
+            None
+        };
+        family!(&mut self.table, t => t.play_out(&mut ctx, rng, log));
+        self.after_step(&mut Discard);
+        true
+    }
+
+    /// A copy of this match for search: the same state and rules, without the record (`log()`
+    /// and `summaries()` of the copy start and stay empty), so it is cheap to make and to play
+    /// on with `play`.
+    pub fn playout(&self) -> Game {
+        Game {
+            setup: self.setup.clone(),
+            pack: self.pack.clone(),
+            balances: self.balances,
+            deal: self.deal,
+            dealer: self.dealer,
+            table: self.table.clone(),
+            pending_antes: self.pending_antes,
+            log: Vec::new(),
+            summaries: SummaryLog::default(),
+            pack_set: self.pack_set,
+            to_act: self.to_act,
+            over: self.over,
+            record: false,
+        }
+    }
+
+    /// Whether this match keeps its record (false for a `playout` copy).
+    pub fn is_recorded(&self) -> bool {
+        self.record
+    }
+
     fn apply_logged(
         &mut self,
         seat: Seat,
         action: Action,
         auto: bool,
-        out: &mut Vec<Event>,
+        out: &mut impl Sink,
     ) -> Result<(), ActionError> {
         // `to_act` is None when the match is over or waits for a deck, so this one test admits
         // exactly the actions the checks below would; they only pick the refusal.
@@ -563,7 +663,9 @@ impl Game {
         }
         let (mut ctx, table) = self.ctx_parts();
         family!(table, t => t.apply(&mut ctx, seat, action, out))?;
-        if let Some(last) = self.log.last_mut() {
+        if self.record
+            && let Some(last) = self.log.last_mut()
+        {
             last.actions.push(LoggedAction { seat, action, auto });
         }
         self.after_step(out);
@@ -662,6 +764,13 @@ fn check_deck(
     };
     if deck.len() != pack.len() {
         return Err(err(format!("it has {} cards", deck.len())));
+    }
+    // The common case in one pass without branches: as many cards as the pack and together
+    // every card of it means each card exactly once. Only a bad deck takes the slow path,
+    // which names the first wrong card.
+    let all = deck.iter().fold(0u64, |m, c| m | 1u64 << c.bit());
+    if all == want.bits() {
+        return Ok(());
     }
     let mut seen = crate::CardSet::EMPTY;
     for &c in deck {

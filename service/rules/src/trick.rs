@@ -74,50 +74,49 @@ pub(crate) struct Trick {
     /// Cards in play order from the leader.
     pub cards: [Card; MAX_SEATS],
     pub len: u8,
-    /// Highest card of the suit led (a trump lead: highest trump).
-    best_led: Option<Card>,
-    /// Highest trump played.
-    best_trump: Option<Card>,
+    /// The suit led (meaningful once `len > 0`).
+    led: Suit,
+    /// The card winning so far (meaningful once `len > 0`). It is always of the suit led or a
+    /// trump, so it is both the "highest card of the suit led" of 0.4 item 4 while the trick is
+    /// not trumped (a trump lead included) and the "highest trump" once it is.
+    best: Card,
     /// A trump was played to a plain-suit lead (0.4 item 4).
     trumped: bool,
     pub winner: Seat,
 }
 
 impl Trick {
+    #[inline]
     pub fn new(leader: Seat) -> Trick {
+        let two = Card::new(Rank::Two, Suit::Spades);
         Trick {
             leader,
-            cards: [Card::new(Rank::Two, Suit::Spades); MAX_SEATS],
+            cards: [two; MAX_SEATS],
             len: 0,
-            best_led: None,
-            best_trump: None,
+            led: Suit::Spades,
+            best: two,
             trumped: false,
             winner: leader,
         }
     }
 
+    #[inline]
     pub fn led(&self) -> Option<Suit> {
-        if self.len == 0 {
-            None
-        } else {
-            Some(self.cards[0].suit())
-        }
+        if self.len == 0 { None } else { Some(self.led) }
     }
 
     /// The cards of `hand` that may be played now (0.4 item 4; Beast: `must_head = false`).
     #[inline]
     pub fn legal(&self, hand: CardSet, trump: Suit, ranking: &Ranking, must_head: bool) -> CardSet {
-        let Some(led) = self.led() else {
+        if self.len == 0 {
             return hand;
-        };
+        }
         let h = hand.bits();
-        let in_suit = h & CardSet::suit(led).bits();
+        let in_suit = h & CardSet::suit(self.led).bits();
         if in_suit != 0 {
-            if must_head
-                && !self.trumped
-                && let Some(best) = self.best_led
-            {
-                let higher = in_suit & ranking.above(best);
+            if must_head && !self.trumped {
+                // Not trumped: `best` is the highest card of the suit led.
+                let higher = in_suit & ranking.above(self.best);
                 if higher != 0 {
                     return CardSet(higher);
                 }
@@ -131,10 +130,8 @@ impl Trick {
         if !self.trumped {
             return CardSet(trumps);
         }
-        let over = match self.best_trump {
-            Some(best) => trumps & ranking.above(best),
-            None => trumps,
-        };
+        // Trumped: `best` is the highest trump.
+        let over = trumps & ranking.above(self.best);
         if over != 0 { CardSet(over) } else { hand }
     }
 
@@ -161,25 +158,28 @@ impl Trick {
     /// Adds `seat`'s card and updates the winner.
     #[inline]
     pub fn play(&mut self, seat: Seat, card: Card, trump: Suit, ranking: &Ranking) {
-        let led = self.led().unwrap_or(card.suit());
         self.cards[self.len as usize] = card;
         self.len += 1;
         let s = card.suit();
-        if s == trump {
-            if self.best_trump.is_none_or(|b| ranking.beats(card, b)) {
-                self.best_trump = Some(card);
-                self.winner = seat;
-            }
-            if led != trump {
-                self.trumped = true;
-            } else {
-                self.best_led = self.best_trump;
-            }
-        } else if s == led && self.best_led.is_none_or(|b| ranking.beats(card, b)) {
-            self.best_led = Some(card);
-            if self.best_trump.is_none() {
-                self.winner = seat;
-            }
+        if self.len == 1 {
+            self.led = s;
+            self.best = card;
+            self.winner = seat;
+            return;
+        }
+        // `best` is of the suit led or a trump: a card of its suit wins by rank, a trump on a
+        // plain card wins outright, anything else (a discard) never does.
+        let wins = if s == self.best.suit() {
+            ranking.beats(card, self.best)
+        } else {
+            s == trump
+        };
+        if s == trump && self.led != trump {
+            self.trumped = true;
+        }
+        if wins {
+            self.best = card;
+            self.winner = seat;
         }
     }
 }

@@ -24,6 +24,9 @@ use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 #[global_allocator]
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
+/// The allocator's counters are process-wide: the tests of this file take turns.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[derive(Default, Debug)]
 struct Counts {
     deals: u64,
@@ -111,6 +114,7 @@ fn play(ruleset: RulesetId, seats: u8, matches: u64) -> Counts {
 
 #[test]
 fn hot_path_does_not_allocate() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     for (ruleset, seats) in [
         (RulesetId::Bete, 5),
         (RulesetId::Bete, 7),
@@ -153,5 +157,44 @@ fn hot_path_does_not_allocate() {
             per_deal <= 12.0,
             "{ruleset}/{seats}: {per_deal:.1} allocations per deal-ending action"
         );
+    }
+}
+
+/// The playout fast path of Bête (`Game::new_playout` + `play_deck` + `play_out_deal`): once
+/// the match is set up, whole deals (antes, deal, bidding, five tricks, settlement, the next
+/// deal's antes) run without a single heap allocation.
+#[test]
+fn bete_playout_deals_do_not_allocate() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    for (ruleset, seats) in [(RulesetId::Bete, 5), (RulesetId::BeteAceHigh, 7)] {
+        let setup = Setup {
+            ruleset,
+            config: Config::defaults(ruleset, seats),
+            seats,
+            first_dealer: Seat(0),
+            decks: Decks::Explicit(Vec::new()),
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let mut game = Game::new_playout(setup).expect("setup");
+        let mut deck = game.pack().to_vec();
+        let (mut deals, mut allocs) = (0u64, 0u64);
+        while !game.is_over() {
+            // A deck permutation from the test's own RNG, outside the measured region.
+            for i in (1..deck.len()).rev() {
+                deck.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
+            }
+            let region = Region::new(GLOBAL);
+            game.play_deck(&deck).expect("a permutation of the pack");
+            let played = game.play_out_deal(&mut rng);
+            allocs += region.change().allocations as u64;
+            assert!(
+                played,
+                "{ruleset}/{seats}: a dealt deal waits for an action"
+            );
+            deals += 1;
+        }
+        println!("{ruleset}/{seats}: {deals} playout deals, {allocs} allocations");
+        assert!(deals >= u64::from(seats) * 2, "a whole match was played");
+        assert_eq!(allocs, 0, "{ruleset}/{seats}: playout deals allocated");
     }
 }

@@ -14,6 +14,7 @@
 
 use bete_rules::bots::{Policy, bot_rng};
 use bete_rules::event::Event;
+use bete_rules::playout::uniform_index;
 use bete_rules::record::{Record, replay_json};
 use bete_rules::view::PlayedCard;
 use bete_rules::{
@@ -403,8 +404,78 @@ fn play(
     Ok(g)
 }
 
+/// The general random loop: list the legal actions, draw one with `uniform_index`, apply it
+/// (with its events) — what `Game::play_out_deal` must reproduce. Plays one deal.
+fn general_deal(g: &mut Game, rng: &mut ChaCha8Rng) -> Result<(), TestCaseError> {
+    let deal = g.deal_index();
+    while let Some(seat) = g.to_act() {
+        if g.deal_index() != deal {
+            break;
+        }
+        let legal = g.legal_actions(seat);
+        let a = legal[uniform_index(rng, legal.len())];
+        g.apply(seat, a)
+            .map_err(|e| TestCaseError::fail(format!("legal {a} refused: {e}")))?;
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// The playout fast path (`play_out_deal`, Bête's own loop over card masks, the general
+    /// loop for the other families) draws exactly the actions the general loop draws from the
+    /// same random numbers, deal by deal: the same log, views, balances, pools and summaries.
+    /// A `playout()` copy and a `new_playout` match (no record, no events) reach the same
+    /// state too.
+    #[test]
+    fn play_out_deal_matches_the_general_loop(t in table_strategy()) {
+        let mut fast = Game::new(t.setup.clone()).expect("setup").0;
+        let mut general = fast.clone();
+        let mut lean = Game::new_playout(t.setup.clone()).expect("setup");
+        prop_assert!(!lean.is_recorded() && lean.log().is_empty());
+        let mut rng_fast = ChaCha8Rng::seed_from_u64(t.play_seed);
+        let mut rng_general = rng_fast.clone();
+        let mut rng_lean = rng_fast.clone();
+        let mut deals = 0;
+        while !fast.is_over() {
+            // Halfway through the match, continue the lean game from a copy of the live one.
+            if deals == 2 {
+                lean = fast.playout();
+                rng_lean = rng_fast.clone();
+                prop_assert!(lean.log().is_empty() && lean.summaries().is_empty());
+            }
+            prop_assert!(fast.play_out_deal(&mut rng_fast));
+            general_deal(&mut general, &mut rng_general)?;
+            prop_assert!(lean.play_out_deal(&mut rng_lean));
+            prop_assert_eq!(snapshot(&fast), snapshot(&general), "after deal {}", deals);
+            prop_assert_eq!(lean.balances(), fast.balances());
+            prop_assert_eq!(lean.pools(), fast.pools());
+            prop_assert_eq!(lean.to_act(), fast.to_act());
+            deals += 1;
+        }
+        prop_assert!(general.is_over() && lean.is_over());
+        prop_assert!(!fast.play_out_deal(&mut rng_fast), "nothing to play once the match is over");
+        prop_assert!(lean.log().is_empty() && lean.summaries().is_empty());
+        // The fast path's log replays like any record.
+        let r = replay_json(&Record::from_game(&fast).to_json())
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(r.balances(), fast.balances());
+    }
+
+    /// `play` (no events) leaves the game exactly as `apply` does: a match re-driven through
+    /// `play` with the actions of one driven through `apply` ends in the same state.
+    #[test]
+    fn play_matches_apply(t in table_strategy()) {
+        let g = play(&t, |_, _, _| Ok(()))?;
+        let mut quiet = Game::new(t.setup.clone()).expect("setup").0;
+        for d in g.log() {
+            for a in &d.actions {
+                quiet.play(a.seat, a.action).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            }
+        }
+        prop_assert_eq!(snapshot(&quiet), snapshot(&g));
+    }
 
     /// `apply` succeeds exactly for the listed legal actions; a refused action (by the seat to
     /// act, or any legal action by another seat) changes nothing.

@@ -8,6 +8,7 @@ use crate::event::{DealResult, Event, Privates, PublicEvent, Reveal, SeatSet, Se
 use crate::family::{Ctx, Family};
 use crate::ruleset::{MAX_SEATS, RulesetId};
 use crate::seat::Seat;
+use crate::sink::Sink;
 use crate::summary::SummaryHead;
 
 /// How a deal ended.
@@ -44,7 +45,7 @@ impl ExchangeTable {
         (1..=n).map(move |k| dealer.offset(k, n))
     }
 
-    pub(super) fn settle(&mut self, ctx: &mut Ctx, end: End, out: &mut Vec<Event>) {
+    pub(super) fn settle(&mut self, ctx: &mut Ctx, end: End, out: &mut impl Sink) {
         let mut gains = [0i64; MAX_SEATS];
         // bêtes and flush payments, in the order they are charged
         self.payments.clear();
@@ -141,7 +142,7 @@ impl ExchangeTable {
         };
         let mut tricks = [0u8; MAX_SEATS];
         tricks.copy_from_slice(&self.tricks_won);
-        out.push(Event {
+        out.emit(|| Event {
             public: PublicEvent::DealSettled(Box::new(Settlement {
                 deal: self.deal,
                 result,
@@ -190,7 +191,7 @@ impl ExchangeTable {
 
     /// The match's last settlement: the pot split equally, the odd jetons one each from the
     /// last deal's eldest in play order; queued bêtes back to their payers (0.4 item 17).
-    fn return_stakes(&mut self, ctx: &mut Ctx, out: &mut Vec<Event>) {
+    fn return_stakes(&mut self, ctx: &mut Ctx, out: &mut impl Sink) {
         let n = self.seats as i64;
         let mut returned = [0i64; MAX_SEATS];
         let share = self.pot / n;
@@ -211,9 +212,11 @@ impl ExchangeTable {
             *b += r;
         }
         self.match_over = true;
-        out.push(Event::public(PublicEvent::MatchEnded {
-            returned: Box::new(returned),
-            balances: Box::new(*ctx.balances),
-        }));
+        out.emit(|| {
+            Event::public(PublicEvent::MatchEnded {
+                returned: Box::new(returned),
+                balances: Box::new(*ctx.balances),
+            })
+        });
     }
 }

@@ -11,6 +11,7 @@ use crate::family::Ctx;
 use crate::game::ActionError;
 use crate::ruleset::RulesetId;
 use crate::seat::Seat;
+use crate::sink::Sink;
 
 /// Which duty limits a seat's cards now; it chooses the error for a card outside them.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -225,7 +226,7 @@ impl ExchangeTable {
         seat: Seat,
         card: Card,
         hidden: bool,
-        out: &mut Vec<Event>,
+        out: &mut impl Sink,
     ) -> Result<(), ActionError> {
         let action = if hidden {
             Action::Hidden(card)
@@ -263,13 +264,13 @@ impl ExchangeTable {
         self.lens[t] += 1;
         if hidden {
             self.hidden.insert(card);
-            out.push(Event {
+            out.emit(|| Event {
                 public: PublicEvent::HiddenLead { seat },
                 private: Privates::One((seat, PrivateEvent::HiddenCard(card))),
                 reveal: None,
             });
         } else {
-            out.push(Event::public(PublicEvent::CardPlayed { seat, card }));
+            out.emit(|| Event::public(PublicEvent::CardPlayed { seat, card }));
         }
         if self.lens[t] as u32 == self.inn.count_ones() {
             let plays = self.current();
@@ -284,10 +285,12 @@ impl ExchangeTable {
             }
             self.winners[t] = Some(winner.seat);
             self.tricks_won[winner.seat.index()] += 1;
-            out.push(Event::public(PublicEvent::TrickWon {
-                trick: self.trick,
-                winner: winner.seat,
-            }));
+            out.emit(|| {
+                Event::public(PublicEvent::TrickWon {
+                    trick: self.trick,
+                    winner: winner.seat,
+                })
+            });
             if self.trick == 4 {
                 self.settle(ctx, settle::End::Played, out);
             } else {
