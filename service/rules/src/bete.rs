@@ -188,11 +188,13 @@ impl BeteTable {
     }
 
     fn most_other(&self, s: Seat) -> u8 {
-        (0..self.seats)
-            .filter(|&i| i != s.0)
-            .map(|i| self.tricks[i as usize])
-            .max()
-            .unwrap_or(0)
+        let mut m = 0;
+        for (i, &t) in self.tricks[..self.n_us()].iter().enumerate() {
+            if i != s.index() && t > m {
+                m = t;
+            }
+        }
+        m
     }
 
     /// B24–B26 for the declarer.
@@ -954,24 +956,59 @@ impl Family for BeteTable {
             }
             logged(seat, action);
         }
-        while self.stage == Stage::Tricks {
-            let seat = self.turn;
-            let legal = self.legal_cards(seat);
-            let k = uniform_index(rng, legal.len() as usize);
-            // k < legal.len(), and a seat to play always holds a card (five tricks of five).
-            let Some(card) = legal.nth_card(k as u32) else {
-                debug_assert!(false, "no legal card");
-                return;
-            };
-            if self.lenient {
+        if self.lenient {
+            // Every card is legal and some stand as revokes: `apply_card` books them.
+            while self.stage == Stage::Tricks {
+                let seat = self.turn;
+                let hand = self.hands[seat.index()];
+                let k = uniform_index(rng, hand.len() as usize);
+                let Some(card) = hand.nth_card(k as u32) else {
+                    debug_assert!(false, "a seat to play holds no card");
+                    return;
+                };
                 if self.apply_card(ctx, seat, card, &mut Discard).is_err() {
                     debug_assert!(false, "a legal card was refused");
                     return;
                 }
-            } else {
-                self.play_card(ctx, seat, card, &mut Discard);
+                logged(seat, Action::Card(card));
             }
-            logged(seat, Action::Card(card));
+            return;
+        }
+        // Strict play, one trick at a time with the trick in locals; the state is written back
+        // after each trick exactly as `play_card` leaves it.
+        let (trump, ranking, must_head, n) =
+            (self.trump, self.variant.ranking, self.must_head, self.seats);
+        while self.stage == Stage::Tricks {
+            let mut trick = self.trick;
+            let mut seat = self.turn;
+            while trick.len < n {
+                let hand = self.hands[seat.index()];
+                let legal = trick.legal(hand, trump, ranking, must_head);
+                let k = uniform_index(rng, legal.len() as usize);
+                // k < legal.len(), and a seat to play always holds a card (five tricks of five).
+                let Some(card) = legal.nth_card(k as u32) else {
+                    debug_assert!(false, "a seat to play holds no card");
+                    return;
+                };
+                self.hands[seat.index()] = hand.minus(CardSet::single(card));
+                trick.play(seat, card, trump, ranking);
+                logged(seat, Action::Card(card));
+                // `play_card` leaves the turn on the trick's last player.
+                self.turn = seat;
+                seat = seat.next(n);
+            }
+            let winner = trick.winner;
+            self.tricks[winner.index()] += 1;
+            self.done[self.trick_no as usize] = trick;
+            self.trick = trick;
+            self.trick_no += 1;
+            if self.trick_no == 5 {
+                // B23: all five tricks are played out.
+                self.settle(ctx, &mut Discard);
+            } else {
+                self.trick = Trick::new(winner);
+                self.turn = winner;
+            }
         }
     }
 
