@@ -1,12 +1,20 @@
 //! Random playouts without criterion, reporting deals per second of wall time and per second of
 //! CPU time (from /proc/self/schedstat), so a figure stays meaningful on a shared, busy machine.
 //!
-//!     cargo run --release -p bete-rules --example playout [DEALS] [TABLE] [seeded|explicit]
+//!     cargo run --release -p bete-rules --example playout [DEALS] [TABLE] [MODE]
 //!
 //! TABLE (e.g. `bete/5`) plays one table only (handy under `valgrind --tool=callgrind`).
-//! `explicit` gives every deal an explicit deck shuffled by a cheap xorshift Fisher–Yates
-//! (`Decks::Explicit` + `Game::provide_deck_from`) instead of the seeded deck of RULES.md 11.5,
-//! to show what the engine costs without the SHA-256 + ChaCha20 shuffle.
+//! MODE:
+//! - `seeded` (default): the seeded deck of RULES.md 11.5; every action listed with
+//!   `legal_actions_into`, drawn, and applied with `apply_into` (events, record, summaries),
+//!   as a server does;
+//! - `explicit`: the same, but every deal gets an explicit deck shuffled by a cheap xorshift
+//!   Fisher–Yates (`Decks::Explicit` + `Game::provide_deck_from`), to show what the engine
+//!   costs without the SHA-256 + ChaCha20 shuffle;
+//! - `playout`: explicit decks, a `Game::new_playout` match (no record) and `Game::play`
+//!   (no events), actions still listed and drawn one at a time by this harness;
+//! - `fast`: explicit decks given with `play_deck`, then `Game::play_out_deal` plays each
+//!   deal to its settlement (the simulation fast path; ChaCha8 draws).
 
 use bete_rules::event::Event;
 use bete_rules::{Action, Config, Decks, Game, RulesetId, Seat, Seed, Setup};
