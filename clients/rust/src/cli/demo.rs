@@ -31,8 +31,9 @@ pub struct Args {
     seed: Option<String>,
 }
 
-/// A `bete_server::run` on its own thread and runtime, stopped by sending on the channel.
-/// (The server's future is not `Send`, so it cannot be spawned on this runtime.)
+/// A `bete_server::run` on its own thread and runtime, stopped by sending on the channel. Its
+/// own runtime keeps the server's work off the demo bots' worker threads, as in a real
+/// deployment where they are separate processes.
 struct Embedded {
     addr: SocketAddr,
     stop: Option<oneshot::Sender<()>>,
