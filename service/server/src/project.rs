@@ -9,6 +9,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use bete_api::convert;
 use bete_api::pb;
 use bete_rules::{Seat, Viewer};
+use prost::Message;
+use prost::bytes::Bytes;
 
 use crate::store::{Occupant, TableState, Visibility};
 use crate::table::{Body, SeatInfo, Snapshot, TableEvent, TableMeta, TableStatus};
@@ -111,6 +113,31 @@ pub fn snapshot_to_pb(meta: &TableMeta, snap: &Snapshot) -> pb::SeatView {
 
 /// One table event as `viewer` may see it.
 pub fn event_to_pb(meta: &TableMeta, e: &TableEvent, viewer: Viewer) -> pb::Event {
+    stamped(meta, e, |ev, stamp| convert::project(ev, viewer, stamp))
+}
+
+/// Whether `viewer` receives `e` exactly as [`public_event_bytes`] encodes it: it sees no
+/// private part and no reveal of it. Table events are the same for every recipient.
+pub fn sees_only_public(e: &TableEvent, viewer: Viewer) -> bool {
+    match &e.body {
+        Body::Game(ev) => convert::sees_only_public(ev, viewer),
+        _ => true,
+    }
+}
+
+/// `e` as every viewer for whom [`sees_only_public`] holds receives it, encoded once so those
+/// recipients share the bytes. Built from the public part alone.
+pub fn public_event_bytes(meta: &TableMeta, e: &TableEvent) -> Bytes {
+    let event = stamped(meta, e, convert::project_public);
+    Bytes::from(event.encode_to_vec())
+}
+
+/// `e` with the table's stamp; `game` projects an engine event.
+fn stamped(
+    meta: &TableMeta,
+    e: &TableEvent,
+    game: impl FnOnce(&bete_rules::Event, &convert::EventStamp<'_>) -> pb::Event,
+) -> pb::Event {
     let stamp = convert::EventStamp {
         table_id: &meta.id,
         seats: meta.seats,
@@ -120,7 +147,7 @@ pub fn event_to_pb(meta: &TableMeta, e: &TableEvent, viewer: Viewer) -> pb::Even
     };
     use pb::event::Body as B;
     let body = match &e.body {
-        Body::Game(ev) => return convert::project(ev, viewer, &stamp),
+        Body::Game(ev) => return game(ev, &stamp),
         Body::SeatTaken {
             seat,
             occupant,

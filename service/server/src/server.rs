@@ -1,12 +1,16 @@
 //! `run`: the whole server on a listener until `shutdown` resolves.
 
+use std::convert::Infallible;
 use std::future::Future;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use bete_api::pb::bot_service_server::BotServiceServer;
 use bete_api::pb::table_service_server::TableServiceServer;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
+use tonic::codegen::{BoxFuture, Service, http};
+use tonic::server::{Grpc, NamedService};
 use tonic::transport::server::TcpIncoming;
 use tonic_health::ServingStatus;
 
@@ -14,8 +18,9 @@ use crate::auth::Auth;
 use crate::config::ServerConfig;
 use crate::metrics::{self, Metrics};
 use crate::registry::Tables;
-use crate::service::{Api, BotApi, TableApi};
+use crate::service::{Api, BotApi, TableApi, WatchBotFrames, WatchTableFrames};
 use crate::store::{SqliteStore, Store};
+use crate::stream::{BotShape, FrameCodec, TableShape};
 use crate::table::ActorDeps;
 
 /// Why the server could not start or stopped abnormally.
@@ -91,8 +96,11 @@ pub async fn run(
         .register_encoded_file_descriptor_set(tonic_types::pb::FILE_DESCRIPTOR_SET)
         .build_v1alpha()?;
 
-    let table_service = TableServiceServer::new(TableApi(api.clone()))
-        .max_decoding_message_size(TRANSPORT_MAX_MESSAGE);
+    let table_service = TableRoutes {
+        inner: TableServiceServer::new(TableApi(api.clone()))
+            .max_decoding_message_size(TRANSPORT_MAX_MESSAGE),
+        api: api.clone(),
+    };
     let bot_service =
         BotServiceServer::new(BotApi(api.clone())).max_decoding_message_size(TRANSPORT_MAX_MESSAGE);
 
@@ -157,6 +165,46 @@ pub async fn run(
     }
     tracing::info!("stopped");
     Ok(())
+}
+
+/// TableService with its two watch streams served through [`FrameCodec`] (an event's shared
+/// encoding goes out without being rebuilt per recipient); every other method goes to the
+/// generated server. The wire format is the schema's either way.
+#[derive(Clone, Debug)]
+struct TableRoutes {
+    inner: TableServiceServer<TableApi>,
+    api: Arc<Api>,
+}
+
+impl NamedService for TableRoutes {
+    const NAME: &'static str = <TableServiceServer<TableApi> as NamedService>::NAME;
+}
+
+impl Service<http::Request<tonic::body::Body>> for TableRoutes {
+    type Response = http::Response<tonic::body::Body>;
+    type Error = Infallible;
+    type Future = BoxFuture<Self::Response, Infallible>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: http::Request<tonic::body::Body>) -> Self::Future {
+        let api = self.api.clone();
+        match req.uri().path() {
+            "/bete.v1.TableService/WatchBot" => Box::pin(async move {
+                let mut grpc = Grpc::new(FrameCodec::<BotShape>::default())
+                    .apply_max_message_size_config(Some(TRANSPORT_MAX_MESSAGE), None);
+                Ok(grpc.server_streaming(WatchBotFrames(api), req).await)
+            }),
+            "/bete.v1.TableService/WatchTable" => Box::pin(async move {
+                let mut grpc = Grpc::new(FrameCodec::<TableShape>::default())
+                    .apply_max_message_size_config(Some(TRANSPORT_MAX_MESSAGE), None);
+                Ok(grpc.server_streaming(WatchTableFrames(api), req).await)
+            }),
+            _ => self.inner.call(req),
+        }
+    }
 }
 
 /// Compile-time check: `run`'s future is `Send`, so callers can `tokio::spawn` it on their own

@@ -11,6 +11,8 @@ use bete_api::pb::table_service_server::TableService;
 use bete_rules::{Config, ConfigError, Seed};
 use prost::Message;
 use tokio::sync::mpsc;
+use tonic::codegen::BoxFuture;
+use tonic::server::ServerStreamingService;
 use tonic::{Request, Response, Status};
 use tracing::Instrument;
 
@@ -24,7 +26,7 @@ use crate::status::{FieldViolation, ServerError};
 use crate::store::{
     BotRow, Occupant, SeatRow, Store, TableFilter, TableRow, TableState, Visibility,
 };
-use crate::stream::{BotShape, TableShape, WatchStream};
+use crate::stream::{BotShape, Frame, MsgStream, TableShape, WatchStream};
 use crate::table::{BotStream, Command, SeatInfo, TableMeta, TableStatus};
 
 /// Items buffered per WatchBot stream (shared by all the bot's tables).
@@ -592,13 +594,69 @@ impl TableService for TableApi {
         .await
     }
 
-    type WatchTableStream = WatchStream<TableShape>;
+    type WatchTableStream = MsgStream<TableShape>;
 
+    /// Served by [`WatchTableFrames`] (see `server.rs`); this is the same stream as messages.
     async fn watch_table(
         &self,
         request: Request<pb::WatchTableRequest>,
     ) -> Result<Response<Self::WatchTableStream>, Status> {
+        let r = self.0.watch_table(request).await?;
+        Ok(r.map(MsgStream))
+    }
+
+    type WatchBotStream = MsgStream<BotShape>;
+
+    /// Served by [`WatchBotFrames`] (see `server.rs`); this is the same stream as messages.
+    async fn watch_bot(
+        &self,
+        request: Request<pb::WatchBotRequest>,
+    ) -> Result<Response<Self::WatchBotStream>, Status> {
+        let r = self.0.watch_bot(request).await?;
+        Ok(r.map(MsgStream))
+    }
+
+    async fn get_game_record(
+        &self,
+        request: Request<pb::GetGameRecordRequest>,
+    ) -> Result<Response<pb::GetGameRecordResponse>, Status> {
         let api = &self.0;
+        api.call("GetGameRecord", async {
+            let bot = api.begin(&request).await?;
+            let id = table_id(&request.get_ref().table_id)?;
+            let t = api
+                .store
+                .table(id.clone())
+                .await?
+                .ok_or_else(|| ServerError::TableNotFound(id.clone()))?;
+            if t.table.visibility == Visibility::Private
+                && t.table.created_by != bot.id
+                && !t
+                    .seats
+                    .iter()
+                    .any(|s| s.occupant == Occupant::Bot(bot.id.clone()))
+            {
+                return Err(ServerError::TablePrivate);
+            }
+            let record = api
+                .store
+                .record(id)
+                .await?
+                .ok_or(ServerError::TableNotFinished)?;
+            Ok(pb::GetGameRecordResponse {
+                record_json: record,
+            })
+        })
+        .await
+    }
+}
+
+impl Api {
+    async fn watch_table(
+        &self,
+        request: Request<pb::WatchTableRequest>,
+    ) -> Result<Response<WatchStream<TableShape>>, Status> {
+        let api = self;
         api.call("WatchTable", async {
             let bot = api.begin(&request).await?;
             let req = request.into_inner();
@@ -624,13 +682,11 @@ impl TableService for TableApi {
         .await
     }
 
-    type WatchBotStream = WatchStream<BotShape>;
-
     async fn watch_bot(
         &self,
         request: Request<pb::WatchBotRequest>,
-    ) -> Result<Response<Self::WatchBotStream>, Status> {
-        let api = &self.0;
+    ) -> Result<Response<WatchStream<BotShape>>, Status> {
+        let api = self;
         api.call("WatchBot", async {
             let bot = api.begin(&request).await?;
             let req = request.into_inner();
@@ -666,38 +722,33 @@ impl TableService for TableApi {
         })
         .await
     }
+}
 
-    async fn get_game_record(
-        &self,
-        request: Request<pb::GetGameRecordRequest>,
-    ) -> Result<Response<pb::GetGameRecordResponse>, Status> {
-        let api = &self.0;
-        api.call("GetGameRecord", async {
-            let bot = api.begin(&request).await?;
-            let id = table_id(&request.get_ref().table_id)?;
-            let t = api
-                .store
-                .table(id.clone())
-                .await?
-                .ok_or_else(|| ServerError::TableNotFound(id.clone()))?;
-            if t.table.visibility == Visibility::Private
-                && t.table.created_by != bot.id
-                && !t
-                    .seats
-                    .iter()
-                    .any(|s| s.occupant == Occupant::Bot(bot.id.clone()))
-            {
-                return Err(ServerError::TablePrivate);
-            }
-            let record = api
-                .store
-                .record(id)
-                .await?
-                .ok_or(ServerError::TableNotFinished)?;
-            Ok(pb::GetGameRecordResponse {
-                record_json: record,
-            })
-        })
-        .await
+/// TableService.WatchTable as the server serves it: frames through `FrameCodec`, so an event's
+/// shared encoding goes out as is.
+#[derive(Clone, Debug)]
+pub struct WatchTableFrames(pub Arc<Api>);
+
+impl ServerStreamingService<pb::WatchTableRequest> for WatchTableFrames {
+    type Response = Frame<pb::WatchTableResponse>;
+    type ResponseStream = WatchStream<TableShape>;
+    type Future = BoxFuture<Response<Self::ResponseStream>, Status>;
+    fn call(&mut self, request: Request<pb::WatchTableRequest>) -> Self::Future {
+        let api = self.0.clone();
+        Box::pin(async move { api.watch_table(request).await })
+    }
+}
+
+/// TableService.WatchBot as the server serves it (see [`WatchTableFrames`]).
+#[derive(Clone, Debug)]
+pub struct WatchBotFrames(pub Arc<Api>);
+
+impl ServerStreamingService<pb::WatchBotRequest> for WatchBotFrames {
+    type Response = Frame<pb::WatchBotResponse>;
+    type ResponseStream = WatchStream<BotShape>;
+    type Future = BoxFuture<Response<Self::ResponseStream>, Status>;
+    fn call(&mut self, request: Request<pb::WatchBotRequest>) -> Self::Future {
+        let api = self.0.clone();
+        Box::pin(async move { api.watch_bot(request).await })
     }
 }

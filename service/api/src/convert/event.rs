@@ -6,6 +6,7 @@
 
 use std::time::SystemTime;
 
+use bete_rules::event::Projected;
 use bete_rules::event::{BidderResult, DealResult};
 use bete_rules::{Event, MAX_SEATS, PrivateEvent, PublicEvent, Reveal, Viewer};
 
@@ -31,7 +32,31 @@ pub struct EventStamp<'a> {
 
 /// `event` as `viewer` may see it.
 pub fn project(event: &Event, viewer: Viewer, stamp: &EventStamp<'_>) -> pb::Event {
+    project_seen(event.project(viewer), stamp)
+}
+
+/// Whether `viewer` sees nothing of `event` beyond its public part (no private part, no
+/// reveal). Every such viewer receives the same message, [`project_public`], so its encoding
+/// may be shared among them.
+pub fn sees_only_public(event: &Event, viewer: Viewer) -> bool {
     let seen = event.project(viewer);
+    seen.private.is_none() && seen.reveal.is_none()
+}
+
+/// `event` as a viewer who sees only its public part receives it: built from the public part
+/// alone, so it cannot carry a hand, an exchange, a hidden card or a reveal.
+pub fn project_public(event: &Event, stamp: &EventStamp<'_>) -> pb::Event {
+    project_seen(
+        Projected {
+            public: &event.public,
+            private: None,
+            reveal: None,
+        },
+        stamp,
+    )
+}
+
+fn project_seen(seen: Projected<'_>, stamp: &EventStamp<'_>) -> pb::Event {
     let n = usize::from(stamp.seats).min(MAX_SEATS);
     let amounts = |a: &[i64; MAX_SEATS]| a[..n].to_vec();
     let body = match seen.public {
@@ -545,5 +570,57 @@ mod tests {
         );
         assert_eq!(t.seq, 42);
         assert!(matches!(t.body, Some(Body::StrikeCounted(_))));
+    }
+
+    /// The shared public message is exactly what each viewer who sees only the public part
+    /// would get, and no viewer with a private part or a reveal is counted among them.
+    #[test]
+    fn the_public_message_is_shared_only_by_viewers_who_see_nothing_more() {
+        let viewers = [
+            Viewer::Seat(Seat(0)),
+            Viewer::Seat(Seat(1)),
+            Viewer::Seat(Seat(2)),
+            Viewer::Spectator,
+        ];
+        let hidden = Event {
+            public: PublicEvent::HiddenLead { seat: Seat(2) },
+            private: vec![(Seat(2), PrivateEvent::HiddenCard(card("9D")))].into(),
+            reveal: None,
+        };
+        let played = Event::public(PublicEvent::CardPlayed {
+            seat: Seat(2),
+            card: card("TH"),
+        });
+        for event in [deal_started(), hidden, settled(), played] {
+            let public = project_public(&event, &stamp());
+            for viewer in viewers {
+                let own = project(&event, viewer, &stamp());
+                if sees_only_public(&event, viewer) {
+                    assert_eq!(own, public, "{viewer:?} of {:?}", event.public);
+                } else {
+                    assert_ne!(own, public, "{viewer:?} of {:?}", event.public);
+                }
+            }
+        }
+        // Every seat holds a hand at the deal; only spectators see the settled deal's reveal.
+        let dealt = deal_started();
+        assert!(viewers[..3].iter().all(|&v| !sees_only_public(&dealt, v)));
+        assert!(sees_only_public(&dealt, Viewer::Spectator));
+        assert!(!sees_only_public(&settled(), Viewer::Spectator));
+        assert!(sees_only_public(&settled(), Viewer::Seat(Seat(1))));
+        let Body::HiddenLead(h) = body(project_public(
+            &Event {
+                public: PublicEvent::HiddenLead { seat: Seat(2) },
+                private: vec![(Seat(2), PrivateEvent::HiddenCard(card("9D")))].into(),
+                reveal: None,
+            },
+            &stamp(),
+        )) else {
+            panic!()
+        };
+        assert_eq!(
+            h.card, "",
+            "the public message never carries the hidden card"
+        );
     }
 }

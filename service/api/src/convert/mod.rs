@@ -20,7 +20,7 @@ pub use cards::{
     ruleset_to_pb, seat_from_pb, suit_from_pb, suit_to_pb,
 };
 pub use config::{config_from_pb, config_to_pb};
-pub use event::{EventStamp, project, table_event};
+pub use event::{EventStamp, project, project_public, sees_only_public, table_event};
 pub use view::{awaiting_players_view, view_to_pb};
 
 /// A request field that cannot become an engine value. `field` is the path of the bad field as a

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use bete_rules::record::Record;
 use bete_rules::{Action, Game, Seat, Viewer};
+use prost::bytes::Bytes;
 use rand_chacha::ChaCha8Rng;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
@@ -24,6 +25,7 @@ use super::{
 };
 use crate::metrics::Metrics;
 use crate::now_ms;
+use crate::project;
 use crate::status::ServerError;
 use crate::store::{LogEntry, Occupant, RatingDelta, SeatRow, Store, StoredTable, TableState};
 
@@ -530,15 +532,26 @@ impl Actor {
             return;
         }
         let before = self.sinks.len();
-        let new: Vec<Arc<TableEvent>> = self.events[first..].to_vec();
+        let new = &self.events[first..];
+        // Each event's public encoding, made at most once and shared by every watcher who sees
+        // no more than that (most events, most watchers).
+        let mut public: Vec<Option<Bytes>> = vec![None; new.len()];
         let to_act = self.game.as_ref().and_then(Game::to_act);
         let mut sinks = std::mem::take(&mut self.sinks);
         sinks.retain_mut(|sink| {
             let viewer = self.viewer_of(&sink.bot);
-            for e in &new {
-                if let Offer::Gone { too_slow } =
-                    sink.offer(&self.meta, WatchItem::Event(e.clone(), viewer))
-                {
+            for (e, bytes) in new.iter().zip(public.iter_mut()) {
+                let shared = project::sees_only_public(e, viewer).then(|| {
+                    bytes
+                        .get_or_insert_with(|| project::public_event_bytes(&self.meta, e))
+                        .clone()
+                });
+                let item = WatchItem::Event {
+                    event: e.clone(),
+                    viewer,
+                    shared,
+                };
+                if let Offer::Gone { too_slow } = sink.offer(&self.meta, item) {
                     if too_slow {
                         self.deps.metrics.watchers_dropped.inc();
                     }
@@ -772,7 +785,14 @@ impl Actor {
             );
         }
         for e in backlog.iter().cloned() {
-            sink.offer(&self.meta, WatchItem::Event(e, viewer));
+            sink.offer(
+                &self.meta,
+                WatchItem::Event {
+                    event: e,
+                    viewer,
+                    shared: None,
+                },
+            );
         }
         if self.state() != TableState::Finished {
             self.sinks.push(sink);
@@ -806,7 +826,12 @@ impl Actor {
             // Resume with the missed events when they fit; otherwise a fresh snapshot.
             Some(f) if f <= last && ((last - f) as usize) < room => {
                 for e in self.events[f as usize..].iter().cloned() {
-                    ok = ok && sink.offer(&self.meta, WatchItem::Event(e, viewer)) == Offer::Sent;
+                    let item = WatchItem::Event {
+                        event: e,
+                        viewer,
+                        shared: None,
+                    };
+                    ok = ok && sink.offer(&self.meta, item) == Offer::Sent;
                 }
             }
             _ => {

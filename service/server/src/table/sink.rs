@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 use bete_rules::Viewer;
+use prost::bytes::Bytes;
 use tokio::sync::mpsc;
 
 use super::{Shared, Snapshot, TableEvent, TableMeta, TableStatus};
@@ -17,8 +18,14 @@ use crate::status::ServerError;
 #[derive(Clone, Debug)]
 pub enum WatchItem {
     Snapshot(Box<Snapshot>),
-    /// The event and the viewer it is projected for (the watcher's seat at sending time).
-    Event(Arc<TableEvent>, Viewer),
+    /// An event for one viewer (the watcher's seat at sending time).
+    Event {
+        event: Arc<TableEvent>,
+        viewer: Viewer,
+        /// The event's shared public encoding (`project::public_event_bytes`), set only when
+        /// `viewer` sees nothing more than that; otherwise the stream projects it for `viewer`.
+        shared: Option<Bytes>,
+    },
     /// WatchBot only: the bot must act.
     Decision(Box<Snapshot>),
     /// WatchBot only: the bot holds this seat.
@@ -102,7 +109,7 @@ pub(super) enum Offer {
 impl Sink {
     pub fn offer(&mut self, meta: &Arc<TableMeta>, item: WatchItem) -> Offer {
         let seq = match &item {
-            WatchItem::Event(e, _) => Some(e.seq),
+            WatchItem::Event { event, .. } => Some(event.seq),
             WatchItem::Snapshot(s) => Some(s.seq),
             _ => None,
         };
