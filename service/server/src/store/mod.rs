@@ -4,6 +4,8 @@
 //! never projected events: events are re-derived by replaying the commands through the engine.
 //! That keeps hidden cards out of the log format and makes recovery a replay.
 
+#[cfg(test)]
+mod probe;
 mod sqlite;
 
 use std::future::Future;

@@ -27,7 +27,8 @@ const MAX_BATCH: usize = 512;
 const WRITE_QUEUE: usize = 4096;
 
 /// The schema, applied in order; `PRAGMA user_version` counts the steps already applied.
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE bots (
     id          TEXT PRIMARY KEY,
     name        TEXT NOT NULL,
@@ -77,7 +78,11 @@ CREATE TABLE ratings (
     games    INTEGER NOT NULL,
     PRIMARY KEY (bot_id, ruleset)
 );
-"#];
+"#,
+    // The table's event seq after each entry. Stored with the entry, so an append writes one row
+    // and not also the `tables` row; `tables.last_seq` stays as it was for older logs.
+    "ALTER TABLE events ADD COLUMN last_seq INTEGER",
+];
 
 enum WriteOp {
     CreateBot(BotRow),
@@ -97,6 +102,19 @@ enum WriteOp {
         record: String,
         ratings: Vec<RatingDelta>,
     },
+}
+
+impl WriteOp {
+    /// An append that changes nothing but the log (a client's move): the bulk of all writes.
+    fn is_plain_append(&self) -> bool {
+        matches!(
+            self,
+            WriteOp::Append {
+                entry: LogEntry::Action { auto: false, .. },
+                ..
+            }
+        )
+    }
 }
 
 struct WriteReq {
@@ -131,15 +149,19 @@ impl SqliteStore {
             .busy_timeout(Duration::from_secs(10));
         // FULL: the WAL is fsynced at every commit, so a committed append survives power loss.
         // Checkpoints run inline in the committing writer: at SQLite's default (1,000 pages) one
-        // lands every few batches and rewrites hot pages (`tables.last_seq`) each time. 16,384
-        // pages (64 MiB of WAL at 4 KiB) folds many rewrites into one; journal_size_limit
-        // truncates the WAL back afterwards so it does not keep its high-water size on disk.
+        // lands every few batches and rewrites hot pages each time. 16,384 pages (64 MiB of WAL
+        // at 4 KiB) folds many rewrites into one; journal_size_limit truncates the WAL back
+        // afterwards so it does not keep its high-water size on disk. A 32 MiB page cache holds
+        // the B-tree pages the active tables' appends land on; temp_store=memory keeps any
+        // statement journal off the disk.
         let mut writer = SqliteConnection::connect_with(
             &base
                 .clone()
                 .synchronous(SqliteSynchronous::Full)
                 .pragma("wal_autocheckpoint", "16384")
-                .pragma("journal_size_limit", "67108864"),
+                .pragma("journal_size_limit", "67108864")
+                .pragma("cache_size", "-32768")
+                .pragma("temp_store", "memory"),
         )
         .await?;
         migrate(&mut writer).await?;
@@ -210,61 +232,79 @@ async fn writer_loop(mut conn: SqliteConnection, mut rx: mpsc::Receiver<WriteReq
     }
 }
 
-/// Rows per multi-row statement (a fixed size, so sqlx's statement cache keeps hitting).
-const CHUNK: usize = 32;
+/// Inserts a batch's log rows, given as one JSON array of `[table, seq, payload, last_seq]`: one
+/// fixed statement (always in sqlx's cache) and one call, whatever the batch size. `OR FAIL`
+/// rather than the default ABORT: a failed batch is rolled back whole anyway, and FAIL spares
+/// SQLite a statement journal for the multi-row insert.
+const INSERT_ROWS: &str = "INSERT OR FAIL INTO events (table_id, seq, payload, last_seq) \
+     SELECT value->>0, value->>1, value->>2, value->>3 FROM json_each(?)";
+
+/// A batch of plain appends in ONE call to sqlx's worker thread: begin, insert, commit.
+const APPEND_BATCH: &str = "BEGIN IMMEDIATE; \
+     INSERT OR FAIL INTO events (table_id, seq, payload, last_seq) \
+     SELECT value->>0, value->>1, value->>2, value->>3 FROM json_each(?); \
+     COMMIT";
 
 async fn apply_batch(conn: &mut SqliteConnection, ops: &[&WriteOp]) -> Result<(), StoreError> {
-    let mut tx = conn.begin().await?;
-    // Appends are the bulk of a batch. Every sqlx call is a round trip to SQLite's own thread, so
-    // event rows and `last_seq` updates go in CHUNK at a time rather than two calls per move.
-    let mut rows: Vec<(&str, i64, String)> = Vec::new();
-    let mut last: Vec<(&str, i64)> = Vec::new();
+    let result = if ops.iter().all(|op| op.is_plain_append()) {
+        match log_rows(ops) {
+            Ok(rows) => sqlx::query(APPEND_BATCH)
+                .bind(rows)
+                .execute(&mut *conn)
+                .await
+                .map(drop)
+                .map_err(StoreError::from),
+            Err(e) => return Err(e),
+        }
+    } else {
+        apply_mixed(conn, ops).await
+    };
+    if result.is_err() {
+        // The failed statement left the transaction open (or SQLite already rolled it back).
+        let _ = sqlx::query("ROLLBACK").execute(&mut *conn).await;
+    }
+    result
+}
+
+/// A batch with other writes than plain appends (table creation, seats, finished matches): each
+/// in order, in one transaction, the log rows in one statement at the end.
+async fn apply_mixed(conn: &mut SqliteConnection, ops: &[&WriteOp]) -> Result<(), StoreError> {
+    sqlx::query("BEGIN IMMEDIATE").execute(&mut *conn).await?;
     for op in ops {
         match op {
-            WriteOp::Append {
-                table,
-                seq,
-                entry,
-                last_seq,
-            } => {
-                let payload = serde_json::to_string(entry)
-                    .map_err(|e| StoreError::Corrupt(format!("cannot encode log entry: {e}")))?;
-                rows.push((table, *seq as i64, payload));
-                match last.iter_mut().find(|(t, _)| *t == table.as_str()) {
-                    Some((_, l)) => *l = (*l).max(*last_seq as i64),
-                    None => last.push((table, *last_seq as i64)),
-                }
-                update_seats(&mut tx, table, entry).await?;
-            }
-            other => apply(&mut tx, other).await?,
+            WriteOp::Append { table, entry, .. } => update_seats(conn, table, entry).await?,
+            other => apply(conn, other).await?,
         }
     }
-    for chunk in rows.chunks(CHUNK) {
-        let sql = format!(
-            "INSERT INTO events (table_id, seq, payload) VALUES {}",
-            vec!["(?, ?, ?)"; chunk.len()].join(", ")
-        );
-        let mut q = sqlx::query(&sql);
-        for (table, seq, payload) in chunk {
-            q = q.bind(*table).bind(*seq).bind(payload.as_str());
-        }
-        q.execute(&mut *tx).await?;
+    let rows = log_rows(ops)?;
+    if rows != "[]" {
+        sqlx::query(INSERT_ROWS)
+            .bind(rows)
+            .execute(&mut *conn)
+            .await?;
     }
-    for chunk in last.chunks(CHUNK) {
-        // `(VALUES ...) v` without `AS`: sqlx logs statements at debug, and the log check of
-        // tests/hidden.rs reads any two-letter word like `AS` as a card code.
-        let sql = format!(
-            "UPDATE tables SET last_seq = v.column2 FROM (VALUES {}) v WHERE tables.id = v.column1",
-            vec!["(?, ?)"; chunk.len()].join(", ")
-        );
-        let mut q = sqlx::query(&sql);
-        for (table, last_seq) in chunk {
-            q = q.bind(*table).bind(*last_seq);
-        }
-        q.execute(&mut *tx).await?;
-    }
-    tx.commit().await?;
+    sqlx::query("COMMIT").execute(&mut *conn).await?;
     Ok(())
+}
+
+/// The log rows of a batch's appends as the JSON array `INSERT_ROWS` reads.
+fn log_rows(ops: &[&WriteOp]) -> Result<String, StoreError> {
+    let encode =
+        |e: serde_json::Error| StoreError::Corrupt(format!("cannot encode log entry: {e}"));
+    let mut rows = Vec::with_capacity(ops.len());
+    for op in ops {
+        if let WriteOp::Append {
+            table,
+            seq,
+            entry,
+            last_seq,
+        } = op
+        {
+            let payload = serde_json::to_string(entry).map_err(encode)?;
+            rows.push((table.as_str(), *seq as i64, payload, *last_seq as i64));
+        }
+    }
+    serde_json::to_string(&rows).map_err(encode)
 }
 
 /// Keep the seats table in step with the log, in the same transaction as the entry.
@@ -351,7 +391,7 @@ async fn apply(conn: &mut SqliteConnection, op: &WriteOp) -> Result<(), StoreErr
                     .await?;
             }
         }
-        // Batched in `apply_batch`.
+        // Log rows go in one statement per batch (`log_rows`).
         WriteOp::Append { .. } => {
             return Err(StoreError::Corrupt(
                 "an append reached the single-write path".into(),
@@ -405,13 +445,27 @@ fn bot_from_row(row: &SqliteRow) -> Result<BotRow, StoreError> {
     })
 }
 
+/// What `table_from_row` reads, from `tables t`: the row and the table's latest event seq.
+/// (No `AS`: sqlx logs statements at debug, and the log check of tests/hidden.rs reads any
+/// two-letter word like `AS` as a card code.)
+macro_rules! table_columns {
+    () => {
+        "t.*, (SELECT e.last_seq FROM events e WHERE e.table_id = t.id \
+         ORDER BY e.seq DESC LIMIT 1) latest_seq FROM tables t"
+    };
+}
+
 fn table_from_row(row: &SqliteRow) -> Result<(i64, TableRow), StoreError> {
     let small = |name: &str| -> Result<u8, StoreError> {
         let v: i64 = row.try_get(name)?;
         u8::try_from(v).map_err(|_| StoreError::Corrupt(format!("{name} = {v}")))
     };
     let deadline: i64 = row.try_get("deadline_ms")?;
-    let last_seq: i64 = row.try_get("last_seq")?;
+    // The newest log row's, or the table's own for logs written before rows carried it.
+    let last_seq: i64 = match row.try_get::<Option<i64>, _>("latest_seq")? {
+        Some(seq) => seq,
+        None => row.try_get("last_seq")?,
+    };
     Ok((
         row.try_get("cursor")?,
         TableRow {
@@ -529,7 +583,7 @@ impl Store for SqliteStore {
 
     fn table(&self, id: String) -> StoreFuture<'_, Option<StoredTable>> {
         Box::pin(async move {
-            let Some(row) = sqlx::query("SELECT * FROM tables WHERE id = ?")
+            let Some(row) = sqlx::query(concat!("SELECT ", table_columns!(), " WHERE t.id = ?"))
                 .bind(&id)
                 .fetch_optional(&self.reads)
                 .await?
@@ -548,14 +602,16 @@ impl Store for SqliteStore {
 
     fn list_tables(&self, f: TableFilter) -> StoreFuture<'_, Vec<StoredTable>> {
         Box::pin(async move {
-            let rows = sqlx::query(
-                "SELECT * FROM tables WHERE (?1 = 0 OR cursor < ?1) \
-                 AND (?2 IS NULL OR ruleset = ?2) \
-                 AND (?3 IS NULL OR state = ?3) \
-                 AND (visibility = 'listed' OR (?4 IS NOT NULL AND (created_by = ?4 OR EXISTS \
-                      (SELECT 1 FROM seats s WHERE s.table_id = tables.id AND s.bot_id = ?4)))) \
-                 ORDER BY cursor DESC LIMIT ?5",
-            )
+            let rows = sqlx::query(concat!(
+                "SELECT ",
+                table_columns!(),
+                " WHERE (?1 = 0 OR t.cursor < ?1) \
+                 AND (?2 IS NULL OR t.ruleset = ?2) \
+                 AND (?3 IS NULL OR t.state = ?3) \
+                 AND (t.visibility = 'listed' OR (?4 IS NOT NULL AND (t.created_by = ?4 OR EXISTS \
+                      (SELECT 1 FROM seats s WHERE s.table_id = t.id AND s.bot_id = ?4)))) \
+                 ORDER BY t.cursor DESC LIMIT ?5"
+            ))
             .bind(f.before)
             .bind(f.ruleset)
             .bind(f.state.map(TableState::as_str))
@@ -835,6 +891,78 @@ mod tests {
             1
         );
         assert_eq!(s.log("t1".into()).await.unwrap(), vec![entry(0)]);
+        // The failed batch left no transaction open: the next write commits and survives.
+        s.append("t1".into(), 1, entry(2), 2).await.unwrap();
+        drop(s);
+        let s = SqliteStore::open(dir.path()).await.unwrap();
+        assert_eq!(s.log("t1".into()).await.unwrap(), vec![entry(0), entry(2)]);
+        assert_eq!(
+            s.table("t1".into()).await.unwrap().unwrap().table.last_seq,
+            2
+        );
+    }
+
+    #[tokio::test]
+    async fn a_log_written_before_rows_carried_last_seq_keeps_it() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            // The schema of the first migration, as an older server left it.
+            let mut conn = SqliteConnection::connect_with(
+                &SqliteConnectOptions::new()
+                    .filename(dir.path().join("bete.sqlite3"))
+                    .create_if_missing(true)
+                    .journal_mode(SqliteJournalMode::Wal),
+            )
+            .await
+            .unwrap();
+            for stmt in MIGRATIONS[0]
+                .split(';')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+            {
+                sqlx::query(stmt).execute(&mut conn).await.unwrap();
+            }
+            sqlx::query("PRAGMA user_version = 1")
+                .execute(&mut conn)
+                .await
+                .unwrap();
+            sqlx::query(
+                "INSERT INTO tables (id, ruleset, seats, config, seed, first_dealer, deadline_ms, \
+                 visibility, state, last_seq, created_by, created_at) \
+                 VALUES ('t1', 'bete', 3, '{}', ?, 0, 10000, 'listed', 'playing', 7, 'b1', 1)",
+            )
+            .bind("00".repeat(32))
+            .execute(&mut conn)
+            .await
+            .unwrap();
+            let pass = r#"{"kind":"action","seat":0,"action":"pass","auto":false,"time_ms":1}"#;
+            sqlx::query("INSERT INTO events (table_id, seq, payload) VALUES ('t1', 0, ?)")
+                .bind(pass)
+                .execute(&mut conn)
+                .await
+                .unwrap();
+            conn.close().await.unwrap();
+        }
+        let s = SqliteStore::open(dir.path()).await.unwrap();
+        let t = s.table("t1".into()).await.unwrap().unwrap();
+        assert_eq!(t.table.last_seq, 7);
+        let pass = LogEntry::Action {
+            seat: 1,
+            action: "pass".into(),
+            auto: false,
+            request_id: None,
+            time_ms: 2,
+        };
+        s.append("t1".into(), 1, pass.clone(), 9).await.unwrap();
+        let listed = s
+            .list_tables(TableFilter {
+                limit: 10,
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        assert_eq!(listed[0].table.last_seq, 9);
+        assert_eq!(s.log("t1".into()).await.unwrap()[1], pass);
     }
 
     #[tokio::test]
