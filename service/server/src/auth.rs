@@ -20,10 +20,12 @@ pub fn new_bot_id() -> String {
 }
 
 pub fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
+    // By table, not `write!`: every call hashes its token, and formatting cost as much as SHA-256.
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(bytes.len() * 2);
     for b in bytes {
-        let _ = write!(s, "{b:02x}");
+        s.push(char::from(DIGITS[usize::from(b >> 4)]));
+        s.push(char::from(DIGITS[usize::from(b & 15)]));
     }
     s
 }
@@ -82,5 +84,16 @@ impl Auth {
             ))?;
         self.remember(bot.clone());
         Ok(Arc::new(bot))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Stored token hashes are lowercase two-digit hex; the table must write exactly that.
+    #[test]
+    fn hex_is_lowercase_two_digits_per_byte() {
+        let all: Vec<u8> = (0..=255).collect();
+        let want: String = all.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(super::hex(&all), want);
     }
 }
