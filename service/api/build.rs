@@ -26,6 +26,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .build_server(true)
         .build_client(true)
         .file_descriptor_set_path(out_dir.join("bete_v1_descriptor.bin"))
+        // Small first buffers per call (src/codec.rs); the wire format is unchanged.
+        .codec_path("crate::codec::ProstCodec")
         .compile_with_config(config, &protos, &[proto_root, wkt_include])?;
     Ok(())
 }

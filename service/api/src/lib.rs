@@ -4,6 +4,7 @@
 //! and clients) under [`pb`], and [`convert`], the one place where `bete-rules` types become
 //! protobuf messages for a recipient, and protobuf input becomes engine types.
 
+pub mod codec;
 pub mod convert;
 
 /// Generated messages, enums, `table_service_server` / `table_service_client` and
