@@ -149,15 +149,11 @@ struct WriteReq {
 pub struct SqliteStore {
     reads: SqlitePool,
     writes: mpsc::Sender<WriteReq>,
-    /// The sync threads answer writes (`synchronous=NORMAL` + `fdatasync`), not SQLite's FULL.
-    wal_synced: bool,
 }
 
 impl std::fmt::Debug for SqliteStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SqliteStore")
-            .field("wal_synced", &self.wal_synced)
-            .finish_non_exhaustive()
+        f.debug_struct("SqliteStore").finish_non_exhaustive()
     }
 }
 
@@ -208,13 +204,8 @@ impl SqliteStore {
             .connect_with(base.read_only(true))
             .await?;
         let (tx, rx) = mpsc::channel(WRITE_QUEUE);
-        let wal_synced = syncer.is_some();
         tokio::spawn(writer_loop(writer, rx, syncer));
-        Ok(SqliteStore {
-            reads,
-            writes: tx,
-            wal_synced,
-        })
+        Ok(SqliteStore { reads, writes: tx })
     }
 
     async fn write(&self, op: WriteOp) -> Result<(), StoreError> {
@@ -939,7 +930,6 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         {
             let s = SqliteStore::open(dir.path()).await.unwrap();
-            assert!(s.wal_synced);
             s.create_bot(BotRow {
                 id: "b1".into(),
                 name: "alice".into(),
@@ -981,8 +971,6 @@ mod tests {
             .unwrap();
         }
         let s = SqliteStore::open(dir.path()).await.unwrap();
-        // Reopened: the sync threads own the WAL again.
-        assert!(s.wal_synced);
         assert_eq!(
             s.bot_by_token_hash("ab".into())
                 .await
