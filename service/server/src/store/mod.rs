@@ -28,9 +28,6 @@ pub enum StoreError {
     Corrupt(String),
     #[error("the store is closed")]
     Closed,
-    /// The write was applied but could not be made durable; the store refuses writes from now on.
-    #[error("cannot sync the log to disk: {0}")]
-    Sync(String),
 }
 
 /// A registered bot. The token itself is never stored, only its SHA-256.

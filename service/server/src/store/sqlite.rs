@@ -1,29 +1,12 @@
 //! SQLite store: one file `<data-dir>/bete.sqlite3`, WAL mode.
 //!
 //! Reads go through a small pool. Writes go through ONE writer task that owns the only write
-//! connection: it takes every request pending on its channel and applies them all in one
-//! transaction (group commit). A write is answered only once it is durable:
-//!
-//! - Normally SQLite runs with `synchronous=NORMAL` (a commit writes the WAL but does not sync
-//!   it) and a sync thread `fdatasync`s the WAL file after each commit, then answers that
-//!   commit's writes. The guarantee is the one of `synchronous=FULL` (the WAL is synced after the
-//!   commit is written and before anyone hears of it), but the writer is free to apply the next
-//!   batch while the previous one syncs, and up to [`SYNC_DEPTH`] syncs may be in flight.
-//! - If the WAL file cannot be opened, SQLite syncs at every commit itself (`synchronous=FULL`)
-//!   and writes are answered when the commit returns.
-//!
-//! `fdatasync` on any descriptor of the WAL flushes every byte written to that file before the
-//! call, by any thread; SQLite itself still syncs the WAL before each checkpoint and the database
-//! after it (what NORMAL keeps), so nothing older than the WAL's current contents depends on the
-//! sync thread. What NORMAL changes: a commit is visible to the read pool a few milliseconds
-//! before it is durable. Nothing is published from a read, only from an answered write, so no
-//! client hears of a move that a power cut could still take back.
+//! connection: it takes every request pending on its channel, applies them all in one
+//! transaction with `synchronous=FULL`, commits, and only then answers each request
+//! (group commit). One fsync covers many tables' moves, so durability does not cap throughput.
 
-use std::fs::File;
 use std::path::Path;
 use std::str::FromStr;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use sqlx::sqlite::{
@@ -31,7 +14,7 @@ use sqlx::sqlite::{
     SqliteSynchronous,
 };
 use sqlx::{Connection, Row, SqliteConnection};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot};
 
 use super::{
     BotRow, LogEntry, Occupant, RatingDelta, SeatRow, Store, StoreError, StoreFuture, StoredTable,
@@ -42,9 +25,6 @@ use super::{
 const MAX_BATCH: usize = 512;
 /// Pending writes before callers wait for the writer.
 const WRITE_QUEUE: usize = 4096;
-/// Committed batches whose WAL sync may be in flight at once. While all are busy the writer
-/// waits, and the writes that arrive meanwhile form the next (larger) batch.
-const SYNC_DEPTH: usize = 2;
 
 /// The schema, applied in order; `PRAGMA user_version` counts the steps already applied.
 const MIGRATIONS: &[&str] = &[
@@ -137,11 +117,9 @@ impl WriteOp {
     }
 }
 
-type Done = oneshot::Sender<Result<(), StoreError>>;
-
 struct WriteReq {
     op: WriteOp,
-    done: Done,
+    done: oneshot::Sender<Result<(), StoreError>>,
 }
 
 /// The SQLite implementation of [`Store`].
@@ -169,12 +147,13 @@ impl SqliteStore {
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
             .busy_timeout(Duration::from_secs(10));
-        // FULL until the sync thread owns the WAL (below). Checkpoints run inline in the
-        // committing writer: at SQLite's default (1,000 pages) one lands every few batches and
-        // rewrites hot pages each time. 16,384 pages (64 MiB of WAL at 4 KiB) folds many rewrites
-        // into one; journal_size_limit truncates the WAL back afterwards so it does not keep its
-        // high-water size on disk. A 32 MiB page cache holds the B-tree pages the active tables'
-        // appends land on; temp_store=memory keeps any statement journal off the disk.
+        // FULL: the WAL is fsynced at every commit, so a committed append survives power loss.
+        // Checkpoints run inline in the committing writer: at SQLite's default (1,000 pages) one
+        // lands every few batches and rewrites hot pages each time. 16,384 pages (64 MiB of WAL
+        // at 4 KiB) folds many rewrites into one; journal_size_limit truncates the WAL back
+        // afterwards so it does not keep its high-water size on disk. A 32 MiB page cache holds
+        // the B-tree pages the active tables' appends land on; temp_store=memory keeps any
+        // statement journal off the disk.
         let mut writer = SqliteConnection::connect_with(
             &base
                 .clone()
@@ -186,25 +165,12 @@ impl SqliteStore {
         )
         .await?;
         migrate(&mut writer).await?;
-        let syncer = match File::open(data_dir.join("bete.sqlite3-wal")) {
-            Ok(wal) => {
-                // Only now: from here on every commit is answered through the sync thread.
-                sqlx::query("PRAGMA synchronous = NORMAL")
-                    .execute(&mut writer)
-                    .await?;
-                Some(Syncer::start(wal)?)
-            }
-            Err(err) => {
-                tracing::warn!(%err, "cannot open the WAL file; SQLite syncs every commit itself");
-                None
-            }
-        };
         let reads = SqlitePoolOptions::new()
             .max_connections(4)
             .connect_with(base.read_only(true))
             .await?;
         let (tx, rx) = mpsc::channel(WRITE_QUEUE);
-        tokio::spawn(writer_loop(writer, rx, syncer));
+        tokio::spawn(writer_loop(writer, rx));
         Ok(SqliteStore { reads, writes: tx })
     }
 
@@ -237,96 +203,9 @@ async fn migrate(conn: &mut SqliteConnection) -> Result<(), StoreError> {
     Ok(())
 }
 
-/// A committed batch: each write's outcome, to be answered once the WAL is synced.
-struct Committed {
-    answers: Vec<(Done, Result<(), StoreError>)>,
-    /// Held until the batch is answered; bounds the syncs in flight.
-    _slot: OwnedSemaphorePermit,
-}
-
-/// Threads that make committed batches durable and then answer them.
-struct Syncer {
-    batches: std::sync::mpsc::Sender<Committed>,
-    /// Set after a failed sync: nothing written since can be promised durable, so the store
-    /// refuses every later write rather than acknowledge one it cannot keep.
-    failed: Arc<AtomicBool>,
-    slots: Arc<Semaphore>,
-}
-
-impl Syncer {
-    fn start(wal: File) -> Result<Syncer, StoreError> {
-        let (batches, rx) = std::sync::mpsc::channel();
-        let rx = Arc::new(Mutex::new(rx));
-        let wal = Arc::new(wal);
-        let failed = Arc::new(AtomicBool::new(false));
-        for i in 0..SYNC_DEPTH {
-            let (rx, wal, failed) = (rx.clone(), wal.clone(), failed.clone());
-            std::thread::Builder::new()
-                .name(format!("bete-wal-sync-{i}"))
-                .spawn(move || sync_loop(&rx, &wal, &failed))
-                .map_err(|e| StoreError::Corrupt(format!("cannot start a sync thread: {e}")))?;
-        }
-        Ok(Syncer {
-            batches,
-            failed,
-            slots: Arc::new(Semaphore::new(SYNC_DEPTH)),
-        })
-    }
-}
-
-/// One sync thread: take every committed batch waiting, `fdatasync` the WAL once for all of
-/// them, answer them. Every batch taken was committed (written to the WAL) before the sync
-/// starts, so the sync covers it, whichever thread's sync finishes first.
-fn sync_loop(rx: &Mutex<std::sync::mpsc::Receiver<Committed>>, wal: &File, failed: &AtomicBool) {
-    loop {
-        let taken = {
-            // A panic elsewhere cannot leave the receiver half-updated: take it as it is.
-            let rx = rx.lock().unwrap_or_else(|p| p.into_inner());
-            let Ok(first) = rx.recv() else {
-                return; // the writer has stopped
-            };
-            let mut taken = vec![first];
-            taken.extend(rx.try_iter());
-            taken
-        };
-        let synced = if failed.load(Ordering::Acquire) {
-            Err(std::io::Error::other("an earlier WAL sync failed"))
-        } else {
-            wal.sync_data()
-        };
-        if let Err(err) = &synced
-            && !failed.swap(true, Ordering::AcqRel)
-        {
-            tracing::error!(%err, "WAL sync failed; the store refuses further writes");
-        }
-        for batch in taken {
-            for (done, result) in batch.answers {
-                let result = match (&synced, result) {
-                    (Ok(()), result) => result,
-                    (Err(err), Ok(())) => Err(StoreError::Sync(err.to_string())),
-                    (Err(_), Err(err)) => Err(err),
-                };
-                let _ = done.send(result);
-            }
-        }
-    }
-}
-
-async fn writer_loop(
-    mut conn: SqliteConnection,
-    mut rx: mpsc::Receiver<WriteReq>,
-    syncer: Option<Syncer>,
-) {
+async fn writer_loop(mut conn: SqliteConnection, mut rx: mpsc::Receiver<WriteReq>) {
     let mut batch: Vec<WriteReq> = Vec::with_capacity(MAX_BATCH);
     while let Some(first) = rx.recv().await {
-        // Wait for a sync slot before taking the rest: writes arriving meanwhile join this batch.
-        let slot = match &syncer {
-            Some(s) => match s.slots.clone().acquire_owned().await {
-                Ok(slot) => Some(slot),
-                Err(_) => return, // never closed
-            },
-            None => None,
-        };
         batch.push(first);
         while batch.len() < MAX_BATCH {
             match rx.try_recv() {
@@ -334,52 +213,19 @@ async fn writer_loop(
                 Err(_) => break,
             }
         }
-        let answers: Vec<(Done, Result<(), StoreError>)> = if syncer
-            .as_ref()
-            .is_some_and(|s| s.failed.load(Ordering::Acquire))
-        {
-            batch
-                .drain(..)
-                .map(|r| {
-                    (
-                        r.done,
-                        Err(StoreError::Sync("an earlier WAL sync failed".into())),
-                    )
-                })
-                .collect()
-        } else {
-            let ops: Vec<&WriteOp> = batch.iter().map(|r| &r.op).collect();
-            match apply_batch(&mut conn, &ops).await {
-                Ok(()) => batch.drain(..).map(|r| (r.done, Ok(()))).collect(),
-                Err(err) => {
-                    // One bad write must not fail its neighbours: retry each alone.
-                    tracing::warn!(%err, size = batch.len(), "group commit failed; retrying writes one by one");
-                    let mut answers = Vec::with_capacity(batch.len());
-                    for req in batch.drain(..) {
-                        let res = apply_batch(&mut conn, &[&req.op]).await;
-                        answers.push((req.done, res));
-                    }
-                    answers
+        let ops: Vec<&WriteOp> = batch.iter().map(|r| &r.op).collect();
+        match apply_batch(&mut conn, &ops).await {
+            Ok(()) => {
+                for req in batch.drain(..) {
+                    let _ = req.done.send(Ok(()));
                 }
             }
-        };
-        match (&syncer, slot) {
-            (Some(s), Some(slot)) => {
-                let committed = Committed {
-                    answers,
-                    _slot: slot,
-                };
-                if let Err(std::sync::mpsc::SendError(c)) = s.batches.send(committed) {
-                    // The sync threads are gone: nothing can be promised durable.
-                    for (done, _) in c.answers {
-                        let _ = done.send(Err(StoreError::Closed));
-                    }
-                }
-            }
-            // SQLite synced at commit (synchronous=FULL).
-            _ => {
-                for (done, result) in answers {
-                    let _ = done.send(result);
+            Err(err) => {
+                // One bad write must not fail its neighbours: retry each alone.
+                tracing::warn!(%err, size = batch.len(), "group commit failed; retrying writes one by one");
+                for req in batch.drain(..) {
+                    let res = apply_batch(&mut conn, &[&req.op]).await;
+                    let _ = req.done.send(res);
                 }
             }
         }
