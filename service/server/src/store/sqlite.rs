@@ -165,6 +165,14 @@ impl SqliteStore {
         )
         .await?;
         migrate(&mut writer).await?;
+        // A process killed after a commit was written but before its sync leaves WAL frames in
+        // the OS page cache, and SQLite's recovery accepts them: recovery would replay those
+        // moves and a retried request would be answered as applied, while a power cut could
+        // still take them back. Checkpointing now syncs the WAL, copies it into the database
+        // and syncs that, before anything is recovered or served.
+        sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+            .execute(&mut writer)
+            .await?;
         let reads = SqlitePoolOptions::new()
             .max_connections(4)
             .connect_with(base.read_only(true))
