@@ -183,14 +183,28 @@ fn bete_playout_deals_do_not_allocate() {
             for i in (1..deck.len()).rev() {
                 deck.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
             }
-            let region = Region::new(GLOBAL);
-            game.play_deck(&deck).expect("a permutation of the pack");
-            let played = game.play_out_deal(&mut rng);
-            allocs += region.change().allocations as u64;
-            assert!(
-                played,
-                "{ruleset}/{seats}: a dealt deal waits for an action"
-            );
+            // The counters are process-wide, and the test harness's own threads may allocate
+            // meanwhile (reporting the previous test): a deal that shows allocations is played
+            // again from a copy, up to three times, and the least count stands.
+            let (before, rng_before) = (game.clone(), rng.clone());
+            let mut least = u64::MAX;
+            for attempt in 0..4 {
+                if attempt > 0 {
+                    (game, rng) = (before.clone(), rng_before.clone());
+                }
+                let region = Region::new(GLOBAL);
+                game.play_deck(&deck).expect("a permutation of the pack");
+                let played = game.play_out_deal(&mut rng);
+                least = least.min(region.change().allocations as u64);
+                assert!(
+                    played,
+                    "{ruleset}/{seats}: a dealt deal waits for an action"
+                );
+                if least == 0 {
+                    break;
+                }
+            }
+            allocs += least;
             deals += 1;
         }
         println!("{ruleset}/{seats}: {deals} playout deals, {allocs} allocations");
