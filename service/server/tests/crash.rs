@@ -66,22 +66,10 @@ async fn connect(addr: SocketAddr) -> Channel {
 }
 
 async fn my_view(c: &mut Client, id: &str) -> pb::SeatView {
-    for _ in 0..500 {
-        let v = c
-            .get_seat_view(pb::GetSeatViewRequest {
-                table_id: id.into(),
-            })
-            .await
-            .unwrap()
-            .into_inner()
-            .view
-            .unwrap();
-        if v.to_act == Some(0) || v.match_over {
-            return v;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    panic!("never my turn");
+    view_when(c, id, "never my turn", |v| {
+        v.to_act == Some(0) || v.match_over
+    })
+    .await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

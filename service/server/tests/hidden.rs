@@ -66,23 +66,10 @@ fn all_cards() -> Vec<Card> {
 }
 
 async fn my_turn(bot: &mut Bot, id: &str) -> pb::SeatView {
-    for _ in 0..500 {
-        let v = bot
-            .client
-            .get_seat_view(pb::GetSeatViewRequest {
-                table_id: id.into(),
-            })
-            .await
-            .unwrap()
-            .into_inner()
-            .view
-            .unwrap();
-        if v.to_act == Some(0) {
-            return v;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
-    panic!("never my turn");
+    view_when(&mut bot.client, id, "never my turn", |v| {
+        v.to_act == Some(0)
+    })
+    .await
 }
 
 /// A refused action names no card but the ones the caller sent: for every card the caller cannot

@@ -33,44 +33,19 @@ async fn table(
 
 /// Wait until `bot` (seated) must act; returns its view.
 async fn my_turn(bot: &mut Bot, id: &str, seat: u32) -> pb::SeatView {
-    for _ in 0..500 {
-        let v = bot
-            .client
-            .get_seat_view(pb::GetSeatViewRequest {
-                table_id: id.into(),
-            })
-            .await
-            .unwrap()
-            .into_inner()
-            .view
-            .unwrap();
-        if v.to_act == Some(seat) {
-            return v;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
-    panic!("never my turn");
+    view_when(&mut bot.client, id, "never my turn", |v| {
+        v.to_act == Some(seat)
+    })
+    .await
 }
 
 /// Wait until the table rests: our turn or the match over. Returns its last seq.
 async fn my_turn_or_end(bot: &mut Bot, id: &str) -> u64 {
-    for _ in 0..500 {
-        let v = bot
-            .client
-            .get_seat_view(pb::GetSeatViewRequest {
-                table_id: id.into(),
-            })
-            .await
-            .unwrap()
-            .into_inner()
-            .view
-            .unwrap();
-        if v.to_act == Some(0) || v.match_over {
-            return v.seq;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
-    panic!("the table never rested");
+    view_when(&mut bot.client, id, "the table never rested", |v| {
+        v.to_act == Some(0) || v.match_over
+    })
+    .await
+    .seq
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

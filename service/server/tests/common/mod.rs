@@ -119,6 +119,32 @@ pub async fn register(ch: &Channel, name: &str) -> Bot {
     }
 }
 
+/// Polls the caller's seat view of table `id` (every 10 ms, at most 5 s) until `ready` holds;
+/// panics with `what` if it never does.
+pub async fn view_when(
+    c: &mut Client,
+    id: &str,
+    what: &str,
+    ready: impl Fn(&pb::SeatView) -> bool,
+) -> pb::SeatView {
+    for _ in 0..500 {
+        let v = c
+            .get_seat_view(pb::GetSeatViewRequest {
+                table_id: id.into(),
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .view
+            .unwrap();
+        if ready(&v) {
+            return v;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("{what}");
+}
+
 pub fn client_with(ch: &Channel, token: Option<&str>) -> Client {
     TableServiceClient::with_interceptor(ch.clone(), Bearer(token.map(str::to_string)))
 }
