@@ -572,15 +572,13 @@ impl BeteTable {
             betes[b.payer.index()] += b.amount;
         }
         self.net = net;
-        if out.keep() {
-            self.emit_settled(ctx, result, net, betes, out);
-        }
+        self.emit_settled(ctx, result, net, betes, out);
         if last {
             self.end_match(ctx, out);
         }
     }
 
-    /// `DealSettled` with the spectators' `Reveal` (built only when events are kept).
+    /// `DealSettled` with the spectators' `Reveal` (built only by a sink that keeps events).
     fn emit_settled(
         &self,
         ctx: &Ctx,
@@ -589,8 +587,6 @@ impl BeteTable {
         betes: Amounts,
         out: &mut impl Sink,
     ) {
-        let mut reveal_deck = Vec::with_capacity(self.deck_len as usize);
-        reveal_deck.extend_from_slice(&self.deck[..self.deck_len as usize]);
         out.emit(|| Event {
             public: PublicEvent::DealSettled(Box::new(Settlement {
                 deal: self.deal_no,
@@ -606,7 +602,7 @@ impl BeteTable {
             reveal: Some(Box::new(Reveal {
                 deal: self.deal_no,
                 hands: self.dealt,
-                deck: reveal_deck,
+                deck: self.deck[..self.deck_len as usize].to_vec(),
             })),
         });
     }
@@ -772,9 +768,6 @@ impl Family for BeteTable {
         self.revoke_count = 0;
         self.stage = Stage::Bidding;
         self.start_bidding_round();
-        if !out.keep() {
-            return;
-        }
         out.emit(|| Event {
             public: PublicEvent::DealStarted(Box::new(DealStart {
                 deal: ctx.deal,
