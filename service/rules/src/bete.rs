@@ -666,7 +666,8 @@ impl Family for BeteTable {
             king_pool: 0,
             staked: None,
             // Room for the usual few waiting bêtes and settled pools, so that deals do not
-            // allocate once the match has started (tests/allocations.rs).
+            // allocate once the match has started, save when random play queues more bêtes
+            // than that and the queue doubles (tests/allocations.rs).
             queue: Vec::with_capacity(8),
             stage: Stage::Idle,
             match_over: false,
