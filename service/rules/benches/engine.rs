@@ -10,6 +10,8 @@
 //!
 //! `playout_deal/*` measures the simulation fast path instead: `Game::play_out_deal` on a
 //! `Game::new_playout` match (no events, no record, explicit decks shuffled by the bench).
+//! `simulated_deal/*` leaves the deck to the engine too (`Game::play_random_deck`) and draws
+//! from PCG32 instead of ChaCha8.
 
 use std::hint::black_box;
 
@@ -218,5 +220,50 @@ fn micro(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, playouts, fast_playouts, micro);
+/// The whole simulation in the engine, as a Monte-Carlo bot runs it: `play_random_deck`
+/// shuffles and deals, `play_out_deal` plays, one small fast generator (PCG32) for both.
+struct Simulation {
+    setup: Setup,
+    game: Game,
+    rng: rand_pcg::Pcg32,
+}
+
+impl Simulation {
+    fn new(ruleset: RulesetId, seats: u8) -> Simulation {
+        let setup = Setup {
+            ruleset,
+            config: Config::defaults(ruleset, seats),
+            seats,
+            first_dealer: Seat(0),
+            decks: Decks::Explicit(Vec::new()),
+        };
+        Simulation {
+            game: Game::new_playout(setup.clone()).expect("valid setup"),
+            setup,
+            rng: rand_pcg::Pcg32::seed_from_u64(1),
+        }
+    }
+
+    /// Deals and plays one deal; starts a new match when one ends.
+    fn deal(&mut self) {
+        if self.game.is_over() {
+            self.game = Game::new_playout(self.setup.clone()).expect("valid setup");
+        }
+        let dealt = self.game.play_random_deck(&mut self.rng);
+        debug_assert!(dealt.is_ok());
+        self.game.play_out_deal(&mut self.rng);
+    }
+}
+
+fn simulations(c: &mut Criterion) {
+    let mut g = c.benchmark_group("simulated_deal");
+    g.throughput(Throughput::Elements(1));
+    for (r, n) in tables() {
+        let mut p = Simulation::new(r, n);
+        g.bench_function(format!("{r}/{n}"), |b| b.iter(|| p.deal()));
+    }
+    g.finish();
+}
+
+criterion_group!(benches, playouts, fast_playouts, simulations, micro);
 criterion_main!(benches);

@@ -14,7 +14,10 @@
 //! - `playout`: explicit decks, a `Game::new_playout` match (no record) and `Game::play`
 //!   (no events), actions still listed and drawn one at a time by this harness;
 //! - `fast`: explicit decks given with `play_deck`, then `Game::play_out_deal` plays each
-//!   deal to its settlement (the simulation fast path; ChaCha8 draws).
+//!   deal to its settlement (the simulation fast path; ChaCha8 draws);
+//! - `random`: the whole simulation in the engine, as a Monte-Carlo bot would run it:
+//!   `Game::play_random_deck` shuffles and deals, `Game::play_out_deal` plays, both drawing
+//!   from one small fast generator (PCG32, `rand_pcg`) instead of ChaCha8.
 
 use bete_rules::event::Event;
 use bete_rules::{Action, Config, Decks, Game, RulesetId, Seat, Seed, Setup};
@@ -50,6 +53,9 @@ impl XorShift {
 }
 
 fn run(ruleset: RulesetId, seats: u8, min_deals: u64, mode: &str) -> (u64, f64, Option<f64>) {
+    if mode == "random" {
+        return run_random(ruleset, seats, min_deals);
+    }
     let explicit = mode != "seeded";
     let lean = mode == "playout" || mode == "fast";
     let fast = mode == "fast";
@@ -114,6 +120,35 @@ fn run(ruleset: RulesetId, seats: u8, min_deals: u64, mode: &str) -> (u64, f64, 
             }
         }
         deals += g.log().len() as u64;
+    }
+    let wall = t.elapsed().as_secs_f64();
+    let cpu = match (cpu0, cpu_ns()) {
+        (Some(a), Some(b)) => Some((b - a) as f64 / 1e9),
+        _ => None,
+    };
+    (deals, deals as f64 / wall, cpu.map(|c| deals as f64 / c))
+}
+
+/// `random` mode: `play_random_deck` + `play_out_deal` on `new_playout` matches, one PCG32.
+fn run_random(ruleset: RulesetId, seats: u8, min_deals: u64) -> (u64, f64, Option<f64>) {
+    let config = Config::defaults(ruleset, seats);
+    let mut rng = rand_pcg::Pcg32::seed_from_u64(1);
+    let mut deals = 0u64;
+    let cpu0 = cpu_ns();
+    let t = std::time::Instant::now();
+    while deals < min_deals {
+        let setup = Setup {
+            ruleset,
+            config: config.clone(),
+            seats,
+            first_dealer: Seat(0),
+            decks: Decks::Explicit(Vec::new()),
+        };
+        let mut g = Game::new_playout(setup).expect("setup");
+        while g.play_random_deck(&mut rng).is_ok() {
+            g.play_out_deal(&mut rng);
+            deals += 1;
+        }
     }
     let wall = t.elapsed().as_secs_f64();
     let cpu = match (cpu0, cpu_ns()) {

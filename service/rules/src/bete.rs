@@ -10,7 +10,7 @@ use crate::action::Action;
 use crate::card::{Card, Rank, Suit};
 use crate::cardset::CardSet;
 use crate::config::{AnteRule, Config, ContreRule, Legality, QueueOrder, WinRule};
-use crate::deal::deal_hands;
+use crate::deal::DealPlan;
 use crate::event::SeatSet;
 use crate::event::{
     Amounts, BidderResult, DealResult, DealStart, Event, PrivateEvent, Privates, PublicEvent,
@@ -91,6 +91,8 @@ pub struct BeteTable {
     contre_enabled: bool,
     max_curieuse: u8,
     lenient: bool,
+    /// Who gets which card of a deck (the seat count and `deal_pattern` are fixed per match).
+    deal_plan: DealPlan,
 
     // --- pools carried between deals (1.3) ---
     /// The deal pot beside the dish, jetons.
@@ -660,6 +662,7 @@ impl Family for BeteTable {
             contre_enabled: config.contre == ContreRule::ModelA,
             max_curieuse: config.max_curieuse,
             lenient: config.enforce_legality == Legality::Lenient,
+            deal_plan: DealPlan::new(seats, config.deal_pattern),
             pot: 0,
             fiches: 0,
             n: 0,
@@ -753,7 +756,7 @@ impl Family for BeteTable {
     }
 
     fn deal(&mut self, ctx: &mut Ctx, deck: &[Card], paid: Amounts, out: &mut impl Sink) {
-        let d = deal_hands(deck, self.seats, ctx.dealer, ctx.config.deal_pattern);
+        let d = self.deal_plan.deal(deck, ctx.dealer);
         self.deck_len = deck.len() as u8;
         self.deck[..deck.len()].copy_from_slice(deck);
         self.talon_pos = d.talon_start as u8;

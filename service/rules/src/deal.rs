@@ -30,23 +30,53 @@ pub struct Dealt {
 /// Deals `deck`: each packet round goes from eldest (dealer + 1) around to the dealer.
 /// The deck must hold at least `5 * seats + 1` cards (checked by the match against the pack).
 pub fn deal_hands(deck: &[Card], seats: u8, dealer: Seat, pattern: DealPattern) -> Dealt {
-    let mut hands = [CardSet::EMPTY; MAX_SEATS];
-    let mut i = 0;
-    for &packet in pattern.packets() {
-        // Eldest first, round to the dealer (`next` rather than `offset`: no division).
-        let mut seat = dealer;
-        for _ in 0..seats {
-            seat = seat.next(seats);
-            for _ in 0..packet {
-                hands[seat.index()].insert(deck[i]);
-                i += 1;
+    DealPlan::new(seats, pattern).deal(deck, dealer)
+}
+
+/// Where the cards of a deck go for one seat count and deal pattern, worked out once per
+/// match: dealing is then one OR per card, with no seat arithmetic (it runs on every
+/// simulated deal).
+#[derive(Clone, Debug)]
+pub struct DealPlan {
+    seats: u8,
+    /// For the deck's i-th card, the position of the hand it goes to, from eldest (0) round to
+    /// the dealer (`seats - 1`).
+    positions: [u8; 5 * MAX_SEATS],
+}
+
+impl DealPlan {
+    pub fn new(seats: u8, pattern: DealPattern) -> DealPlan {
+        let mut positions = [0; 5 * MAX_SEATS];
+        let mut i = 0;
+        for &packet in pattern.packets() {
+            for position in 0..seats.min(MAX_SEATS as u8) {
+                for _ in 0..packet {
+                    positions[i] = position;
+                    i += 1;
+                }
             }
         }
+        DealPlan { seats, positions }
     }
-    Dealt {
-        hands,
-        turn_up: deck[i],
-        talon_start: i + 1,
+
+    /// Deals `deck` (at least `5 * seats + 1` cards) with `dealer` dealing.
+    pub fn deal(&self, deck: &[Card], dealer: Seat) -> Dealt {
+        let n = usize::from(self.seats).min(MAX_SEATS);
+        let mut by_position = [0u64; MAX_SEATS];
+        for (c, &p) in deck[..5 * n].iter().zip(&self.positions) {
+            by_position[usize::from(p)] |= 1 << c.bit();
+        }
+        let mut hands = [CardSet::EMPTY; MAX_SEATS];
+        let mut seat = dealer;
+        for &hand in &by_position[..n] {
+            seat = seat.next(self.seats);
+            hands[seat.index()] = CardSet(hand);
+        }
+        Dealt {
+            hands,
+            turn_up: deck[5 * n],
+            talon_start: 5 * n + 1,
+        }
     }
 }
 

@@ -434,13 +434,7 @@ impl Game {
 
     /// Gives an explicit-deck match the deck of the deal it waits for.
     pub fn provide_deck(&mut self, deck: Vec<Card>) -> Result<Vec<Event>, SetupError> {
-        let Some(paid) = self.pending_antes else {
-            return Err(SetupError::NoDeckAwaited(if self.is_over() {
-                "the match is over"
-            } else {
-                "the current deal already has its deck"
-            }));
-        };
+        let paid = self.antes_awaiting_deck()?;
         check_deck(&self.pack, self.pack_set, &deck, self.deal)?;
         self.pending_antes = None;
         let mut out = Vec::new();
@@ -464,17 +458,39 @@ impl Game {
     }
 
     fn provide_deck_to(&mut self, deck: &[Card], out: &mut impl Sink) -> Result<(), SetupError> {
-        let Some(paid) = self.pending_antes else {
-            return Err(SetupError::NoDeckAwaited(if self.is_over() {
-                "the match is over"
-            } else {
-                "the current deal already has its deck"
-            }));
-        };
+        let paid = self.antes_awaiting_deck()?;
         check_deck(&self.pack, self.pack_set, deck, self.deal)?;
         self.pending_antes = None;
         self.deal_cards(Cow::Borrowed(deck), paid, out);
         Ok(())
+    }
+
+    /// Deals the waiting deal a uniformly random deck, without events, as `play_deck` would
+    /// deal it: a Fisher–Yates shuffle of the pack with one `playout::uniform_index` draw per
+    /// card from `rng`. This is for simulations, which bring their own (fast) generator; a
+    /// match's reproducible decks are `Decks::Seed`'s versioned shuffle (RULES.md 11.5).
+    pub fn play_random_deck(&mut self, rng: &mut impl RngCore) -> Result<(), SetupError> {
+        let paid = self.antes_awaiting_deck()?;
+        let n = self.pack.len();
+        // The largest pack is Beast's and Lanterlui's 52 cards (`pack`).
+        let mut deck = [Card::new(Rank::Two, Suit::Spades); 52];
+        let deck = &mut deck[..n];
+        deck.copy_from_slice(&self.pack);
+        for i in (1..n).rev() {
+            deck.swap(i, crate::playout::uniform_index(rng, i + 1));
+        }
+        self.pending_antes = None;
+        self.deal_cards(Cow::Borrowed(deck), paid, &mut Discard);
+        Ok(())
+    }
+
+    /// The antes paid for a deal that waits for its deck, or why no deck is awaited.
+    fn antes_awaiting_deck(&self) -> Result<Amounts, SetupError> {
+        self.pending_antes.ok_or(SetupError::NoDeckAwaited(if self.is_over() {
+            "the match is over"
+        } else {
+            "the current deal already has its deck"
+        }))
     }
 
     pub fn setup(&self) -> &Setup {

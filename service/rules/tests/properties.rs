@@ -463,6 +463,43 @@ proptest! {
         prop_assert_eq!(r.balances(), fast.balances());
     }
 
+    /// `play_random_deck` deals exactly what its documentation says: the pack shuffled by
+    /// Fisher–Yates with one `uniform_index(i + 1)` draw per position from the top, given to
+    /// `play_deck`. Deal by deal, a match fed that way and a match fed by hand reach the same
+    /// state (log with its decks, views, balances, summaries); a match that deals its own
+    /// decks, or is over, has no deck to take.
+    #[test]
+    fn play_random_deck_is_the_documented_shuffle(t in table_strategy()) {
+        let mut setup = t.setup.clone();
+        setup.decks = Decks::Explicit(Vec::new());
+        let mut random = Game::new(setup).expect("setup").0;
+        let mut by_hand = random.clone();
+        let mut rng_random = ChaCha8Rng::seed_from_u64(t.play_seed);
+        let mut rng_by_hand = rng_random.clone();
+        let mut deals = 0;
+        while !random.is_over() {
+            let deal = random.deal_index() as usize;
+            prop_assert!(random.play_random_deck(&mut rng_random).is_ok());
+            let mut deck = by_hand.pack().to_vec();
+            for i in (1..deck.len()).rev() {
+                deck.swap(i, uniform_index(&mut rng_by_hand, i + 1));
+            }
+            prop_assert!(by_hand.play_deck(&deck).is_ok());
+            prop_assert_eq!(&random.log()[deal].deck, &deck);
+            if random.to_act().is_some() {
+                prop_assert!(random.play_random_deck(&mut rng_random).is_err(), "one deck a deal");
+            }
+            // A deal may also settle as it is dealt, the next then waiting for its deck.
+            let played = random.play_out_deal(&mut rng_random);
+            prop_assert_eq!(played, by_hand.play_out_deal(&mut rng_by_hand));
+            prop_assert_eq!(snapshot(&random), snapshot(&by_hand), "after deal {}", deals);
+            deals += 1;
+        }
+        prop_assert!(random.play_random_deck(&mut rng_random).is_err(), "the match is over");
+        let mut seeded = Game::new(t.setup.clone()).expect("setup").0;
+        prop_assert!(seeded.play_random_deck(&mut rng_random).is_err(), "seeded decks");
+    }
+
     /// `play` (no events) leaves the game exactly as `apply` does: a match re-driven through
     /// `play` with the actions of one driven through `apply` ends in the same state.
     #[test]
@@ -644,4 +681,45 @@ fn every_ruleset_and_seat_count_once() {
             assert_eq!(snapshot(&r), snapshot(&g), "{ruleset}/{seats}");
         }
     }
+}
+
+/// `play_random_deck` gives every card every deck position equally often: the counts of
+/// (card, position) over 32,000 random 5-seat Bête decks pass a chi-square test (1,023 degrees
+/// of freedom: mean 1,023, standard deviation 45; the bound is six deviations above). A
+/// classic off-by-one (Sattolo's cycle, `uniform_index(i)`) never leaves a card in place and
+/// scores about 34,000.
+#[test]
+fn random_decks_are_uniform() {
+    let setup = |first| Setup {
+        ruleset: RulesetId::Bete,
+        config: bete_rules::Config::defaults(RulesetId::Bete, 5),
+        seats: 5,
+        first_dealer: Seat(first),
+        decks: Decks::Explicit(Vec::new()),
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let mut game = Game::new(setup(0)).expect("setup").0;
+    let pack = game.pack().to_vec();
+    let n = pack.len();
+    let mut counts = vec![0u32; n * n];
+    let decks = 32_000;
+    for _ in 0..decks {
+        if game.is_over() {
+            game = Game::new(setup(0)).expect("setup").0;
+        }
+        game.play_random_deck(&mut rng).expect("a deal waits for its deck");
+        let deck = &game.log().last().expect("a deal").deck;
+        for (position, card) in deck.iter().enumerate() {
+            let c = pack.iter().position(|p| p == card).expect("a card of the pack");
+            counts[c * n + position] += 1;
+        }
+        assert!(game.play_out_deal(&mut rng));
+    }
+    let expected = f64::from(decks) / n as f64;
+    let chi2: f64 = counts
+        .iter()
+        .map(|&o| (f64::from(o) - expected).powi(2) / expected)
+        .sum();
+    println!("chi-square over {} cells: {chi2:.0}", n * n);
+    assert!(chi2 < 1_300.0, "chi-square {chi2:.0} over {} cells", n * n);
 }
