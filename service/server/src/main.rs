@@ -12,6 +12,15 @@ use tracing_subscriber::EnvFilter;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
+/// mimalloc instead of glibc malloc, for this binary only (the library leaves the choice to its
+/// embedder). At saturation glibc's `malloc`/`free` were ≈ 19 % of the server's own CPU, about
+/// half of it in the slow path (`malloc_consolidate`, `unlink_chunk`): the move path allocates and
+/// frees many small blocks on one thread (encoders, h2 frames, boxed per-call futures) and frees
+/// them on another, which mimalloc's per-thread pages with deferred cross-thread frees handle
+/// without locks or consolidation. See docs/benchmarks.md, "Move path, third round".
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 enum LogFormat {
     Text,
