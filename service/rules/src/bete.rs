@@ -971,41 +971,17 @@ impl Family for BeteTable {
             }
             return;
         }
-        // Strict play, one trick at a time with the trick in locals; the state is written back
-        // after each trick exactly as `play_card` leaves it.
-        let (trump, ranking, must_head, n) =
-            (self.trump, self.variant.ranking, self.must_head, self.seats);
-        while self.stage == Stage::Tricks {
-            let mut trick = self.trick;
-            let mut seat = self.turn;
-            while trick.len < n {
-                let hand = self.hands[seat.index()];
-                let legal = trick.legal(hand, trump, ranking, must_head);
-                let k = uniform_index(rng, legal.len() as usize);
-                // k < legal.len(), and a seat to play always holds a card (five tricks of five).
-                let Some(card) = legal.nth_card(k as u32) else {
-                    debug_assert!(false, "a seat to play holds no card");
-                    return;
-                };
-                self.hands[seat.index()] = hand.minus(CardSet::single(card));
-                trick.play(seat, card, trump, ranking);
-                logged(seat, Action::Card(card));
-                // `play_card` leaves the turn on the trick's last player.
-                self.turn = seat;
-                seat = seat.next(n);
-            }
-            let winner = trick.winner;
-            self.tricks[winner.index()] += 1;
-            self.done[self.trick_no as usize] = trick;
-            self.trick = trick;
-            self.trick_no += 1;
-            if self.trick_no == 5 {
-                // B23: all five tricks are played out.
-                self.settle(ctx, &mut Discard);
-            } else {
-                self.trick = Trick::new(winner);
-                self.turn = winner;
-            }
+        // Strict play. Two copies of the loop: without a record nothing opaque is called per
+        // card, so the generator's state can stay in registers.
+        match log {
+            Some(log) => self.play_tricks(ctx, rng, |seat, card| {
+                log.push(LoggedAction {
+                    seat,
+                    action: Action::Card(card),
+                    auto: false,
+                })
+            }),
+            None => self.play_tricks(ctx, rng, |_, _| {}),
         }
     }
 
@@ -1040,6 +1016,55 @@ impl Family for BeteTable {
             self.won.iter().map(|w| (w.pool, w.seat, w.amount)),
             self.betes_made.iter().map(|b| (b.payer, b.amount)),
         );
+    }
+}
+
+impl BeteTable {
+    /// The strict tricks of a playout, one trick at a time with the trick in locals; the state
+    /// is written back after each trick exactly as `play_card` leaves it, and the fifth trick
+    /// settles the deal. `on_card` sees every card played.
+    #[inline]
+    fn play_tricks(
+        &mut self,
+        ctx: &mut Ctx,
+        rng: &mut impl RngCore,
+        mut on_card: impl FnMut(Seat, Card),
+    ) {
+        let (trump, ranking, must_head, n) =
+            (self.trump, self.variant.ranking, self.must_head, self.seats);
+        while self.stage == Stage::Tricks {
+            let mut trick = self.trick;
+            let mut seat = self.turn;
+            while trick.len < n {
+                let hand = self.hands[seat.index()];
+                let legal = trick.legal(hand, trump, ranking, must_head);
+                let k = uniform_index(rng, legal.len() as usize);
+                // k < legal.len() ≤ 5, and a seat to play always holds a card (five tricks of
+                // five).
+                let Some(card) = legal.nth_of_five(k) else {
+                    debug_assert!(false, "a seat to play holds no card");
+                    return;
+                };
+                self.hands[seat.index()] = hand.minus(CardSet::single(card));
+                trick.play(seat, card, trump, ranking);
+                on_card(seat, card);
+                // `play_card` leaves the turn on the trick's last player.
+                self.turn = seat;
+                seat = seat.next(n);
+            }
+            let winner = trick.winner;
+            self.tricks[winner.index()] += 1;
+            self.done[self.trick_no as usize] = trick;
+            self.trick = trick;
+            self.trick_no += 1;
+            if self.trick_no == 5 {
+                // B23: all five tricks are played out.
+                self.settle(ctx, &mut Discard);
+            } else {
+                self.trick = Trick::new(winner);
+                self.turn = winner;
+            }
+        }
     }
 }
 

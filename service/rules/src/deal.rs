@@ -34,41 +34,45 @@ pub fn deal_hands(deck: &[Card], seats: u8, dealer: Seat, pattern: DealPattern) 
 }
 
 /// Where the cards of a deck go for one seat count and deal pattern, worked out once per
-/// match: dealing is then one OR per card, with no seat arithmetic (it runs on every
+/// match: dealing is then five loads and ORs a hand, with no seat arithmetic (it runs on every
 /// simulated deal).
 #[derive(Clone, Debug)]
 pub struct DealPlan {
     seats: u8,
-    /// For the deck's i-th card, the position of the hand it goes to, from eldest (0) round to
-    /// the dealer (`seats - 1`).
-    positions: [u8; 5 * MAX_SEATS],
+    /// For each hand by position, from eldest (0) round to the dealer (`seats - 1`), the deck
+    /// indices of its five cards.
+    indices: [[u8; 5]; MAX_SEATS],
 }
 
 impl DealPlan {
     pub fn new(seats: u8, pattern: DealPattern) -> DealPlan {
-        let mut positions = [0; 5 * MAX_SEATS];
+        let n = seats.min(MAX_SEATS as u8);
+        let mut indices = [[0; 5]; MAX_SEATS];
+        let mut dealt = [0usize; MAX_SEATS];
         let mut i = 0;
         for &packet in pattern.packets() {
-            for position in 0..seats.min(MAX_SEATS as u8) {
+            for position in 0..usize::from(n) {
                 for _ in 0..packet {
-                    positions[i] = position;
+                    indices[position][dealt[position]] = i;
+                    dealt[position] += 1;
                     i += 1;
                 }
             }
         }
-        DealPlan { seats, positions }
+        DealPlan { seats: n, indices }
     }
 
     /// Deals `deck` (at least `5 * seats + 1` cards) with `dealer` dealing.
     pub fn deal(&self, deck: &[Card], dealer: Seat) -> Dealt {
-        let n = usize::from(self.seats).min(MAX_SEATS);
-        let mut by_position = [0u64; MAX_SEATS];
-        for (c, &p) in deck[..5 * n].iter().zip(&self.positions) {
-            by_position[usize::from(p)] |= 1 << c.bit();
-        }
+        let n = usize::from(self.seats);
         let mut hands = [CardSet::EMPTY; MAX_SEATS];
         let mut seat = dealer;
-        for &hand in &by_position[..n] {
+        for ix in &self.indices[..n] {
+            // Five independent loads and shifts, one OR chain: no store-to-load round trip
+            // per card, as accumulating card by card in memory had.
+            let hand = ix
+                .iter()
+                .fold(0u64, |h, &i| h | 1 << deck[usize::from(i)].bit());
             seat = seat.next(self.seats);
             hands[seat.index()] = CardSet(hand);
         }

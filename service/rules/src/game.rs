@@ -471,26 +471,28 @@ impl Game {
     /// match's reproducible decks are `Decks::Seed`'s versioned shuffle (RULES.md 11.5).
     pub fn play_random_deck(&mut self, rng: &mut impl RngCore) -> Result<(), SetupError> {
         let paid = self.antes_awaiting_deck()?;
-        let n = self.pack.len();
         // The largest pack is Beast's and Lanterlui's 52 cards (`pack`).
-        let mut deck = [Card::new(Rank::Two, Suit::Spades); 52];
-        let deck = &mut deck[..n];
-        deck.copy_from_slice(&self.pack);
+        let n = self.pack.len().min(52);
+        let mut deck = [Card::new(Rank::Two, Suit::Spades); 64];
+        deck[..n].copy_from_slice(&self.pack[..n]);
         for i in (1..n).rev() {
-            deck.swap(i, crate::playout::uniform_index(rng, i + 1));
+            let j = crate::playout::uniform_index(rng, i + 1);
+            // j ≤ i < 64: the masks change nothing and spare two bounds checks a card.
+            deck.swap(i & 63, j & 63);
         }
         self.pending_antes = None;
-        self.deal_cards(Cow::Borrowed(deck), paid, &mut Discard);
+        self.deal_cards(Cow::Borrowed(&deck[..n]), paid, &mut Discard);
         Ok(())
     }
 
     /// The antes paid for a deal that waits for its deck, or why no deck is awaited.
     fn antes_awaiting_deck(&self) -> Result<Amounts, SetupError> {
-        self.pending_antes.ok_or(SetupError::NoDeckAwaited(if self.is_over() {
-            "the match is over"
-        } else {
-            "the current deal already has its deck"
-        }))
+        self.pending_antes
+            .ok_or(SetupError::NoDeckAwaited(if self.is_over() {
+                "the match is over"
+            } else {
+                "the current deal already has its deck"
+            }))
     }
 
     pub fn setup(&self) -> &Setup {
