@@ -241,17 +241,20 @@ async fn writer_loop(mut conn: SqliteConnection, mut rx: mpsc::Receiver<WriteReq
 }
 
 /// Inserts a batch's log rows, given as one JSON array of `[table, seq, payload, last_seq]`: one
-/// fixed statement (always in sqlx's cache) and one call, whatever the batch size. `OR FAIL`
-/// rather than the default ABORT: a failed batch is rolled back whole anyway, and FAIL spares
-/// SQLite a statement journal for the multi-row insert.
+/// fixed statement (always in sqlx's cache) and one call, whatever the batch size. Inside a
+/// mixed batch's transaction; `OR FAIL` because a failed batch is rolled back whole anyway.
 const INSERT_ROWS: &str = "INSERT OR FAIL INTO events (table_id, seq, payload, last_seq) \
      SELECT value->>0, value->>1, value->>2, value->>3 FROM json_each(?)";
 
-/// A batch of plain appends in ONE call to sqlx's worker thread: begin, insert, commit.
-const APPEND_BATCH: &str = "BEGIN IMMEDIATE; \
-     INSERT OR FAIL INTO events (table_id, seq, payload, last_seq) \
-     SELECT value->>0, value->>1, value->>2, value->>3 FROM json_each(?); \
-     COMMIT";
+/// A batch of plain appends in ONE call to sqlx's worker thread: the insert alone, as its own
+/// (autocommit) transaction, committed with the connection's `synchronous=FULL` exactly like an
+/// explicit COMMIT. Not inside BEGIN … COMMIT: a multi-row insert that calls functions (`->>`)
+/// may abort midway, so inside an open transaction SQLite (3.46) keeps a statement journal of
+/// every page it touches, even with `OR FAIL` (≈ 18 % of the server's CPU per move went with
+/// it). As a transaction of its own, an abort (the default `ABORT`) rolls the whole batch back
+/// with no statement journal. Not `OR FAIL` here: that would commit the rows before a conflict.
+const APPEND_BATCH: &str = "INSERT INTO events (table_id, seq, payload, last_seq) \
+     SELECT value->>0, value->>1, value->>2, value->>3 FROM json_each(?)";
 
 async fn apply_batch(conn: &mut SqliteConnection, ops: &[&WriteOp]) -> Result<(), StoreError> {
     let result = if ops.iter().all(|op| op.is_plain_append()) {
@@ -268,7 +271,8 @@ async fn apply_batch(conn: &mut SqliteConnection, ops: &[&WriteOp]) -> Result<()
         apply_mixed(conn, ops).await
     };
     if result.is_err() {
-        // The failed statement left the transaction open (or SQLite already rolled it back).
+        // A failed mixed batch left its transaction open (or SQLite already rolled it back); a
+        // failed append batch was rolled back by SQLite, and this ROLLBACK is refused harmlessly.
         let _ = sqlx::query("ROLLBACK").execute(&mut *conn).await;
     }
     result
@@ -850,6 +854,47 @@ mod tests {
         assert_eq!(log.len(), 2);
         assert_eq!(log[1].time_ms(), 9);
         assert_eq!(s.unfinished_tables().await.unwrap(), vec!["t1".to_string()]);
+    }
+
+    /// A batch of plain appends runs as one autocommit statement: when one row conflicts,
+    /// none of the batch's rows stays (the writer then retries each alone), and no transaction
+    /// is left open for the next batch.
+    #[tokio::test]
+    async fn a_failed_append_batch_leaves_none_of_its_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = SqliteConnectOptions::from_str("sqlite://")
+            .unwrap()
+            .filename(dir.path().join("b.sqlite3"))
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal);
+        let mut conn = SqliteConnection::connect_with(&opts).await.unwrap();
+        migrate(&mut conn).await.unwrap();
+        let append = |table: &str, seq: u64, t: i64| WriteOp::Append {
+            table: table.into(),
+            seq,
+            entry: LogEntry::Action {
+                seat: 0,
+                action: "pass".into(),
+                auto: false,
+                request_id: None,
+                time_ms: t,
+            },
+            last_seq: seq + 1,
+        };
+        async fn rows(conn: &mut SqliteConnection) -> Result<i64, sqlx::Error> {
+            sqlx::query_scalar("SELECT count(*) FROM events")
+                .fetch_one(conn)
+                .await
+        }
+        let (a, dup, b) = (append("t1", 0, 1), append("t1", 0, 2), append("t2", 0, 3));
+        assert!(apply_batch(&mut conn, &[&a, &dup, &b]).await.is_err());
+        assert_eq!(rows(&mut conn).await.unwrap(), 0);
+        apply_batch(&mut conn, &[&a, &b]).await.unwrap();
+        assert_eq!(rows(&mut conn).await.unwrap(), 2);
+        drop(conn);
+        // Committed, not left in an open transaction.
+        let mut conn = SqliteConnection::connect_with(&opts).await.unwrap();
+        assert_eq!(rows(&mut conn).await.unwrap(), 2);
     }
 
     #[tokio::test]
