@@ -707,10 +707,14 @@ fn random_decks_are_uniform() {
         if game.is_over() {
             game = Game::new(setup(0)).expect("setup").0;
         }
-        game.play_random_deck(&mut rng).expect("a deal waits for its deck");
+        game.play_random_deck(&mut rng)
+            .expect("a deal waits for its deck");
         let deck = &game.log().last().expect("a deal").deck;
         for (position, card) in deck.iter().enumerate() {
-            let c = pack.iter().position(|p| p == card).expect("a card of the pack");
+            let c = pack
+                .iter()
+                .position(|p| p == card)
+                .expect("a card of the pack");
             counts[c * n + position] += 1;
         }
         assert!(game.play_out_deal(&mut rng));
