@@ -282,7 +282,10 @@ impl<S: Shape> Stream for MsgStream<S> {
 pub struct WatchStream<S: Shape> {
     rx: mpsc::Receiver<Outbound>,
     every: Duration,
+    /// Fires at the latest `every` after the last item; see `poll_next`.
     idle: Pin<Box<Sleep>>,
+    /// When the last item went out: the heartbeat waits for `every` of quiet after it.
+    last_item: Instant,
     shutdown: Pin<Box<WaitForCancellationFutureOwned>>,
     last_seq: u64,
     /// WatchBot: set by any table that found the stream too slow.
@@ -314,6 +317,7 @@ impl<S: Shape> WatchStream<S> {
             rx,
             every,
             idle: Box::pin(tokio::time::sleep(every)),
+            last_item: Instant::now(),
             shutdown: Box::pin(shutdown.cancelled_owned()),
             last_seq,
             cut,
@@ -360,7 +364,9 @@ impl<S: Shape> Stream for WatchStream<S> {
         loop {
             match this.rx.poll_recv(cx) {
                 Poll::Ready(Some(o)) => {
-                    this.idle.as_mut().reset(Instant::now() + this.every);
+                    // Only noted: resetting the timer for every item moved it in the timer wheel
+                    // each time; it is set again only when it fires (below).
+                    this.last_item = Instant::now();
                     if let WatchItem::End(err) = &o.item {
                         this.done = true;
                         return Poll::Ready(Some(Err(err.to_status())));
@@ -377,8 +383,16 @@ impl<S: Shape> Stream for WatchStream<S> {
                 Poll::Pending => break,
             }
         }
-        if this.idle.as_mut().poll(cx).is_ready() {
-            this.idle.as_mut().reset(Instant::now() + this.every);
+        while this.idle.as_mut().poll(cx).is_ready() {
+            let now = Instant::now();
+            let quiet_until = this.last_item + this.every;
+            if quiet_until > now {
+                // Items went out since the timer was set: wait for the rest of the quiet time
+                // (polled again at once, so that the timer holds this task's waker).
+                this.idle.as_mut().reset(quiet_until);
+                continue;
+            }
+            this.idle.as_mut().reset(now + this.every);
             return Poll::Ready(Some(Ok(Frame::Msg(S::heartbeat(this.last_seq)))));
         }
         Poll::Pending

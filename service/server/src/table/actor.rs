@@ -920,15 +920,29 @@ impl Actor {
     async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
         let shutdown = self.deps.shutdown.clone();
         let shared = self.shared.clone();
+        // Made once, not per command: each fresh future registers (and on drop unregisters)
+        // itself under a lock, and a fresh `Sleep` enters and leaves the timer wheel, which
+        // showed in the profile of every move.
+        let cancelled = shutdown.cancelled();
+        tokio::pin!(cancelled);
+        let mut left = std::pin::pin!(shared.watcher_left.notified());
+        let sleep = tokio::time::sleep(Duration::from_secs(86_400));
+        tokio::pin!(sleep);
+        // The instant the timer is set for. A later wake (a bot moved, so its deadline moved
+        // on) leaves it as it is: when it fires early, the wake is computed again below.
+        let mut armed: Option<Instant> = None;
         loop {
-            let wake = self.next_wake();
-            let sleep = tokio::time::sleep_until(
-                wake.unwrap_or_else(|| Instant::now() + Duration::from_secs(86_400)),
-            );
-            tokio::pin!(sleep);
+            match (self.next_wake(), armed) {
+                (Some(wake), Some(at)) if wake >= at => {}
+                (Some(wake), _) => {
+                    sleep.as_mut().reset(wake);
+                    armed = Some(wake);
+                }
+                (None, _) => armed = None,
+            }
             tokio::select! {
                 biased;
-                _ = shutdown.cancelled() => {
+                _ = &mut cancelled => {
                     for s in &self.sinks {
                         s.end(&self.meta, Some(ServerError::ShuttingDown));
                     }
@@ -938,9 +952,14 @@ impl Actor {
                     Some(cmd) => self.handle(cmd).await,
                     None => break,
                 },
-                () = shared.watcher_left.notified() => self.prune_watchers(),
-                _ = &mut sleep, if wake.is_some() => {
-                    if !self.on_timer().await {
+                () = &mut left => {
+                    left.set(shared.watcher_left.notified());
+                    self.prune_watchers();
+                }
+                _ = &mut sleep, if armed.is_some() => {
+                    armed = None;
+                    let due = self.next_wake().is_some_and(|w| w <= Instant::now());
+                    if due && !self.on_timer().await {
                         break;
                     }
                 }
