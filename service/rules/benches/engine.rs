@@ -120,13 +120,7 @@ fn tables() -> Vec<(RulesetId, u8)> {
 }
 
 fn playouts(c: &mut Criterion) {
-    let mut g = c.benchmark_group("random_deal");
-    g.throughput(Throughput::Elements(1));
-    for (r, n) in tables() {
-        let mut p = Playout::new(r, n);
-        g.bench_function(format!("{r}/{n}"), |b| b.iter(|| p.deal()));
-    }
-    g.finish();
+    deal_group(c, "random_deal", Playout::new, Playout::deal);
 }
 
 /// The simulation fast path: a `Game::new_playout` match (no events, no record), each deal's
@@ -141,13 +135,7 @@ struct FastPlayout {
 
 impl FastPlayout {
     fn new(ruleset: RulesetId, seats: u8) -> FastPlayout {
-        let setup = Setup {
-            ruleset,
-            config: Config::defaults(ruleset, seats),
-            seats,
-            first_dealer: Seat(0),
-            decks: Decks::Explicit(Vec::new()),
-        };
+        let setup = explicit_setup(ruleset, seats);
         let game = Game::new_playout(setup.clone()).expect("valid setup");
         FastPlayout {
             deck: game.pack().to_vec(),
@@ -173,11 +161,27 @@ impl FastPlayout {
 }
 
 fn fast_playouts(c: &mut Criterion) {
-    let mut g = c.benchmark_group("playout_deal");
+    deal_group(c, "playout_deal", FastPlayout::new, FastPlayout::deal);
+}
+
+/// A match of the ruleset's default config whose decks are given one by one.
+fn explicit_setup(ruleset: RulesetId, seats: u8) -> Setup {
+    Setup {
+        ruleset,
+        config: Config::defaults(ruleset, seats),
+        seats,
+        first_dealer: Seat(0),
+        decks: Decks::Explicit(Vec::new()),
+    }
+}
+
+/// One benchmark a table: `deal` plays one whole deal on what `make` built for the table.
+fn deal_group<P>(c: &mut Criterion, name: &str, make: fn(RulesetId, u8) -> P, deal: fn(&mut P)) {
+    let mut g = c.benchmark_group(name);
     g.throughput(Throughput::Elements(1));
     for (r, n) in tables() {
-        let mut p = FastPlayout::new(r, n);
-        g.bench_function(format!("{r}/{n}"), |b| b.iter(|| p.deal()));
+        let mut p = make(r, n);
+        g.bench_function(format!("{r}/{n}"), |b| b.iter(|| deal(&mut p)));
     }
     g.finish();
 }
@@ -230,13 +234,7 @@ struct Simulation {
 
 impl Simulation {
     fn new(ruleset: RulesetId, seats: u8) -> Simulation {
-        let setup = Setup {
-            ruleset,
-            config: Config::defaults(ruleset, seats),
-            seats,
-            first_dealer: Seat(0),
-            decks: Decks::Explicit(Vec::new()),
-        };
+        let setup = explicit_setup(ruleset, seats);
         Simulation {
             game: Game::new_playout(setup.clone()).expect("valid setup"),
             setup,
@@ -256,13 +254,7 @@ impl Simulation {
 }
 
 fn simulations(c: &mut Criterion) {
-    let mut g = c.benchmark_group("simulated_deal");
-    g.throughput(Throughput::Elements(1));
-    for (r, n) in tables() {
-        let mut p = Simulation::new(r, n);
-        g.bench_function(format!("{r}/{n}"), |b| b.iter(|| p.deal()));
-    }
-    g.finish();
+    deal_group(c, "simulated_deal", Simulation::new, Simulation::deal);
 }
 
 criterion_group!(benches, playouts, fast_playouts, simulations, micro);
