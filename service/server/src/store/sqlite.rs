@@ -231,12 +231,40 @@ async fn writer_loop(mut conn: SqliteConnection, mut rx: mpsc::Receiver<WriteReq
             Err(err) => {
                 // One bad write must not fail its neighbours: retry each alone.
                 tracing::warn!(%err, size = batch.len(), "group commit failed; retrying writes one by one");
+                let mut intact = no_open_transaction(&mut conn).await;
                 for req in batch.drain(..) {
+                    if !intact {
+                        let _ = req.done.send(Err(StoreError::Closed));
+                        continue;
+                    }
                     let res = apply_batch(&mut conn, &[&req.op]).await;
+                    if res.is_err() {
+                        intact = no_open_transaction(&mut conn).await;
+                    }
                     let _ = req.done.send(res);
+                }
+                if !intact {
+                    // Fail-stop: every later write is refused (`Closed`) rather than risk an
+                    // acknowledged append that is not durable.
+                    tracing::error!(
+                        "a failed write left a transaction open; the store stops writing"
+                    );
+                    return;
                 }
             }
         }
+    }
+}
+
+/// After a failed write: whether the connection is outside any transaction. A failed mixed
+/// batch is rolled back (`apply_batch`), but if that ROLLBACK failed too the transaction may
+/// still be open, and the next batch of plain appends (an autocommit statement) would run
+/// inside it and be answered before anything is durable. `BEGIN` fails inside a transaction,
+/// so an empty `BEGIN; COMMIT` that succeeds proves there is none.
+async fn no_open_transaction(conn: &mut SqliteConnection) -> bool {
+    match sqlx::query("BEGIN").execute(&mut *conn).await {
+        Ok(_) => sqlx::query("COMMIT").execute(&mut *conn).await.is_ok(),
+        Err(_) => false,
     }
 }
 
@@ -895,6 +923,29 @@ mod tests {
         // Committed, not left in an open transaction.
         let mut conn = SqliteConnection::connect_with(&opts).await.unwrap();
         assert_eq!(rows(&mut conn).await.unwrap(), 2);
+    }
+
+    /// The writer's check after a failed write tells an open transaction from none, and leaves
+    /// none open itself.
+    #[tokio::test]
+    async fn an_open_transaction_is_detected_after_a_failed_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = SqliteConnectOptions::from_str("sqlite://")
+            .unwrap()
+            .filename(dir.path().join("t.sqlite3"))
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal);
+        let mut conn = SqliteConnection::connect_with(&opts).await.unwrap();
+        migrate(&mut conn).await.unwrap();
+        assert!(no_open_transaction(&mut conn).await);
+        assert!(
+            no_open_transaction(&mut conn).await,
+            "the check commits what it opens"
+        );
+        sqlx::query("BEGIN").execute(&mut conn).await.unwrap();
+        assert!(!no_open_transaction(&mut conn).await);
+        sqlx::query("ROLLBACK").execute(&mut conn).await.unwrap();
+        assert!(no_open_transaction(&mut conn).await);
     }
 
     #[tokio::test]
