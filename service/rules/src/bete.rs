@@ -670,7 +670,8 @@ impl Family for BeteTable {
             staked: None,
             // Room for the usual few waiting bêtes and settled pools, so that deals do not
             // allocate once the match has started, save when random play queues more bêtes
-            // than that and the queue doubles (tests/allocations.rs).
+            // than that and the queue doubles (tests/allocations.rs). A clone (`Game::playout`)
+            // keeps only the lengths, so a copy's first few deals may allocate once.
             queue: Vec::with_capacity(8),
             stage: Stage::Idle,
             match_over: false,

@@ -466,12 +466,14 @@ impl Game {
     }
 
     /// Deals the waiting deal a uniformly random deck, without events, as `play_deck` would
-    /// deal it: a Fisher–Yates shuffle of the pack with one `playout::uniform_index` draw per
-    /// card from `rng`. This is for simulations, which bring their own (fast) generator; a
-    /// match's reproducible decks are `Decks::Seed`'s versioned shuffle (RULES.md 11.5).
+    /// deal it: the pack in canonical order, then a Fisher–Yates shuffle drawing from `rng`:
+    /// for `i` from `n - 1` down to 1, `deck[i]` swaps with `deck[playout::uniform_index(rng,
+    /// i + 1)]`. This is for simulations, which bring their own (fast) generator; a match's
+    /// reproducible decks are `Decks::Seed`'s versioned shuffle (RULES.md 11.5).
     pub fn play_random_deck(&mut self, rng: &mut impl RngCore) -> Result<(), SetupError> {
         let paid = self.antes_awaiting_deck()?;
         // The largest pack is Beast's and Lanterlui's 52 cards (`pack`).
+        debug_assert!(self.pack.len() <= 52);
         let n = self.pack.len().min(52);
         let mut deck = [Card::new(Rank::Two, Suit::Spades); 64];
         deck[..n].copy_from_slice(&self.pack[..n]);

@@ -464,8 +464,8 @@ proptest! {
     }
 
     /// `play_random_deck` deals exactly what its documentation says: the pack shuffled by
-    /// Fisher–Yates with one `uniform_index(i + 1)` draw per position from the top, given to
-    /// `play_deck`. Deal by deal, a match fed that way and a match fed by hand reach the same
+    /// Fisher–Yates (for `i` from `n - 1` down to 1, swap `deck[i]` with
+    /// `deck[uniform_index(i + 1)]`), given to `play_deck`. Deal by deal, a match fed that way and a match fed by hand reach the same
     /// state (log with its decks, views, balances, summaries); a match that deals its own
     /// decks, or is over, has no deck to take.
     #[test]
@@ -684,8 +684,9 @@ fn every_ruleset_and_seat_count_once() {
 }
 
 /// `play_random_deck` gives every card every deck position equally often: the counts of
-/// (card, position) over 32,000 random 5-seat Bête decks pass a chi-square test (1,023 degrees
-/// of freedom: mean 1,023, standard deviation 45; the bound is six deviations above). A
+/// (card, position) over 32,000 random 5-seat Bête decks pass a chi-square test. Every deck
+/// fixes the card and the position totals, so it has (32 - 1)² = 961 degrees of freedom: mean
+/// about 992, standard deviation about 44; the bound of 1,300 is seven deviations above. A
 /// classic off-by-one (Sattolo's cycle, `uniform_index(i)`) never leaves a card in place and
 /// scores about 34,000.
 #[test]
