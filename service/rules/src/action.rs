@@ -37,6 +37,34 @@ pub enum Action {
 }
 
 impl Action {
+    /// The actions that are a bare word, without cards.
+    pub const WORDS: [Action; 7] = [
+        Action::Pass,
+        Action::Play,
+        Action::Contre,
+        Action::Drop,
+        Action::Stand,
+        Action::Challenge,
+        Action::Decline,
+    ];
+
+    /// The text of RULES.md 11.3, exactly as `Display` writes it, built without the formatting
+    /// machinery: a server writes one for every legal action of every decision.
+    pub fn text(&self) -> String {
+        match self {
+            Action::Discard(c) | Action::Card(c) | Action::Hidden(c) => {
+                let verb = self.verb();
+                let mut s = String::with_capacity(verb.len() + 3);
+                s.push_str(verb);
+                s.push(' ');
+                c.push_code(&mut s);
+                s
+            }
+            Action::Exchange(_) => self.to_string(),
+            other => other.verb().to_string(),
+        }
+    }
+
     /// The verb of the text form.
     pub const fn verb(&self) -> &'static str {
         match self {
@@ -124,14 +152,10 @@ impl FromStr for Action {
             }
             Ok(args[0].parse()?)
         };
+        if let Some(&word) = Action::WORDS.iter().find(|a| a.verb() == verb) {
+            return none(word, word.verb());
+        }
         match verb.as_str() {
-            "pass" => none(Action::Pass, "pass"),
-            "play" => none(Action::Play, "play"),
-            "contre" => none(Action::Contre, "contre"),
-            "drop" => none(Action::Drop, "drop"),
-            "stand" => none(Action::Stand, "stand"),
-            "challenge" => none(Action::Challenge, "challenge"),
-            "decline" => none(Action::Decline, "decline"),
             "discard" => Ok(Action::Discard(one("discard")?)),
             "card" => Ok(Action::Card(one("card")?)),
             "hidden" => Ok(Action::Hidden(one("hidden")?)),
@@ -161,6 +185,28 @@ impl FromStr for Action {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `text` is exactly `Display`, for every card action of every card, every word and
+    /// exchanges.
+    #[test]
+    fn text_is_display() {
+        for c in Card::all() {
+            let mut code = String::new();
+            c.push_code(&mut code);
+            assert_eq!(code, c.to_string());
+            for a in [Action::Card(c), Action::Discard(c), Action::Hidden(c)] {
+                assert_eq!(a.text(), a.to_string());
+            }
+        }
+        let two: CardSet = Card::all().step_by(9).take(2).collect();
+        for a in Action::WORDS
+            .into_iter()
+            .chain([Action::Exchange(two), Action::Exchange(CardSet::EMPTY)])
+        {
+            assert_eq!(a.text(), a.to_string());
+        }
+        assert_eq!(Card::all().count(), 52);
+    }
 
     #[test]
     fn round_trip_and_case() {

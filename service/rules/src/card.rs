@@ -159,6 +159,20 @@ impl Card {
         Card((suit as u8) << 4 | rank as u8)
     }
 
+    /// The 52 cards in canonical order: suits S, H, D, C, each rank 2 up to A.
+    pub fn all() -> impl Iterator<Item = Card> {
+        Suit::ALL
+            .into_iter()
+            .flat_map(|s| Rank::ALL.into_iter().map(move |r| Card::new(r, s)))
+    }
+
+    /// Appends the two-character code of RULES.md 11.2 (`"KS"`), exactly as `Display` writes
+    /// it, without the formatting machinery (a server writes dozens for every decision).
+    pub fn push_code(self, out: &mut String) {
+        out.push(self.rank().letter());
+        out.push(self.suit().letter());
+    }
+
     pub const fn rank(self) -> Rank {
         Rank::from_index((self.0 & 15) as usize)
     }

@@ -177,15 +177,7 @@ fn snapshot(g: &Game) -> Snapshot {
 /// Every action a seat could try now: every verb, every card of the pack with each card verb,
 /// and a handful of exchanges (legal ones and random subsets of hand and pack).
 fn candidates(g: &Game, seat: Seat, legal: &[Action], rng: &mut ChaCha8Rng) -> Vec<Action> {
-    let mut v = vec![
-        Action::Pass,
-        Action::Play,
-        Action::Contre,
-        Action::Drop,
-        Action::Stand,
-        Action::Challenge,
-        Action::Decline,
-    ];
+    let mut v = Action::WORDS.to_vec();
     let pack: Vec<Card> = g.pack().to_vec();
     for &c in &pack {
         v.push(Action::Card(c));

@@ -5,33 +5,11 @@ use bete_rules::{Action, Card, CardSet, RulesetId, Seat, Suit};
 use super::FieldError;
 use crate::pb;
 
-/// A card in RULES.md 11.2 notation (`"KS"`): the same text as `Card`'s `Display`, built
-/// without the formatting machinery (a decision's view holds dozens of cards).
+/// A card in RULES.md 11.2 notation (`"KS"`).
 pub fn card_to_pb(card: Card) -> String {
     let mut s = String::with_capacity(2);
-    push_card(&mut s, card);
+    card.push_code(&mut s);
     s
-}
-
-fn push_card(s: &mut String, card: Card) {
-    s.push(card.rank().letter());
-    s.push(card.suit().letter());
-}
-
-/// An action's RULES.md 11.3 text, as `Action`'s `Display` writes it.
-fn action_text(action: Action) -> String {
-    match action {
-        Action::Discard(c) | Action::Card(c) | Action::Hidden(c) => {
-            let verb = action.verb();
-            let mut s = String::with_capacity(verb.len() + 3);
-            s.push_str(verb);
-            s.push(' ');
-            push_card(&mut s, c);
-            s
-        }
-        Action::Exchange(_) => action.to_string(),
-        other => other.verb().to_string(),
-    }
 }
 
 /// Every card of a set, in bit order (suit S, H, D, C, then rank 2 … A).
@@ -132,7 +110,7 @@ pub fn action_to_pb(action: Action) -> pb::Action {
     pb::Action {
         kind: kind.into(),
         cards,
-        text: action_text(action),
+        text: action.text(),
     }
 }
 
@@ -232,35 +210,6 @@ mod tests {
             }
         }
         assert_eq!(card_to_pb("th".parse().unwrap()), "TH");
-    }
-
-    /// The hand-built texts are exactly the engine's `Display` forms, which clients may parse.
-    #[test]
-    fn card_and_action_texts_match_the_engines_display() {
-        let cards: Vec<Card> = Suit::ALL
-            .iter()
-            .flat_map(|&s| Rank::ALL.iter().map(move |&r| Card::new(r, s)))
-            .collect();
-        for &c in &cards {
-            assert_eq!(card_to_pb(c), c.to_string());
-            for a in [Action::Card(c), Action::Discard(c), Action::Hidden(c)] {
-                assert_eq!(action_to_pb(a).text, a.to_string());
-            }
-        }
-        let two = CardSet::from_iter([cards[0], cards[9]]);
-        for a in [
-            Action::Pass,
-            Action::Play,
-            Action::Contre,
-            Action::Drop,
-            Action::Stand,
-            Action::Challenge,
-            Action::Decline,
-            Action::Exchange(two),
-            Action::Exchange(CardSet::EMPTY),
-        ] {
-            assert_eq!(action_to_pb(a).text, a.to_string());
-        }
     }
 
     #[test]
