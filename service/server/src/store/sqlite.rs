@@ -771,6 +771,21 @@ mod tests {
     use super::*;
     use std::sync::Arc;
 
+    /// A migrated database in `dir` and one connection to it, as the writer has; the options
+    /// open it again.
+    async fn writer_connection(
+        dir: &tempfile::TempDir,
+    ) -> (SqliteConnectOptions, SqliteConnection) {
+        let opts = SqliteConnectOptions::from_str("sqlite://")
+            .unwrap()
+            .filename(dir.path().join("w.sqlite3"))
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal);
+        let mut conn = SqliteConnection::connect_with(&opts).await.unwrap();
+        migrate(&mut conn).await.unwrap();
+        (opts, conn)
+    }
+
     fn table(id: &str, vis: Visibility) -> TableRow {
         TableRow {
             id: id.into(),
@@ -890,13 +905,7 @@ mod tests {
     #[tokio::test]
     async fn a_failed_append_batch_leaves_none_of_its_rows() {
         let dir = tempfile::tempdir().unwrap();
-        let opts = SqliteConnectOptions::from_str("sqlite://")
-            .unwrap()
-            .filename(dir.path().join("b.sqlite3"))
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal);
-        let mut conn = SqliteConnection::connect_with(&opts).await.unwrap();
-        migrate(&mut conn).await.unwrap();
+        let (opts, mut conn) = writer_connection(&dir).await;
         let append = |table: &str, seq: u64, t: i64| WriteOp::Append {
             table: table.into(),
             seq,
@@ -930,13 +939,7 @@ mod tests {
     #[tokio::test]
     async fn an_open_transaction_is_detected_after_a_failed_write() {
         let dir = tempfile::tempdir().unwrap();
-        let opts = SqliteConnectOptions::from_str("sqlite://")
-            .unwrap()
-            .filename(dir.path().join("t.sqlite3"))
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal);
-        let mut conn = SqliteConnection::connect_with(&opts).await.unwrap();
-        migrate(&mut conn).await.unwrap();
+        let (_, mut conn) = writer_connection(&dir).await;
         assert!(no_open_transaction(&mut conn).await);
         assert!(
             no_open_transaction(&mut conn).await,
