@@ -24,7 +24,7 @@ use crate::ruleset::{MAX_SEATS, RulesetId};
 use crate::seat::Seat;
 use crate::sink::{Discard, Sink};
 use crate::summary::{SummaryHead, SummaryLog};
-use crate::trick::{ACE_HIGH_RANKING, ECARTE_RANKING, Ranking, Trick};
+use crate::trick::{ACE_HIGH_RANKING, ECARTE_RANKING, FollowRules, MaskTrick, Ranking, Trick};
 use crate::view::{Phase, PlayedCard, Pools, TrickView, View, Viewer};
 use rand_chacha::rand_core::RngCore;
 
@@ -1021,9 +1021,10 @@ impl Family for BeteTable {
 }
 
 impl BeteTable {
-    /// The strict tricks of a playout, one trick at a time with the trick in locals; the state
-    /// is written back after each trick exactly as `play_card` leaves it, and the fifth trick
-    /// settles the deal. `on_card` sees every card played.
+    /// The strict tricks of a playout, one trick at a time: the lead, then the followers by
+    /// masks and selects (`MaskTrick`); the state is written back after each trick exactly as
+    /// `play_card` leaves it, and the fifth trick settles the deal. `on_card` sees every card
+    /// played.
     #[inline]
     fn play_tricks(
         &mut self,
@@ -1031,28 +1032,41 @@ impl BeteTable {
         rng: &mut impl RngCore,
         mut on_card: impl FnMut(Seat, Card),
     ) {
-        let (trump, ranking, must_head, n) =
-            (self.trump, self.variant.ranking, self.must_head, self.seats);
+        let rules = FollowRules::new(self.trump, self.must_head, self.variant.ranking);
+        let n = self.seats;
         while self.stage == Stage::Tricks {
-            let mut trick = self.trick;
             let mut seat = self.turn;
-            while trick.len < n {
+            let mut trick = if self.trick.len == 0 {
+                // Any card may lead.
                 let hand = self.hands[seat.index()];
-                let legal = trick.legal(hand, trump, ranking, must_head);
-                let k = uniform_index(rng, legal.len() as usize);
-                // k < legal.len() ≤ 5, and a seat to play always holds a card (five tricks of
-                // five).
-                let Some(card) = legal.nth_of_five(k) else {
+                let Some(card) = Self::pick(hand, rng) else {
+                    debug_assert!(false, "a seat to lead holds no card");
+                    return;
+                };
+                self.hands[seat.index()] = hand.minus(CardSet::single(card));
+                on_card(seat, card);
+                self.turn = seat;
+                let trick = MaskTrick::lead(seat, card, &rules);
+                seat = seat.next(n);
+                trick
+            } else {
+                // A playout may start in the middle of a trick.
+                MaskTrick::resume(self.trick, &rules)
+            };
+            while trick.len() < n {
+                let hand = self.hands[seat.index()];
+                let Some(card) = Self::pick(trick.legal(hand, &rules), rng) else {
                     debug_assert!(false, "a seat to play holds no card");
                     return;
                 };
                 self.hands[seat.index()] = hand.minus(CardSet::single(card));
-                trick.play(seat, card, trump, ranking);
+                trick.follow(seat, card, &rules);
                 on_card(seat, card);
                 // `play_card` leaves the turn on the trick's last player.
                 self.turn = seat;
                 seat = seat.next(n);
             }
+            let trick = trick.finish(&rules);
             let winner = trick.winner;
             self.tricks[winner.index()] += 1;
             self.done[self.trick_no as usize] = trick;
@@ -1066,6 +1080,16 @@ impl BeteTable {
                 self.turn = winner;
             }
         }
+    }
+
+    /// A uniformly random card of `legal` (at most five cards: a hand), one draw, in bit order
+    /// as `legal_actions_into` lists them; `None` if `legal` is empty.
+    #[inline]
+    fn pick(legal: CardSet, rng: &mut impl RngCore) -> Option<Card> {
+        let peeled = legal.peel_five();
+        // `uniform_index` wants n ≥ 1; an empty set draws from 1 and names no card.
+        let k = uniform_index(rng, peeled.len().max(1));
+        peeled.nth(k)
     }
 }
 
