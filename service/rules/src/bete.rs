@@ -190,11 +190,10 @@ impl BeteTable {
     }
 
     fn most_other(&self, s: Seat) -> u8 {
+        // A max without a branch per seat: who has more tricks than whom is random in a playout.
         let mut m = 0;
         for (i, &t) in self.tricks[..self.n_us()].iter().enumerate() {
-            if i != s.index() && t > m {
-                m = t;
-            }
+            m = m.max(if i == s.index() { 0 } else { t });
         }
         m
     }
