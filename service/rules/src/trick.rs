@@ -214,13 +214,20 @@ impl FollowRules {
 /// `finish` gives back the `Trick` that `Trick::play` would have built.
 #[derive(Copy, Clone, Debug)]
 pub(crate) struct MaskTrick {
-    trick: Trick,
+    leader: Seat,
+    led: Suit,
+    len: u8,
+    best: Card,
+    winner: Seat,
     /// The cards of the suit led.
     led_mask: u64,
     /// The cards that beat the winning card (all of its suit).
     above: u64,
     /// The winning card is a trump: then a void follower must overtrump, if he can.
     best_is_trump: bool,
+    /// The cards played, in order from the leader's. Last, and only written per card, so that
+    /// the compiler can keep the fields above in registers.
+    cards: [Card; MAX_SEATS],
 }
 
 impl MaskTrick {
@@ -237,17 +244,22 @@ impl MaskTrick {
     pub fn resume(trick: Trick, rules: &FollowRules) -> MaskTrick {
         debug_assert!(trick.len > 0);
         MaskTrick {
-            trick,
+            leader: trick.leader,
+            led: trick.led,
+            len: trick.len,
+            best: trick.best,
+            winner: trick.winner,
             led_mask: CardSet::suit(trick.led).bits(),
             above: rules.ranking.above(trick.best),
             best_is_trump: trick.best.suit() == rules.trump,
+            cards: trick.cards,
         }
     }
 
     /// Cards played so far.
     #[inline]
     pub fn len(&self) -> u8 {
-        self.trick.len
+        self.len
     }
 
     /// `Trick::legal` for a follower.
@@ -269,16 +281,15 @@ impl MaskTrick {
     /// `Trick::play` for a follower.
     #[inline]
     pub fn follow(&mut self, seat: Seat, card: Card, rules: &FollowRules) {
-        let t = &mut self.trick;
-        t.cards[t.len as usize] = card;
-        t.len += 1;
+        self.cards[usize::from(self.len)] = card;
+        self.len += 1;
         let bit = 1u64 << card.bit();
         let is_trump = bit & rules.trump_mask != 0;
         // A card of the winning card's suit wins by rank; a trump on a plain winner wins
         // outright; a discard never does.
         let wins = (self.above & bit != 0) | (is_trump & !self.best_is_trump);
-        t.best = select(wins, card, t.best);
-        t.winner = select(wins, seat, t.winner);
+        self.best = select(wins, card, self.best);
+        self.winner = select(wins, seat, self.winner);
         self.above = select(wins, rules.ranking.above(card), self.above);
         // A trump that does not win falls under a higher trump.
         self.best_is_trump |= is_trump;
@@ -287,9 +298,15 @@ impl MaskTrick {
     /// The trick as `Trick::play` leaves it.
     #[inline]
     pub fn finish(self, rules: &FollowRules) -> Trick {
-        let mut t = self.trick;
-        t.trumped = self.best_is_trump && t.led != rules.trump;
-        t
+        Trick {
+            leader: self.leader,
+            cards: self.cards,
+            len: self.len,
+            led: self.led,
+            best: self.best,
+            trumped: self.best_is_trump && self.led != rules.trump,
+            winner: self.winner,
+        }
     }
 }
 
@@ -353,7 +370,7 @@ mod tests {
                 hands[seat.index()].remove(card);
                 plain.play(seat, card, trump, ranking);
                 masked.follow(seat, card, &rules);
-                assert_eq!(masked.trick.winner, plain.winner, "{plain:?}");
+                assert_eq!(masked.winner, plain.winner, "{plain:?}");
                 assert_eq!(masked.len(), plain.len);
             }
             tricked += usize::from(plain.trumped);
