@@ -421,22 +421,20 @@ impl BeteTable {
                 amount: b.amount,
             });
         }
-        for s in 0..self.seats {
-            if s != winner.0 {
-                ctx.balances[s as usize] -= 1;
-                ctx.balances[winner.index()] += 1;
-            }
+        // 1 from every seat, the winner's own returned with the rest.
+        for b in &mut ctx.balances[..self.n_us()] {
+            *b -= 1;
         }
+        ctx.balances[winner.index()] += self.seats as i64;
     }
 
     /// B30: 1 jeton to each other seat.
     fn devole(&self, ctx: &mut Ctx, loser: Seat) {
-        for s in 0..self.seats {
-            if s != loser.0 {
-                ctx.balances[s as usize] += 1;
-                ctx.balances[loser.index()] -= 1;
-            }
+        // 1 to every seat, the loser's own taken back with the rest.
+        for b in &mut ctx.balances[..self.n_us()] {
+            *b += 1;
         }
+        ctx.balances[loser.index()] -= self.seats as i64;
     }
 
     fn queue_bete(&mut self, ctx: &mut Ctx, payer: Seat, amount: i64) {
@@ -541,9 +539,14 @@ impl BeteTable {
         let last = ctx.is_last_settlement(queue_empty);
         // Step 5: the top pool (B33, AH2) and its refill (B10).
         let top = Card::new(self.variant.top_rank, self.trump);
-        let holder = (0..self.seats)
-            .map(Seat)
-            .find(|s| self.dealt[s.index()].contains(top));
+        // At most one seat holds it; a scan without a branch per seat (who holds it is random).
+        let holder = (0..self.seats).fold(None, |h, s| {
+            std::hint::select_unpredictable(
+                self.dealt[usize::from(s)].contains(top),
+                Some(Seat(s)),
+                h,
+            )
+        });
         if let Some(h) = holder
             && !losers.contains(&Some(h))
             && self.king_pool > 0
@@ -565,36 +568,28 @@ impl BeteTable {
         }
         self.stage = Stage::Settled;
         let mut net = [0; MAX_SEATS];
-        let mut betes = [0; MAX_SEATS];
         for i in 0..self.n_us() {
             net[i] = ctx.balances[i] - before[i];
         }
-        for b in &self.betes_made {
-            betes[b.payer.index()] += b.amount;
-        }
         self.net = net;
-        self.emit_settled(ctx, result, net, betes, out);
+        self.emit_settled(ctx, result, net, out);
         if last {
             self.end_match(ctx, out);
         }
     }
 
     /// `DealSettled` with the spectators' `Reveal` (built only by a sink that keeps events).
-    fn emit_settled(
-        &self,
-        ctx: &Ctx,
-        result: DealResult,
-        net: Amounts,
-        betes: Amounts,
-        out: &mut impl Sink,
-    ) {
+    fn emit_settled(&self, ctx: &Ctx, result: DealResult, net: Amounts, out: &mut impl Sink) {
         out.emit(|| Event {
             public: PublicEvent::DealSettled(Box::new(Settlement {
+                betes: self.betes_made.iter().fold([0; MAX_SEATS], |mut betes, b| {
+                    betes[b.payer.index()] += b.amount;
+                    betes
+                }),
                 deal: self.deal_no,
                 result,
                 tricks: self.tricks,
                 net,
-                betes,
                 hidden_revealed: CardSet::EMPTY,
                 pools: self.pools(),
                 balances: *ctx.balances,
