@@ -254,6 +254,13 @@ impl BeteTable {
             (Action::Contre, Some(_)) => {}
             _ => unreachable!("apply routes only bids here"),
         }
+        self.bid(ctx, seat, action, out);
+        Ok(())
+    }
+
+    /// A bid already found legal: who declared or contred, the next speaker, the Curieuse or
+    /// the all-pass. (A playout calls it directly: it draws only from the legal bids.)
+    fn bid(&mut self, ctx: &mut Ctx, seat: Seat, action: Action, out: &mut impl Sink) {
         self.last_spoke[seat.index()] = Some(action);
         out.emit(|| Event::public(PublicEvent::Spoke { seat, action }));
         self.spoken += 1;
@@ -263,23 +270,23 @@ impl BeteTable {
                 self.declarer = Some(seat);
                 if !self.contre_enabled || dealer_spoke {
                     self.start_tricks();
-                    return Ok(());
+                    return;
                 }
             }
             Action::Contre => {
                 self.contrer = Some(seat);
                 self.start_tricks();
-                return Ok(());
+                return;
             }
             _ => {}
         }
         if !dealer_spoke {
             self.turn = seat.next(self.seats);
-            return Ok(());
+            return;
         }
         if self.declarer.is_some() {
             self.start_tricks();
-            return Ok(());
+            return;
         }
         // Everyone passed: a Curieuse (B17) or the all-pass (B18).
         if self.curieuses < self.max_curieuse && self.talon_len() > 0 {
@@ -307,7 +314,6 @@ impl BeteTable {
         } else {
             self.settle(ctx, out);
         }
-        Ok(())
     }
 
     fn apply_card(
@@ -942,10 +948,7 @@ impl Family for BeteTable {
                 _ => Action::Pass,
             };
             // Pass is always a bid, and `second` is exactly the other legal bid now.
-            if self.apply_bid(ctx, seat, action, &mut Discard).is_err() {
-                debug_assert!(false, "a legal bid was refused");
-                return;
-            }
+            self.bid(ctx, seat, action, &mut Discard);
             logged(seat, action);
         }
         if self.lenient {
