@@ -5,6 +5,7 @@
 //! transaction with `synchronous=FULL`, commits, and only then answers each request
 //! (group commit). One fsync covers many tables' moves, so durability does not cap throughput.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::str::FromStr;
 use std::time::Duration;
@@ -13,7 +14,7 @@ use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteRow,
     SqliteSynchronous,
 };
-use sqlx::{Connection, Row, SqliteConnection};
+use sqlx::{Connection, Executor, Row, SqliteConnection};
 use tokio::sync::{mpsc, oneshot};
 
 use super::{
@@ -82,6 +83,45 @@ CREATE TABLE ratings (
     // The table's event seq after each entry. Stored with the entry, so an append writes one row
     // and not also the `tables` row; `tables.last_seq` stays as it was for older logs.
     "ALTER TABLE events ADD COLUMN last_seq INTEGER",
+    // The log in the order it was written, not clustered by table: `events` (keyed by table id
+    // and seq) put every move of 1,000 active tables on its own table's B-tree leaf, so each
+    // group commit wrote about one 4 KiB page per move to the WAL (and the checkpoint wrote it
+    // again). `log` rows are appended at the right edge of one B-tree, so a batch fills a few
+    // pages. A table's entries are found through its head in `log_heads` (a small row per
+    // table, keyed by `tables.cursor`) and each entry's `prev`, the id of the table's entry
+    // before it. The trigger keeps every table's chain whole and gap-free: an entry must carry
+    // the next seq and point at the current head, and becomes the head. Rows of `events` whose
+    // table is unknown were never read (a log is read for a table row) and are not copied.
+    r#"
+CREATE TABLE log (
+    id        INTEGER PRIMARY KEY,
+    tbl       INTEGER NOT NULL,
+    seq       INTEGER NOT NULL,
+    prev      INTEGER,
+    payload   TEXT NOT NULL,
+    last_seq  INTEGER
+);
+CREATE TABLE log_heads (
+    tbl   INTEGER PRIMARY KEY,
+    seq   INTEGER NOT NULL,
+    last  INTEGER NOT NULL
+);
+INSERT INTO log (tbl, seq, payload, last_seq)
+    SELECT t.cursor, e.seq, e.payload, e.last_seq FROM events e JOIN tables t ON t.id = e.table_id
+    ORDER BY t.cursor, e.seq;
+UPDATE log SET prev = id - 1 WHERE tbl = (SELECT p.tbl FROM log p WHERE p.id = log.id - 1);
+INSERT INTO log_heads (tbl, seq, last)
+    SELECT tbl, seq, id FROM log WHERE id IN (SELECT max(id) FROM log GROUP BY tbl);
+DROP TABLE events;
+CREATE TRIGGER log_chain AFTER INSERT ON log BEGIN
+    SELECT RAISE(ABORT, 'log entry out of sequence')
+        WHERE coalesce(
+            (SELECT h.seq + 1 = NEW.seq AND h.last IS NEW.prev FROM log_heads h WHERE h.tbl = NEW.tbl),
+            NEW.seq = 0 AND NEW.prev IS NULL) IS NOT 1;
+    INSERT INTO log_heads (tbl, seq, last) VALUES (NEW.tbl, NEW.seq, NEW.id)
+        ON CONFLICT (tbl) DO UPDATE SET seq = excluded.seq, last = excluded.last;
+END;
+"#,
 ];
 
 enum WriteOp {
@@ -148,17 +188,19 @@ impl SqliteStore {
             .journal_mode(SqliteJournalMode::Wal)
             .busy_timeout(Duration::from_secs(10));
         // FULL: the WAL is fsynced at every commit, so a committed append survives power loss.
-        // Checkpoints run inline in the committing writer: at SQLite's default (1,000 pages) one
-        // lands every few batches and rewrites hot pages each time. 16,384 pages (64 MiB of WAL
-        // at 4 KiB) folds many rewrites into one; journal_size_limit truncates the WAL back
-        // afterwards so it does not keep its high-water size on disk. A 32 MiB page cache holds
-        // the B-tree pages the active tables' appends land on; temp_store=memory keeps any
-        // statement journal off the disk.
+        // Checkpoints run inline in the committing writer, at SQLite's default of 1,000 pages:
+        // appends fill the log's right-edge pages, so a checkpoint copies few distinct pages,
+        // and the WAL restarts from its start after each one; its blocks are rewritten rather
+        // than the file grown (fsyncs that extend the file had a tail twice as long here, and
+        // with 16,384 pages the WAL grew for minutes). journal_size_limit truncates the WAL
+        // back after a spell of blocked checkpoints. A 32 MiB page cache holds the log's newest
+        // pages, the heads and the tables; temp_store=memory keeps the batch's temporary rows
+        // and any statement journal off the disk.
         let mut writer = SqliteConnection::connect_with(
             &base
                 .clone()
                 .synchronous(SqliteSynchronous::Full)
-                .pragma("wal_autocheckpoint", "16384")
+                .pragma("wal_autocheckpoint", "1000")
                 .pragma("journal_size_limit", "67108864")
                 .pragma("cache_size", "-32768")
                 .pragma("temp_store", "memory"),
@@ -199,10 +241,9 @@ async fn migrate(conn: &mut SqliteConnection) -> Result<(), StoreError> {
         .try_get(0)?;
     for (i, sql) in MIGRATIONS.iter().enumerate().skip(version.max(0) as usize) {
         let mut tx = conn.begin().await?;
-        // One statement per query: the schema has no `;` inside a statement.
-        for stmt in sql.split(';').map(str::trim).filter(|s| !s.is_empty()) {
-            sqlx::query(stmt).execute(&mut *tx).await?;
-        }
+        // A step is several statements (a trigger has `;` inside it): run as one script.
+        // (Through `Executor`: its boxed future is `Send`, `RawSql::execute`'s is not general.)
+        (&mut *tx).execute(sqlx::raw_sql(sql)).await?;
         sqlx::query(&format!("PRAGMA user_version = {}", i + 1))
             .execute(&mut *tx)
             .await?;
@@ -268,26 +309,35 @@ async fn no_open_transaction(conn: &mut SqliteConnection) -> bool {
     }
 }
 
-/// Inserts a batch's log rows, given as one JSON array of `[table, seq, payload, last_seq]`: one
-/// fixed statement (always in sqlx's cache) and one call, whatever the batch size. Inside a
-/// mixed batch's transaction; `OR FAIL` because a failed batch is rolled back whole anyway.
-const INSERT_ROWS: &str = "INSERT OR FAIL INTO events (table_id, seq, payload, last_seq) \
-     SELECT value->>0, value->>1, value->>2, value->>3 FROM json_each(?)";
-
-/// A batch of plain appends in ONE call to sqlx's worker thread: the insert alone, as its own
-/// (autocommit) transaction, committed with the connection's `synchronous=FULL` exactly like an
-/// explicit COMMIT. Not inside BEGIN … COMMIT: a multi-row insert that calls functions (`->>`)
-/// may abort midway, so inside an open transaction SQLite (3.46) keeps a statement journal of
-/// every page it touches, even with `OR FAIL` (≈ 18 % of the server's CPU per move went with
-/// it). As a transaction of its own, an abort (the default `ABORT`) rolls the whole batch back
-/// with no statement journal. Not `OR FAIL` here: that would commit the rows before a conflict.
-const APPEND_BATCH: &str = "INSERT INTO events (table_id, seq, payload, last_seq) \
-     SELECT value->>0, value->>1, value->>2, value->>3 FROM json_each(?)";
+/// Inserts a batch's log rows, given as one JSON array of `[table, seq, payload, last_seq,
+/// prev]`: one fixed statement (always in sqlx's cache) and one call, whatever the batch size.
+/// Each element is parsed once (`jsonb`, kept in the materialized `r`), not once per field as
+/// `value->>i` on `json_each`'s text would. Ids continue from the newest row, in the array's
+/// order. `prev` is the index in the array of the same table's entry before this one, or null
+/// when it is the table's first in the batch: then the entry follows the table's head. (The
+/// trigger on `log` makes SQLite run the whole SELECT before the first row goes in, so `base`
+/// and the heads it reads are those of before the batch; the trigger checks each row against
+/// the head as it stands then.) An unknown table leaves `tbl` null, which NOT NULL refuses.
+/// Lower-case `as`: see `table_columns`.
+///
+/// A batch of plain appends runs this alone, as its own (autocommit) transaction, committed with
+/// the connection's `synchronous=FULL` exactly like an explicit COMMIT. Not inside BEGIN …
+/// COMMIT: a multi-row insert that may abort midway keeps a statement journal of every page it
+/// touches inside an open transaction (SQLite 3.46, ≈ 18 % of the server's CPU per move went
+/// with it); as a transaction of its own, an abort rolls the whole batch back with none. A mixed
+/// batch runs it inside its transaction.
+const INSERT_ROWS: &str = "WITH r(k, v) as MATERIALIZED (SELECT key, jsonb(value) FROM json_each(?)) \
+     INSERT INTO log (id, tbl, seq, prev, payload, last_seq) \
+     SELECT n.base + r.k, t.cursor, r.v->>1, \
+       coalesce(n.base + (r.v->>4), (SELECT h.last FROM log_heads h WHERE h.tbl = t.cursor)), \
+       r.v->>2, r.v->>3 \
+     FROM (SELECT coalesce(max(id), 0) + 1 base FROM log) n, r LEFT JOIN tables t ON t.id = r.v->>0 \
+     ORDER BY r.k";
 
 async fn apply_batch(conn: &mut SqliteConnection, ops: &[&WriteOp]) -> Result<(), StoreError> {
     let result = if ops.iter().all(|op| op.is_plain_append()) {
         match log_rows(ops) {
-            Ok(rows) => sqlx::query(APPEND_BATCH)
+            Ok(rows) => sqlx::query(INSERT_ROWS)
                 .bind(rows)
                 .execute(&mut *conn)
                 .await
@@ -332,6 +382,8 @@ fn log_rows(ops: &[&WriteOp]) -> Result<String, StoreError> {
     let encode =
         |e: serde_json::Error| StoreError::Corrupt(format!("cannot encode log entry: {e}"));
     let mut rows = Vec::with_capacity(ops.len());
+    // Each table's newest row so far in this batch, by index in `rows`.
+    let mut newest: HashMap<&str, usize> = HashMap::new();
     for op in ops {
         if let WriteOp::Append {
             table,
@@ -341,7 +393,8 @@ fn log_rows(ops: &[&WriteOp]) -> Result<String, StoreError> {
         } = op
         {
             let payload = serde_json::to_string(entry).map_err(encode)?;
-            rows.push((table.as_str(), *seq as i64, payload, *last_seq as i64));
+            let prev = newest.insert(table.as_str(), rows.len());
+            rows.push((table.as_str(), *seq as i64, payload, *last_seq as i64, prev));
         }
     }
     serde_json::to_string(&rows).map_err(encode)
@@ -490,10 +543,21 @@ fn bot_from_row(row: &SqliteRow) -> Result<BotRow, StoreError> {
 /// two-letter word like `AS` as a card code.)
 macro_rules! table_columns {
     () => {
-        "t.*, (SELECT e.last_seq FROM events e WHERE e.table_id = t.id \
-         ORDER BY e.seq DESC LIMIT 1) latest_seq FROM tables t"
+        "t.*, (SELECT l.last_seq FROM log_heads h JOIN log l ON l.id = h.last \
+         WHERE h.tbl = t.cursor) latest_seq FROM tables t"
     };
 }
+
+/// A table's log, oldest first: from its head back along `prev` (each step to a smaller id, so
+/// a damaged chain cannot loop). A broken chain shows as a log not starting at seq 0, which
+/// `log` reports. (Lower-case `as`: see `table_columns`.)
+const READ_LOG: &str = "WITH RECURSIVE chain(id, prev, seq, payload) as ( \
+       SELECT l.id, l.prev, l.seq, l.payload FROM tables t \
+         JOIN log_heads h ON h.tbl = t.cursor JOIN log l ON l.id = h.last WHERE t.id = ? \
+       UNION ALL \
+       SELECT l.id, l.prev, l.seq, l.payload FROM chain c JOIN log l ON l.id = c.prev \
+         WHERE l.id < c.id) \
+     SELECT seq, payload FROM chain ORDER BY seq";
 
 fn table_from_row(row: &SqliteRow) -> Result<(i64, TableRow), StoreError> {
     let small = |name: &str| -> Result<u8, StoreError> {
@@ -675,11 +739,10 @@ impl Store for SqliteStore {
 
     fn log(&self, table: String) -> StoreFuture<'_, Vec<LogEntry>> {
         Box::pin(async move {
-            let rows =
-                sqlx::query("SELECT seq, payload FROM events WHERE table_id = ? ORDER BY seq")
-                    .bind(&table)
-                    .fetch_all(&self.reads)
-                    .await?;
+            let rows = sqlx::query(READ_LOG)
+                .bind(&table)
+                .fetch_all(&self.reads)
+                .await?;
             let mut out = Vec::with_capacity(rows.len());
             for (i, row) in rows.iter().enumerate() {
                 let seq: i64 = row.try_get("seq")?;
@@ -778,7 +841,7 @@ mod tests {
     ) -> (SqliteConnectOptions, SqliteConnection) {
         let opts = SqliteConnectOptions::from_str("sqlite://")
             .unwrap()
-            .filename(dir.path().join("w.sqlite3"))
+            .filename(dir.path().join("bete.sqlite3"))
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal);
         let mut conn = SqliteConnection::connect_with(&opts).await.unwrap();
@@ -899,6 +962,43 @@ mod tests {
         assert_eq!(s.unfinished_tables().await.unwrap(), vec!["t1".to_string()]);
     }
 
+    /// A client's `pass` at seat 0 as the writer receives it.
+    fn pass_append(table: &str, seq: u64, time_ms: i64) -> WriteOp {
+        WriteOp::Append {
+            table: table.into(),
+            seq,
+            entry: pass(time_ms),
+            last_seq: seq + 1,
+        }
+    }
+
+    fn pass(time_ms: i64) -> LogEntry {
+        LogEntry::Action {
+            seat: 0,
+            action: "pass".into(),
+            auto: false,
+            request_id: None,
+            time_ms,
+        }
+    }
+
+    /// Creates the tables, in one batch, on the writer's connection.
+    async fn create_tables(conn: &mut SqliteConnection, ids: &[&str]) {
+        let ops: Vec<WriteOp> = ids
+            .iter()
+            .map(|id| WriteOp::CreateTable(table(id, Visibility::Listed), seats()))
+            .collect();
+        apply_batch(conn, &ops.iter().collect::<Vec<_>>())
+            .await
+            .unwrap();
+    }
+
+    async fn log_rows_count(conn: &mut SqliteConnection) -> Result<i64, sqlx::Error> {
+        sqlx::query_scalar("SELECT count(*) FROM log")
+            .fetch_one(conn)
+            .await
+    }
+
     /// A batch of plain appends runs as one autocommit statement: when one row conflicts,
     /// none of the batch's rows stays (the writer then retries each alone), and no transaction
     /// is left open for the next batch.
@@ -906,32 +1006,109 @@ mod tests {
     async fn a_failed_append_batch_leaves_none_of_its_rows() {
         let dir = tempfile::tempdir().unwrap();
         let (opts, mut conn) = writer_connection(&dir).await;
-        let append = |table: &str, seq: u64, t: i64| WriteOp::Append {
-            table: table.into(),
-            seq,
-            entry: LogEntry::Action {
-                seat: 0,
-                action: "pass".into(),
-                auto: false,
-                request_id: None,
-                time_ms: t,
-            },
-            last_seq: seq + 1,
-        };
-        async fn rows(conn: &mut SqliteConnection) -> Result<i64, sqlx::Error> {
-            sqlx::query_scalar("SELECT count(*) FROM events")
-                .fetch_one(conn)
-                .await
-        }
-        let (a, dup, b) = (append("t1", 0, 1), append("t1", 0, 2), append("t2", 0, 3));
+        create_tables(&mut conn, &["t1", "t2"]).await;
+        let (a, dup, b) = (
+            pass_append("t1", 0, 1),
+            pass_append("t1", 0, 2),
+            pass_append("t2", 0, 3),
+        );
         assert!(apply_batch(&mut conn, &[&a, &dup, &b]).await.is_err());
-        assert_eq!(rows(&mut conn).await.unwrap(), 0);
+        assert_eq!(log_rows_count(&mut conn).await.unwrap(), 0);
         apply_batch(&mut conn, &[&a, &b]).await.unwrap();
-        assert_eq!(rows(&mut conn).await.unwrap(), 2);
+        assert_eq!(log_rows_count(&mut conn).await.unwrap(), 2);
         drop(conn);
         // Committed, not left in an open transaction.
         let mut conn = SqliteConnection::connect_with(&opts).await.unwrap();
-        assert_eq!(rows(&mut conn).await.unwrap(), 2);
+        assert_eq!(log_rows_count(&mut conn).await.unwrap(), 2);
+    }
+
+    /// Several entries of one table in one batch, among other tables' entries, chain up in
+    /// order, and the next batch continues each chain from its head.
+    #[tokio::test]
+    async fn entries_of_one_table_in_one_batch_keep_their_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let (_, mut conn) = writer_connection(&dir).await;
+        create_tables(&mut conn, &["t1", "t2"]).await;
+        let ops = [
+            pass_append("t1", 0, 10),
+            pass_append("t2", 0, 20),
+            pass_append("t1", 1, 11),
+            pass_append("t1", 2, 12),
+            pass_append("t2", 1, 21),
+        ];
+        apply_batch(&mut conn, &ops.iter().collect::<Vec<_>>())
+            .await
+            .unwrap();
+        let more = [pass_append("t2", 2, 22), pass_append("t1", 3, 13)];
+        apply_batch(&mut conn, &more.iter().collect::<Vec<_>>())
+            .await
+            .unwrap();
+        // A mixed batch (a table created, a seat taken) appends inside its transaction.
+        let mixed = [
+            WriteOp::CreateTable(table("t3", Visibility::Listed), seats()),
+            pass_append("t3", 0, 30),
+            pass_append("t1", 4, 14),
+            WriteOp::Append {
+                table: "t1".into(),
+                seq: 5,
+                entry: LogEntry::Join {
+                    seat: 2,
+                    bot: "b1".into(),
+                    name: "alice".into(),
+                    time_ms: 15,
+                },
+                last_seq: 6,
+            },
+        ];
+        apply_batch(&mut conn, &mixed.iter().collect::<Vec<_>>())
+            .await
+            .unwrap();
+        drop(conn);
+        let s = SqliteStore::open(dir.path()).await.unwrap();
+        let mut t1: Vec<LogEntry> = [10, 11, 12, 13, 14].map(pass).into();
+        t1.push(LogEntry::Join {
+            seat: 2,
+            bot: "b1".into(),
+            name: "alice".into(),
+            time_ms: 15,
+        });
+        assert_eq!(s.log("t1".into()).await.unwrap(), t1);
+        assert_eq!(s.log("t2".into()).await.unwrap(), [20, 21, 22].map(pass));
+        assert_eq!(s.log("t3".into()).await.unwrap(), [pass(30)]);
+        let t = s.table("t1".into()).await.unwrap().unwrap();
+        assert_eq!(t.table.last_seq, 6);
+        assert_eq!(t.seats[2].occupant, Occupant::Bot("b1".into()));
+        assert!(s.log("nope".into()).await.unwrap().is_empty());
+    }
+
+    /// The log refuses what would break a table's chain: a seq already taken, a gap, an entry
+    /// of a table that does not exist, an entry not pointing at the head. Each fails alone.
+    #[tokio::test]
+    async fn the_log_refuses_entries_out_of_sequence() {
+        let dir = tempfile::tempdir().unwrap();
+        let (_, mut conn) = writer_connection(&dir).await;
+        create_tables(&mut conn, &["t1"]).await;
+        apply_batch(&mut conn, &[&pass_append("t1", 0, 1)])
+            .await
+            .unwrap();
+        for bad in [
+            pass_append("t1", 0, 2),
+            pass_append("t1", 2, 2),
+            pass_append("nope", 0, 2),
+        ] {
+            assert!(apply_batch(&mut conn, &[&bad]).await.is_err());
+        }
+        // Straight SQL, as a bug in the writer could write it: seq right, prev wrong.
+        let forged = "INSERT INTO log (tbl, seq, prev, payload) \
+             SELECT cursor, 1, NULL, '{}' FROM tables WHERE id = 't1'";
+        assert!(sqlx::query(forged).execute(&mut conn).await.is_err());
+        assert_eq!(log_rows_count(&mut conn).await.unwrap(), 1);
+        apply_batch(&mut conn, &[&pass_append("t1", 1, 3)])
+            .await
+            .unwrap();
+        drop(conn);
+        let s = SqliteStore::open(dir.path()).await.unwrap();
+        assert_eq!(s.log("t1".into()).await.unwrap(), [pass(1), pass(3)]);
     }
 
     /// The writer's check after a failed write tells an open transaction from none, and leaves
@@ -1070,6 +1247,105 @@ mod tests {
             .unwrap();
         assert_eq!(listed[0].table.last_seq, 9);
         assert_eq!(s.log("t1".into()).await.unwrap()[1], pass);
+    }
+
+    /// A database of the schema before `log` (user_version 2, the log in `events` keyed by
+    /// table id) opens: every table's log is moved over in order and replays as it was, and
+    /// appends continue each table's chain.
+    #[tokio::test]
+    async fn a_log_kept_in_events_is_moved_to_the_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let join = |seat: u8, bot: &str, t: i64| LogEntry::Join {
+            seat,
+            bot: bot.into(),
+            name: bot.into(),
+            time_ms: t,
+        };
+        let t1 = vec![join(0, "b1", 1), pass(2), pass(3)];
+        let t2 = vec![join(2, "b2", 4), pass(5)];
+        {
+            let mut conn = SqliteConnection::connect_with(
+                &SqliteConnectOptions::new()
+                    .filename(dir.path().join("bete.sqlite3"))
+                    .create_if_missing(true)
+                    .journal_mode(SqliteJournalMode::Wal),
+            )
+            .await
+            .unwrap();
+            for step in &MIGRATIONS[..2] {
+                sqlx::raw_sql(step).execute(&mut conn).await.unwrap();
+            }
+            sqlx::query("PRAGMA user_version = 2")
+                .execute(&mut conn)
+                .await
+                .unwrap();
+            for id in ["t1", "t2", "t3"] {
+                sqlx::query(
+                    "INSERT INTO tables (id, ruleset, seats, config, seed, first_dealer, \
+                     deadline_ms, visibility, state, last_seq, created_by, created_at) \
+                     VALUES (?, 'bete', 3, '{}', ?, 0, 10000, 'listed', 'playing', 0, 'b1', 1)",
+                )
+                .bind(id)
+                .bind("00".repeat(32))
+                .execute(&mut conn)
+                .await
+                .unwrap();
+            }
+            // Interleaved as the tables played, plus a row of a table that does not exist.
+            let rows = [
+                ("t2", 0, &t2[0]),
+                ("t1", 0, &t1[0]),
+                ("ghost", 0, &t1[0]),
+                ("t1", 1, &t1[1]),
+                ("t2", 1, &t2[1]),
+                ("t1", 2, &t1[2]),
+            ];
+            for (table, seq, entry) in rows {
+                sqlx::query(
+                    "INSERT INTO events (table_id, seq, payload, last_seq) VALUES (?, ?, ?, ?)",
+                )
+                .bind(table)
+                .bind(seq)
+                .bind(serde_json::to_string(entry).unwrap())
+                .bind(10 * seq + 10)
+                .execute(&mut conn)
+                .await
+                .unwrap();
+            }
+            conn.close().await.unwrap();
+        }
+        let s = SqliteStore::open(dir.path()).await.unwrap();
+        assert_eq!(s.log("t1".into()).await.unwrap(), t1);
+        assert_eq!(s.log("t2".into()).await.unwrap(), t2);
+        assert!(s.log("t3".into()).await.unwrap().is_empty());
+        assert!(s.log("ghost".into()).await.unwrap().is_empty());
+        assert_eq!(
+            s.table("t1".into()).await.unwrap().unwrap().table.last_seq,
+            30
+        );
+        assert_eq!(
+            s.table("t2".into()).await.unwrap().unwrap().table.last_seq,
+            20
+        );
+        assert_eq!(
+            s.table("t3".into()).await.unwrap().unwrap().table.last_seq,
+            0
+        );
+        // The chains go on from the moved heads; a seq already taken is still refused.
+        assert!(s.append("t1".into(), 2, pass(6), 31).await.is_err());
+        s.append("t1".into(), 3, pass(6), 40).await.unwrap();
+        s.append("t3".into(), 0, pass(7), 1).await.unwrap();
+        drop(s);
+        let s = SqliteStore::open(dir.path()).await.unwrap();
+        let mut more = t1.clone();
+        more.push(pass(6));
+        assert_eq!(s.log("t1".into()).await.unwrap(), more);
+        assert_eq!(s.log("t2".into()).await.unwrap(), t2);
+        assert_eq!(s.log("t3".into()).await.unwrap(), [pass(7)]);
+        assert_eq!(
+            s.table("t1".into()).await.unwrap().unwrap().table.last_seq,
+            40
+        );
     }
 
     #[tokio::test]
