@@ -195,6 +195,14 @@ impl Card {
         }
     }
 
+    /// The card at a bit index taken from a `CardSet` of real cards (a dealt hand or a subset
+    /// of one), without `from_bit`'s check: a playout picks 25 cards a deal this way.
+    #[inline]
+    pub(crate) const fn of_set_bit(bit: u32) -> Card {
+        debug_assert!(bit < 64 && (bit & 15) < 13, "not a card's bit");
+        Card((bit & 63) as u8)
+    }
+
     /// The card with its suit symbol, for terminals: `K♠`, `10♥`.
     pub fn pretty(self) -> String {
         let r = match self.rank() {

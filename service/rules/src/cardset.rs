@@ -186,9 +186,10 @@ impl PeeledFive {
     /// The `k`-th card in bit order, counted from 0; `None` past the set's end or for `k` ≥ 5.
     #[inline]
     pub fn nth(&self, k: usize) -> Option<Card> {
-        // An empty mask has 64 trailing zeros, which names no card.
         let bits = self.0.get(k).copied().unwrap_or(0);
-        Card::from_bit(bits.trailing_zeros())
+        // A set's bits are cards' bits (`CardSet`'s bits come from cards, save a hand-built
+        // mask, which `from_bit` would refuse): no check of the rank nibble per card.
+        (bits != 0).then(|| Card::of_set_bit(bits.trailing_zeros()))
     }
 }
 
