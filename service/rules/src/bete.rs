@@ -1032,11 +1032,14 @@ impl BeteTable {
         let rules = FollowRules::new(self.trump, self.must_head, self.variant.ranking);
         let n = self.seats;
         while self.stage == Stage::Tricks {
+            // In the fifth trick every hand holds one card: each play is forced, so neither
+            // the legal cards nor a pick need working out (the draw is still taken).
+            let last = self.trick_no == 4;
             let mut seat = self.turn;
             let mut trick = if self.trick.len == 0 {
                 // Any card may lead.
                 let hand = self.hands[seat.index()];
-                let Some(card) = Self::pick(hand, rng) else {
+                let Some(card) = Self::pick(hand, last, rng) else {
                     debug_assert!(false, "a seat to lead holds no card");
                     return;
                 };
@@ -1052,7 +1055,12 @@ impl BeteTable {
             };
             while trick.len() < n {
                 let hand = self.hands[seat.index()];
-                let Some(card) = Self::pick(trick.legal(hand, &rules), rng) else {
+                let legal = if last {
+                    hand
+                } else {
+                    trick.legal(hand, &rules)
+                };
+                let Some(card) = Self::pick(legal, last, rng) else {
                     debug_assert!(false, "a seat to play holds no card");
                     return;
                 };
@@ -1080,9 +1088,15 @@ impl BeteTable {
     }
 
     /// A uniformly random card of `legal` (at most five cards: a hand), one draw, in bit order
-    /// as `legal_actions_into` lists them; `None` if `legal` is empty.
+    /// as `legal_actions_into` lists them; `None` if `legal` is empty. `forced`: `legal` is
+    /// known to hold exactly one card (the draw is taken all the same, as for any action).
     #[inline]
-    fn pick(legal: CardSet, rng: &mut impl RngCore) -> Option<Card> {
+    fn pick(legal: CardSet, forced: bool, rng: &mut impl RngCore) -> Option<Card> {
+        if forced {
+            debug_assert_eq!(legal.len(), 1, "a forced play has one card");
+            uniform_index(rng, 1);
+            return legal.first();
+        }
         let peeled = legal.peel_five();
         // `uniform_index` wants n ≥ 1; an empty set draws from 1 and names no card.
         let k = uniform_index(rng, peeled.len().max(1));
