@@ -13,6 +13,7 @@ pub mod service;
 pub mod status;
 pub mod store;
 pub mod stream;
+pub mod submits;
 pub mod table;
 
 pub use config::ServerConfig;

@@ -27,6 +27,7 @@ use crate::store::{
     BotRow, Occupant, SeatRow, Store, TableFilter, TableRow, TableState, Visibility,
 };
 use crate::stream::{BotShape, Frame, MsgStream, TableShape, WatchStream};
+use crate::submits::SubmitAnswers;
 use crate::table::{BotStream, Command, SeatInfo, TableMeta, TableStatus};
 
 /// Items buffered per WatchBot stream (shared by all the bot's tables).
@@ -88,10 +89,15 @@ impl Api {
     }
 
     fn gate<T: Message>(&self, req: &Request<T>) -> Result<(), ServerError> {
+        self.gate_message(req.get_ref())
+    }
+
+    /// [`Api::gate`] for one message (each request of a SubmitActions stream goes through it).
+    pub(crate) fn gate_message<T: Message>(&self, msg: &T) -> Result<(), ServerError> {
         if self.tables.deps.shutdown.is_cancelled() {
             return Err(ServerError::ShuttingDown);
         }
-        let len = req.get_ref().encoded_len();
+        let len = msg.encoded_len();
         if len > self.config.max_request_bytes {
             return Err(ServerError::field(
                 "(request)",
@@ -106,7 +112,7 @@ impl Api {
 
     /// Runs one RPC in its span, logs a failure by reason only, turns a `ServerError` into a
     /// status (status.rs) and counts it in the RPC metrics. Every method goes through here.
-    async fn call<T>(
+    pub(crate) async fn call<T>(
         &self,
         method: &'static str,
         rpc: impl Future<Output = Result<T, ServerError>>,
@@ -286,6 +292,42 @@ impl Api {
         self.tables
             .call(id, |reply| Command::Status { reply })
             .await
+    }
+
+    /// The one submit path of SubmitAction and of each SubmitActions request, after
+    /// authentication: the request's checks, then the table actor, which answers once the
+    /// action is durable (or with the stored result of an earlier request with this
+    /// request_id). The seat is `bot`'s at the table, never a field of the request.
+    pub(crate) async fn submit(
+        &self,
+        bot: &BotRow,
+        req: pb::SubmitActionRequest,
+    ) -> Result<pb::SubmitActionResponse, ServerError> {
+        let id = table_id(&req.table_id)?;
+        let action =
+            convert::action_from_pb(convert::require(req.action.as_ref(), "action")?, "action")?;
+        if req.request_id.chars().count() > 64 {
+            return Err(ServerError::field(
+                "request_id",
+                "is longer than 64 characters",
+            ));
+        }
+        let request_id = (!req.request_id.is_empty()).then_some(req.request_id);
+        let expected_seq = req.expected_seq;
+        let done = self
+            .tables
+            .call(&id, |reply| Command::Submit {
+                bot: bot.id.clone(),
+                action,
+                expected_seq,
+                request_id: request_id.clone(),
+                reply,
+            })
+            .await??;
+        Ok(pb::SubmitActionResponse {
+            seq: done.seq,
+            replayed: done.replayed,
+        })
     }
 }
 
@@ -539,36 +581,18 @@ impl TableService for TableApi {
         let api = &self.0;
         api.call("SubmitAction", async {
             let bot = api.begin(&request).await?;
-            let req = request.into_inner();
-            let id = table_id(&req.table_id)?;
-            let action = convert::action_from_pb(
-                convert::require(req.action.as_ref(), "action")?,
-                "action",
-            )?;
-            if req.request_id.chars().count() > 64 {
-                return Err(ServerError::field(
-                    "request_id",
-                    "is longer than 64 characters",
-                ));
-            }
-            let request_id = (!req.request_id.is_empty()).then_some(req.request_id);
-            let expected_seq = req.expected_seq;
-            let done = api
-                .tables
-                .call(&id, |reply| Command::Submit {
-                    bot: bot.id.clone(),
-                    action,
-                    expected_seq,
-                    request_id: request_id.clone(),
-                    reply,
-                })
-                .await??;
-            Ok(pb::SubmitActionResponse {
-                seq: done.seq,
-                replayed: done.replayed,
-            })
+            api.submit(&bot, request.into_inner()).await
         })
         .await
+    }
+
+    type SubmitActionsStream = SubmitAnswers;
+
+    async fn submit_actions(
+        &self,
+        request: Request<tonic::Streaming<pb::SubmitActionsRequest>>,
+    ) -> Result<Response<Self::SubmitActionsStream>, Status> {
+        crate::submits::open(self.0.clone(), request).await
     }
 
     async fn get_seat_view(

@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 
+use bete_api::pb;
 use bete_rules::ActionError;
 use thiserror::Error;
 use tonic::{Code, Status};
@@ -182,6 +183,12 @@ impl ServerError {
         Status::with_error_details(self.code(), self.to_string(), details)
     }
 
+    /// What a SubmitActions stream answers for a refused request: built from the very status
+    /// [`ServerError::to_status`] gives the unary SubmitAction, so the two never disagree.
+    pub fn to_rejection(&self) -> pb::ActionRejected {
+        rejection(&self.to_status())
+    }
+
     /// The engine refused an action (the game is unchanged).
     pub fn from_action(err: &ActionError) -> ServerError {
         match err {
@@ -189,6 +196,40 @@ impl ServerError {
             ActionError::MatchOver => ServerError::TableFinished,
             other => ServerError::IllegalAction(other.to_string()),
         }
+    }
+}
+
+/// A status's code, message, `ErrorInfo` and `BadRequest`, field by field, as an
+/// `ActionRejected`.
+fn rejection(status: &Status) -> pb::ActionRejected {
+    let details = status.get_error_details();
+    let (reason, domain, metadata) = match details.error_info() {
+        Some(info) => (
+            info.reason.clone(),
+            info.domain.clone(),
+            info.metadata.clone(),
+        ),
+        None => Default::default(),
+    };
+    let field_violations = details
+        .bad_request()
+        .map(|b| {
+            b.field_violations
+                .iter()
+                .map(|v| pb::FieldViolation {
+                    field: v.field.clone(),
+                    description: v.description.clone(),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    pb::ActionRejected {
+        code: status.code() as i32,
+        message: status.message().to_string(),
+        reason,
+        domain,
+        metadata,
+        field_violations,
     }
 }
 
@@ -237,5 +278,42 @@ mod tests {
         assert_eq!(st.code(), Code::Aborted);
         let d = st.get_error_details();
         assert_eq!(d.error_info().unwrap().metadata["last_seq"], "9");
+    }
+
+    /// A stream's rejection carries exactly what the unary status carries.
+    #[test]
+    fn rejections_match_statuses() {
+        let stale = ServerError::StaleSeq {
+            expected: 3,
+            last_seq: 9,
+        };
+        let r = stale.to_rejection();
+        assert_eq!(r.code, Code::Aborted as i32);
+        assert_eq!(r.reason, "STALE_SEQ");
+        assert_eq!(r.domain, DOMAIN);
+        assert_eq!(r.message, stale.to_status().message());
+        assert_eq!(r.metadata["last_seq"], "9");
+        assert!(r.field_violations.is_empty());
+
+        let bad = ServerError::InvalidArgument(vec![
+            FieldViolation {
+                field: "action".into(),
+                description: "is required".into(),
+            },
+            FieldViolation {
+                field: "table_id".into(),
+                description: "is required".into(),
+            },
+        ]);
+        let r = bad.to_rejection();
+        assert_eq!(r.code, Code::InvalidArgument as i32);
+        assert_eq!(r.reason, "INVALID_ARGUMENT");
+        assert_eq!(r.message, bad.to_string());
+        let fields: Vec<_> = r
+            .field_violations
+            .iter()
+            .map(|v| v.field.as_str())
+            .collect();
+        assert_eq!(fields, ["action", "table_id"]);
     }
 }

@@ -28,7 +28,7 @@ from bete.v1 import table_pb2 as bete_dot_v1_dot_table__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1b\x62\x65te/v1/table_service.proto\x12\x07\x62\x65te.v1\x1a\x13\x62\x65te/v1/cards.proto\x1a\x12\x62\x65te/v1/game.proto\x1a\x13\x62\x65te/v1/table.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc4\x02\n\x12\x43reateTableRequest\x12!\n\x07ruleset\x18\x01 \x01(\x0e\x32\x10.bete.v1.Ruleset\x12\r\n\x05seats\x18\x02 \x01(\r\x12\x37\n\x06\x63onfig\x18\x03 \x03(\x0b\x32\'.bete.v1.CreateTableRequest.ConfigEntry\x12\x1c\n\x14\x64\x65\x63ision_deadline_ms\x18\x04 \x01(\r\x12)\n\nhouse_bots\x18\x05 \x03(\x0b\x32\x15.bete.v1.HouseBotSeat\x12\'\n\nvisibility\x18\x06 \x01(\x0e\x32\x13.bete.v1.Visibility\x12\x0c\n\x04seed\x18\x07 \x01(\t\x12\x14\n\x0c\x66irst_dealer\x18\x08 \x01(\r\x1a-\n\x0b\x43onfigEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"4\n\x13\x43reateTableResponse\x12\x1d\n\x05table\x18\x01 \x01(\x0b\x32\x0e.bete.v1.Table\"#\n\x0fGetTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"1\n\x10GetTableResponse\x12\x1d\n\x05table\x18\x01 \x01(\x0b\x32\x0e.bete.v1.Table\"\x81\x01\n\x11ListTablesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\r\x12\x12\n\npage_token\x18\x02 \x01(\t\x12!\n\x07ruleset\x18\x03 \x01(\x0e\x32\x10.bete.v1.Ruleset\x12\"\n\x05state\x18\x04 \x01(\x0e\x32\x13.bete.v1.TableState\"M\n\x12ListTablesResponse\x12\x1e\n\x06tables\x18\x01 \x03(\x0b\x32\x0e.bete.v1.Table\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"@\n\x10JoinTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\rH\x00\x88\x01\x01\x42\x07\n\x05_seat\"@\n\x11JoinTableResponse\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x1d\n\x05table\x18\x02 \x01(\x0b\x32\x0e.bete.v1.Table\"%\n\x11LeaveTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"3\n\x12LeaveTableResponse\x12\x1d\n\x05table\x18\x01 \x01(\x0b\x32\x0e.bete.v1.Table\"r\n\x13SubmitActionRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x1f\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x0f.bete.v1.Action\x12\x14\n\x0c\x65xpected_seq\x18\x03 \x01(\x04\x12\x12\n\nrequest_id\x18\x04 \x01(\t\"5\n\x14SubmitActionResponse\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12\x10\n\x08replayed\x18\x02 \x01(\x08\"&\n\x12GetSeatViewRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"6\n\x13GetSeatViewResponse\x12\x1f\n\x04view\x18\x01 \x01(\x0b\x32\x11.bete.v1.SeatView\"I\n\x11WatchTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x15\n\x08\x66rom_seq\x18\x02 \x01(\x04H\x00\x88\x01\x01\x42\x0b\n\t_from_seq\"G\n\tHeartbeat\x12(\n\x04time\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08last_seq\x18\x02 \x01(\x04\"*\n\x06Resync\x12\x10\n\x08\x66rom_seq\x18\x01 \x01(\x04\x12\x0e\n\x06reason\x18\x02 \x01(\t\"\xb0\x01\n\x12WatchTableResponse\x12%\n\x08snapshot\x18\x01 \x01(\x0b\x32\x11.bete.v1.SeatViewH\x00\x12\x1f\n\x05\x65vent\x18\x02 \x01(\x0b\x32\x0e.bete.v1.EventH\x00\x12\'\n\theartbeat\x18\x03 \x01(\x0b\x32\x12.bete.v1.HeartbeatH\x00\x12!\n\x06resync\x18\x04 \x01(\x0b\x32\x0f.bete.v1.ResyncH\x00\x42\x06\n\x04kind\"z\n\x0fWatchBotRequest\x12\x37\n\x08\x66rom_seq\x18\x01 \x03(\x0b\x32%.bete.v1.WatchBotRequest.FromSeqEntry\x1a.\n\x0c\x46romSeqEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x04:\x02\x38\x01\"G\n\x06Seated\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x1d\n\x05table\x18\x03 \x01(\x0b\x32\x0e.bete.v1.Table\"Q\n\x0f\x44\x65\x63isionRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0b\n\x03seq\x18\x02 \x01(\x04\x12\x1f\n\x04view\x18\x03 \x01(\x0b\x32\x11.bete.v1.SeatView\"\x91\x02\n\x10WatchBotResponse\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12!\n\x06seated\x18\x02 \x01(\x0b\x32\x0f.bete.v1.SeatedH\x00\x12%\n\x08snapshot\x18\x03 \x01(\x0b\x32\x11.bete.v1.SeatViewH\x00\x12\x1f\n\x05\x65vent\x18\x04 \x01(\x0b\x32\x0e.bete.v1.EventH\x00\x12,\n\x08\x64\x65\x63ision\x18\x05 \x01(\x0b\x32\x18.bete.v1.DecisionRequestH\x00\x12\'\n\theartbeat\x18\x06 \x01(\x0b\x32\x12.bete.v1.HeartbeatH\x00\x12!\n\x06resync\x18\x07 \x01(\x0b\x32\x0f.bete.v1.ResyncH\x00\x42\x06\n\x04kind\"(\n\x14GetGameRecordRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\",\n\x15GetGameRecordResponse\x12\x13\n\x0brecord_json\x18\x01 \x01(\t2\xde\x05\n\x0cTableService\x12H\n\x0b\x43reateTable\x12\x1b.bete.v1.CreateTableRequest\x1a\x1c.bete.v1.CreateTableResponse\x12?\n\x08GetTable\x12\x18.bete.v1.GetTableRequest\x1a\x19.bete.v1.GetTableResponse\x12\x45\n\nListTables\x12\x1a.bete.v1.ListTablesRequest\x1a\x1b.bete.v1.ListTablesResponse\x12\x42\n\tJoinTable\x12\x19.bete.v1.JoinTableRequest\x1a\x1a.bete.v1.JoinTableResponse\x12\x45\n\nLeaveTable\x12\x1a.bete.v1.LeaveTableRequest\x1a\x1b.bete.v1.LeaveTableResponse\x12K\n\x0cSubmitAction\x12\x1c.bete.v1.SubmitActionRequest\x1a\x1d.bete.v1.SubmitActionResponse\x12H\n\x0bGetSeatView\x12\x1b.bete.v1.GetSeatViewRequest\x1a\x1c.bete.v1.GetSeatViewResponse\x12G\n\nWatchTable\x12\x1a.bete.v1.WatchTableRequest\x1a\x1b.bete.v1.WatchTableResponse0\x01\x12\x41\n\x08WatchBot\x12\x18.bete.v1.WatchBotRequest\x1a\x19.bete.v1.WatchBotResponse0\x01\x12N\n\rGetGameRecord\x12\x1d.bete.v1.GetGameRecordRequest\x1a\x1e.bete.v1.GetGameRecordResponseB9Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1b\x62\x65te/v1/table_service.proto\x12\x07\x62\x65te.v1\x1a\x13\x62\x65te/v1/cards.proto\x1a\x12\x62\x65te/v1/game.proto\x1a\x13\x62\x65te/v1/table.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc4\x02\n\x12\x43reateTableRequest\x12!\n\x07ruleset\x18\x01 \x01(\x0e\x32\x10.bete.v1.Ruleset\x12\r\n\x05seats\x18\x02 \x01(\r\x12\x37\n\x06\x63onfig\x18\x03 \x03(\x0b\x32\'.bete.v1.CreateTableRequest.ConfigEntry\x12\x1c\n\x14\x64\x65\x63ision_deadline_ms\x18\x04 \x01(\r\x12)\n\nhouse_bots\x18\x05 \x03(\x0b\x32\x15.bete.v1.HouseBotSeat\x12\'\n\nvisibility\x18\x06 \x01(\x0e\x32\x13.bete.v1.Visibility\x12\x0c\n\x04seed\x18\x07 \x01(\t\x12\x14\n\x0c\x66irst_dealer\x18\x08 \x01(\r\x1a-\n\x0b\x43onfigEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"4\n\x13\x43reateTableResponse\x12\x1d\n\x05table\x18\x01 \x01(\x0b\x32\x0e.bete.v1.Table\"#\n\x0fGetTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"1\n\x10GetTableResponse\x12\x1d\n\x05table\x18\x01 \x01(\x0b\x32\x0e.bete.v1.Table\"\x81\x01\n\x11ListTablesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\r\x12\x12\n\npage_token\x18\x02 \x01(\t\x12!\n\x07ruleset\x18\x03 \x01(\x0e\x32\x10.bete.v1.Ruleset\x12\"\n\x05state\x18\x04 \x01(\x0e\x32\x13.bete.v1.TableState\"M\n\x12ListTablesResponse\x12\x1e\n\x06tables\x18\x01 \x03(\x0b\x32\x0e.bete.v1.Table\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"@\n\x10JoinTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\rH\x00\x88\x01\x01\x42\x07\n\x05_seat\"@\n\x11JoinTableResponse\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x1d\n\x05table\x18\x02 \x01(\x0b\x32\x0e.bete.v1.Table\"%\n\x11LeaveTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"3\n\x12LeaveTableResponse\x12\x1d\n\x05table\x18\x01 \x01(\x0b\x32\x0e.bete.v1.Table\"r\n\x13SubmitActionRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x1f\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x0f.bete.v1.Action\x12\x14\n\x0c\x65xpected_seq\x18\x03 \x01(\x04\x12\x12\n\nrequest_id\x18\x04 \x01(\t\"5\n\x14SubmitActionResponse\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12\x10\n\x08replayed\x18\x02 \x01(\x08\"s\n\x14SubmitActionsRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x1f\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x0f.bete.v1.Action\x12\x14\n\x0c\x65xpected_seq\x18\x03 \x01(\x04\x12\x12\n\nrequest_id\x18\x04 \x01(\t\"\xa4\x01\n\x15SubmitActionsResponse\x12\r\n\x05index\x18\x01 \x01(\x04\x12\x12\n\nrequest_id\x18\x02 \x01(\t\x12\x31\n\x08\x61\x63\x63\x65pted\x18\x03 \x01(\x0b\x32\x1d.bete.v1.SubmitActionResponseH\x00\x12+\n\x08rejected\x18\x04 \x01(\x0b\x32\x17.bete.v1.ActionRejectedH\x00\x42\x08\n\x06result\"\xec\x01\n\x0e\x41\x63tionRejected\x12\x0c\n\x04\x63ode\x18\x01 \x01(\x05\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x0e\n\x06\x64omain\x18\x04 \x01(\t\x12\x37\n\x08metadata\x18\x05 \x03(\x0b\x32%.bete.v1.ActionRejected.MetadataEntry\x12\x31\n\x10\x66ield_violations\x18\x06 \x03(\x0b\x32\x17.bete.v1.FieldViolation\x1a/\n\rMetadataEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"4\n\x0e\x46ieldViolation\x12\r\n\x05\x66ield\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\"&\n\x12GetSeatViewRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"6\n\x13GetSeatViewResponse\x12\x1f\n\x04view\x18\x01 \x01(\x0b\x32\x11.bete.v1.SeatView\"I\n\x11WatchTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x15\n\x08\x66rom_seq\x18\x02 \x01(\x04H\x00\x88\x01\x01\x42\x0b\n\t_from_seq\"G\n\tHeartbeat\x12(\n\x04time\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08last_seq\x18\x02 \x01(\x04\"*\n\x06Resync\x12\x10\n\x08\x66rom_seq\x18\x01 \x01(\x04\x12\x0e\n\x06reason\x18\x02 \x01(\t\"\xb0\x01\n\x12WatchTableResponse\x12%\n\x08snapshot\x18\x01 \x01(\x0b\x32\x11.bete.v1.SeatViewH\x00\x12\x1f\n\x05\x65vent\x18\x02 \x01(\x0b\x32\x0e.bete.v1.EventH\x00\x12\'\n\theartbeat\x18\x03 \x01(\x0b\x32\x12.bete.v1.HeartbeatH\x00\x12!\n\x06resync\x18\x04 \x01(\x0b\x32\x0f.bete.v1.ResyncH\x00\x42\x06\n\x04kind\"z\n\x0fWatchBotRequest\x12\x37\n\x08\x66rom_seq\x18\x01 \x03(\x0b\x32%.bete.v1.WatchBotRequest.FromSeqEntry\x1a.\n\x0c\x46romSeqEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x04:\x02\x38\x01\"G\n\x06Seated\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x1d\n\x05table\x18\x03 \x01(\x0b\x32\x0e.bete.v1.Table\"Q\n\x0f\x44\x65\x63isionRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0b\n\x03seq\x18\x02 \x01(\x04\x12\x1f\n\x04view\x18\x03 \x01(\x0b\x32\x11.bete.v1.SeatView\"\x91\x02\n\x10WatchBotResponse\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12!\n\x06seated\x18\x02 \x01(\x0b\x32\x0f.bete.v1.SeatedH\x00\x12%\n\x08snapshot\x18\x03 \x01(\x0b\x32\x11.bete.v1.SeatViewH\x00\x12\x1f\n\x05\x65vent\x18\x04 \x01(\x0b\x32\x0e.bete.v1.EventH\x00\x12,\n\x08\x64\x65\x63ision\x18\x05 \x01(\x0b\x32\x18.bete.v1.DecisionRequestH\x00\x12\'\n\theartbeat\x18\x06 \x01(\x0b\x32\x12.bete.v1.HeartbeatH\x00\x12!\n\x06resync\x18\x07 \x01(\x0b\x32\x0f.bete.v1.ResyncH\x00\x42\x06\n\x04kind\"(\n\x14GetGameRecordRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\",\n\x15GetGameRecordResponse\x12\x13\n\x0brecord_json\x18\x01 \x01(\t2\xb2\x06\n\x0cTableService\x12H\n\x0b\x43reateTable\x12\x1b.bete.v1.CreateTableRequest\x1a\x1c.bete.v1.CreateTableResponse\x12?\n\x08GetTable\x12\x18.bete.v1.GetTableRequest\x1a\x19.bete.v1.GetTableResponse\x12\x45\n\nListTables\x12\x1a.bete.v1.ListTablesRequest\x1a\x1b.bete.v1.ListTablesResponse\x12\x42\n\tJoinTable\x12\x19.bete.v1.JoinTableRequest\x1a\x1a.bete.v1.JoinTableResponse\x12\x45\n\nLeaveTable\x12\x1a.bete.v1.LeaveTableRequest\x1a\x1b.bete.v1.LeaveTableResponse\x12K\n\x0cSubmitAction\x12\x1c.bete.v1.SubmitActionRequest\x1a\x1d.bete.v1.SubmitActionResponse\x12R\n\rSubmitActions\x12\x1d.bete.v1.SubmitActionsRequest\x1a\x1e.bete.v1.SubmitActionsResponse(\x01\x30\x01\x12H\n\x0bGetSeatView\x12\x1b.bete.v1.GetSeatViewRequest\x1a\x1c.bete.v1.GetSeatViewResponse\x12G\n\nWatchTable\x12\x1a.bete.v1.WatchTableRequest\x1a\x1b.bete.v1.WatchTableResponse0\x01\x12\x41\n\x08WatchBot\x12\x18.bete.v1.WatchBotRequest\x1a\x19.bete.v1.WatchBotResponse0\x01\x12N\n\rGetGameRecord\x12\x1d.bete.v1.GetGameRecordRequest\x1a\x1e.bete.v1.GetGameRecordResponseB9Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -38,6 +38,8 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._serialized_options = b'Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1'
   _globals['_CREATETABLEREQUEST_CONFIGENTRY']._loaded_options = None
   _globals['_CREATETABLEREQUEST_CONFIGENTRY']._serialized_options = b'8\001'
+  _globals['_ACTIONREJECTED_METADATAENTRY']._loaded_options = None
+  _globals['_ACTIONREJECTED_METADATAENTRY']._serialized_options = b'8\001'
   _globals['_WATCHBOTREQUEST_FROMSEQENTRY']._loaded_options = None
   _globals['_WATCHBOTREQUEST_FROMSEQENTRY']._serialized_options = b'8\001'
   _globals['_CREATETABLEREQUEST']._serialized_start=136
@@ -66,32 +68,42 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SUBMITACTIONREQUEST']._serialized_end=1153
   _globals['_SUBMITACTIONRESPONSE']._serialized_start=1155
   _globals['_SUBMITACTIONRESPONSE']._serialized_end=1208
-  _globals['_GETSEATVIEWREQUEST']._serialized_start=1210
-  _globals['_GETSEATVIEWREQUEST']._serialized_end=1248
-  _globals['_GETSEATVIEWRESPONSE']._serialized_start=1250
-  _globals['_GETSEATVIEWRESPONSE']._serialized_end=1304
-  _globals['_WATCHTABLEREQUEST']._serialized_start=1306
-  _globals['_WATCHTABLEREQUEST']._serialized_end=1379
-  _globals['_HEARTBEAT']._serialized_start=1381
-  _globals['_HEARTBEAT']._serialized_end=1452
-  _globals['_RESYNC']._serialized_start=1454
-  _globals['_RESYNC']._serialized_end=1496
-  _globals['_WATCHTABLERESPONSE']._serialized_start=1499
-  _globals['_WATCHTABLERESPONSE']._serialized_end=1675
-  _globals['_WATCHBOTREQUEST']._serialized_start=1677
-  _globals['_WATCHBOTREQUEST']._serialized_end=1799
-  _globals['_WATCHBOTREQUEST_FROMSEQENTRY']._serialized_start=1753
-  _globals['_WATCHBOTREQUEST_FROMSEQENTRY']._serialized_end=1799
-  _globals['_SEATED']._serialized_start=1801
-  _globals['_SEATED']._serialized_end=1872
-  _globals['_DECISIONREQUEST']._serialized_start=1874
-  _globals['_DECISIONREQUEST']._serialized_end=1955
-  _globals['_WATCHBOTRESPONSE']._serialized_start=1958
-  _globals['_WATCHBOTRESPONSE']._serialized_end=2231
-  _globals['_GETGAMERECORDREQUEST']._serialized_start=2233
-  _globals['_GETGAMERECORDREQUEST']._serialized_end=2273
-  _globals['_GETGAMERECORDRESPONSE']._serialized_start=2275
-  _globals['_GETGAMERECORDRESPONSE']._serialized_end=2319
-  _globals['_TABLESERVICE']._serialized_start=2322
-  _globals['_TABLESERVICE']._serialized_end=3056
+  _globals['_SUBMITACTIONSREQUEST']._serialized_start=1210
+  _globals['_SUBMITACTIONSREQUEST']._serialized_end=1325
+  _globals['_SUBMITACTIONSRESPONSE']._serialized_start=1328
+  _globals['_SUBMITACTIONSRESPONSE']._serialized_end=1492
+  _globals['_ACTIONREJECTED']._serialized_start=1495
+  _globals['_ACTIONREJECTED']._serialized_end=1731
+  _globals['_ACTIONREJECTED_METADATAENTRY']._serialized_start=1684
+  _globals['_ACTIONREJECTED_METADATAENTRY']._serialized_end=1731
+  _globals['_FIELDVIOLATION']._serialized_start=1733
+  _globals['_FIELDVIOLATION']._serialized_end=1785
+  _globals['_GETSEATVIEWREQUEST']._serialized_start=1787
+  _globals['_GETSEATVIEWREQUEST']._serialized_end=1825
+  _globals['_GETSEATVIEWRESPONSE']._serialized_start=1827
+  _globals['_GETSEATVIEWRESPONSE']._serialized_end=1881
+  _globals['_WATCHTABLEREQUEST']._serialized_start=1883
+  _globals['_WATCHTABLEREQUEST']._serialized_end=1956
+  _globals['_HEARTBEAT']._serialized_start=1958
+  _globals['_HEARTBEAT']._serialized_end=2029
+  _globals['_RESYNC']._serialized_start=2031
+  _globals['_RESYNC']._serialized_end=2073
+  _globals['_WATCHTABLERESPONSE']._serialized_start=2076
+  _globals['_WATCHTABLERESPONSE']._serialized_end=2252
+  _globals['_WATCHBOTREQUEST']._serialized_start=2254
+  _globals['_WATCHBOTREQUEST']._serialized_end=2376
+  _globals['_WATCHBOTREQUEST_FROMSEQENTRY']._serialized_start=2330
+  _globals['_WATCHBOTREQUEST_FROMSEQENTRY']._serialized_end=2376
+  _globals['_SEATED']._serialized_start=2378
+  _globals['_SEATED']._serialized_end=2449
+  _globals['_DECISIONREQUEST']._serialized_start=2451
+  _globals['_DECISIONREQUEST']._serialized_end=2532
+  _globals['_WATCHBOTRESPONSE']._serialized_start=2535
+  _globals['_WATCHBOTRESPONSE']._serialized_end=2808
+  _globals['_GETGAMERECORDREQUEST']._serialized_start=2810
+  _globals['_GETGAMERECORDREQUEST']._serialized_end=2850
+  _globals['_GETGAMERECORDRESPONSE']._serialized_start=2852
+  _globals['_GETGAMERECORDRESPONSE']._serialized_end=2896
+  _globals['_TABLESERVICE']._serialized_start=2899
+  _globals['_TABLESERVICE']._serialized_end=3717
 # @@protoc_insertion_point(module_scope)

@@ -125,6 +125,61 @@ class SubmitActionResponse(_message.Message):
     replayed: bool
     def __init__(self, seq: _Optional[int] = ..., replayed: _Optional[bool] = ...) -> None: ...
 
+class SubmitActionsRequest(_message.Message):
+    __slots__ = ("table_id", "action", "expected_seq", "request_id")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_SEQ_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    action: _cards_pb2.Action
+    expected_seq: int
+    request_id: str
+    def __init__(self, table_id: _Optional[str] = ..., action: _Optional[_Union[_cards_pb2.Action, _Mapping]] = ..., expected_seq: _Optional[int] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class SubmitActionsResponse(_message.Message):
+    __slots__ = ("index", "request_id", "accepted", "rejected")
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    ACCEPTED_FIELD_NUMBER: _ClassVar[int]
+    REJECTED_FIELD_NUMBER: _ClassVar[int]
+    index: int
+    request_id: str
+    accepted: SubmitActionResponse
+    rejected: ActionRejected
+    def __init__(self, index: _Optional[int] = ..., request_id: _Optional[str] = ..., accepted: _Optional[_Union[SubmitActionResponse, _Mapping]] = ..., rejected: _Optional[_Union[ActionRejected, _Mapping]] = ...) -> None: ...
+
+class ActionRejected(_message.Message):
+    __slots__ = ("code", "message", "reason", "domain", "metadata", "field_violations")
+    class MetadataEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    DOMAIN_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
+    FIELD_VIOLATIONS_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    message: str
+    reason: str
+    domain: str
+    metadata: _containers.ScalarMap[str, str]
+    field_violations: _containers.RepeatedCompositeFieldContainer[FieldViolation]
+    def __init__(self, code: _Optional[int] = ..., message: _Optional[str] = ..., reason: _Optional[str] = ..., domain: _Optional[str] = ..., metadata: _Optional[_Mapping[str, str]] = ..., field_violations: _Optional[_Iterable[_Union[FieldViolation, _Mapping]]] = ...) -> None: ...
+
+class FieldViolation(_message.Message):
+    __slots__ = ("field", "description")
+    FIELD_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    field: str
+    description: str
+    def __init__(self, field: _Optional[str] = ..., description: _Optional[str] = ...) -> None: ...
+
 class GetSeatViewRequest(_message.Message):
     __slots__ = ("table_id",)
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]

@@ -734,6 +734,342 @@ func (x *SubmitActionResponse) GetReplayed() bool {
 	return false
 }
 
+// One request of a TableService.SubmitActions stream: the fields of SubmitActionRequest, with the
+// same numbers and the same meaning (a SubmitActionRequest's bytes are a valid
+// SubmitActionsRequest and the other way round).
+type SubmitActionsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The table.
+	TableId string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// The action: one of your `SeatView.legal_actions`, copied unchanged.
+	Action *Action `protobuf:"bytes,2,opt,name=action,proto3" json:"action,omitempty"`
+	// The sequence number your decision is based on; a stale one is rejected with STALE_SEQ and
+	// nothing is applied. 0 skips the check.
+	ExpectedSeq uint64 `protobuf:"varint,3,opt,name=expected_seq,json=expectedSeq,proto3" json:"expected_seq,omitempty"`
+	// A client-chosen id (up to 64 characters) that makes the request idempotent across streams
+	// and unary calls: a retry with the same id returns the first result (`replayed`) and applies
+	// the action once. Empty disables this. Set it, so a request lost with a broken stream can be
+	// resent safely.
+	RequestId     string `protobuf:"bytes,4,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SubmitActionsRequest) Reset() {
+	*x = SubmitActionsRequest{}
+	mi := &file_bete_v1_table_service_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubmitActionsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubmitActionsRequest) ProtoMessage() {}
+
+func (x *SubmitActionsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_bete_v1_table_service_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubmitActionsRequest.ProtoReflect.Descriptor instead.
+func (*SubmitActionsRequest) Descriptor() ([]byte, []int) {
+	return file_bete_v1_table_service_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *SubmitActionsRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *SubmitActionsRequest) GetAction() *Action {
+	if x != nil {
+		return x.Action
+	}
+	return nil
+}
+
+func (x *SubmitActionsRequest) GetExpectedSeq() uint64 {
+	if x != nil {
+		return x.ExpectedSeq
+	}
+	return 0
+}
+
+func (x *SubmitActionsRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+// The answer to one SubmitActionsRequest. Answers come in request order, one per request.
+type SubmitActionsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The position of the request this answers on its stream: 0 for the first request sent, then
+	// 1, 2, ... (lets a client that pipelines match answers without relying on request_id).
+	Index uint64 `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
+	// The request's request_id, echoed (empty if it had none).
+	RequestId string `protobuf:"bytes,2,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// What became of the request.
+	//
+	// Types that are valid to be assigned to Result:
+	//
+	//	*SubmitActionsResponse_Accepted
+	//	*SubmitActionsResponse_Rejected
+	Result        isSubmitActionsResponse_Result `protobuf_oneof:"result"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SubmitActionsResponse) Reset() {
+	*x = SubmitActionsResponse{}
+	mi := &file_bete_v1_table_service_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SubmitActionsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SubmitActionsResponse) ProtoMessage() {}
+
+func (x *SubmitActionsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_bete_v1_table_service_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SubmitActionsResponse.ProtoReflect.Descriptor instead.
+func (*SubmitActionsResponse) Descriptor() ([]byte, []int) {
+	return file_bete_v1_table_service_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *SubmitActionsResponse) GetIndex() uint64 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *SubmitActionsResponse) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *SubmitActionsResponse) GetResult() isSubmitActionsResponse_Result {
+	if x != nil {
+		return x.Result
+	}
+	return nil
+}
+
+func (x *SubmitActionsResponse) GetAccepted() *SubmitActionResponse {
+	if x != nil {
+		if x, ok := x.Result.(*SubmitActionsResponse_Accepted); ok {
+			return x.Accepted
+		}
+	}
+	return nil
+}
+
+func (x *SubmitActionsResponse) GetRejected() *ActionRejected {
+	if x != nil {
+		if x, ok := x.Result.(*SubmitActionsResponse_Rejected); ok {
+			return x.Rejected
+		}
+	}
+	return nil
+}
+
+type isSubmitActionsResponse_Result interface {
+	isSubmitActionsResponse_Result()
+}
+
+type SubmitActionsResponse_Accepted struct {
+	// Applied and durable (or, with `replayed`, applied earlier under this request_id): what
+	// SubmitAction would have returned.
+	Accepted *SubmitActionResponse `protobuf:"bytes,3,opt,name=accepted,proto3,oneof"`
+}
+
+type SubmitActionsResponse_Rejected struct {
+	// Refused; nothing was applied. Carries what SubmitAction's failure status would have
+	// carried.
+	Rejected *ActionRejected `protobuf:"bytes,4,opt,name=rejected,proto3,oneof"`
+}
+
+func (*SubmitActionsResponse_Accepted) isSubmitActionsResponse_Result() {}
+
+func (*SubmitActionsResponse_Rejected) isSubmitActionsResponse_Result() {}
+
+// A refused request of a SubmitActions stream: the gRPC status SubmitAction would have returned
+// for it, field by field (the server builds both from one status, so they always agree).
+type ActionRejected struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The gRPC status code as a number (e.g. 9 FAILED_PRECONDITION, 10 ABORTED).
+	Code int32 `protobuf:"varint,1,opt,name=code,proto3" json:"code,omitempty"`
+	// The status message, for humans and logs; never names a card hidden from you.
+	Message string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	// The `ErrorInfo.reason`: an ErrorReason name without its "ERROR_REASON_" prefix (e.g.
+	// "ILLEGAL_ACTION", "STALE_SEQ"). Branch on this.
+	Reason string `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	// The `ErrorInfo.domain`, "bete.v1".
+	Domain string `protobuf:"bytes,4,opt,name=domain,proto3" json:"domain,omitempty"`
+	// The `ErrorInfo.metadata`, e.g. "last_seq" for STALE_SEQ, "to_act" for NOT_YOUR_SEAT.
+	Metadata map[string]string `protobuf:"bytes,5,rep,name=metadata,proto3" json:"metadata,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// For INVALID_ARGUMENT and BAD_CONFIG: the `google.rpc.BadRequest` field violations, one per
+	// bad field.
+	FieldViolations []*FieldViolation `protobuf:"bytes,6,rep,name=field_violations,json=fieldViolations,proto3" json:"field_violations,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *ActionRejected) Reset() {
+	*x = ActionRejected{}
+	mi := &file_bete_v1_table_service_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ActionRejected) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ActionRejected) ProtoMessage() {}
+
+func (x *ActionRejected) ProtoReflect() protoreflect.Message {
+	mi := &file_bete_v1_table_service_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ActionRejected.ProtoReflect.Descriptor instead.
+func (*ActionRejected) Descriptor() ([]byte, []int) {
+	return file_bete_v1_table_service_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *ActionRejected) GetCode() int32 {
+	if x != nil {
+		return x.Code
+	}
+	return 0
+}
+
+func (x *ActionRejected) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *ActionRejected) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *ActionRejected) GetDomain() string {
+	if x != nil {
+		return x.Domain
+	}
+	return ""
+}
+
+func (x *ActionRejected) GetMetadata() map[string]string {
+	if x != nil {
+		return x.Metadata
+	}
+	return nil
+}
+
+func (x *ActionRejected) GetFieldViolations() []*FieldViolation {
+	if x != nil {
+		return x.FieldViolations
+	}
+	return nil
+}
+
+// One bad field of a request (as in `google.rpc.BadRequest.FieldViolation`).
+type FieldViolation struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The path of the field, e.g. `action.cards[1]`.
+	Field string `protobuf:"bytes,1,opt,name=field,proto3" json:"field,omitempty"`
+	// What is wrong with it.
+	Description   string `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FieldViolation) Reset() {
+	*x = FieldViolation{}
+	mi := &file_bete_v1_table_service_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FieldViolation) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FieldViolation) ProtoMessage() {}
+
+func (x *FieldViolation) ProtoReflect() protoreflect.Message {
+	mi := &file_bete_v1_table_service_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FieldViolation.ProtoReflect.Descriptor instead.
+func (*FieldViolation) Descriptor() ([]byte, []int) {
+	return file_bete_v1_table_service_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *FieldViolation) GetField() string {
+	if x != nil {
+		return x.Field
+	}
+	return ""
+}
+
+func (x *FieldViolation) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
 // Request of TableService.GetSeatView.
 type GetSeatViewRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -745,7 +1081,7 @@ type GetSeatViewRequest struct {
 
 func (x *GetSeatViewRequest) Reset() {
 	*x = GetSeatViewRequest{}
-	mi := &file_bete_v1_table_service_proto_msgTypes[12]
+	mi := &file_bete_v1_table_service_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -757,7 +1093,7 @@ func (x *GetSeatViewRequest) String() string {
 func (*GetSeatViewRequest) ProtoMessage() {}
 
 func (x *GetSeatViewRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_bete_v1_table_service_proto_msgTypes[12]
+	mi := &file_bete_v1_table_service_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -770,7 +1106,7 @@ func (x *GetSeatViewRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSeatViewRequest.ProtoReflect.Descriptor instead.
 func (*GetSeatViewRequest) Descriptor() ([]byte, []int) {
-	return file_bete_v1_table_service_proto_rawDescGZIP(), []int{12}
+	return file_bete_v1_table_service_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *GetSeatViewRequest) GetTableId() string {
@@ -791,7 +1127,7 @@ type GetSeatViewResponse struct {
 
 func (x *GetSeatViewResponse) Reset() {
 	*x = GetSeatViewResponse{}
-	mi := &file_bete_v1_table_service_proto_msgTypes[13]
+	mi := &file_bete_v1_table_service_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -803,7 +1139,7 @@ func (x *GetSeatViewResponse) String() string {
 func (*GetSeatViewResponse) ProtoMessage() {}
 
 func (x *GetSeatViewResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_bete_v1_table_service_proto_msgTypes[13]
+	mi := &file_bete_v1_table_service_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -816,7 +1152,7 @@ func (x *GetSeatViewResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSeatViewResponse.ProtoReflect.Descriptor instead.
 func (*GetSeatViewResponse) Descriptor() ([]byte, []int) {
-	return file_bete_v1_table_service_proto_rawDescGZIP(), []int{13}
+	return file_bete_v1_table_service_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *GetSeatViewResponse) GetView() *SeatView {
@@ -841,7 +1177,7 @@ type WatchTableRequest struct {
 
 func (x *WatchTableRequest) Reset() {
 	*x = WatchTableRequest{}
-	mi := &file_bete_v1_table_service_proto_msgTypes[14]
+	mi := &file_bete_v1_table_service_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -853,7 +1189,7 @@ func (x *WatchTableRequest) String() string {
 func (*WatchTableRequest) ProtoMessage() {}
 
 func (x *WatchTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_bete_v1_table_service_proto_msgTypes[14]
+	mi := &file_bete_v1_table_service_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -866,7 +1202,7 @@ func (x *WatchTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchTableRequest.ProtoReflect.Descriptor instead.
 func (*WatchTableRequest) Descriptor() ([]byte, []int) {
-	return file_bete_v1_table_service_proto_rawDescGZIP(), []int{14}
+	return file_bete_v1_table_service_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *WatchTableRequest) GetTableId() string {
@@ -896,7 +1232,7 @@ type Heartbeat struct {
 
 func (x *Heartbeat) Reset() {
 	*x = Heartbeat{}
-	mi := &file_bete_v1_table_service_proto_msgTypes[15]
+	mi := &file_bete_v1_table_service_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -908,7 +1244,7 @@ func (x *Heartbeat) String() string {
 func (*Heartbeat) ProtoMessage() {}
 
 func (x *Heartbeat) ProtoReflect() protoreflect.Message {
-	mi := &file_bete_v1_table_service_proto_msgTypes[15]
+	mi := &file_bete_v1_table_service_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -921,7 +1257,7 @@ func (x *Heartbeat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Heartbeat.ProtoReflect.Descriptor instead.
 func (*Heartbeat) Descriptor() ([]byte, []int) {
-	return file_bete_v1_table_service_proto_rawDescGZIP(), []int{15}
+	return file_bete_v1_table_service_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Heartbeat) GetTime() *timestamppb.Timestamp {
@@ -952,7 +1288,7 @@ type Resync struct {
 
 func (x *Resync) Reset() {
 	*x = Resync{}
-	mi := &file_bete_v1_table_service_proto_msgTypes[16]
+	mi := &file_bete_v1_table_service_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -964,7 +1300,7 @@ func (x *Resync) String() string {
 func (*Resync) ProtoMessage() {}
 
 func (x *Resync) ProtoReflect() protoreflect.Message {
-	mi := &file_bete_v1_table_service_proto_msgTypes[16]
+	mi := &file_bete_v1_table_service_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -977,7 +1313,7 @@ func (x *Resync) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Resync.ProtoReflect.Descriptor instead.
 func (*Resync) Descriptor() ([]byte, []int) {
-	return file_bete_v1_table_service_proto_rawDescGZIP(), []int{16}
+	return file_bete_v1_table_service_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *Resync) GetFromSeq() uint64 {
@@ -1012,7 +1348,7 @@ type WatchTableResponse struct {
 
 func (x *WatchTableResponse) Reset() {
 	*x = WatchTableResponse{}
-	mi := &file_bete_v1_table_service_proto_msgTypes[17]
+	mi := &file_bete_v1_table_service_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1024,7 +1360,7 @@ func (x *WatchTableResponse) String() string {
 func (*WatchTableResponse) ProtoMessage() {}
 
 func (x *WatchTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_bete_v1_table_service_proto_msgTypes[17]
+	mi := &file_bete_v1_table_service_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1037,7 +1373,7 @@ func (x *WatchTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchTableResponse.ProtoReflect.Descriptor instead.
 func (*WatchTableResponse) Descriptor() ([]byte, []int) {
-	return file_bete_v1_table_service_proto_rawDescGZIP(), []int{17}
+	return file_bete_v1_table_service_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *WatchTableResponse) GetKind() isWatchTableResponse_Kind {
@@ -1127,7 +1463,7 @@ type WatchBotRequest struct {
 
 func (x *WatchBotRequest) Reset() {
 	*x = WatchBotRequest{}
-	mi := &file_bete_v1_table_service_proto_msgTypes[18]
+	mi := &file_bete_v1_table_service_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1139,7 +1475,7 @@ func (x *WatchBotRequest) String() string {
 func (*WatchBotRequest) ProtoMessage() {}
 
 func (x *WatchBotRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_bete_v1_table_service_proto_msgTypes[18]
+	mi := &file_bete_v1_table_service_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1152,7 +1488,7 @@ func (x *WatchBotRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchBotRequest.ProtoReflect.Descriptor instead.
 func (*WatchBotRequest) Descriptor() ([]byte, []int) {
-	return file_bete_v1_table_service_proto_rawDescGZIP(), []int{18}
+	return file_bete_v1_table_service_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *WatchBotRequest) GetFromSeq() map[string]uint64 {
@@ -1178,7 +1514,7 @@ type Seated struct {
 
 func (x *Seated) Reset() {
 	*x = Seated{}
-	mi := &file_bete_v1_table_service_proto_msgTypes[19]
+	mi := &file_bete_v1_table_service_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1190,7 +1526,7 @@ func (x *Seated) String() string {
 func (*Seated) ProtoMessage() {}
 
 func (x *Seated) ProtoReflect() protoreflect.Message {
-	mi := &file_bete_v1_table_service_proto_msgTypes[19]
+	mi := &file_bete_v1_table_service_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1203,7 +1539,7 @@ func (x *Seated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Seated.ProtoReflect.Descriptor instead.
 func (*Seated) Descriptor() ([]byte, []int) {
-	return file_bete_v1_table_service_proto_rawDescGZIP(), []int{19}
+	return file_bete_v1_table_service_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Seated) GetTableId() string {
@@ -1242,7 +1578,7 @@ type DecisionRequest struct {
 
 func (x *DecisionRequest) Reset() {
 	*x = DecisionRequest{}
-	mi := &file_bete_v1_table_service_proto_msgTypes[20]
+	mi := &file_bete_v1_table_service_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1254,7 +1590,7 @@ func (x *DecisionRequest) String() string {
 func (*DecisionRequest) ProtoMessage() {}
 
 func (x *DecisionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_bete_v1_table_service_proto_msgTypes[20]
+	mi := &file_bete_v1_table_service_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1267,7 +1603,7 @@ func (x *DecisionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecisionRequest.ProtoReflect.Descriptor instead.
 func (*DecisionRequest) Descriptor() ([]byte, []int) {
-	return file_bete_v1_table_service_proto_rawDescGZIP(), []int{20}
+	return file_bete_v1_table_service_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *DecisionRequest) GetTableId() string {
@@ -1313,7 +1649,7 @@ type WatchBotResponse struct {
 
 func (x *WatchBotResponse) Reset() {
 	*x = WatchBotResponse{}
-	mi := &file_bete_v1_table_service_proto_msgTypes[21]
+	mi := &file_bete_v1_table_service_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1325,7 +1661,7 @@ func (x *WatchBotResponse) String() string {
 func (*WatchBotResponse) ProtoMessage() {}
 
 func (x *WatchBotResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_bete_v1_table_service_proto_msgTypes[21]
+	mi := &file_bete_v1_table_service_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1338,7 +1674,7 @@ func (x *WatchBotResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchBotResponse.ProtoReflect.Descriptor instead.
 func (*WatchBotResponse) Descriptor() ([]byte, []int) {
-	return file_bete_v1_table_service_proto_rawDescGZIP(), []int{21}
+	return file_bete_v1_table_service_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *WatchBotResponse) GetTableId() string {
@@ -1466,7 +1802,7 @@ type GetGameRecordRequest struct {
 
 func (x *GetGameRecordRequest) Reset() {
 	*x = GetGameRecordRequest{}
-	mi := &file_bete_v1_table_service_proto_msgTypes[22]
+	mi := &file_bete_v1_table_service_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1478,7 +1814,7 @@ func (x *GetGameRecordRequest) String() string {
 func (*GetGameRecordRequest) ProtoMessage() {}
 
 func (x *GetGameRecordRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_bete_v1_table_service_proto_msgTypes[22]
+	mi := &file_bete_v1_table_service_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1491,7 +1827,7 @@ func (x *GetGameRecordRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetGameRecordRequest.ProtoReflect.Descriptor instead.
 func (*GetGameRecordRequest) Descriptor() ([]byte, []int) {
-	return file_bete_v1_table_service_proto_rawDescGZIP(), []int{22}
+	return file_bete_v1_table_service_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *GetGameRecordRequest) GetTableId() string {
@@ -1513,7 +1849,7 @@ type GetGameRecordResponse struct {
 
 func (x *GetGameRecordResponse) Reset() {
 	*x = GetGameRecordResponse{}
-	mi := &file_bete_v1_table_service_proto_msgTypes[23]
+	mi := &file_bete_v1_table_service_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1525,7 +1861,7 @@ func (x *GetGameRecordResponse) String() string {
 func (*GetGameRecordResponse) ProtoMessage() {}
 
 func (x *GetGameRecordResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_bete_v1_table_service_proto_msgTypes[23]
+	mi := &file_bete_v1_table_service_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1538,7 +1874,7 @@ func (x *GetGameRecordResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetGameRecordResponse.ProtoReflect.Descriptor instead.
 func (*GetGameRecordResponse) Descriptor() ([]byte, []int) {
-	return file_bete_v1_table_service_proto_rawDescGZIP(), []int{23}
+	return file_bete_v1_table_service_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *GetGameRecordResponse) GetRecordJson() string {
@@ -1602,7 +1938,33 @@ const file_bete_v1_table_service_proto_rawDesc = "" +
 	"request_id\x18\x04 \x01(\tR\trequestId\"D\n" +
 	"\x14SubmitActionResponse\x12\x10\n" +
 	"\x03seq\x18\x01 \x01(\x04R\x03seq\x12\x1a\n" +
-	"\breplayed\x18\x02 \x01(\bR\breplayed\"/\n" +
+	"\breplayed\x18\x02 \x01(\bR\breplayed\"\x9c\x01\n" +
+	"\x14SubmitActionsRequest\x12\x19\n" +
+	"\btable_id\x18\x01 \x01(\tR\atableId\x12'\n" +
+	"\x06action\x18\x02 \x01(\v2\x0f.bete.v1.ActionR\x06action\x12!\n" +
+	"\fexpected_seq\x18\x03 \x01(\x04R\vexpectedSeq\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x04 \x01(\tR\trequestId\"\xca\x01\n" +
+	"\x15SubmitActionsResponse\x12\x14\n" +
+	"\x05index\x18\x01 \x01(\x04R\x05index\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x02 \x01(\tR\trequestId\x12;\n" +
+	"\baccepted\x18\x03 \x01(\v2\x1d.bete.v1.SubmitActionResponseH\x00R\baccepted\x125\n" +
+	"\brejected\x18\x04 \x01(\v2\x17.bete.v1.ActionRejectedH\x00R\brejectedB\b\n" +
+	"\x06result\"\xb2\x02\n" +
+	"\x0eActionRejected\x12\x12\n" +
+	"\x04code\x18\x01 \x01(\x05R\x04code\x12\x18\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\x12\x16\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason\x12\x16\n" +
+	"\x06domain\x18\x04 \x01(\tR\x06domain\x12A\n" +
+	"\bmetadata\x18\x05 \x03(\v2%.bete.v1.ActionRejected.MetadataEntryR\bmetadata\x12B\n" +
+	"\x10field_violations\x18\x06 \x03(\v2\x17.bete.v1.FieldViolationR\x0ffieldViolations\x1a;\n" +
+	"\rMetadataEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"H\n" +
+	"\x0eFieldViolation\x12\x14\n" +
+	"\x05field\x18\x01 \x01(\tR\x05field\x12 \n" +
+	"\vdescription\x18\x02 \x01(\tR\vdescription\"/\n" +
 	"\x12GetSeatViewRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\"<\n" +
 	"\x13GetSeatViewResponse\x12%\n" +
@@ -1649,7 +2011,7 @@ const file_bete_v1_table_service_proto_rawDesc = "" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\"8\n" +
 	"\x15GetGameRecordResponse\x12\x1f\n" +
 	"\vrecord_json\x18\x01 \x01(\tR\n" +
-	"recordJson2\xde\x05\n" +
+	"recordJson2\xb2\x06\n" +
 	"\fTableService\x12H\n" +
 	"\vCreateTable\x12\x1b.bete.v1.CreateTableRequest\x1a\x1c.bete.v1.CreateTableResponse\x12?\n" +
 	"\bGetTable\x12\x18.bete.v1.GetTableRequest\x1a\x19.bete.v1.GetTableResponse\x12E\n" +
@@ -1658,7 +2020,8 @@ const file_bete_v1_table_service_proto_rawDesc = "" +
 	"\tJoinTable\x12\x19.bete.v1.JoinTableRequest\x1a\x1a.bete.v1.JoinTableResponse\x12E\n" +
 	"\n" +
 	"LeaveTable\x12\x1a.bete.v1.LeaveTableRequest\x1a\x1b.bete.v1.LeaveTableResponse\x12K\n" +
-	"\fSubmitAction\x12\x1c.bete.v1.SubmitActionRequest\x1a\x1d.bete.v1.SubmitActionResponse\x12H\n" +
+	"\fSubmitAction\x12\x1c.bete.v1.SubmitActionRequest\x1a\x1d.bete.v1.SubmitActionResponse\x12R\n" +
+	"\rSubmitActions\x12\x1d.bete.v1.SubmitActionsRequest\x1a\x1e.bete.v1.SubmitActionsResponse(\x010\x01\x12H\n" +
 	"\vGetSeatView\x12\x1b.bete.v1.GetSeatViewRequest\x1a\x1c.bete.v1.GetSeatViewResponse\x12G\n" +
 	"\n" +
 	"WatchTable\x12\x1a.bete.v1.WatchTableRequest\x1a\x1b.bete.v1.WatchTableResponse0\x01\x12A\n" +
@@ -1677,7 +2040,7 @@ func file_bete_v1_table_service_proto_rawDescGZIP() []byte {
 	return file_bete_v1_table_service_proto_rawDescData
 }
 
-var file_bete_v1_table_service_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
+var file_bete_v1_table_service_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
 var file_bete_v1_table_service_proto_goTypes = []any{
 	(*CreateTableRequest)(nil),    // 0: bete.v1.CreateTableRequest
 	(*CreateTableResponse)(nil),   // 1: bete.v1.CreateTableResponse
@@ -1691,83 +2054,95 @@ var file_bete_v1_table_service_proto_goTypes = []any{
 	(*LeaveTableResponse)(nil),    // 9: bete.v1.LeaveTableResponse
 	(*SubmitActionRequest)(nil),   // 10: bete.v1.SubmitActionRequest
 	(*SubmitActionResponse)(nil),  // 11: bete.v1.SubmitActionResponse
-	(*GetSeatViewRequest)(nil),    // 12: bete.v1.GetSeatViewRequest
-	(*GetSeatViewResponse)(nil),   // 13: bete.v1.GetSeatViewResponse
-	(*WatchTableRequest)(nil),     // 14: bete.v1.WatchTableRequest
-	(*Heartbeat)(nil),             // 15: bete.v1.Heartbeat
-	(*Resync)(nil),                // 16: bete.v1.Resync
-	(*WatchTableResponse)(nil),    // 17: bete.v1.WatchTableResponse
-	(*WatchBotRequest)(nil),       // 18: bete.v1.WatchBotRequest
-	(*Seated)(nil),                // 19: bete.v1.Seated
-	(*DecisionRequest)(nil),       // 20: bete.v1.DecisionRequest
-	(*WatchBotResponse)(nil),      // 21: bete.v1.WatchBotResponse
-	(*GetGameRecordRequest)(nil),  // 22: bete.v1.GetGameRecordRequest
-	(*GetGameRecordResponse)(nil), // 23: bete.v1.GetGameRecordResponse
-	nil,                           // 24: bete.v1.CreateTableRequest.ConfigEntry
-	nil,                           // 25: bete.v1.WatchBotRequest.FromSeqEntry
-	(Ruleset)(0),                  // 26: bete.v1.Ruleset
-	(*HouseBotSeat)(nil),          // 27: bete.v1.HouseBotSeat
-	(Visibility)(0),               // 28: bete.v1.Visibility
-	(*Table)(nil),                 // 29: bete.v1.Table
-	(TableState)(0),               // 30: bete.v1.TableState
-	(*Action)(nil),                // 31: bete.v1.Action
-	(*SeatView)(nil),              // 32: bete.v1.SeatView
-	(*timestamppb.Timestamp)(nil), // 33: google.protobuf.Timestamp
-	(*Event)(nil),                 // 34: bete.v1.Event
+	(*SubmitActionsRequest)(nil),  // 12: bete.v1.SubmitActionsRequest
+	(*SubmitActionsResponse)(nil), // 13: bete.v1.SubmitActionsResponse
+	(*ActionRejected)(nil),        // 14: bete.v1.ActionRejected
+	(*FieldViolation)(nil),        // 15: bete.v1.FieldViolation
+	(*GetSeatViewRequest)(nil),    // 16: bete.v1.GetSeatViewRequest
+	(*GetSeatViewResponse)(nil),   // 17: bete.v1.GetSeatViewResponse
+	(*WatchTableRequest)(nil),     // 18: bete.v1.WatchTableRequest
+	(*Heartbeat)(nil),             // 19: bete.v1.Heartbeat
+	(*Resync)(nil),                // 20: bete.v1.Resync
+	(*WatchTableResponse)(nil),    // 21: bete.v1.WatchTableResponse
+	(*WatchBotRequest)(nil),       // 22: bete.v1.WatchBotRequest
+	(*Seated)(nil),                // 23: bete.v1.Seated
+	(*DecisionRequest)(nil),       // 24: bete.v1.DecisionRequest
+	(*WatchBotResponse)(nil),      // 25: bete.v1.WatchBotResponse
+	(*GetGameRecordRequest)(nil),  // 26: bete.v1.GetGameRecordRequest
+	(*GetGameRecordResponse)(nil), // 27: bete.v1.GetGameRecordResponse
+	nil,                           // 28: bete.v1.CreateTableRequest.ConfigEntry
+	nil,                           // 29: bete.v1.ActionRejected.MetadataEntry
+	nil,                           // 30: bete.v1.WatchBotRequest.FromSeqEntry
+	(Ruleset)(0),                  // 31: bete.v1.Ruleset
+	(*HouseBotSeat)(nil),          // 32: bete.v1.HouseBotSeat
+	(Visibility)(0),               // 33: bete.v1.Visibility
+	(*Table)(nil),                 // 34: bete.v1.Table
+	(TableState)(0),               // 35: bete.v1.TableState
+	(*Action)(nil),                // 36: bete.v1.Action
+	(*SeatView)(nil),              // 37: bete.v1.SeatView
+	(*timestamppb.Timestamp)(nil), // 38: google.protobuf.Timestamp
+	(*Event)(nil),                 // 39: bete.v1.Event
 }
 var file_bete_v1_table_service_proto_depIdxs = []int32{
-	26, // 0: bete.v1.CreateTableRequest.ruleset:type_name -> bete.v1.Ruleset
-	24, // 1: bete.v1.CreateTableRequest.config:type_name -> bete.v1.CreateTableRequest.ConfigEntry
-	27, // 2: bete.v1.CreateTableRequest.house_bots:type_name -> bete.v1.HouseBotSeat
-	28, // 3: bete.v1.CreateTableRequest.visibility:type_name -> bete.v1.Visibility
-	29, // 4: bete.v1.CreateTableResponse.table:type_name -> bete.v1.Table
-	29, // 5: bete.v1.GetTableResponse.table:type_name -> bete.v1.Table
-	26, // 6: bete.v1.ListTablesRequest.ruleset:type_name -> bete.v1.Ruleset
-	30, // 7: bete.v1.ListTablesRequest.state:type_name -> bete.v1.TableState
-	29, // 8: bete.v1.ListTablesResponse.tables:type_name -> bete.v1.Table
-	29, // 9: bete.v1.JoinTableResponse.table:type_name -> bete.v1.Table
-	29, // 10: bete.v1.LeaveTableResponse.table:type_name -> bete.v1.Table
-	31, // 11: bete.v1.SubmitActionRequest.action:type_name -> bete.v1.Action
-	32, // 12: bete.v1.GetSeatViewResponse.view:type_name -> bete.v1.SeatView
-	33, // 13: bete.v1.Heartbeat.time:type_name -> google.protobuf.Timestamp
-	32, // 14: bete.v1.WatchTableResponse.snapshot:type_name -> bete.v1.SeatView
-	34, // 15: bete.v1.WatchTableResponse.event:type_name -> bete.v1.Event
-	15, // 16: bete.v1.WatchTableResponse.heartbeat:type_name -> bete.v1.Heartbeat
-	16, // 17: bete.v1.WatchTableResponse.resync:type_name -> bete.v1.Resync
-	25, // 18: bete.v1.WatchBotRequest.from_seq:type_name -> bete.v1.WatchBotRequest.FromSeqEntry
-	29, // 19: bete.v1.Seated.table:type_name -> bete.v1.Table
-	32, // 20: bete.v1.DecisionRequest.view:type_name -> bete.v1.SeatView
-	19, // 21: bete.v1.WatchBotResponse.seated:type_name -> bete.v1.Seated
-	32, // 22: bete.v1.WatchBotResponse.snapshot:type_name -> bete.v1.SeatView
-	34, // 23: bete.v1.WatchBotResponse.event:type_name -> bete.v1.Event
-	20, // 24: bete.v1.WatchBotResponse.decision:type_name -> bete.v1.DecisionRequest
-	15, // 25: bete.v1.WatchBotResponse.heartbeat:type_name -> bete.v1.Heartbeat
-	16, // 26: bete.v1.WatchBotResponse.resync:type_name -> bete.v1.Resync
-	0,  // 27: bete.v1.TableService.CreateTable:input_type -> bete.v1.CreateTableRequest
-	2,  // 28: bete.v1.TableService.GetTable:input_type -> bete.v1.GetTableRequest
-	4,  // 29: bete.v1.TableService.ListTables:input_type -> bete.v1.ListTablesRequest
-	6,  // 30: bete.v1.TableService.JoinTable:input_type -> bete.v1.JoinTableRequest
-	8,  // 31: bete.v1.TableService.LeaveTable:input_type -> bete.v1.LeaveTableRequest
-	10, // 32: bete.v1.TableService.SubmitAction:input_type -> bete.v1.SubmitActionRequest
-	12, // 33: bete.v1.TableService.GetSeatView:input_type -> bete.v1.GetSeatViewRequest
-	14, // 34: bete.v1.TableService.WatchTable:input_type -> bete.v1.WatchTableRequest
-	18, // 35: bete.v1.TableService.WatchBot:input_type -> bete.v1.WatchBotRequest
-	22, // 36: bete.v1.TableService.GetGameRecord:input_type -> bete.v1.GetGameRecordRequest
-	1,  // 37: bete.v1.TableService.CreateTable:output_type -> bete.v1.CreateTableResponse
-	3,  // 38: bete.v1.TableService.GetTable:output_type -> bete.v1.GetTableResponse
-	5,  // 39: bete.v1.TableService.ListTables:output_type -> bete.v1.ListTablesResponse
-	7,  // 40: bete.v1.TableService.JoinTable:output_type -> bete.v1.JoinTableResponse
-	9,  // 41: bete.v1.TableService.LeaveTable:output_type -> bete.v1.LeaveTableResponse
-	11, // 42: bete.v1.TableService.SubmitAction:output_type -> bete.v1.SubmitActionResponse
-	13, // 43: bete.v1.TableService.GetSeatView:output_type -> bete.v1.GetSeatViewResponse
-	17, // 44: bete.v1.TableService.WatchTable:output_type -> bete.v1.WatchTableResponse
-	21, // 45: bete.v1.TableService.WatchBot:output_type -> bete.v1.WatchBotResponse
-	23, // 46: bete.v1.TableService.GetGameRecord:output_type -> bete.v1.GetGameRecordResponse
-	37, // [37:47] is the sub-list for method output_type
-	27, // [27:37] is the sub-list for method input_type
-	27, // [27:27] is the sub-list for extension type_name
-	27, // [27:27] is the sub-list for extension extendee
-	0,  // [0:27] is the sub-list for field type_name
+	31, // 0: bete.v1.CreateTableRequest.ruleset:type_name -> bete.v1.Ruleset
+	28, // 1: bete.v1.CreateTableRequest.config:type_name -> bete.v1.CreateTableRequest.ConfigEntry
+	32, // 2: bete.v1.CreateTableRequest.house_bots:type_name -> bete.v1.HouseBotSeat
+	33, // 3: bete.v1.CreateTableRequest.visibility:type_name -> bete.v1.Visibility
+	34, // 4: bete.v1.CreateTableResponse.table:type_name -> bete.v1.Table
+	34, // 5: bete.v1.GetTableResponse.table:type_name -> bete.v1.Table
+	31, // 6: bete.v1.ListTablesRequest.ruleset:type_name -> bete.v1.Ruleset
+	35, // 7: bete.v1.ListTablesRequest.state:type_name -> bete.v1.TableState
+	34, // 8: bete.v1.ListTablesResponse.tables:type_name -> bete.v1.Table
+	34, // 9: bete.v1.JoinTableResponse.table:type_name -> bete.v1.Table
+	34, // 10: bete.v1.LeaveTableResponse.table:type_name -> bete.v1.Table
+	36, // 11: bete.v1.SubmitActionRequest.action:type_name -> bete.v1.Action
+	36, // 12: bete.v1.SubmitActionsRequest.action:type_name -> bete.v1.Action
+	11, // 13: bete.v1.SubmitActionsResponse.accepted:type_name -> bete.v1.SubmitActionResponse
+	14, // 14: bete.v1.SubmitActionsResponse.rejected:type_name -> bete.v1.ActionRejected
+	29, // 15: bete.v1.ActionRejected.metadata:type_name -> bete.v1.ActionRejected.MetadataEntry
+	15, // 16: bete.v1.ActionRejected.field_violations:type_name -> bete.v1.FieldViolation
+	37, // 17: bete.v1.GetSeatViewResponse.view:type_name -> bete.v1.SeatView
+	38, // 18: bete.v1.Heartbeat.time:type_name -> google.protobuf.Timestamp
+	37, // 19: bete.v1.WatchTableResponse.snapshot:type_name -> bete.v1.SeatView
+	39, // 20: bete.v1.WatchTableResponse.event:type_name -> bete.v1.Event
+	19, // 21: bete.v1.WatchTableResponse.heartbeat:type_name -> bete.v1.Heartbeat
+	20, // 22: bete.v1.WatchTableResponse.resync:type_name -> bete.v1.Resync
+	30, // 23: bete.v1.WatchBotRequest.from_seq:type_name -> bete.v1.WatchBotRequest.FromSeqEntry
+	34, // 24: bete.v1.Seated.table:type_name -> bete.v1.Table
+	37, // 25: bete.v1.DecisionRequest.view:type_name -> bete.v1.SeatView
+	23, // 26: bete.v1.WatchBotResponse.seated:type_name -> bete.v1.Seated
+	37, // 27: bete.v1.WatchBotResponse.snapshot:type_name -> bete.v1.SeatView
+	39, // 28: bete.v1.WatchBotResponse.event:type_name -> bete.v1.Event
+	24, // 29: bete.v1.WatchBotResponse.decision:type_name -> bete.v1.DecisionRequest
+	19, // 30: bete.v1.WatchBotResponse.heartbeat:type_name -> bete.v1.Heartbeat
+	20, // 31: bete.v1.WatchBotResponse.resync:type_name -> bete.v1.Resync
+	0,  // 32: bete.v1.TableService.CreateTable:input_type -> bete.v1.CreateTableRequest
+	2,  // 33: bete.v1.TableService.GetTable:input_type -> bete.v1.GetTableRequest
+	4,  // 34: bete.v1.TableService.ListTables:input_type -> bete.v1.ListTablesRequest
+	6,  // 35: bete.v1.TableService.JoinTable:input_type -> bete.v1.JoinTableRequest
+	8,  // 36: bete.v1.TableService.LeaveTable:input_type -> bete.v1.LeaveTableRequest
+	10, // 37: bete.v1.TableService.SubmitAction:input_type -> bete.v1.SubmitActionRequest
+	12, // 38: bete.v1.TableService.SubmitActions:input_type -> bete.v1.SubmitActionsRequest
+	16, // 39: bete.v1.TableService.GetSeatView:input_type -> bete.v1.GetSeatViewRequest
+	18, // 40: bete.v1.TableService.WatchTable:input_type -> bete.v1.WatchTableRequest
+	22, // 41: bete.v1.TableService.WatchBot:input_type -> bete.v1.WatchBotRequest
+	26, // 42: bete.v1.TableService.GetGameRecord:input_type -> bete.v1.GetGameRecordRequest
+	1,  // 43: bete.v1.TableService.CreateTable:output_type -> bete.v1.CreateTableResponse
+	3,  // 44: bete.v1.TableService.GetTable:output_type -> bete.v1.GetTableResponse
+	5,  // 45: bete.v1.TableService.ListTables:output_type -> bete.v1.ListTablesResponse
+	7,  // 46: bete.v1.TableService.JoinTable:output_type -> bete.v1.JoinTableResponse
+	9,  // 47: bete.v1.TableService.LeaveTable:output_type -> bete.v1.LeaveTableResponse
+	11, // 48: bete.v1.TableService.SubmitAction:output_type -> bete.v1.SubmitActionResponse
+	13, // 49: bete.v1.TableService.SubmitActions:output_type -> bete.v1.SubmitActionsResponse
+	17, // 50: bete.v1.TableService.GetSeatView:output_type -> bete.v1.GetSeatViewResponse
+	21, // 51: bete.v1.TableService.WatchTable:output_type -> bete.v1.WatchTableResponse
+	25, // 52: bete.v1.TableService.WatchBot:output_type -> bete.v1.WatchBotResponse
+	27, // 53: bete.v1.TableService.GetGameRecord:output_type -> bete.v1.GetGameRecordResponse
+	43, // [43:54] is the sub-list for method output_type
+	32, // [32:43] is the sub-list for method input_type
+	32, // [32:32] is the sub-list for extension type_name
+	32, // [32:32] is the sub-list for extension extendee
+	0,  // [0:32] is the sub-list for field type_name
 }
 
 func init() { file_bete_v1_table_service_proto_init() }
@@ -1779,14 +2154,18 @@ func file_bete_v1_table_service_proto_init() {
 	file_bete_v1_game_proto_init()
 	file_bete_v1_table_proto_init()
 	file_bete_v1_table_service_proto_msgTypes[6].OneofWrappers = []any{}
-	file_bete_v1_table_service_proto_msgTypes[14].OneofWrappers = []any{}
-	file_bete_v1_table_service_proto_msgTypes[17].OneofWrappers = []any{
+	file_bete_v1_table_service_proto_msgTypes[13].OneofWrappers = []any{
+		(*SubmitActionsResponse_Accepted)(nil),
+		(*SubmitActionsResponse_Rejected)(nil),
+	}
+	file_bete_v1_table_service_proto_msgTypes[18].OneofWrappers = []any{}
+	file_bete_v1_table_service_proto_msgTypes[21].OneofWrappers = []any{
 		(*WatchTableResponse_Snapshot)(nil),
 		(*WatchTableResponse_Event)(nil),
 		(*WatchTableResponse_Heartbeat)(nil),
 		(*WatchTableResponse_Resync)(nil),
 	}
-	file_bete_v1_table_service_proto_msgTypes[21].OneofWrappers = []any{
+	file_bete_v1_table_service_proto_msgTypes[25].OneofWrappers = []any{
 		(*WatchBotResponse_Seated)(nil),
 		(*WatchBotResponse_Snapshot)(nil),
 		(*WatchBotResponse_Event)(nil),
@@ -1800,7 +2179,7 @@ func file_bete_v1_table_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_bete_v1_table_service_proto_rawDesc), len(file_bete_v1_table_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   26,
+			NumMessages:   31,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -1,0 +1,380 @@
+//! SubmitActions: moves on one stream get what SubmitAction gives them (the same checks, seat,
+//! idempotency, reasons and texts), a refusal does not end the stream, accepted moves are
+//! durable, and the stream is authenticated once and ends cleanly on shutdown.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use bete_api::pb;
+use common::*;
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::{Code, Streaming};
+use tonic_types::StatusExt;
+
+/// One open SubmitActions stream: send a request, read its answer.
+struct Submits {
+    tx: mpsc::Sender<pb::SubmitActionsRequest>,
+    rx: Streaming<pb::SubmitActionsResponse>,
+    sent: u64,
+}
+
+impl Submits {
+    async fn open(c: &mut Client) -> Result<Submits, tonic::Status> {
+        let (tx, rx) = mpsc::channel(4);
+        let rx = c
+            .submit_actions(ReceiverStream::new(rx))
+            .await?
+            .into_inner();
+        Ok(Submits { tx, rx, sent: 0 })
+    }
+
+    async fn submit(&mut self, req: pb::SubmitActionRequest) -> pb::SubmitActionsResponse {
+        let request_id = req.request_id.clone();
+        self.tx
+            .send(pb::SubmitActionsRequest {
+                table_id: req.table_id,
+                action: req.action,
+                expected_seq: req.expected_seq,
+                request_id: req.request_id,
+            })
+            .await
+            .unwrap();
+        let answer = tokio::time::timeout(Duration::from_secs(10), self.rx.message())
+            .await
+            .expect("an answer within 10 s")
+            .unwrap()
+            .expect("the stream goes on");
+        assert_eq!(answer.index, self.sent, "answers come in request order");
+        assert_eq!(answer.request_id, request_id);
+        self.sent += 1;
+        answer
+    }
+
+    async fn accepted(&mut self, req: pb::SubmitActionRequest) -> pb::SubmitActionResponse {
+        match self.submit(req).await.result.unwrap() {
+            pb::submit_actions_response::Result::Accepted(a) => a,
+            pb::submit_actions_response::Result::Rejected(r) => panic!("rejected: {r:?}"),
+        }
+    }
+
+    async fn rejected(&mut self, req: pb::SubmitActionRequest) -> pb::ActionRejected {
+        match self.submit(req).await.result.unwrap() {
+            pb::submit_actions_response::Result::Rejected(r) => r,
+            pb::submit_actions_response::Result::Accepted(a) => panic!("accepted: {a:?}"),
+        }
+    }
+}
+
+fn submit(id: &str, action: Option<pb::Action>, expected_seq: u64) -> pb::SubmitActionRequest {
+    pb::SubmitActionRequest {
+        table_id: id.into(),
+        action,
+        expected_seq,
+        request_id: String::new(),
+    }
+}
+
+/// The rejection carries exactly the unary status for the same request: code, message,
+/// reason, domain, metadata and bad fields.
+fn assert_same(r: &pb::ActionRejected, s: &tonic::Status) {
+    assert_eq!(r.code, s.code() as i32, "{r:?} / {s:?}");
+    assert_eq!(r.message, s.message());
+    let d = s.get_error_details();
+    let info = d.error_info().unwrap();
+    assert_eq!(r.reason, info.reason);
+    assert_eq!(r.domain, info.domain);
+    assert_eq!(r.metadata, info.metadata);
+    let fields: Vec<_> = r.field_violations.iter().map(|v| v.field.clone()).collect();
+    assert_eq!(fields, bad_fields(s));
+}
+
+fn card(code: &str) -> pb::Action {
+    pb::Action {
+        kind: pb::ActionKind::Card.into(),
+        cards: vec![code.into()],
+        text: String::new(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stream_submits_answer_like_submit_action_and_last() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path().to_path_buf(), |_| {}).await;
+    let ch = srv.channel().await;
+    let mut alice = register(&ch, "alice-bot").await;
+    let mut bob = register(&ch, "bob-bot").await;
+
+    // Unauthenticated streams fail as a whole, with the unary call's status.
+    for token in [None, Some("bete_not-a-real-token")] {
+        let mut anon = client_with(&ch, token);
+        let s = Submits::open(&mut anon)
+            .await
+            .err()
+            .expect("an unauthenticated stream is refused");
+        assert_eq!(s.code(), Code::Unauthenticated, "{s:?}");
+        assert_eq!(reason(&s), "UNAUTHENTICATED");
+    }
+
+    // Alice at seat 0, Bob at seat 1, a house bot at seat 2; long deadlines.
+    let id = alice
+        .client
+        .create_table(pb::CreateTableRequest {
+            ruleset: pb::Ruleset::Bete.into(),
+            seats: 3,
+            house_bots: vec![house(2, pb::HouseBotPolicy::Random)],
+            decision_deadline_ms: 60_000,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .table
+        .unwrap()
+        .table_id;
+    for (bot, seat) in [(&mut alice, 0), (&mut bob, 1)] {
+        bot.client
+            .join_table(pb::JoinTableRequest {
+                table_id: id.clone(),
+                seat: Some(seat),
+            })
+            .await
+            .unwrap();
+    }
+    let view = view_when(&mut alice.client, &id, "a real bot's turn", |v| {
+        matches!(v.to_act, Some(0 | 1))
+    })
+    .await;
+    let (actor, other) = if view.to_act == Some(0) {
+        (&mut alice, &mut bob)
+    } else {
+        (&mut bob, &mut alice)
+    };
+    let view = view_when(&mut actor.client, &id, "the actor's view", |v| {
+        !v.legal_actions.is_empty()
+    })
+    .await;
+    assert!(view.seq >= 2, "dealt before the first decision");
+    let mut stream = Submits::open(&mut actor.client).await.unwrap();
+
+    // Bad input, refused on the stream exactly as by SubmitAction, and the stream goes on.
+    let not_mine = ["AS", "KS", "QS", "JS", "TS", "9S", "8S", "7S", "AH", "KH"]
+        .into_iter()
+        .find(|c| !view.hand.iter().any(|h| h == c))
+        .unwrap();
+    let unknown_kind = pb::Action {
+        kind: 77,
+        ..Default::default()
+    };
+    let cases = [
+        (
+            submit(&id, None, 0),
+            Code::InvalidArgument,
+            "INVALID_ARGUMENT",
+        ),
+        (
+            submit("", Some(card("AS")), 0),
+            Code::InvalidArgument,
+            "INVALID_ARGUMENT",
+        ),
+        (
+            submit(&id, Some(unknown_kind), 0),
+            Code::InvalidArgument,
+            "INVALID_ARGUMENT",
+        ),
+        (
+            submit(&id, Some(card("ZZ")), 0),
+            Code::InvalidArgument,
+            "INVALID_ARGUMENT",
+        ),
+        (
+            submit("t_nope", Some(card("AS")), 0),
+            Code::NotFound,
+            "TABLE_NOT_FOUND",
+        ),
+        (
+            submit(&id, Some(card(not_mine)), 0),
+            Code::FailedPrecondition,
+            "ILLEGAL_ACTION",
+        ),
+        (
+            submit(&id, Some(view.legal_actions[0].clone()), view.seq - 1),
+            Code::Aborted,
+            "STALE_SEQ",
+        ),
+    ];
+    for (req, code, why) in cases {
+        let r = stream.rejected(req.clone()).await;
+        assert_eq!((r.code, r.reason.as_str()), (code as i32, why), "{r:?}");
+        let s = actor.client.submit_action(req).await.unwrap_err();
+        assert_same(&r, &s);
+        if why == "STALE_SEQ" {
+            assert_eq!(r.metadata["last_seq"], view.seq.to_string());
+        }
+        if why == "ILLEGAL_ACTION" {
+            for c in cards_in(&r.message.split(' ').map(str::to_string).collect::<Vec<_>>()) {
+                assert_eq!(c.to_string(), not_mine, "{}", r.message);
+            }
+        }
+    }
+    let long_id = pb::SubmitActionRequest {
+        request_id: "x".repeat(65),
+        ..submit(&id, Some(view.legal_actions[0].clone()), view.seq)
+    };
+    let r = stream.rejected(long_id.clone()).await;
+    assert_same(&r, &actor.client.submit_action(long_id).await.unwrap_err());
+    assert_eq!(r.field_violations[0].field, "request_id");
+
+    // The other seated bot cannot act now: NOT_YOUR_SEAT naming the seat to act.
+    let mut others = Submits::open(&mut other.client).await.unwrap();
+    let r = others
+        .rejected(submit(&id, Some(view.legal_actions[0].clone()), view.seq))
+        .await;
+    assert_eq!(
+        (r.code, r.reason.as_str()),
+        (Code::PermissionDenied as i32, "NOT_YOUR_SEAT")
+    );
+    assert_eq!(r.metadata["to_act"], view.to_act.unwrap().to_string());
+
+    // After all those refusals, the legal move is accepted; its retry is replayed, not re-applied.
+    let mv = pb::SubmitActionRequest {
+        request_id: "stream-move-1".into(),
+        ..submit(&id, Some(view.legal_actions[0].clone()), view.seq)
+    };
+    let first = stream.accepted(mv.clone()).await;
+    assert!(first.seq > view.seq && !first.replayed, "{first:?}");
+    let again = stream.accepted(mv.clone()).await;
+    assert_eq!((again.seq, again.replayed), (first.seq, true));
+    // The same request_id on the unary call: the same stored result.
+    let unary = actor
+        .client
+        .submit_action(mv.clone())
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!((unary.seq, unary.replayed), (first.seq, true));
+    // Applied once: the table moved on from the actor's decision exactly once (the move's
+    // events end at first.seq; nothing was applied for the replays).
+    let after = actor
+        .client
+        .get_seat_view(pb::GetSeatViewRequest {
+            table_id: id.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .view
+        .unwrap();
+    assert!(after.seq >= first.seq);
+
+    // Shutdown ends an open stream with UNAVAILABLE / SHUTTING_DOWN, and the server stops.
+    let mut open = Submits::open(&mut actor.client).await.unwrap();
+    let stopping = tokio::spawn(srv.stop());
+    let end = tokio::time::timeout(Duration::from_secs(20), open.rx.message())
+        .await
+        .unwrap();
+    let s = end.expect_err("the stream ends with a status");
+    assert_eq!(s.code(), Code::Unavailable, "{s:?}");
+    assert_eq!(reason(&s), "SHUTTING_DOWN");
+    drop(open.tx);
+    drop(stream);
+    drop(others);
+    stopping.await.unwrap();
+
+    // Durable: after a restart the table is past the move, and its request_id still answers
+    // with the stored result.
+    let srv = TestServer::start(dir.path().to_path_buf(), |_| {}).await;
+    let ch = srv.channel().await;
+    let mut c = client_with(&ch, Some(&actor.token));
+    let table = c
+        .get_table(pb::GetTableRequest {
+            table_id: id.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .table
+        .unwrap();
+    assert!(
+        table.last_seq >= first.seq,
+        "{} < {}",
+        table.last_seq,
+        first.seq
+    );
+    let mut stream = Submits::open(&mut c).await.unwrap();
+    let replay = stream.accepted(mv).await;
+    assert_eq!((replay.seq, replay.replayed), (first.seq, true));
+    drop(stream);
+    srv.stop().await;
+}
+
+/// A refused card names no card the caller cannot see, on the stream as on the unary call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stream_refusals_name_no_hidden_card() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path().to_path_buf(), |_| {}).await;
+    let ch = srv.channel().await;
+    let mut me = register(&ch, "probe-bot").await;
+    let id = me
+        .client
+        .create_table(pb::CreateTableRequest {
+            ruleset: pb::Ruleset::Bete.into(),
+            seats: 3,
+            house_bots: vec![
+                house(1, pb::HouseBotPolicy::Random),
+                house(2, pb::HouseBotPolicy::Random),
+            ],
+            decision_deadline_ms: 60_000,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .table
+        .unwrap()
+        .table_id;
+    me.client
+        .join_table(pb::JoinTableRequest {
+            table_id: id.clone(),
+            seat: Some(0),
+        })
+        .await
+        .unwrap();
+    let view = view_when(&mut me.client, &id, "never my turn", |v| {
+        v.to_act == Some(0)
+    })
+    .await;
+    let visible: HashSet<String> = cards_in(&view).iter().map(|c| c.to_string()).collect();
+    let mut stream = Submits::open(&mut me.client).await.unwrap();
+    let mut probes = 0;
+    for r in "23456789TJQKA".chars() {
+        for s in "SHDC".chars() {
+            let code = format!("{r}{s}");
+            if visible.contains(&code) || code.parse::<bete_rules::Card>().is_err() {
+                continue;
+            }
+            for kind in [
+                pb::ActionKind::Card,
+                pb::ActionKind::Exchange,
+                pb::ActionKind::Discard,
+            ] {
+                let action = pb::Action {
+                    kind: kind.into(),
+                    cards: vec![code.clone()],
+                    text: String::new(),
+                };
+                let r = stream.rejected(submit(&id, Some(action), view.seq)).await;
+                for c in cards_in(&r.message.split(' ').map(str::to_string).collect::<Vec<_>>()) {
+                    assert_eq!(c.to_string(), code, "{kind:?}: {}", r.message);
+                }
+                probes += 1;
+            }
+        }
+    }
+    assert!(probes >= 3 * 17, "only {probes} probes");
+    drop(stream);
+    srv.stop().await;
+}
