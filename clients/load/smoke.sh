@@ -21,15 +21,16 @@ run() {
 start=$(date +%s)
 run --report "$out/report.json"
 run --report "$out/report.md" --rate 200
+run --report "$out/stream.json" --submit stream
 end=$(date +%s)
-echo "smoke: two runs took $((end - start)) s"
+echo "smoke: three runs took $((end - start)) s"
 
 python3 - "$out/report.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 need = ["command", "versions", "machine", "moves_per_s", "events_per_s", "latency_ms", "errors",
         "ceiling_rps", "ratio_to_ceiling", "matches_finished", "server_cpu_s", "server_peak_rss_kib",
-        "server_cpu_us_per_move", "stopped_by_itself"]
+        "server_cpu_us_per_move", "stopped_by_itself", "submit"]
 missing = [k for k in need if k not in r]
 assert not missing, f"missing keys: {missing}"
 for path in ("submit_to_ack", "submit_to_event_at_every_seat"):
@@ -44,8 +45,17 @@ assert r["stream"]["event_gaps"] == 0 and r["stream"]["event_duplicates"] == 0, 
 assert r["server"]["mode"] == "child" and r["server_cpu_s"] > 0 and r["server_peak_rss_kib"] > 0
 assert r["stopped_by_itself"] is True
 assert r["machine"]["cores"] >= 1
+assert r["submit"] == "unary" and r["stream"]["submit_streams_opened"] == 0, r["submit"]
 print(f"smoke: ok: {r['moves_per_s']:.0f} moves/s, p99 ack {r['latency_ms']['submit_to_ack']['p99']:.1f} ms, "
       f"ratio {r['ratio_to_ceiling']:.2f}")
+PY
+python3 - "$out/stream.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["submit"] == "stream" and r["stream"]["submit_streams_opened"] >= 1, r["stream"]
+assert r["moves_per_s"] > 0 and r["errors"]["total"] == 0, r["errors"]
+assert r["stream"]["event_gaps"] == 0 and r["stopped_by_itself"] is True
+print(f"smoke: stream ok: {r['moves_per_s']:.0f} moves/s on {r['stream']['submit_streams_opened']} streams")
 PY
 grep -q '^# bete-load report' "$out/report.md"
 grep -q '| submit_to_ack |' "$out/report.md"

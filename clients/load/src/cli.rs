@@ -18,6 +18,17 @@ pub enum Embed {
     Inproc,
 }
 
+/// How the bots submit their moves.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Submit {
+    /// One unary `SubmitAction` call per move.
+    Unary,
+    /// `SubmitActions` streams: each bot keeps a few open (one per move it has in flight) and
+    /// sends each move as one message on a free one.
+    Stream,
+}
+
 /// Bounded load generator for the bete game service: real bots over real gRPC play whole
 /// matches at many tables, then a report with throughput, latency percentiles, errors, the raw
 /// transport ceiling and server CPU/memory.
@@ -43,6 +54,9 @@ pub struct Options {
     /// as soon as it is asked.
     #[arg(long)]
     pub rate: Option<f64>,
+    /// How moves are submitted: `unary` (SubmitAction per move) or `stream` (SubmitActions).
+    #[arg(long, value_enum, default_value_t = Submit::Unary)]
+    pub submit: Submit,
     /// Pause of a bot before it answers a decision (e.g. 50ms).
     #[arg(long, value_parser = parse_duration, default_value = "0s")]
     pub think_time: Duration,

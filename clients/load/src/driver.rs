@@ -11,12 +11,15 @@ use bete_api::pb;
 use bete_api::pb::table_service_client::TableServiceClient;
 use bete_api::pb::watch_bot_response::Kind;
 use rand::Rng;
-use tokio::sync::{Notify, Semaphore};
+use tokio::sync::{Notify, Semaphore, mpsc};
+use tokio_stream::wrappers::ReceiverStream;
 use tokio_util::sync::CancellationToken;
-use tonic::Request;
 use tonic::metadata::{AsciiMetadataValue, MetadataValue};
 use tonic::transport::Channel;
+use tonic::{Request, Status};
+use tonic_types::{ErrorDetails, StatusExt};
 
+use crate::cli::Submit;
 use crate::stats::{Stats, bump};
 
 /// Outstanding first events per table (one seat acts at a time, but the next seat may act
@@ -34,6 +37,17 @@ pub struct Bot {
     channel: Channel,
     /// Makes request ids unique per bot.
     next_request: AtomicU64,
+    /// Open SubmitActions streams with no move in flight (`--submit stream`). A stream answers
+    /// one move at a time, so a bot acting at several tables at once uses several; they are
+    /// opened on demand and reused, so there are as many as the bot ever had moves in flight.
+    lanes: Mutex<Vec<Lane>>,
+}
+
+/// One open SubmitActions stream of a bot.
+#[derive(Debug)]
+struct Lane {
+    requests: mpsc::Sender<pb::SubmitActionsRequest>,
+    answers: tonic::Streaming<pb::SubmitActionsResponse>,
 }
 
 impl Bot {
@@ -53,7 +67,58 @@ impl Bot {
             auth,
             channel,
             next_request: AtomicU64::new(0),
+            lanes: Mutex::new(Vec::new()),
         })
+    }
+
+    /// Submits on a free SubmitActions stream of this bot (opening one if none is free): the
+    /// same result as SubmitAction, a rejection turned back into the status it mirrors. A
+    /// stream that failed is dropped; the caller's retry (a fresh decision) opens another.
+    async fn submit_on_stream(
+        &self,
+        req: pb::SubmitActionRequest,
+        stats: &Stats,
+    ) -> Result<pb::SubmitActionResponse, Status> {
+        let free = self.lanes.lock().ok().and_then(|mut l| l.pop());
+        let mut lane = match free {
+            Some(lane) => lane,
+            None => {
+                // Room for the one request in flight; the stream never holds more.
+                let (tx, rx) = mpsc::channel(1);
+                let answers = self
+                    .tables()
+                    .submit_actions(self.request(ReceiverStream::new(rx)))
+                    .await?
+                    .into_inner();
+                bump(&stats.submit_streams);
+                Lane {
+                    requests: tx,
+                    answers,
+                }
+            }
+        };
+        let sent = pb::SubmitActionsRequest {
+            table_id: req.table_id,
+            action: req.action,
+            expected_seq: req.expected_seq,
+            request_id: req.request_id,
+        };
+        if lane.requests.send(sent).await.is_err() {
+            return Err(Status::unavailable("the SubmitActions stream closed"));
+        }
+        let answer = lane
+            .answers
+            .message()
+            .await?
+            .ok_or_else(|| Status::unavailable("the SubmitActions stream ended"))?;
+        if let Ok(mut l) = self.lanes.lock() {
+            l.push(lane);
+        }
+        match answer.result {
+            Some(pb::submit_actions_response::Result::Accepted(a)) => Ok(a),
+            Some(pb::submit_actions_response::Result::Rejected(r)) => Err(rejection_status(r)),
+            None => Err(Status::internal("a SubmitActions answer without a result")),
+        }
     }
 
     /// `msg` with this bot's bearer token.
@@ -67,6 +132,13 @@ impl Bot {
     pub fn tables(&self) -> TableServiceClient<Channel> {
         TableServiceClient::new(self.channel.clone())
     }
+}
+
+/// The status a SubmitActions rejection mirrors (code, message, ErrorInfo), so errors are
+/// counted the same way whichever path submitted.
+fn rejection_status(r: pb::ActionRejected) -> Status {
+    let details = ErrorDetails::with_error_info(r.reason, r.domain, r.metadata);
+    Status::with_error_details(tonic::Code::from_i32(r.code), r.message, details)
 }
 
 /// A submit whose first event has not yet reached every seat.
@@ -191,10 +263,12 @@ pub struct Shared {
     pub pacer: Option<Pacer>,
     pub think: Duration,
     pub seats: u32,
+    /// Unary calls or SubmitActions streams.
+    pub submit: Submit,
 }
 
 impl Shared {
-    pub fn new(seats: u32, think: Duration, rate: Option<f64>) -> Shared {
+    pub fn new(seats: u32, think: Duration, rate: Option<f64>, submit: Submit) -> Shared {
         Shared {
             stats: Stats::default(),
             recording: AtomicBool::new(false),
@@ -205,6 +279,7 @@ impl Shared {
             pacer: rate.map(Pacer::new),
             think,
             seats,
+            submit,
         }
     }
 
@@ -428,7 +503,14 @@ async fn act(
             t.expect(seq + 1, record, &shared.stats);
         }
         let sent = Instant::now();
-        match client.submit_action(bot.request(req)).await {
+        let answer = match shared.submit {
+            Submit::Unary => client
+                .submit_action(bot.request(req))
+                .await
+                .map(|r| r.into_inner()),
+            Submit::Stream => bot.submit_on_stream(req, &shared.stats).await,
+        };
+        match answer {
             Ok(_) => {
                 if record {
                     shared.stats.ack.record(sent.elapsed());

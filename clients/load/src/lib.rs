@@ -220,6 +220,7 @@ pub async fn run(opts: &Options, command: String) -> Result<Report, LoadError> {
         event_duplicates: get(&s.event_duplicates),
         fanout_incomplete: get(&s.fanout_incomplete),
         auto_moves: get(&s.auto_event_copies) / u64::from(opts.seats.max(1)),
+        submit_streams_opened: get(&s.submit_streams),
     };
     let ceiling = std::mem::take(&mut m.ceiling);
     let harness_cores_busy = match (&info.mode, m.harness_cpu) {
@@ -252,6 +253,7 @@ pub async fn run(opts: &Options, command: String) -> Result<Report, LoadError> {
                 "release"
             },
         },
+        submit: opts.submit,
         setup_s: m.setup.as_secs_f64(),
         window_s,
         drain_s: m.drain.as_secs_f64(),
@@ -344,7 +346,12 @@ async fn drive(
             opts.setup_timeout
         ))
     })??;
-    let shared = Arc::new(Shared::new(opts.seats, opts.think_time, opts.rate));
+    let shared = Arc::new(Shared::new(
+        opts.seats,
+        opts.think_time,
+        opts.rate,
+        opts.submit,
+    ));
     let mut tasks = tokio::task::JoinSet::new();
     for bot in &bots {
         tasks.spawn(driver::bot_stream(bot.clone(), shared.clone()));

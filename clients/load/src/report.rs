@@ -78,6 +78,8 @@ pub struct StreamHealth {
     pub fanout_incomplete: u64,
     /// Moves the server played for a seat whose deadline passed.
     pub auto_moves: u64,
+    /// SubmitActions streams opened (`--submit stream`; 0 otherwise).
+    pub submit_streams_opened: u64,
 }
 
 /// What the deliberately slow spectators saw (`--slow-watchers`).
@@ -111,6 +113,8 @@ pub struct Report {
     pub machine: Machine,
     pub server: ServerInfo,
     pub settings: RunSettings,
+    /// How moves were submitted: "unary" (SubmitAction) or "stream" (SubmitActions).
+    pub submit: crate::cli::Submit,
     /// Seconds spent registering bots, creating tables and seating every bot before the window.
     pub setup_s: f64,
     /// The measured window, in seconds (all rates divide by it).
@@ -268,6 +272,15 @@ impl Report {
             st.bots,
             st.rate
                 .map_or("closed loop".into(), |r| format!("{r} moves/s target"))
+        );
+        let submit = match self.submit {
+            crate::cli::Submit::Unary => "unary SubmitAction per move",
+            crate::cli::Submit::Stream => "SubmitActions streams",
+        };
+        let _ = writeln!(
+            s,
+            "| submit | {submit} ({} streams opened) |",
+            self.stream.submit_streams_opened
         );
         let _ = writeln!(
             s,

@@ -164,6 +164,8 @@ pub struct Stats {
     pub resyncs: AtomicU64,
     /// WatchBot streams reopened after they ended or failed.
     pub reconnects: AtomicU64,
+    /// SubmitActions streams opened.
+    pub submit_streams: AtomicU64,
     /// Events missing between two consecutive deliveries to one seat (silent loss: must be 0).
     pub event_gaps: AtomicU64,
     /// Events delivered twice to one seat (must be 0).

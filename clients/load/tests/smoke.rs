@@ -122,6 +122,55 @@ async fn a_short_inproc_run_stops_by_itself_and_reports_every_field() {
     );
 }
 
+/// The same run with `--submit stream`: whole matches end with every move sent on SubmitActions
+/// streams, no error, and the report says which path was measured.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_submitting_on_streams_plays_whole_matches() {
+    let opts = Options::try_parse_from([
+        "bete-load",
+        "--tables",
+        "3",
+        "--seats",
+        "3",
+        "--duration",
+        "3s",
+        "--embed",
+        "inproc",
+        "--connections",
+        "2",
+        "--ceiling-duration",
+        "0s",
+        "--drain",
+        "3s",
+        "--quiet",
+        "--config",
+        "rounds=1",
+        "--submit",
+        "stream",
+    ])
+    .unwrap();
+    let report = tokio::time::timeout(
+        Duration::from_secs(120),
+        run(&opts, "bete-load (test)".into()),
+    )
+    .await
+    .expect("the harness stops by itself")
+    .expect("the run succeeds");
+    assert!(report.stopped_by_itself);
+    assert_eq!(report.submit, bete_load::cli::Submit::Stream);
+    assert!(report.moves > 0);
+    assert!(
+        report.matches_finished >= 1,
+        "rounds=1 at 3 seats ends within seconds"
+    );
+    assert!(report.stream.submit_streams_opened >= 1);
+    assert_eq!(report.errors.total, 0, "{:?}", report.errors);
+    assert_eq!(report.stream.event_gaps, 0);
+    assert!(report.latency_ms["submit_to_ack"].count > 0);
+    let v = serde_json::to_value(&report).unwrap();
+    assert_eq!(v["submit"], "stream");
+}
+
 #[tokio::test]
 async fn bad_options_fail_before_anything_starts() {
     let opts =
