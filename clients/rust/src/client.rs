@@ -19,6 +19,7 @@ use tonic::transport::Endpoint;
 use tower::ServiceExt as _;
 use tower::util::BoxCloneSyncService;
 
+use crate::action_stream::ActionStream;
 use crate::error::{Error, Result, RpcError};
 
 /// Any error a transport may return; boxed so tests can wrap the channel in their own layers.
@@ -449,6 +450,26 @@ impl Client {
             replayed: response.replayed,
             attempts,
         })
+    }
+
+    /// A handle that submits this bot's actions on SubmitActions streams: the same results
+    /// and errors as [`Client::submit_action`], cheaper per move for the server. Streams open
+    /// on first use.
+    pub fn action_stream(&self) -> ActionStream {
+        ActionStream::new(self.clone())
+    }
+
+    /// Opens one SubmitActions stream that sends `requests` (see [`ActionStream`]).
+    pub(crate) async fn open_submit_actions(
+        &self,
+        requests: tokio_stream::wrappers::ReceiverStream<pb::SubmitActionsRequest>,
+    ) -> Result<tonic::Streaming<pb::SubmitActionsResponse>> {
+        Ok(self
+            .tables
+            .clone()
+            .submit_actions(requests)
+            .await?
+            .into_inner())
     }
 
     /// Opens one WatchTable stream (no automatic resume; see [`Client::watch_table`]).

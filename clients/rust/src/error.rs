@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 
+use bete_api::pb;
 use bete_api::pb::ErrorReason;
 use tonic::Code;
 use tonic_types::StatusExt;
@@ -89,11 +90,7 @@ impl RpcError {
             Some(info) => (info.reason, info.metadata),
             None => (String::new(), HashMap::new()),
         };
-        let reason = if reason_text.is_empty() {
-            None
-        } else {
-            ErrorReason::from_str_name(&format!("ERROR_REASON_{reason_text}"))
-        };
+        let reason = typed_reason(&reason_text);
         let field_violations = status
             .get_details_bad_request()
             .map(|b| {
@@ -110,6 +107,23 @@ impl RpcError {
             message: status.message().to_string(),
             metadata,
             field_violations,
+        }
+    }
+
+    /// Decodes a SubmitActions rejection: the same fields as [`RpcError::from_status`] gives
+    /// for the status SubmitAction would have returned (the server builds both from one status).
+    pub fn from_rejection(r: pb::ActionRejected) -> Self {
+        RpcError {
+            code: Code::from_i32(r.code),
+            reason: typed_reason(&r.reason),
+            reason_text: r.reason,
+            message: r.message,
+            metadata: r.metadata,
+            field_violations: r
+                .field_violations
+                .into_iter()
+                .map(|v| (v.field, v.description))
+                .collect(),
         }
     }
 
@@ -149,6 +163,15 @@ impl RpcError {
             R::IllegalAction => "choose one of the legal actions",
             _ => return None,
         })
+    }
+}
+
+/// An `ErrorInfo` reason as sent (e.g. "STALE_SEQ") as a typed value, if it is a known one.
+fn typed_reason(text: &str) -> Option<ErrorReason> {
+    if text.is_empty() {
+        None
+    } else {
+        ErrorReason::from_str_name(&format!("ERROR_REASON_{text}"))
     }
 }
 

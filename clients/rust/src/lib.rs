@@ -8,6 +8,7 @@
 //! - [`render`]: the terminal view of a table used by `bete watch`, `bete play` and `bete demo`;
 //! - [`cli`]: the subcommands (the offline `simulate` and `replay` need only the rules engine).
 
+pub mod action_stream;
 pub mod board;
 pub mod bot;
 pub mod cli;
@@ -17,8 +18,9 @@ pub mod house;
 pub mod render;
 pub mod runner;
 
+pub use action_stream::ActionStream;
 pub use bete_api::pb;
 pub use bot::{Bot, FirstLegalBot, RandomBot, Strategy};
 pub use client::{Backoff, Client, Registered, Submitted, TableWatch, WatchItem};
 pub use error::{Error, Result, RpcError};
-pub use runner::{MatchResult, Notice, RunReport, Runner};
+pub use runner::{MatchResult, Notice, RunReport, Runner, SubmitVia};

@@ -14,9 +14,21 @@ use bete_api::pb::ErrorReason;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use crate::action_stream::ActionStream;
 use crate::bot::Bot;
 use crate::client::{Client, Submitted};
 use crate::error::{Error, Result};
+
+/// How the runner submits its actions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SubmitVia {
+    /// One unary SubmitAction call per action.
+    Unary,
+    /// SubmitActions streams ([`ActionStream`]): the same results, cheaper per move for the
+    /// server. A broken stream's action is resent with its request_id on a new stream.
+    #[default]
+    Stream,
+}
 
 /// Makes the bot for a newly seated table.
 pub type BotFactory = Box<dyn FnMut(&pb::Seated) -> Box<dyn Bot> + Send>;
@@ -98,6 +110,8 @@ pub struct Runner {
     stop_after: Option<usize>,
     idle_timeout: Duration,
     notices: Option<mpsc::UnboundedSender<Notice>>,
+    /// Set when actions go on SubmitActions streams.
+    actions: Option<ActionStream>,
     /// Tables whose match is over, so a late Seated or snapshot does not count them twice.
     finished: HashSet<String>,
 }
@@ -118,14 +132,24 @@ impl Runner {
         B: Bot + 'static,
     {
         Runner {
-            client,
             factory: Box::new(move |seated| Box::new(factory(seated)) as Box<dyn Bot>),
             cancel: CancellationToken::new(),
             stop_after: None,
             idle_timeout: Duration::from_secs(45),
             notices: None,
+            actions: Some(client.action_stream()),
+            client,
             finished: HashSet::new(),
         }
+    }
+
+    /// Submits with unary SubmitAction calls or on SubmitActions streams (the default).
+    pub fn submit_via(mut self, via: SubmitVia) -> Self {
+        self.actions = match via {
+            SubmitVia::Unary => None,
+            SubmitVia::Stream => Some(self.client.action_stream()),
+        };
+        self
     }
 
     /// Stops cleanly when `cancel` fires: no new decisions, the stream closed, `run` returns.
@@ -404,11 +428,15 @@ impl Runner {
         slot.decided_seq = Some(view.seq);
         report.decisions += 1;
         let client = self.client.clone();
+        let actions = self.actions.clone();
         let table = table_id.to_string();
         let tx = feedback.clone();
         let seq = view.seq;
         tokio::spawn(async move {
-            let result = client.submit_action(&table, &action, seq).await;
+            let result = match actions {
+                Some(streams) => streams.submit(&table, &action, seq).await,
+                None => client.submit_action(&table, &action, seq).await,
+            };
             let text = if action.text.is_empty() {
                 format!("{:?}", action.kind)
             } else {

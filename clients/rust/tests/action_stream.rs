@@ -1,0 +1,265 @@
+//! ActionStream against a real server: the same results and the same typed errors as
+//! SubmitAction, idempotent by request_id across both paths, and a runner that submits on
+//! streams or on unary calls survives a cut link without a missed or doubled move.
+
+mod common;
+
+use std::time::Duration;
+
+use bete_client::{Client, Notice, Runner, Strategy, SubmitVia, pb};
+use common::{Proxy, TestServer, bot_at, house_table};
+use tonic::Code;
+
+/// A table of three seats, each held by a bot we control; nothing moves unless we act.
+async fn three_bot_table(server: &TestServer) -> (String, Vec<Client>) {
+    let creator = server.bot("creator").await;
+    let table = creator
+        .create_table(pb::CreateTableRequest {
+            ruleset: pb::Ruleset::Bete as i32,
+            seats: 3,
+            decision_deadline_ms: 60_000,
+            ..Default::default()
+        })
+        .await
+        .expect("create");
+    let mut seats = Vec::new();
+    for i in 0..3 {
+        let bot = server.bot(&format!("seat{i}")).await;
+        bot.join_table(&table.table_id, Some(i))
+            .await
+            .expect("join");
+        seats.push(bot);
+    }
+    (table.table_id, seats)
+}
+
+async fn view_to_act(seats: &[Client], table_id: &str) -> pb::SeatView {
+    for _ in 0..100 {
+        let view = seats[0].get_seat_view(table_id).await.expect("view");
+        if let Some(to_act) = view.to_act {
+            return seats[to_act as usize]
+                .get_seat_view(table_id)
+                .await
+                .expect("view");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("nobody is asked to act");
+}
+
+/// Both paths refuse `action` at `expected_seq` with the very same error.
+async fn same_refusal(
+    client: &Client,
+    table_id: &str,
+    action: &pb::Action,
+    expected_seq: u64,
+    reason: pb::ErrorReason,
+) {
+    let unary = client
+        .submit_action(table_id, action, expected_seq)
+        .await
+        .expect_err("refused by SubmitAction");
+    let streamed = client
+        .action_stream()
+        .submit(table_id, action, expected_seq)
+        .await
+        .expect_err("refused on the stream");
+    let (bete_client::Error::Rpc(u), bete_client::Error::Rpc(s)) = (&unary, &streamed) else {
+        panic!("not server refusals: {unary:?} / {streamed:?}");
+    };
+    assert_eq!(s.reason, Some(reason), "{s:?}");
+    assert_eq!(
+        (
+            &u.code,
+            &u.reason,
+            &u.reason_text,
+            &u.message,
+            &u.metadata,
+            &u.field_violations
+        ),
+        (
+            &s.code,
+            &s.reason,
+            &s.reason_text,
+            &s.message,
+            &s.metadata,
+            &s.field_violations
+        ),
+    );
+    assert_eq!(unary.to_string(), streamed.to_string());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stream_submits_give_the_unary_results_and_errors() {
+    let server = TestServer::start().await;
+    let (table_id, seats) = three_bot_table(&server).await;
+    let view = view_to_act(&seats, &table_id).await;
+    let seat = view.to_act.expect("to act") as usize;
+    let actor = &seats[seat];
+    let other = &seats[(seat + 1) % 3];
+    let legal = view.legal_actions[0].clone();
+    let card = |c: &str| pb::Action {
+        kind: pb::ActionKind::Card as i32,
+        cards: vec![c.into()],
+        text: String::new(),
+    };
+    let not_mine = ["AS", "KS", "QS", "JS", "TS", "9S", "8S", "7S", "AH", "KH"]
+        .into_iter()
+        .find(|c| !view.hand.iter().any(|h| h == c))
+        .expect("a card not in hand");
+
+    use pb::ErrorReason as R;
+    same_refusal(actor, &table_id, &card(not_mine), 0, R::IllegalAction).await;
+    same_refusal(actor, &table_id, &card("ZZ"), 0, R::InvalidArgument).await;
+    same_refusal(actor, &table_id, &legal, view.seq - 1, R::StaleSeq).await;
+    same_refusal(other, &table_id, &legal, view.seq, R::NotYourSeat).await;
+    same_refusal(actor, "t_nope", &legal, 0, R::TableNotFound).await;
+    let stale = actor
+        .action_stream()
+        .submit(&table_id, &legal, view.seq - 1)
+        .await
+        .expect_err("stale");
+    let bete_client::Error::Rpc(stale) = stale else {
+        panic!("{stale:?}")
+    };
+    assert_eq!(stale.code, Code::Aborted);
+    assert_eq!(stale.seq_metadata("last_seq"), Some(view.seq));
+
+    // After the refusals the same stream accepts the legal move; a retry is replayed, on the
+    // stream and on the unary call alike.
+    let stream = actor.action_stream();
+    let _ = stream
+        .submit(&table_id, &card(not_mine), view.seq)
+        .await
+        .expect_err("illegal");
+    let done = stream
+        .submit_with_id(&table_id, &legal, view.seq, "rust-stream-1")
+        .await
+        .expect("legal move accepted");
+    assert!(done.seq > view.seq && !done.replayed && done.attempts == 1);
+    assert_eq!(stream.idle_streams(), 1, "one stream served every request");
+    let again = stream
+        .submit_with_id(&table_id, &legal, view.seq, "rust-stream-1")
+        .await
+        .expect("replay");
+    assert_eq!((again.seq, again.replayed), (done.seq, true));
+    let unary = actor
+        .submit_action_with_id(&table_id, &legal, view.seq, "rust-stream-1")
+        .await
+        .expect("unary replay");
+    assert_eq!((unary.seq, unary.replayed), (done.seq, true));
+
+    // A bot without a token: the stream is refused as a whole, UNAUTHENTICATED.
+    let anon = Client::connect(&server.url).await.expect("connect");
+    let e = anon
+        .action_stream()
+        .submit(&table_id, &legal, 0)
+        .await
+        .expect_err("unauthenticated");
+    assert_eq!(e.reason(), Some(R::Unauthenticated), "{e:?}");
+    assert_eq!(e.code(), Some(Code::Unauthenticated));
+    server.stop().await;
+}
+
+/// The runner with each submit path: the link drops mid-match and stays down a while; the
+/// runner resumes, resends what was in flight with the same request_id, misses no decision
+/// (no auto-move, no strike) and finishes the match.
+async fn runner_survives_a_cut(via: SubmitVia) {
+    let server = TestServer::start().await;
+    let proxy = Proxy::start(server.addr).await;
+    let client = bot_at(&proxy.url, "cut-runner").await;
+    let table = client
+        .create_table(house_table(pb::Ruleset::Bete, 3, 1_500))
+        .await
+        .expect("create");
+    let mut runner = Runner::new(client.clone(), |_: &pb::Seated| Strategy::Heuristic.bot())
+        .submit_via(via)
+        .stop_after(1)
+        .with_idle_timeout(Duration::from_secs(5));
+    let mut notices = runner.notifications();
+    let running = tokio::spawn(runner.run());
+    client
+        .join_table(&table.table_id, Some(0))
+        .await
+        .expect("join");
+    let mut acted = 0;
+    let mut cut = false;
+    while let Some(notice) = tokio::time::timeout(Duration::from_secs(60), notices.recv())
+        .await
+        .expect("progress")
+    {
+        match notice {
+            Notice::Acted { .. } => {
+                acted += 1;
+                if acted == 2 && !cut {
+                    proxy.cut(Duration::from_millis(800));
+                    cut = true;
+                }
+            }
+            Notice::MatchOver(_) => break,
+            _ => {}
+        }
+    }
+    let report = tokio::time::timeout(Duration::from_secs(120), running)
+        .await
+        .expect("finishes")
+        .expect("task")
+        .expect("runner ok");
+    assert!(cut, "the cut happened during the match");
+    assert!(report.reconnects >= 1, "{report:?}");
+    if via == SubmitVia::Stream {
+        // The stream the cut broke was used again, failed, and its action was resent.
+        assert!(report.retried_submits >= 1, "{report:?}");
+    }
+    assert_eq!(report.matches.len(), 1);
+    let direct = server.bot("inspector").await;
+    let table = direct.get_table(&table.table_id).await.expect("table");
+    assert_eq!(table.state, pb::TableState::Finished as i32);
+    assert_eq!(table.seats[0].strikes, 0, "no missed decision: {report:?}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_runner_on_streams_survives_a_cut() {
+    runner_survives_a_cut(SubmitVia::Stream).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_runner_on_unary_calls_survives_a_cut() {
+    runner_survives_a_cut(SubmitVia::Unary).await;
+}
+
+/// Several bots on streams play whole matches against each other (no house bot): every move
+/// of every seat went over SubmitActions.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bots_on_streams_play_a_whole_match() {
+    let server = TestServer::start().await;
+    let creator = server.bot("creator").await;
+    let mut req = house_table(pb::Ruleset::Beast, 3, 10_000);
+    req.house_bots.clear();
+    let table = creator.create_table(req).await.expect("create");
+    let mut running = Vec::new();
+    for seat in 0..3 {
+        let bot = server.bot(&format!("stream-bot-{seat}")).await;
+        let runner = Runner::new(bot.clone(), |_: &pb::Seated| Strategy::Heuristic.bot())
+            .submit_via(SubmitVia::Stream)
+            .stop_after(1);
+        running.push(tokio::spawn(runner.run()));
+        bot.join_table(&table.table_id, Some(seat))
+            .await
+            .expect("join");
+    }
+    for r in running {
+        let report = tokio::time::timeout(Duration::from_secs(120), r)
+            .await
+            .expect("finishes")
+            .expect("task")
+            .expect("runner ok");
+        assert_eq!(report.matches.len(), 1);
+        assert!(report.decisions > 0);
+    }
+    let t = creator.get_table(&table.table_id).await.expect("table");
+    assert_eq!(t.state, pb::TableState::Finished as i32);
+    assert!(t.seats.iter().all(|s| s.strikes == 0), "{t:?}");
+    server.stop().await;
+}
