@@ -1018,10 +1018,8 @@ impl Family for BeteTable {
 }
 
 impl BeteTable {
-    /// The strict tricks of a playout, one trick at a time: the lead, then the followers by
-    /// masks and selects (`MaskTrick`); the state is written back after each trick exactly as
-    /// `play_card` leaves it, and the fifth trick settles the deal. `on_card` sees every card
-    /// played.
+    /// The strict tricks of a playout, one trick at a time, each played by `play_trick` for the
+    /// number of cards a hand holds in it.
     #[inline]
     fn play_tricks(
         &mut self,
@@ -1030,74 +1028,109 @@ impl BeteTable {
         mut on_card: impl FnMut(Seat, Card),
     ) {
         let rules = FollowRules::new(self.trump, self.must_head, self.variant.ranking);
+        // Bidding may have settled the deal (everyone passed).
+        if self.stage != Stage::Tricks {
+            return;
+        }
+        // In order, from the trick the deal is in (tests and not a `match`: a jump table per
+        // trick costs an indirect branch).
+        if self.trick_no == 0 {
+            self.play_trick::<5>(ctx, &rules, rng, &mut on_card);
+        }
+        if self.trick_no == 1 {
+            self.play_trick::<4>(ctx, &rules, rng, &mut on_card);
+        }
+        if self.trick_no == 2 {
+            self.play_trick::<3>(ctx, &rules, rng, &mut on_card);
+        }
+        if self.trick_no == 3 {
+            self.play_trick::<2>(ctx, &rules, rng, &mut on_card);
+        }
+        if self.trick_no == 4 {
+            self.play_trick::<1>(ctx, &rules, rng, &mut on_card);
+        }
+        debug_assert!(self.stage != Stage::Tricks, "a playout ends the deal");
+    }
+
+    /// One trick of a playout, in which every hand yet to play holds `HELD` cards: the lead,
+    /// then the followers by masks and selects (`MaskTrick`); the state is written back exactly
+    /// as `play_card` leaves it, and the fifth trick settles the deal. Knowing `HELD` spares
+    /// the work for cards a hand cannot hold: in the fifth trick (`HELD` = 1) every play is
+    /// forced, and neither the legal cards nor a pick need working out.
+    #[inline]
+    fn play_trick<const HELD: usize>(
+        &mut self,
+        ctx: &mut Ctx,
+        rules: &FollowRules,
+        rng: &mut impl RngCore,
+        on_card: &mut impl FnMut(Seat, Card),
+    ) {
         let n = self.seats;
-        while self.stage == Stage::Tricks {
-            // In the fifth trick every hand holds one card: each play is forced, so neither
-            // the legal cards nor a pick need working out (the draw is still taken).
-            let last = self.trick_no == 4;
-            let mut seat = self.turn;
-            let mut trick = if self.trick.len == 0 {
-                // Any card may lead.
-                let hand = self.hands[seat.index()];
-                let Some(card) = Self::pick(hand, last, rng) else {
-                    debug_assert!(false, "a seat to lead holds no card");
-                    return;
-                };
-                self.hands[seat.index()] = hand.minus(CardSet::single(card));
-                on_card(seat, card);
-                self.turn = seat;
-                let trick = MaskTrick::lead(seat, card, &rules);
-                seat = seat.next(n);
-                trick
-            } else {
-                // A playout may start in the middle of a trick.
-                MaskTrick::resume(self.trick, &rules)
+        let mut seat = self.turn;
+        let mut trick = if self.trick.len == 0 {
+            // Any card may lead.
+            let hand = self.hands[seat.index()];
+            let Some(card) = Self::pick::<HELD>(hand, rng) else {
+                debug_assert!(false, "a seat to lead holds no card");
+                return;
             };
-            while trick.len() < n {
-                let hand = self.hands[seat.index()];
-                let legal = if last {
-                    hand
-                } else {
-                    trick.legal(hand, &rules)
-                };
-                let Some(card) = Self::pick(legal, last, rng) else {
-                    debug_assert!(false, "a seat to play holds no card");
-                    return;
-                };
-                self.hands[seat.index()] = hand.minus(CardSet::single(card));
-                trick.follow(seat, card, &rules);
-                on_card(seat, card);
-                // `play_card` leaves the turn on the trick's last player.
-                self.turn = seat;
-                seat = seat.next(n);
-            }
-            let trick = trick.finish(&rules);
-            let winner = trick.winner;
-            self.tricks[winner.index()] += 1;
-            self.done[self.trick_no as usize] = trick;
-            self.trick = trick;
-            self.trick_no += 1;
-            if self.trick_no == 5 {
-                // B23: all five tricks are played out.
-                self.settle(ctx, &mut Discard);
+            self.hands[seat.index()] = hand.minus(CardSet::single(card));
+            on_card(seat, card);
+            self.turn = seat;
+            let trick = MaskTrick::lead(seat, card, rules);
+            seat = seat.next(n);
+            trick
+        } else {
+            // A playout may start in the middle of a trick.
+            MaskTrick::resume(self.trick, rules)
+        };
+        while trick.len() < n {
+            let hand = self.hands[seat.index()];
+            let legal = if HELD == 1 {
+                hand
             } else {
-                self.trick = Trick::new(winner);
-                self.turn = winner;
-            }
+                trick.legal(hand, rules)
+            };
+            let Some(card) = Self::pick::<HELD>(legal, rng) else {
+                debug_assert!(false, "a seat to play holds no card");
+                return;
+            };
+            self.hands[seat.index()] = hand.minus(CardSet::single(card));
+            trick.follow(seat, card, rules);
+            on_card(seat, card);
+            // `play_card` leaves the turn on the trick's last player.
+            self.turn = seat;
+            seat = seat.next(n);
+        }
+        let trick = trick.finish(rules);
+        let winner = trick.winner;
+        self.tricks[winner.index()] += 1;
+        self.done[self.trick_no as usize] = trick;
+        self.trick = trick;
+        self.trick_no += 1;
+        if self.trick_no == 5 {
+            // B23: all five tricks are played out.
+            self.settle(ctx, &mut Discard);
+        } else {
+            self.trick = Trick::new(winner);
+            self.turn = winner;
         }
     }
 
-    /// A uniformly random card of `legal` (at most five cards: a hand), one draw, in bit order
-    /// as `legal_actions_into` lists them; `None` if `legal` is empty. `forced`: `legal` is
-    /// known to hold exactly one card (the draw is taken all the same, as for any action).
+    /// A uniformly random card of `legal` (at most `HELD` ≤ 5 cards), one draw, in bit order as
+    /// `legal_actions_into` lists them; `None` if `legal` is empty. With `HELD` = 1 the play
+    /// is forced, and the draw is taken all the same, as for any action.
     #[inline]
-    fn pick(legal: CardSet, forced: bool, rng: &mut impl RngCore) -> Option<Card> {
-        if forced {
-            debug_assert_eq!(legal.len(), 1, "a forced play has one card");
+    fn pick<const HELD: usize>(legal: CardSet, rng: &mut impl RngCore) -> Option<Card> {
+        debug_assert!(
+            legal.len() as usize <= HELD,
+            "a hand holds at most {HELD} cards now"
+        );
+        if HELD == 1 {
             uniform_index(rng, 1);
             return legal.first();
         }
-        let peeled = legal.peel_five();
+        let peeled = legal.peel::<HELD>();
         // `uniform_index` wants n ≥ 1; an empty set draws from 1 and names no card.
         let k = uniform_index(rng, peeled.len().max(1));
         peeled.nth(k)

@@ -76,18 +76,20 @@ impl CardSet {
         }
     }
 
-    /// This set (of at most five cards: a Bête hand) with its lowest 0, 1, … 4 cards removed:
-    /// both its size and its `k`-th card then come without a branch or a bit count. A playout
-    /// draws `k` at random, and a loop of `k` steps mispredicts its exit on most cards (the default x86-64 target
-    /// has no POPCNT, and a software count is a dozen instructions on a playout's every card).
+    /// This set (of at most `N` ≤ 5 cards: a Bête hand) with its lowest 0, 1, … `N - 1` cards
+    /// removed: both its size and its `k`-th card then come without a branch or a bit count. A
+    /// playout draws `k` at random, and a loop of `k` steps mispredicts its exit on most cards
+    /// (the default x86-64 target has no POPCNT, and a software count is a dozen instructions on
+    /// a playout's every card).
     #[inline]
-    pub(crate) fn peel_five(self) -> PeeledFive {
-        let b0 = self.0;
-        let b1 = b0 & b0.wrapping_sub(1);
-        let b2 = b1 & b1.wrapping_sub(1);
-        let b3 = b2 & b2.wrapping_sub(1);
-        let b4 = b3 & b3.wrapping_sub(1);
-        PeeledFive([b0, b1, b2, b3, b4])
+    pub(crate) fn peel<const N: usize>(self) -> Peeled<N> {
+        let mut b = [0; N];
+        let mut bits = self.0;
+        for slot in &mut b {
+            *slot = bits;
+            bits &= bits.wrapping_sub(1);
+        }
+        Peeled(b)
     }
 
     /// The `k`-th card in bit order (the order of `iter`), counted from 0.
@@ -172,18 +174,18 @@ impl fmt::Debug for CardSet {
     }
 }
 
-/// A set of at most five cards with its lowest 0..=4 cards removed (`CardSet::peel_five`).
+/// A set of at most `N` cards with its lowest 0..N cards removed (`CardSet::peel`).
 #[derive(Copy, Clone, Debug)]
-pub(crate) struct PeeledFive([u64; 5]);
+pub(crate) struct Peeled<const N: usize>([u64; N]);
 
-impl PeeledFive {
-    /// The set's size, if it has at most five cards (five otherwise).
+impl<const N: usize> Peeled<N> {
+    /// The set's size, if it has at most `N` cards (`N` otherwise).
     #[inline]
     pub fn len(&self) -> usize {
         self.0.iter().map(|&b| usize::from(b != 0)).sum()
     }
 
-    /// The `k`-th card in bit order, counted from 0; `None` past the set's end or for `k` ≥ 5.
+    /// The `k`-th card in bit order, counted from 0; `None` past the set's end or for `k` ≥ `N`.
     #[inline]
     pub fn nth(&self, k: usize) -> Option<Card> {
         let bits = self.0.get(k).copied().unwrap_or(0);
@@ -201,7 +203,7 @@ mod tests {
     /// A peeled set's `k`-th card is `nth_card`'s for every set of up to five cards and every
     /// `k`, and its size is the set's size.
     #[test]
-    fn peel_five_agrees_with_nth_card_and_len() {
+    fn peel_agrees_with_nth_card_and_len() {
         let pack: Vec<Card> = Card::all().collect();
         // A cheap deterministic walk over many sets of 0..=5 cards of the 52.
         let mut x = 0x9E37_79B9_7F4A_7C15u64;
@@ -214,10 +216,10 @@ mod tests {
             for i in 0..size {
                 set.insert(pack[((x >> (8 + 6 * i)) % 52) as usize]);
             }
-            assert_eq!(set.peel_five().len(), set.len() as usize, "{set:?}");
+            assert_eq!(set.peel::<5>().len(), set.len() as usize, "{set:?}");
             for k in 0..8 {
                 assert_eq!(
-                    set.peel_five().nth(k),
+                    set.peel::<5>().nth(k),
                     set.nth_card(k as u32),
                     "{set:?}, k = {k}"
                 );

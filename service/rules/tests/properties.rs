@@ -398,7 +398,7 @@ fn play(
 
 /// The general random loop: list the legal actions, draw one with `uniform_index`, apply it
 /// (with its events) — what `Game::play_out_deal` must reproduce. Plays one deal.
-fn general_deal(g: &mut Game, rng: &mut ChaCha8Rng) -> Result<(), TestCaseError> {
+fn general_deal(g: &mut Game, rng: &mut impl RngCore) -> Result<(), TestCaseError> {
     let deal = g.deal_index();
     while let Some(seat) = g.to_act() {
         if g.deal_index() != deal {
@@ -768,6 +768,68 @@ proptest! {
             prop_assert_eq!(copy.balances(), fast.balances());
             prop_assert_eq!(copy.pools(), fast.pools());
             prop_assert_eq!(copy.to_act(), fast.to_act());
+        }
+    }
+}
+
+/// A generator that always draws 1: `uniform_index` then always gives 0 (1 is the smallest draw
+/// it never rejects, for any n), so every random choice takes the first legal action: Pass in
+/// every bidding round (the all-pass of B18 after the Curieuse), the lowest legal card.
+struct FirstChoice;
+
+impl RngCore for FirstChoice {
+    fn next_u32(&mut self) -> u32 {
+        1
+    }
+    fn next_u64(&mut self) -> u64 {
+        1
+    }
+    fn fill_bytes(&mut self, dst: &mut [u8]) {
+        dst.fill(1);
+    }
+}
+
+/// A playout whose bidding settles the deal (everyone passes, also after the Curieuse) plays no
+/// trick, exactly as the general loop: deal by deal over a whole match of every Bête-family
+/// table shape, with events and without.
+#[test]
+fn play_out_deal_when_everyone_passes() {
+    for ruleset in [RulesetId::Bete, RulesetId::BeteAceHigh] {
+        for seats in 3..=7 {
+            let config = Config::defaults(ruleset, seats);
+            let setup = Setup {
+                ruleset,
+                config,
+                seats,
+                first_dealer: Seat(0),
+                decks: Decks::Seed(Seed([7; 32])),
+            };
+            let mut fast = Game::new(setup.clone()).expect("setup").0;
+            let mut general = fast.clone();
+            let mut lean = Game::new_playout(setup).expect("setup");
+            let mut deals = 0;
+            // Bounded, so that a playout that never ends the match fails instead of hanging.
+            while !fast.is_over() && deals < 100 {
+                assert!(fast.play_out_deal(&mut FirstChoice));
+                assert!(lean.play_out_deal(&mut FirstChoice));
+                general_deal(&mut general, &mut FirstChoice).expect("legal actions");
+                assert_eq!(
+                    snapshot(&fast),
+                    snapshot(&general),
+                    "{ruleset} {seats}, deal {deals}"
+                );
+                assert_eq!(lean.balances(), fast.balances());
+                let summary = fast.summaries().pop().expect("a settled deal");
+                assert!(
+                    summary.declarer.is_none(),
+                    "every deal is all-pass: {summary:?}"
+                );
+                deals += 1;
+            }
+            assert!(
+                fast.is_over() && general.is_over(),
+                "{ruleset} {seats}: {deals} deals"
+            );
         }
     }
 }
