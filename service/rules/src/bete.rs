@@ -179,8 +179,11 @@ impl BeteTable {
     /// B24: the strict pass test (tricks ≥ 3, or 2 made of tricks #1 and #2 with nobody on 3),
     /// or under `plurality` more tricks than anyone else.
     fn passes(&self, s: Seat) -> bool {
-        let d = self.tricks[s.index()];
-        let m = self.most_other(s);
+        self.passes_with(s, self.tricks[s.index()], self.most_other(s))
+    }
+
+    /// `passes` given `s`'s tricks `d` and the most tricks of any other seat `m`.
+    fn passes_with(&self, s: Seat, d: u8, m: u8) -> bool {
         match self.win_rule {
             WinRule::Strict => {
                 d >= 3 || (d == 2 && self.done[0].winner == s && self.done[1].winner == s && m < 3)
@@ -200,10 +203,10 @@ impl BeteTable {
 
     /// B24–B26 for the declarer.
     fn declarer_result(&self, p: Seat) -> BidderResult {
-        let d = self.tricks[p.index()];
-        if self.passes(p) {
+        let (d, m) = (self.tricks[p.index()], self.most_other(p));
+        if self.passes_with(p, d, m) {
             BidderResult::Win { vole: d == 5 }
-        } else if d == self.most_other(p) {
+        } else if d == m {
             BidderResult::Null
         } else {
             BidderResult::Lose { devole: d == 0 }
