@@ -20,7 +20,7 @@ use crate::client::{Client, Submitted};
 use crate::error::{Error, Result};
 
 /// How the runner submits its actions.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum SubmitVia {
     /// One unary SubmitAction call per action.
     Unary,

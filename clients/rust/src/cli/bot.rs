@@ -1,6 +1,6 @@
 //! `bete bot`: run a strategy as a bot at one or more tables.
 
-use crate::{Notice, Runner, Strategy, pb, render};
+use crate::{Notice, Runner, Strategy, SubmitVia, pb, render};
 use anyhow::Context as _;
 use tokio_util::sync::CancellationToken;
 
@@ -40,6 +40,9 @@ pub struct Args {
     /// Milliseconds per decision at created tables (0: the server's default).
     #[arg(long, default_value_t = 0)]
     deadline_ms: u32,
+    /// How actions are sent: on SubmitActions streams, or one unary SubmitAction call each.
+    #[arg(long, value_enum, default_value_t = SubmitVia::Stream)]
+    submit: SubmitVia,
 }
 
 /// Runs the subcommand.
@@ -53,6 +56,7 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     });
     let cancel = CancellationToken::new();
     let mut runner = Runner::new(client.clone(), move |_seated: &pb::Seated| strategy.bot())
+        .submit_via(args.submit)
         .with_cancel(cancel.clone())
         .stop_after(total);
     let mut notices = runner.notifications();
