@@ -53,17 +53,20 @@ async fn serve(
     mut requests: Streaming<pb::SubmitActionsRequest>,
     answers: mpsc::Sender<Result<pb::SubmitActionsResponse, Status>>,
 ) {
-    let shutdown = api.tables.deps.shutdown.clone();
+    // Made once, not per request: each registers a waiter (under a lock) when first polled.
+    let shutdown = api.tables.deps.shutdown.clone().cancelled_owned();
+    let gone = answers.closed();
+    tokio::pin!(shutdown, gone);
     let mut index = 0u64;
     loop {
         let next = tokio::select! {
             biased;
-            () = shutdown.cancelled() => {
+            () = &mut shutdown => {
                 // Between requests: end the stream as the watch streams end (UNAVAILABLE).
                 let _ = answers.send(Err(ServerError::ShuttingDown.to_status())).await;
                 return;
             }
-            () = answers.closed() => return,
+            () = &mut gone => return,
             m = requests.message() => m,
         };
         let req = match next {
