@@ -378,3 +378,116 @@ async fn stream_refusals_name_no_hidden_card() {
     drop(stream);
     srv.stop().await;
 }
+
+/// The stream's next answer, within 10 s.
+async fn next(
+    a: &mut Streaming<pb::SubmitActionsResponse>,
+) -> Result<Option<pb::SubmitActionsResponse>, tonic::Status> {
+    tokio::time::timeout(Duration::from_secs(10), a.message())
+        .await
+        .expect("an answer within 10 s")
+}
+
+/// Sends raw bytes as gRPC messages, to put on a stream what is not a SubmitActionsRequest.
+#[derive(Clone, Copy, Default)]
+struct RawCodec;
+
+struct RawEncoder;
+
+struct AnswerDecoder;
+
+impl tonic::codec::Codec for RawCodec {
+    type Encode = Vec<u8>;
+    type Decode = pb::SubmitActionsResponse;
+    type Encoder = RawEncoder;
+    type Decoder = AnswerDecoder;
+    fn encoder(&mut self) -> RawEncoder {
+        RawEncoder
+    }
+    fn decoder(&mut self) -> AnswerDecoder {
+        AnswerDecoder
+    }
+}
+
+impl tonic::codec::Encoder for RawEncoder {
+    type Item = Vec<u8>;
+    type Error = tonic::Status;
+    fn encode(
+        &mut self,
+        item: Vec<u8>,
+        dst: &mut tonic::codec::EncodeBuf<'_>,
+    ) -> Result<(), tonic::Status> {
+        use prost::bytes::BufMut;
+        dst.put_slice(&item);
+        Ok(())
+    }
+}
+
+impl tonic::codec::Decoder for AnswerDecoder {
+    type Item = pb::SubmitActionsResponse;
+    type Error = tonic::Status;
+    fn decode(
+        &mut self,
+        src: &mut tonic::codec::DecodeBuf<'_>,
+    ) -> Result<Option<pb::SubmitActionsResponse>, tonic::Status> {
+        prost::Message::decode(src)
+            .map(Some)
+            .map_err(|e| tonic::Status::internal(e.to_string()))
+    }
+}
+
+/// A malformed but decodable request is one rejection and the stream goes on; bytes that are
+/// not a message at all end the stream with INVALID_ARGUMENT (a protocol failure).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn garbage_is_rejected_and_undecodable_bytes_end_the_stream() {
+    use prost::Message;
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path().to_path_buf(), |_| {}).await;
+    let ch = srv.channel().await;
+    let me = register(&ch, "garbage-bot").await;
+    let mut grpc = tonic::client::Grpc::new(ch.clone());
+    grpc.ready().await.unwrap();
+    let (tx, rx) = mpsc::channel::<Vec<u8>>(4);
+    let mut request = tonic::Request::new(ReceiverStream::new(rx));
+    request.metadata_mut().insert(
+        "authorization",
+        format!("Bearer {}", me.token).parse().unwrap(),
+    );
+    let path =
+        tonic::codegen::http::uri::PathAndQuery::from_static("/bete.v1.TableService/SubmitActions");
+    let mut answers = grpc
+        .streaming(request, path, RawCodec)
+        .await
+        .unwrap()
+        .into_inner();
+
+    // Well-formed protobuf, bad content: rejected, INVALID_ARGUMENT naming the fields.
+    let bad = pb::SubmitActionsRequest {
+        table_id: String::new(),
+        action: Some(pb::Action {
+            kind: 77,
+            ..Default::default()
+        }),
+        expected_seq: 0,
+        request_id: "bad-1".into(),
+    };
+    tx.send(bad.encode_to_vec()).await.unwrap();
+    let a = next(&mut answers).await.unwrap().unwrap();
+    assert_eq!((a.index, a.request_id.as_str()), (0, "bad-1"));
+    let Some(pb::submit_actions_response::Result::Rejected(r)) = a.result else {
+        panic!("{a:?}")
+    };
+    assert_eq!(
+        (r.code, r.reason.as_str()),
+        (Code::InvalidArgument as i32, "INVALID_ARGUMENT")
+    );
+    assert!(!r.field_violations.is_empty(), "{r:?}");
+
+    // Not protobuf at all (field 0, wire type 7): the stream ends with a status.
+    tx.send(vec![0xff, 0xff, 0xff, 0xff]).await.unwrap();
+    let end = next(&mut answers).await.expect_err("the stream fails");
+    assert_eq!(end.code(), Code::InvalidArgument, "{end:?}");
+    assert_eq!(reason(&end), "INVALID_ARGUMENT");
+    drop(tx);
+    srv.stop().await;
+}
