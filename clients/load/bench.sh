@@ -5,12 +5,14 @@
 #   clients/load/bench.sh                 # every case
 #   clients/load/bench.sh closed-100 idle-10000
 # Build first: cargo build --release -p bete-server -p bete-load
+# SUBMIT=stream (default: moves on SubmitActions streams, as the Rust runner sends them) or unary.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin="${BIN_DIR:-target/release}"
 out="${OUT:-target/bench-load}"
 runs="${RUNS:-3}"
 window="${WINDOW:-15s}"
+submit="${SUBMIT:-stream}"
 mkdir -p "$out"
 
 declare -A cases=(
@@ -30,9 +32,9 @@ order=(closed-10 closed-100 closed-1000 closed-10000 rate-1000-over-100 rate-500
 for name in "${order[@]}"; do
   args="${cases[$name]:?unknown case $name}"
   for i in $(seq 1 "$runs"); do
-    echo "== $name run $i: bete-load --seats 5 --duration $window $args" >&2
+    echo "== $name run $i: bete-load --seats 5 --duration $window --submit $submit $args" >&2
     # shellcheck disable=SC2086
-    "$bin/bete-load" --seats 5 --duration "$window" --connections 8 --quiet \
+    "$bin/bete-load" --seats 5 --duration "$window" --connections 8 --submit "$submit" --quiet \
       --server-bin "$bin/bete-server" $args --report "$out/$name.run$i.json" \
       || echo "== $name run $i failed" >&2
   done

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Summarizes bete-load JSON reports: per case, the median of its runs and the spread (min-max).
+"""Summarizes bete-load JSON reports: per case, the median of its runs and the spread (min-max),
+naming how the runs submitted moves (reports from before `--submit` existed used unary calls).
 
 usage: summarize.py DIR [CASE ...]   (reports are DIR/CASE.runN.json)
 """
@@ -63,7 +64,8 @@ def main():
                 cells.append(f"{fmt(med, digits)} ({fmt(min(vals), digits)}–{fmt(max(vals), digits)})")
             else:
                 cells.append(fmt(med, digits))
-        print(f"| {case} | {len(reports)} | " + " | ".join(cells) + " |")
+        submits = sorted({r.get("submit") or "unary" for r in reports})
+        print(f"| {case} ({'/'.join(submits)}) | {len(reports)} | " + " | ".join(cells) + " |")
     loads = [pick(json.load(open(p)), "machine.load_1m_at_start") for p in glob.glob(f"{d}/*.run*.json")]
     loads = [x for x in loads if x is not None]
     if loads:
