@@ -104,7 +104,7 @@ pub(crate) trait Family: std::fmt::Debug + Clone {
     /// Plays the current deal to its settlement with uniformly random legal actions (one
     /// `uniform_index` draw over `legal_actions_into`'s order per action), without events,
     /// appending each action to `log` when the match keeps its record. A family may override
-    /// this with a faster loop that draws the same actions (tests/playout.rs).
+    /// this with a faster loop that draws the same actions (tests/properties.rs).
     fn play_out(
         &mut self,
         ctx: &mut Ctx,

@@ -609,7 +609,7 @@ impl Game {
     /// Plays the current deal to its settlement with uniformly random legal actions drawn
     /// from `rng`, without events, then starts the next deal as `apply` would. Each action is
     /// the one a loop of `legal_actions` + `playout::uniform_index` + `apply` would pick from
-    /// the same `rng` (tests/playout.rs), and is logged if the match keeps its record. Returns
+    /// the same `rng` (tests/properties.rs), and is logged if the match keeps its record. Returns
     /// false (and does nothing) when no deal is waiting for an action: the match is over or
     /// waits for a deck. This is the engine's fast path for simulations and Monte-Carlo bots.
     pub fn play_out_deal(&mut self, rng: &mut impl RngCore) -> bool {

@@ -4,7 +4,7 @@
 //!
 //! Every family gets the general loop (`Family::play_out`'s default: list the legal actions,
 //! draw one, apply it); Bête overrides it with a loop over card masks that draws exactly the
-//! same actions from the same random numbers (tests/playout.rs checks both against each other
+//! same actions from the same random numbers (tests/properties.rs checks both against each other
 //! action by action).
 
 use rand_chacha::rand_core::RngCore;

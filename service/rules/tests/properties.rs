@@ -79,7 +79,7 @@ fn table_strategy() -> impl Strategy<Value = Table> {
     (
         0..RulesetId::ALL.len(),
         any::<u8>(),
-        any::<u16>(),
+        any::<u32>(),
         any::<[u8; 32]>(),
         any::<u8>(),
         any::<u8>(),
@@ -94,9 +94,10 @@ fn table_strategy() -> impl Strategy<Value = Table> {
                     ("max_extra_deals".into(), "2".into()),
                 ];
                 for (i, (k, v)) in alternatives(ruleset).iter().enumerate() {
-                    // Each alternative is on with probability 1/4, so most configs stay close to
-                    // the defaults while every combination can occur.
-                    if (alt_bits >> (i % 8 * 2)) & 3 == 0 || (i >= 8 && (alt_bits >> 15) & 1 == 1) {
+                    // Each alternative is on with probability 1/4, on two bits of its own (at
+                    // most 16 alternatives), so most configs stay close to the defaults while
+                    // every combination can occur.
+                    if (alt_bits >> (i * 2)) & 3 == 0 {
                         pairs.push((k.to_string(), v.to_string()));
                     }
                 }
@@ -735,41 +736,113 @@ proptest! {
         t in table_strategy().prop_filter("Bête's own loop", |t| t.setup.ruleset.is_bete_family()),
         stops in proptest::collection::vec(0usize..40, 1..4),
     ) {
-        let mut fast = Game::new(t.setup.clone()).expect("setup").0;
-        let mut general = fast.clone();
-        let mut rng_fast = ChaCha8Rng::seed_from_u64(t.play_seed);
-        let mut rng_general = rng_fast.clone();
-        for (deals, &stop) in stops.iter().enumerate() {
-            if fast.is_over() {
+        mid_deal_playouts(&t.setup, t.play_seed, &stops)?;
+    }
+}
+
+/// Plays a match of `setup` deal by deal: the first `stops[d]` actions of deal `d` the general
+/// way, then `play_out_deal` from there, against the general loop from the same draws (and a
+/// `playout()` copy made there).
+fn mid_deal_playouts(setup: &Setup, play_seed: u64, stops: &[usize]) -> Result<(), TestCaseError> {
+    let mut fast = Game::new(setup.clone()).expect("setup").0;
+    let mut general = fast.clone();
+    let mut rng_fast = ChaCha8Rng::seed_from_u64(play_seed);
+    let mut rng_general = rng_fast.clone();
+    for (deals, &stop) in stops.iter().enumerate() {
+        if fast.is_over() {
+            break;
+        }
+        // The first `stop` actions of the deal the general way, on both.
+        let deal = fast.deal_index();
+        for _ in 0..stop {
+            let Some(seat) = fast.to_act() else { break };
+            if fast.deal_index() != deal {
                 break;
             }
-            // The first `stop` actions of the deal the general way, on both.
-            let deal = fast.deal_index();
-            for _ in 0..stop {
-                let Some(seat) = fast.to_act() else { break };
-                if fast.deal_index() != deal {
-                    break;
+            let legal = fast.legal_actions(seat);
+            let k = uniform_index(&mut rng_fast, legal.len());
+            prop_assert_eq!(uniform_index(&mut rng_general, legal.len()), k);
+            fast.apply(seat, legal[k]).expect("a legal action");
+            general.apply(seat, legal[k]).expect("a legal action");
+        }
+        if fast.deal_index() != deal || fast.to_act().is_none() {
+            continue;
+        }
+        let mut copy = fast.playout();
+        let mut rng_copy = rng_fast.clone();
+        prop_assert!(fast.play_out_deal(&mut rng_fast));
+        prop_assert!(copy.play_out_deal(&mut rng_copy));
+        general_deal(&mut general, &mut rng_general)?;
+        prop_assert_eq!(snapshot(&fast), snapshot(&general), "after deal {}", deals);
+        prop_assert_eq!(copy.balances(), fast.balances());
+        prop_assert_eq!(copy.pools(), fast.pools());
+        prop_assert_eq!(copy.to_act(), fast.to_act());
+        // The draws stay in step too.
+        prop_assert_eq!(rng_fast.next_u32(), rng_general.next_u32());
+    }
+    Ok(())
+}
+
+/// Every Bête and Ace-high table shape the fast playout must follow, not left to chance: seat
+/// counts (two_players included), contre, heading, the win rule, strict and lenient legality,
+/// the number of Curieuses and the deal pattern, each combination over a few deals cut at
+/// different points (mid-bidding, mid-trick) and played out against the general loop.
+#[test]
+fn play_out_deal_matches_the_general_loop_in_every_bete_shape() {
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut shapes = 0;
+    for ruleset in [RulesetId::Bete, RulesetId::BeteAceHigh] {
+        for seats in [2u8, 3, 5, 7] {
+            for bits in 0..64u32 {
+                let mut pairs: Vec<(String, String)> = vec![
+                    ("rounds".into(), "1".into()),
+                    ("max_extra_deals".into(), "1".into()),
+                ];
+                let mut set = |k: &str, v: &str| pairs.push((k.into(), v.into()));
+                if seats == 2 {
+                    set("two_players", "true");
                 }
-                let legal = fast.legal_actions(seat);
-                let k = uniform_index(&mut rng_fast, legal.len());
-                prop_assert_eq!(uniform_index(&mut rng_general, legal.len()), k);
-                fast.apply(seat, legal[k]).expect("a legal action");
-                general.apply(seat, legal[k]).expect("a legal action");
+                if bits & 1 != 0 {
+                    set("contre", "disabled");
+                }
+                if bits & 2 != 0 {
+                    set("must_head_in_suit", "false");
+                }
+                if bits & 4 != 0 {
+                    set("win_rule", "plurality");
+                }
+                if bits & 8 != 0 {
+                    set("enforce_legality", "lenient");
+                }
+                match bits >> 4 {
+                    0 => set("max_curieuse", "0"),
+                    1 => set("deal_pattern", "2+1+2"),
+                    2 => set("max_curieuse", "3"),
+                    _ => {}
+                }
+                let config = Config::from_pairs(ruleset, seats, &pairs).expect("valid config");
+                let setup = Setup {
+                    ruleset,
+                    config,
+                    seats,
+                    first_dealer: Seat((next() % u64::from(seats)) as u8),
+                    decks: Decks::Seed(Seed([shapes as u8; 32])),
+                };
+                let stops: Vec<usize> = (0..3).map(|_| (next() % 40) as usize).collect();
+                if let Err(e) = mid_deal_playouts(&setup, next(), &stops) {
+                    panic!("{ruleset}/{seats} {pairs:?}, stops {stops:?}: {e}");
+                }
+                shapes += 1;
             }
-            if fast.deal_index() != deal || fast.to_act().is_none() {
-                continue;
-            }
-            let mut copy = fast.playout();
-            let mut rng_copy = rng_fast.clone();
-            prop_assert!(fast.play_out_deal(&mut rng_fast));
-            prop_assert!(copy.play_out_deal(&mut rng_copy));
-            general_deal(&mut general, &mut rng_general)?;
-            prop_assert_eq!(snapshot(&fast), snapshot(&general), "after deal {}", deals);
-            prop_assert_eq!(copy.balances(), fast.balances());
-            prop_assert_eq!(copy.pools(), fast.pools());
-            prop_assert_eq!(copy.to_act(), fast.to_act());
         }
     }
+    assert_eq!(shapes, 2 * 4 * 64);
 }
 
 /// A generator that always draws 1: `uniform_index` then always gives 0 (1 is the smallest draw
