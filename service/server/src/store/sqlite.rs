@@ -239,6 +239,16 @@ async fn migrate(conn: &mut SqliteConnection) -> Result<(), StoreError> {
         .fetch_one(&mut *conn)
         .await?
         .try_get(0)?;
+    // A newer binary's schema (e.g. after a rollback): its steps may have dropped what this
+    // binary reads and writes (step 3 drops `events`), so refuse to start rather than fail on
+    // every move.
+    if version > MIGRATIONS.len() as i64 {
+        return Err(StoreError::Corrupt(format!(
+            "the database's schema is version {version}, newer than this bete-server's {}: \
+             run the newer bete-server, or restore the backup taken before the upgrade",
+            MIGRATIONS.len()
+        )));
+    }
     for (i, sql) in MIGRATIONS.iter().enumerate().skip(version.max(0) as usize) {
         let mut tx = conn.begin().await?;
         // A step is several statements (a trigger has `;` inside it): run as one script.
@@ -548,15 +558,15 @@ macro_rules! table_columns {
     };
 }
 
-/// A table's log, oldest first: from its head back along `prev` (each step to a smaller id, so
-/// a damaged chain cannot loop). A broken chain shows as a log not starting at seq 0, which
+/// A table's log, oldest first: from its head back along `prev` (each step to a smaller id of
+/// the same table, so a damaged chain can neither loop nor splice in another table's rows). A broken chain shows as a log not starting at seq 0, which
 /// `log` reports. (Lower-case `as`: see `table_columns`.)
-const READ_LOG: &str = "WITH RECURSIVE chain(id, prev, seq, payload) as ( \
-       SELECT l.id, l.prev, l.seq, l.payload FROM tables t \
+const READ_LOG: &str = "WITH RECURSIVE chain(id, prev, tbl, seq, payload) as ( \
+       SELECT l.id, l.prev, l.tbl, l.seq, l.payload FROM tables t \
          JOIN log_heads h ON h.tbl = t.cursor JOIN log l ON l.id = h.last WHERE t.id = ? \
        UNION ALL \
-       SELECT l.id, l.prev, l.seq, l.payload FROM chain c JOIN log l ON l.id = c.prev \
-         WHERE l.id < c.id) \
+       SELECT l.id, l.prev, l.tbl, l.seq, l.payload FROM chain c JOIN log l ON l.id = c.prev \
+         WHERE l.id < c.id AND l.tbl = c.tbl) \
      SELECT seq, payload FROM chain ORDER BY seq";
 
 fn table_from_row(row: &SqliteRow) -> Result<(i64, TableRow), StoreError> {
@@ -1345,6 +1355,68 @@ mod tests {
         assert_eq!(
             s.table("t1".into()).await.unwrap().unwrap().table.last_seq,
             40
+        );
+    }
+
+    /// A database written by a newer bete-server (a schema step this binary does not know)
+    /// is refused at open, naming both versions, instead of failing on every move.
+    #[tokio::test]
+    async fn a_newer_schema_is_refused_at_open() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(SqliteStore::open(dir.path()).await.unwrap());
+        {
+            let (_, mut conn) = writer_connection(&dir).await;
+            sqlx::query(&format!("PRAGMA user_version = {}", MIGRATIONS.len() + 1))
+                .execute(&mut conn)
+                .await
+                .unwrap();
+            conn.close().await.unwrap();
+        }
+        let Err(err) = SqliteStore::open(dir.path()).await else {
+            panic!("a newer schema must be refused");
+        };
+        let text = err.to_string();
+        assert!(
+            text.contains(&format!("version {}", MIGRATIONS.len() + 1))
+                && text.contains(&format!("this bete-server's {}", MIGRATIONS.len())),
+            "{text}"
+        );
+    }
+
+    /// A `prev` damaged to point at another table's row ends the chain there: the log reads as
+    /// corrupt (it does not start at seq 0) instead of taking in the other table's entries.
+    #[tokio::test]
+    async fn a_chain_pointing_into_another_table_reads_as_corrupt() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = SqliteStore::open(dir.path()).await.unwrap();
+        for id in ["t1", "t2"] {
+            s.create_table(table(id, Visibility::Listed), seats())
+                .await
+                .unwrap();
+        }
+        s.append("t1".into(), 0, pass(1), 1).await.unwrap();
+        s.append("t2".into(), 0, pass(2), 1).await.unwrap();
+        s.append("t2".into(), 1, pass(3), 2).await.unwrap();
+        drop(s);
+        {
+            let (_, mut conn) = writer_connection(&dir).await;
+            // t2's second entry now claims t1's first as its predecessor.
+            sqlx::query(
+                "UPDATE log SET prev = (SELECT l.id FROM log l JOIN tables t ON t.cursor = l.tbl \
+                 WHERE t.id = 't1' AND l.seq = 0) \
+                 WHERE id = (SELECT h.last FROM log_heads h JOIN tables t ON t.cursor = h.tbl \
+                 WHERE t.id = 't2')",
+            )
+            .execute(&mut conn)
+            .await
+            .unwrap();
+            conn.close().await.unwrap();
+        }
+        let s = SqliteStore::open(dir.path()).await.unwrap();
+        assert_eq!(s.log("t1".into()).await.unwrap(), [pass(1)]);
+        assert!(
+            matches!(s.log("t2".into()).await, Err(StoreError::Corrupt(_))),
+            "t2's log must not take in t1's entry"
         );
     }
 
