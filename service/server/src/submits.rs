@@ -25,6 +25,9 @@ use crate::store::BotRow;
 /// Answers waiting for a slow client before the stream stops reading requests.
 const ANSWERS_BUFFERED: usize = 8;
 
+/// The longest request_id echoed back (the unary SubmitAction refuses longer ones).
+const REQUEST_ID_CHARS: usize = 64;
+
 /// The answers of one SubmitActions stream.
 pub type SubmitAnswers = ReceiverStream<Result<pb::SubmitActionsResponse, Status>>;
 
@@ -88,7 +91,13 @@ async fn serve(
             }
         };
         let started = Instant::now();
-        let request_id = req.request_id.clone();
+        // Echoed only if it passes the unary check (≤ 64 characters): an answer waiting for a
+        // slow reader must not hold a copy of whatever the client sent.
+        let request_id = if req.request_id.chars().count() <= REQUEST_ID_CHARS {
+            req.request_id.clone()
+        } else {
+            String::new()
+        };
         let r = match api.gate_message(&req) {
             Ok(()) => api.submit(&bot, unary(req)).await,
             Err(e) => Err(e),

@@ -49,7 +49,13 @@ impl Submits {
             .unwrap()
             .expect("the stream goes on");
         assert_eq!(answer.index, self.sent, "answers come in request order");
-        assert_eq!(answer.request_id, request_id);
+        // Echoed only when it passes the 64-character check; a longer one comes back empty.
+        let echoed = if request_id.chars().count() <= 64 {
+            request_id
+        } else {
+            String::new()
+        };
+        assert_eq!(answer.request_id, echoed);
         self.sent += 1;
         answer
     }
@@ -227,6 +233,20 @@ async fn stream_submits_answer_like_submit_action_and_last() {
     let r = stream.rejected(long_id.clone()).await;
     assert_same(&r, &actor.client.submit_action(long_id).await.unwrap_err());
     assert_eq!(r.field_violations[0].field, "request_id");
+    // A huge request_id and a huge bad card: the answer quotes neither in full.
+    // (Each under the 64 KiB request limit, so the request_id and card checks are reached.)
+    let huge_id = pb::SubmitActionRequest {
+        request_id: "y".repeat(60_000),
+        ..submit(&id, Some(view.legal_actions[0].clone()), view.seq)
+    };
+    let huge_card = submit(&id, Some(card(&"Z".repeat(60_000))), view.seq);
+    for (huge, field) in [(huge_id, "request_id"), (huge_card, "action.cards[0]")] {
+        let r = stream.rejected(huge.clone()).await; // the helper checks the empty echo
+        assert_same(&r, &actor.client.submit_action(huge).await.unwrap_err());
+        assert_eq!(r.field_violations[0].field, field, "{r:?}");
+        let size = prost::Message::encoded_len(&r);
+        assert!(size < 1024, "a rejection of {size} bytes");
+    }
 
     // The other seated bot cannot act now: NOT_YOUR_SEAT naming the seat to act.
     let mut others = Submits::open(&mut other.client).await.unwrap();

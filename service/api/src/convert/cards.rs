@@ -19,9 +19,28 @@ pub fn cards_to_pb(cards: CardSet) -> Vec<String> {
 
 /// A card code from a request; `field` names it in the error (`action.cards[1]: not a card "ZZ"`).
 pub fn card_from_pb(code: &str, field: &str) -> Result<Card, FieldError> {
-    code.parse()
-        .map_err(|_| FieldError::new(field, format!("not a card {code:?} (a rank 2-9, T, J, Q, K, A then a suit S, H, D, C, e.g. KS or TH)")))
+    code.parse().map_err(|_| {
+        FieldError::new(
+            field,
+            format!(
+                "not a card {} (a rank 2-9, T, J, Q, K, A then a suit S, H, D, C, e.g. KS or TH)",
+                quote(code)
+            ),
+        )
+    })
 }
+
+/// Input quoted in an error, at most [`QUOTED_CHARS`] characters then `…`: an error (and a
+/// SubmitActions answer buffered for a slow reader) stays small whatever the client sent.
+pub(crate) fn quote(input: &str) -> String {
+    match input.char_indices().nth(QUOTED_CHARS) {
+        None => format!("{input:?}"),
+        Some((cut, _)) => format!("{:?}", format!("{}…", &input[..cut])),
+    }
+}
+
+/// How much of a bad input an error quotes.
+pub(crate) const QUOTED_CHARS: usize = 16;
 
 pub fn suit_to_pb(suit: Suit) -> pb::Suit {
     match suit {
@@ -210,6 +229,22 @@ mod tests {
             }
         }
         assert_eq!(card_to_pb("th".parse().unwrap()), "TH");
+    }
+
+    /// A huge bad code is quoted cut to 16 characters, so the error stays small.
+    #[test]
+    fn bad_card_quotes_at_most_16_characters() {
+        let huge = "Z".repeat(1 << 20);
+        let e = card_from_pb(&huge, "action.cards[0]").unwrap_err();
+        let quoted = format!("\"{}…\"", "Z".repeat(16));
+        assert!(
+            e.description.starts_with(&format!("not a card {quoted} (")),
+            "{e}"
+        );
+        assert!(e.to_string().len() < 200, "{}", e.to_string().len());
+        // Cut on a character boundary, not a byte.
+        assert_eq!(quote(&"é".repeat(20)), format!("\"{}…\"", "é".repeat(16)));
+        assert_eq!(quote(&"x".repeat(16)), format!("\"{}\"", "x".repeat(16)));
     }
 
     #[test]
