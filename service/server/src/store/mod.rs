@@ -240,4 +240,8 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     fn record(&self, table: String) -> StoreFuture<'_, Option<String>>;
     /// (rating, games) of a bot in a ruleset.
     fn rating(&self, bot: String, ruleset: String) -> StoreFuture<'_, Option<(i64, u64)>>;
+    /// Resolves once the store can no longer write (its writer stopped after a failure it could
+    /// not prove harmless): every later write fails with `Closed`, so the server should stop
+    /// serving and let its supervisor restart it rather than refuse every move while healthy.
+    fn writer_stopped(&self) -> StoreFuture<'_, ()>;
 }

@@ -792,6 +792,14 @@ impl Store for SqliteStore {
         })
     }
 
+    fn writer_stopped(&self) -> StoreFuture<'_, ()> {
+        // The writer task owns the receiving end: it is dropped exactly when the task ends.
+        Box::pin(async move {
+            self.writes.closed().await;
+            Ok(())
+        })
+    }
+
     fn unfinished_tables(&self) -> StoreFuture<'_, Vec<String>> {
         Box::pin(async move {
             let ids = sqlx::query_scalar(
@@ -1356,6 +1364,35 @@ mod tests {
             s.table("t1".into()).await.unwrap().unwrap().table.last_seq,
             40
         );
+    }
+
+    /// `writer_stopped` stays pending while the writer runs and resolves once it has stopped
+    /// (here: its task ended, as after a fail-stop), when writes fail with `Closed`.
+    #[tokio::test]
+    async fn writer_stopped_resolves_only_when_the_writer_ends() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = SqliteStore::open(dir.path()).await.unwrap();
+        let pending =
+            tokio::time::timeout(Duration::from_millis(100), s.writer_stopped()).await;
+        assert!(pending.is_err(), "a running writer has not stopped");
+        s.create_table(table("t1", Visibility::Listed), seats())
+            .await
+            .unwrap();
+        // A store whose writer task has ended, as `writer_loop` ends on a fail-stop.
+        let (tx, rx) = mpsc::channel(1);
+        drop(rx);
+        let stopped = SqliteStore {
+            reads: s.reads.clone(),
+            writes: tx,
+        };
+        tokio::time::timeout(Duration::from_secs(5), stopped.writer_stopped())
+            .await
+            .expect("resolves")
+            .unwrap();
+        assert!(matches!(
+            stopped.append("t1".into(), 0, pass(1), 1).await,
+            Err(StoreError::Closed)
+        ));
     }
 
     /// A database written by a newer bete-server (a schema step this binary does not know)
