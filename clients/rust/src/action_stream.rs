@@ -7,8 +7,15 @@
 //! tables at once) and puts it back once answered. A stream that breaks is dropped and the
 //! request is sent again with the same `request_id` on a new one, with backoff while the server
 //! is unreachable: the action is applied at most once however often the link drops.
+//!
+//! After a cut link or a server restart every idle stream is dead. A stream whose answer side
+//! already ended is dropped before it is used; one that fails on use takes the whole idle set
+//! with it and the request goes at once on a fresh stream, without spending an attempt or a
+//! backoff pause, so a bot with many idle streams is not held up once the server is back.
 
+use std::future::Future;
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Waker};
 
 use bete_api::pb;
 use tokio::sync::mpsc;
@@ -24,6 +31,25 @@ struct Lane {
     answers: tonic::Streaming<pb::SubmitActionsResponse>,
     /// Requests sent on this stream so far: the index its next answer must carry.
     sent: u64,
+}
+
+/// Why an attempt failed on its stream (not an answer's refusal).
+struct LaneFailed {
+    error: Error,
+    /// The stream was an idle one from an earlier request, not opened for this attempt.
+    reused: bool,
+}
+
+impl Lane {
+    /// The server never answers unprompted, so an idle stream whose answer side is already
+    /// ready has ended or failed (or misbehaves): either way it is unusable.
+    fn ended(&mut self) -> bool {
+        let mut cx = Context::from_waker(Waker::noop());
+        // `Streaming::message` is cancel-safe: dropping the pending poll loses nothing.
+        std::pin::pin!(self.answers.message())
+            .poll(&mut cx)
+            .is_ready()
+    }
 }
 
 /// Submits actions on SubmitActions streams of one client (see the module docs). Cloning shares
@@ -74,23 +100,38 @@ impl ActionStream {
             request_id: request_id.into(),
         };
         let backoff = self.client.backoff();
-        let mut attempts = 0;
+        // Attempts counted against the backoff budget, and every send (reported).
+        let (mut failed, mut sent) = (0, 0);
+        // After any failure, never trust an idle stream again for this request.
+        let mut fresh = false;
         loop {
-            attempts += 1;
-            match self.once(request.clone()).await {
-                Ok(done) => {
+            sent += 1;
+            match self.once(request.clone(), fresh).await {
+                Ok(answer) => {
+                    let done = answer?;
                     return Ok(Submitted {
                         seq: done.seq,
                         replayed: done.replayed,
-                        attempts,
+                        attempts: sent,
                     });
                 }
-                Err(error) => {
-                    if !error.is_transient() || attempts >= backoff.attempts.max(1) {
+                Err(LaneFailed { error, reused }) => {
+                    fresh = true;
+                    if reused && error.is_transient() {
+                        // The idle streams likely died together (a cut link, a restarted
+                        // server): drop them all and go again now on a new stream.
+                        if let Ok(mut l) = self.free.lock() {
+                            l.clear();
+                        }
+                        tracing::debug!(%error, "an idle stream was dead; resending on a new one");
+                        continue;
+                    }
+                    failed += 1;
+                    if !error.is_transient() || failed >= backoff.attempts.max(1) {
                         return Err(error);
                     }
-                    tracing::debug!(%error, attempts, "resending on a new stream");
-                    tokio::time::sleep(backoff.delay(attempts)).await;
+                    tracing::debug!(%error, failed, "resending on a new stream");
+                    tokio::time::sleep(backoff.delay(failed)).await;
                 }
             }
         }
@@ -101,40 +142,76 @@ impl ActionStream {
         self.free.lock().map_or(0, |l| l.len())
     }
 
-    /// One attempt on one stream. The stream goes back to the free set only after a whole
-    /// answer; on any failure it is dropped, which closes it.
-    async fn once(&self, request: pb::SubmitActionsRequest) -> Result<pb::SubmitActionResponse> {
-        let free = self.free.lock().ok().and_then(|mut l| l.pop());
-        let mut lane = match free {
+    /// One attempt on one stream: an idle one unless `fresh`. The stream goes back to the free
+    /// set only after a whole answer; on any failure it is dropped, which closes it. The outer
+    /// error is the stream's failure, the inner one the server's refusal of the request.
+    async fn once(
+        &self,
+        request: pb::SubmitActionsRequest,
+        fresh: bool,
+    ) -> std::result::Result<Result<pb::SubmitActionResponse>, LaneFailed> {
+        let idle = if fresh { None } else { self.take_idle() };
+        let reused = idle.is_some();
+        let failed = |error: Error| LaneFailed { error, reused };
+        let mut lane = match idle {
             Some(lane) => lane,
-            None => self.open().await?,
+            None => self.open().await.map_err(failed)?,
         };
         let request_id = request.request_id.clone();
         if lane.requests.send(request).await.is_err() {
-            return Err(Error::from(tonic::Status::unavailable(
+            return Err(failed(Error::from(tonic::Status::unavailable(
                 "the SubmitActions stream closed",
-            )));
+            ))));
         }
-        let answer = lane.answers.message().await?.ok_or_else(|| {
-            Error::from(tonic::Status::unavailable("the SubmitActions stream ended"))
-        })?;
-        if answer.index != lane.sent || answer.request_id != request_id {
+        let answer = lane
+            .answers
+            .message()
+            .await
+            .map_err(|status| failed(status.into()))?
+            .ok_or_else(|| {
+                failed(Error::from(tonic::Status::unavailable(
+                    "the SubmitActions stream ended",
+                )))
+            })?;
+        // The server may echo an empty id when it refuses one it will not echo (over-long).
+        let echoed = answer.request_id == request_id
+            || (answer.request_id.is_empty()
+                && matches!(
+                    answer.result,
+                    Some(pb::submit_actions_response::Result::Rejected(_))
+                ));
+        if answer.index != lane.sent || !echoed {
             // Not the answer to this request: the stream cannot be trusted; drop it.
-            return Err(Error::MissingField(
+            return Err(failed(Error::MissingField(
                 "SubmitActions",
                 "an answer in request order",
-            ));
+            )));
         }
         lane.sent += 1;
-        if let Ok(mut l) = self.free.lock() {
-            l.push(lane);
-        }
-        match answer.result {
+        self.put_back(lane);
+        Ok(match answer.result {
             Some(pb::submit_actions_response::Result::Accepted(done)) => Ok(done),
             Some(pb::submit_actions_response::Result::Rejected(r)) => {
                 Err(RpcError::from_rejection(r).into())
             }
             None => Err(Error::MissingField("SubmitActions", "result")),
+        })
+    }
+
+    /// An idle stream that has not visibly ended; ended ones are dropped on the way.
+    fn take_idle(&self) -> Option<Lane> {
+        let mut free = self.free.lock().ok()?;
+        while let Some(mut lane) = free.pop() {
+            if !lane.ended() {
+                return Some(lane);
+            }
+        }
+        None
+    }
+
+    fn put_back(&self, lane: Lane) {
+        if let Ok(mut l) = self.free.lock() {
+            l.push(lane);
         }
     }
 

@@ -7,12 +7,17 @@ mod common;
 use std::time::Duration;
 
 use bete_client::{Client, Notice, Runner, Strategy, SubmitVia, pb};
-use common::{Proxy, TestServer, bot_at, house_table};
+use common::{Proxy, TestServer, Way, bot_at, house_table};
 use tonic::Code;
 
 /// A table of three seats, each held by a bot we control; nothing moves unless we act.
 async fn three_bot_table(server: &TestServer) -> (String, Vec<Client>) {
-    let creator = server.bot("creator").await;
+    three_bot_table_at(&server.url).await
+}
+
+/// [`three_bot_table`] with every bot connected to `url`.
+async fn three_bot_table_at(url: &str) -> (String, Vec<Client>) {
+    let creator = bot_at(url, "creator").await;
     let table = creator
         .create_table(pb::CreateTableRequest {
             ruleset: pb::Ruleset::Bete as i32,
@@ -24,7 +29,7 @@ async fn three_bot_table(server: &TestServer) -> (String, Vec<Client>) {
         .expect("create");
     let mut seats = Vec::new();
     for i in 0..3 {
-        let bot = server.bot(&format!("seat{i}")).await;
+        let bot = bot_at(url, &format!("seat{i}")).await;
         bot.join_table(&table.table_id, Some(i))
             .await
             .expect("join");
@@ -161,15 +166,17 @@ async fn stream_submits_give_the_unary_results_and_errors() {
     server.stop().await;
 }
 
-/// The runner with each submit path: the link drops mid-match and stays down a while; the
-/// runner resumes, resends what was in flight with the same request_id, misses no decision
-/// (no auto-move, no strike) and finishes the match.
+/// The runner with each submit path: the link drops mid-match while a move of the runner is
+/// in flight (held in the proxy) and stays down a while; the runner resumes, resends that move
+/// with the same request_id, misses no decision (no auto-move, no strike) and finishes the
+/// match.
 async fn runner_survives_a_cut(via: SubmitVia) {
     let server = TestServer::start().await;
     let proxy = Proxy::start(server.addr).await;
     let client = bot_at(&proxy.url, "cut-runner").await;
     let table = client
-        .create_table(house_table(pb::Ruleset::Bete, 3, 1_500))
+        // A deadline long enough for the hold and the cut below.
+        .create_table(house_table(pb::Ruleset::Bete, 3, 10_000))
         .await
         .expect("create");
     let mut runner = Runner::new(client.clone(), |_: &pb::Seated| Strategy::Heuristic.bot())
@@ -182,6 +189,7 @@ async fn runner_survives_a_cut(via: SubmitVia) {
         .join_table(&table.table_id, Some(0))
         .await
         .expect("join");
+    let inspector = server.bot("inspector").await;
     let mut acted = 0;
     let mut cut = false;
     while let Some(notice) = tokio::time::timeout(Duration::from_secs(60), notices.recv())
@@ -192,6 +200,18 @@ async fn runner_survives_a_cut(via: SubmitVia) {
             Notice::Acted { .. } => {
                 acted += 1;
                 if acted == 2 && !cut {
+                    // The runner's requests are held from now; once the table stops moving
+                    // it waits on the runner's held move, and the cut drops it.
+                    proxy.hold(Way::Up);
+                    let mut last = 0;
+                    loop {
+                        tokio::time::sleep(Duration::from_millis(300)).await;
+                        let t = inspector.get_table(&table.table_id).await.expect("table");
+                        if t.last_seq == last {
+                            break;
+                        }
+                        last = t.last_seq;
+                    }
                     proxy.cut(Duration::from_millis(800));
                     cut = true;
                 }
@@ -207,13 +227,10 @@ async fn runner_survives_a_cut(via: SubmitVia) {
         .expect("runner ok");
     assert!(cut, "the cut happened during the match");
     assert!(report.reconnects >= 1, "{report:?}");
-    if via == SubmitVia::Stream {
-        // The stream the cut broke was used again, failed, and its action was resent.
-        assert!(report.retried_submits >= 1, "{report:?}");
-    }
+    // The move the cut caught in flight was resent.
+    assert!(report.retried_submits >= 1, "{report:?}");
     assert_eq!(report.matches.len(), 1);
-    let direct = server.bot("inspector").await;
-    let table = direct.get_table(&table.table_id).await.expect("table");
+    let table = inspector.get_table(&table.table_id).await.expect("table");
     assert_eq!(table.state, pb::TableState::Finished as i32);
     assert_eq!(table.seats[0].strikes, 0, "no missed decision: {report:?}");
     server.stop().await;
@@ -261,5 +278,104 @@ async fn bots_on_streams_play_a_whole_match() {
     let t = creator.get_table(&table.table_id).await.expect("table");
     assert_eq!(t.state, pb::TableState::Finished as i32);
     assert!(t.seats.iter().all(|s| s.strikes == 0), "{t:?}");
+    server.stop().await;
+}
+
+/// Opens at least `n` idle streams on `stream` by submitting many refused requests at once.
+async fn open_idle_streams(stream: &bete_client::ActionStream, n: usize) {
+    for _ in 0..10 {
+        let mut batch = tokio::task::JoinSet::new();
+        for _ in 0..n {
+            let s = stream.clone();
+            batch.spawn(async move { s.submit("t_nope", &pb::Action::default(), 0).await });
+        }
+        while let Some(r) = batch.join_next().await {
+            assert!(
+                r.expect("task").is_err(),
+                "an action without a kind is refused"
+            );
+        }
+        if stream.idle_streams() >= n {
+            return;
+        }
+    }
+    panic!("only {} idle streams", stream.idle_streams());
+}
+
+/// More idle streams than the retry budget, all killed by a cut that is over before the next
+/// submit: that submit is answered (the dead streams cost no attempts), on one new stream.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dead_idle_streams_cost_no_attempts_after_a_cut() {
+    let server = TestServer::start().await;
+    let proxy = Proxy::start(server.addr).await;
+    let client = bot_at(&proxy.url, "many-lanes").await;
+    assert!(client.backoff().attempts < 20);
+    let stream = client.action_stream();
+    open_idle_streams(&stream, 20).await;
+    proxy.cut(Duration::from_millis(100));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let e = stream
+        .submit("t_nope", &pb::Action::default(), 0)
+        .await
+        .expect_err("refused");
+    // The server's own refusal (an action without a kind), not a dead stream's Unavailable.
+    assert_eq!(e.reason(), Some(pb::ErrorReason::InvalidArgument), "{e:?}");
+    assert_eq!(stream.idle_streams(), 1, "the dead streams were dropped");
+    server.stop().await;
+}
+
+/// The cut comes while a move is in flight and its answer is lost: the move is resent with
+/// its request_id on a new stream and the server replays it, applied once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_move_whose_answer_is_cut_is_replayed_not_doubled() {
+    let server = TestServer::start().await;
+    let proxy = Proxy::start(server.addr).await;
+    let (table_id, seats) = three_bot_table_at(&proxy.url).await;
+    let inspector = server.bot("inspector").await;
+    let last_seq = async || {
+        inspector
+            .get_table(&table_id)
+            .await
+            .expect("table")
+            .last_seq
+    };
+    let view = view_to_act(&seats, &table_id).await;
+    let stream = seats[view.to_act.expect("to act") as usize].action_stream();
+    // An idle stream through the proxy, then the server's answers are held.
+    open_idle_streams(&stream, 1).await;
+    proxy.hold(Way::Down);
+    let legal = view.legal_actions[0].clone();
+    let submit = {
+        let (stream, table_id, legal) = (stream.clone(), table_id.clone(), legal.clone());
+        tokio::spawn(async move {
+            stream
+                .submit_with_id(&table_id, &legal, view.seq, "rust-cut-1")
+                .await
+        })
+    };
+    // The server applies the move while its answer waits in the proxy.
+    let mut applied = false;
+    for _ in 0..100 {
+        if last_seq().await > view.seq {
+            applied = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(applied, "the move reached the server");
+    assert!(!submit.is_finished(), "the answer is still held");
+    proxy.cut(Duration::from_millis(100));
+    let done = tokio::time::timeout(Duration::from_secs(30), submit)
+        .await
+        .expect("answered")
+        .expect("task")
+        .expect("accepted");
+    assert!(done.replayed, "resent, not applied twice: {done:?}");
+    assert!(done.attempts >= 2, "{done:?}");
+    assert_eq!(
+        last_seq().await,
+        done.seq,
+        "nothing applied after the replay"
+    );
     server.stop().await;
 }

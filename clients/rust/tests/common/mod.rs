@@ -3,10 +3,12 @@
 #![allow(dead_code)]
 
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bete_client::{Client, pb};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -130,7 +132,40 @@ pub struct Proxy {
     pub url: String,
     conns: Arc<Mutex<Vec<JoinHandle<()>>>>,
     refuse_until: Arc<Mutex<Option<tokio::time::Instant>>>,
+    /// While set, bytes from the client (up) or the server (down) are held, not forwarded.
+    held: Arc<[AtomicBool; 2]>,
     accept: JoinHandle<()>,
+}
+
+/// Which way bytes go through the proxy.
+#[derive(Clone, Copy, Debug)]
+pub enum Way {
+    /// Client to server.
+    Up = 0,
+    /// Server to client.
+    Down = 1,
+}
+
+/// Copies `from` to `to`, holding each chunk while `held` is set.
+async fn forward(
+    mut from: impl AsyncRead + Unpin,
+    mut to: impl AsyncWrite + Unpin,
+    held: Arc<[AtomicBool; 2]>,
+    way: Way,
+) {
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        let n = match from.read(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => n,
+        };
+        while held[way as usize].load(Ordering::SeqCst) {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        if to.write_all(&buf[..n]).await.is_err() {
+            return;
+        }
+    }
 }
 
 impl Proxy {
@@ -139,7 +174,8 @@ impl Proxy {
         let url = format!("http://{}", listener.local_addr().expect("addr"));
         let conns: Arc<Mutex<Vec<JoinHandle<()>>>> = Arc::default();
         let refuse_until: Arc<Mutex<Option<tokio::time::Instant>>> = Arc::default();
-        let (c, r) = (conns.clone(), refuse_until.clone());
+        let held: Arc<[AtomicBool; 2]> = Arc::new([AtomicBool::new(false), AtomicBool::new(false)]);
+        let (c, r, h) = (conns.clone(), refuse_until.clone(), held.clone());
         let accept = tokio::spawn(async move {
             loop {
                 let Ok((mut inbound, _)) = listener.accept().await else {
@@ -153,11 +189,17 @@ impl Proxy {
                     drop(inbound);
                     continue;
                 }
+                let h = h.clone();
                 let handle = tokio::spawn(async move {
-                    let Ok(mut outbound) = TcpStream::connect(target).await else {
+                    let Ok(outbound) = TcpStream::connect(target).await else {
                         return;
                     };
-                    let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                    let (in_read, in_write) = inbound.split();
+                    let (out_read, out_write) = outbound.into_split();
+                    tokio::select! {
+                        () = forward(in_read, out_write, h.clone(), Way::Up) => {}
+                        () = forward(out_read, in_write, h, Way::Down) => {}
+                    }
                 });
                 c.lock().expect("lock").push(handle);
             }
@@ -166,16 +208,29 @@ impl Proxy {
             url,
             conns,
             refuse_until,
+            held,
             accept,
         }
     }
 
+    /// Holds the bytes going `way` (until [`Proxy::release`] or a cut drops them).
+    pub fn hold(&self, way: Way) {
+        self.held[way as usize].store(true, Ordering::SeqCst);
+    }
+
+    pub fn release(&self, way: Way) {
+        self.held[way as usize].store(false, Ordering::SeqCst);
+    }
+
     /// Drops every live connection and refuses new ones for `pause`.
+    /// Held bytes are dropped with their connections; later ones flow again.
     pub fn cut(&self, pause: Duration) {
         *self.refuse_until.lock().expect("lock") = Some(tokio::time::Instant::now() + pause);
         for handle in self.conns.lock().expect("lock").drain(..) {
             handle.abort();
         }
+        self.release(Way::Up);
+        self.release(Way::Down);
     }
 }
 
