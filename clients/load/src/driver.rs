@@ -39,9 +39,13 @@ pub struct Bot {
     next_request: AtomicU64,
     /// Open SubmitActions streams with no move in flight (`--submit stream`). A stream answers
     /// one move at a time, so a bot acting at several tables at once uses several; they are
-    /// opened on demand and reused, so there are as many as the bot ever had moves in flight.
+    /// opened on demand and reused, and at most [`IDLE_LANES`] are kept once answered.
     lanes: Mutex<Vec<Lane>>,
 }
+
+/// Idle SubmitActions streams a bot keeps; those beyond are closed, so a burst of moves in
+/// flight does not leave as many streams open for the rest of the run.
+const IDLE_LANES: usize = 4;
 
 /// One open SubmitActions stream of a bot.
 #[derive(Debug)]
@@ -111,7 +115,9 @@ impl Bot {
             .message()
             .await?
             .ok_or_else(|| Status::unavailable("the SubmitActions stream ended"))?;
-        if let Ok(mut l) = self.lanes.lock() {
+        if let Ok(mut l) = self.lanes.lock()
+            && l.len() < IDLE_LANES
+        {
             l.push(lane);
         }
         match answer.result {

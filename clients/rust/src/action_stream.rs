@@ -52,12 +52,18 @@ impl Lane {
     }
 }
 
+/// Idle streams kept by default: enough for a bot's usual moves in flight, few enough that a
+/// burst of many does not leave as many streams open on the server for good.
+pub const DEFAULT_IDLE_STREAMS: usize = 4;
+
 /// Submits actions on SubmitActions streams of one client (see the module docs). Cloning shares
 /// the streams.
 #[derive(Clone, Debug)]
 pub struct ActionStream {
     client: Client,
     free: Arc<Mutex<Vec<Lane>>>,
+    /// Idle streams kept open; a stream answered beyond this many idle ones is closed.
+    keep_idle: usize,
 }
 
 impl ActionStream {
@@ -65,7 +71,15 @@ impl ActionStream {
         ActionStream {
             client,
             free: Arc::new(Mutex::new(Vec::new())),
+            keep_idle: DEFAULT_IDLE_STREAMS,
         }
+    }
+
+    /// Keeps at most `n` idle streams open (default [`DEFAULT_IDLE_STREAMS`]); more streams
+    /// still open while more moves are in flight, and close once answered.
+    pub fn keep_idle(mut self, n: usize) -> ActionStream {
+        self.keep_idle = n;
+        self
     }
 
     /// [`Client::submit_action`] on a stream: a fresh `request_id`, the same result, the same
@@ -209,8 +223,11 @@ impl ActionStream {
         None
     }
 
+    /// Keeps `lane` for the next request, or closes it (by dropping it) when enough are idle.
     fn put_back(&self, lane: Lane) {
-        if let Ok(mut l) = self.free.lock() {
+        if let Ok(mut l) = self.free.lock()
+            && l.len() < self.keep_idle
+        {
             l.push(lane);
         }
     }

@@ -310,7 +310,7 @@ async fn dead_idle_streams_cost_no_attempts_after_a_cut() {
     let proxy = Proxy::start(server.addr).await;
     let client = bot_at(&proxy.url, "many-lanes").await;
     assert!(client.backoff().attempts < 20);
-    let stream = client.action_stream();
+    let stream = client.action_stream().keep_idle(32);
     open_idle_streams(&stream, 20).await;
     proxy.cut(Duration::from_millis(100));
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -321,6 +321,31 @@ async fn dead_idle_streams_cost_no_attempts_after_a_cut() {
     // The server's own refusal (an action without a kind), not a dead stream's Unavailable.
     assert_eq!(e.reason(), Some(pb::ErrorReason::InvalidArgument), "{e:?}");
     assert_eq!(stream.idle_streams(), 1, "the dead streams were dropped");
+    server.stop().await;
+}
+
+/// A burst of moves in flight opens as many streams; once answered, only the default number
+/// stays open.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_streams_beyond_the_cap_are_closed() {
+    let server = TestServer::start().await;
+    let client = server.bot("burst").await;
+    let wide = client.action_stream().keep_idle(32);
+    open_idle_streams(&wide, 20).await;
+    assert!(wide.idle_streams() >= 20);
+    let stream = client.action_stream();
+    for _ in 0..5 {
+        let mut batch = tokio::task::JoinSet::new();
+        for _ in 0..20 {
+            let s = stream.clone();
+            batch.spawn(async move { s.submit("t_nope", &pb::Action::default(), 0).await });
+        }
+        while batch.join_next().await.is_some() {}
+        assert_eq!(
+            stream.idle_streams(),
+            bete_client::action_stream::DEFAULT_IDLE_STREAMS
+        );
+    }
     server.stop().await;
 }
 
