@@ -40,6 +40,8 @@ pub struct Metrics {
     pub seats: Gauge,
     /// Open WatchTable and WatchBot attachments.
     pub watchers: Gauge,
+    /// Open SubmitActions streams (each holds a task and up to 8 buffered answers).
+    pub submit_streams_open: Gauge,
     pub moves: Counter,
     pub auto_moves: Counter,
     pub watchers_dropped: Counter,
@@ -60,6 +62,7 @@ impl Metrics {
         let tables_active = Gauge::default();
         let seats = Gauge::default();
         let watchers = Gauge::default();
+        let submit_streams_open = Gauge::default();
         let moves = Counter::default();
         let auto_moves = Counter::default();
         let watchers_dropped = Counter::default();
@@ -89,6 +92,11 @@ impl Metrics {
             watchers.clone(),
         );
         registry.register(
+            "submit_streams_open",
+            "Open SubmitActions streams",
+            submit_streams_open.clone(),
+        );
+        registry.register(
             "moves",
             "Actions applied (by bots, house bots and deadlines)",
             moves.clone(),
@@ -110,6 +118,7 @@ impl Metrics {
             tables_active,
             seats,
             watchers,
+            submit_streams_open,
             moves,
             auto_moves,
             watchers_dropped,

@@ -4,6 +4,7 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use bete_api::pb::bot_service_server::BotServiceServer;
 use bete_api::pb::table_service_server::TableServiceServer;
@@ -42,6 +43,19 @@ pub enum RunError {
 /// is refused with INVALID_ARGUMENT and an ErrorInfo, anything above this by tonic itself.
 const TRANSPORT_MAX_MESSAGE: usize = 1024 * 1024;
 
+/// Concurrent HTTP/2 streams one connection may open (tonic's default is unlimited). Above
+/// what a busy bot process needs (the load harness opens ≈ 3,500 SubmitActions streams plus
+/// its WatchBot streams over 8 connections at 1,000 tables, ≈ 450 per connection) while
+/// bounding what one client can hold open; docs/protocol.md states it.
+pub const MAX_STREAMS_PER_CONNECTION: u32 = 2048;
+
+/// HTTP/2 PING interval on an otherwise quiet connection: an idle SubmitActions stream never
+/// writes, so without it a vanished client would hold its stream (and task) forever.
+pub const KEEPALIVE_INTERVAL: Duration = Duration::from_secs(30);
+
+/// A PING unanswered this long closes the connection (and ends its streams).
+pub const KEEPALIVE_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// Serve the bete API on `listener` until `shutdown` resolves, then drain: health turns
 /// NOT_SERVING at once; after `config.drain_grace` new calls get UNAVAILABLE, open streams end
 /// with UNAVAILABLE, and pending writes reach the store; connections still open
@@ -66,10 +80,13 @@ pub async fn run(
     let recovered = tables.recover().await?;
     tracing::info!(recovered, data_dir = %config.data_dir.display(), "tables recovered");
 
+    let metrics_stop = CancellationToken::new();
+    let _metrics_stop = metrics_stop.clone().drop_guard();
     if let Some(addr) = config.metrics_addr {
         let l = TcpListener::bind(addr).await.map_err(RunError::Metrics)?;
         tracing::info!(addr = %l.local_addr().map_err(RunError::Metrics)?, "metrics on /metrics");
-        tokio::spawn(metrics::serve(l, metrics.clone(), token.clone()));
+        // Scrapable until run() returns, so a drain can be watched (streams still open).
+        tokio::spawn(metrics::serve(l, metrics.clone(), metrics_stop.clone()));
     }
 
     let api = Arc::new(Api {
@@ -138,6 +155,9 @@ pub async fn run(
     };
     let serve = tonic::transport::Server::builder()
         .tcp_nodelay(true)
+        .max_concurrent_streams(MAX_STREAMS_PER_CONNECTION)
+        .http2_keepalive_interval(Some(KEEPALIVE_INTERVAL))
+        .http2_keepalive_timeout(Some(KEEPALIVE_TIMEOUT))
         // Fixed, large HTTP/2 windows: one WatchBot stream carries up to 64 tables, and the
         // adaptive window's BDP pings and small default windows cost WINDOW_UPDATE round trips.
         .http2_adaptive_window(Some(false))

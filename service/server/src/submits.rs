@@ -18,6 +18,9 @@ use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status, Streaming};
 
+use prometheus_client::metrics::gauge::Gauge;
+
+use crate::metrics::Metrics;
 use crate::service::Api;
 use crate::status::ServerError;
 use crate::store::BotRow;
@@ -56,6 +59,7 @@ async fn serve(
     mut requests: Streaming<pb::SubmitActionsRequest>,
     answers: mpsc::Sender<Result<pb::SubmitActionsResponse, Status>>,
 ) {
+    let _open = Open::count(&api.metrics);
     // Made once, not per request: each registers a waiter (under a lock) when first polled.
     let shutdown = api.tables.deps.shutdown.clone().cancelled_owned();
     let gone = answers.closed();
@@ -123,6 +127,22 @@ async fn serve(
             return;
         }
         index += 1;
+    }
+}
+
+/// Counts the stream in `bete_submit_streams_open` while its task lives, however it ends.
+struct Open(Gauge);
+
+impl Open {
+    fn count(metrics: &Metrics) -> Open {
+        metrics.submit_streams_open.inc();
+        Open(metrics.submit_streams_open.clone())
+    }
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        self.0.dec();
     }
 }
 
