@@ -43,6 +43,18 @@ pub struct Bot {
     lanes: Mutex<Vec<Lane>>,
 }
 
+/// Whether `answer` is the answer to the request sent `index`-th on its stream with
+/// `request_id`. The server may leave the id empty when refusing one it will not echo
+/// (over-long), so an empty id passes on a refusal only.
+fn answers_request(answer: &pb::SubmitActionsResponse, index: u64, request_id: &str) -> bool {
+    let refused = matches!(
+        answer.result,
+        Some(pb::submit_actions_response::Result::Rejected(_))
+    );
+    answer.index == index
+        && (answer.request_id == request_id || (answer.request_id.is_empty() && refused))
+}
+
 /// Idle SubmitActions streams a bot keeps; those beyond are closed, so a burst of moves in
 /// flight does not leave as many streams open for the rest of the run.
 const IDLE_LANES: usize = 4;
@@ -52,6 +64,8 @@ const IDLE_LANES: usize = 4;
 struct Lane {
     requests: mpsc::Sender<pb::SubmitActionsRequest>,
     answers: tonic::Streaming<pb::SubmitActionsResponse>,
+    /// Requests sent on this stream so far: the index its next answer must carry.
+    sent: u64,
 }
 
 impl Bot {
@@ -98,9 +112,11 @@ impl Bot {
                 Lane {
                     requests: tx,
                     answers,
+                    sent: 0,
                 }
             }
         };
+        let request_id = req.request_id.clone();
         let sent = pb::SubmitActionsRequest {
             table_id: req.table_id,
             action: req.action,
@@ -115,6 +131,16 @@ impl Bot {
             .message()
             .await?
             .ok_or_else(|| Status::unavailable("the SubmitActions stream ended"))?;
+        // The answer must be this request's: its place on the stream and its id (the server
+        // may leave the id empty on refusing one it will not echo). Anything else is counted
+        // as an error and the stream, no longer trusted, is dropped.
+        if !answers_request(&answer, lane.sent, &request_id) {
+            return Err(Status::internal(format!(
+                "a SubmitActions answer out of order: index {} (expected {}), request_id {:?} (sent {request_id:?})",
+                answer.index, lane.sent, answer.request_id
+            )));
+        }
+        lane.sent += 1;
         if let Ok(mut l) = self.lanes.lock()
             && l.len() < IDLE_LANES
         {
@@ -733,5 +759,34 @@ pub async fn slow_watcher(bot: Arc<Bot>, shared: Arc<Shared>, table: String, del
                 _ = tokio::time::sleep(delay) => {}
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod answer_order {
+    use super::*;
+
+    fn answer(index: u64, request_id: &str, refused: bool) -> pb::SubmitActionsResponse {
+        use pb::submit_actions_response::Result as R;
+        pb::SubmitActionsResponse {
+            index,
+            request_id: request_id.into(),
+            result: Some(if refused {
+                R::Rejected(Default::default())
+            } else {
+                R::Accepted(Default::default())
+            }),
+        }
+    }
+
+    #[test]
+    fn only_the_answer_to_the_request_sent_passes() {
+        assert!(answers_request(&answer(3, "7-1", false), 3, "7-1"));
+        assert!(!answers_request(&answer(2, "7-1", false), 3, "7-1"));
+        assert!(!answers_request(&answer(3, "7-0", false), 3, "7-1"));
+        assert!(!answers_request(&answer(3, "", false), 3, "7-1"));
+        // A refusal of an id the server will not echo.
+        assert!(answers_request(&answer(3, "", true), 3, "7-1"));
+        assert!(!answers_request(&answer(4, "", true), 3, "7-1"));
     }
 }
