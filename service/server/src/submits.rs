@@ -10,12 +10,14 @@
 //! client cannot send past the stream's window), one request is in hand, and at most
 //! [`ANSWERS_BUFFERED`] answers wait for the client to read them before the task stops reading.
 
-use std::sync::Arc;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 use std::time::Instant;
 
 use bete_api::pb;
 use tokio::sync::mpsc;
-use tokio_stream::wrappers::ReceiverStream;
+use tokio_stream::Stream;
 use tonic::{Request, Response, Status, Streaming};
 
 use prometheus_client::metrics::gauge::Gauge;
@@ -31,8 +33,82 @@ const ANSWERS_BUFFERED: usize = 8;
 /// The longest request_id echoed back (the unary SubmitAction refuses longer ones).
 const REQUEST_ID_CHARS: usize = 64;
 
-/// The answers of one SubmitActions stream.
-pub type SubmitAnswers = ReceiverStream<Result<pb::SubmitActionsResponse, Status>>;
+/// The answers of one SubmitActions stream: what its task sent, then the status it ended with
+/// (none: OK). The status is read only once every answer before it has gone out.
+#[derive(Debug)]
+pub struct SubmitAnswers {
+    answers: mpsc::Receiver<pb::SubmitActionsResponse>,
+    end: Arc<Mutex<Option<Status>>>,
+    done: bool,
+}
+
+impl Stream for SubmitAnswers {
+    type Item = Result<pb::SubmitActionsResponse, Status>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        if this.done {
+            return Poll::Ready(None);
+        }
+        match this.answers.poll_recv(cx) {
+            Poll::Ready(Some(answer)) => Poll::Ready(Some(Ok(answer))),
+            // Every sender is gone, so the task's `Answers` has written its status.
+            Poll::Ready(None) => {
+                this.done = true;
+                Poll::Ready(lock(&this.end).take().map(Err))
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+/// The task's end of the stream. However the task ends (a return, a panic, its future
+/// dropped), dropping this writes the final status before the sender goes (fields drop after
+/// `drop`), so a failed task never ends its stream with OK and requests unanswered.
+struct Answers {
+    tx: mpsc::Sender<pb::SubmitActionsResponse>,
+    end: Arc<Mutex<Option<Status>>>,
+    /// INTERNAL until [`serve`] ends and says how.
+    status: Option<Status>,
+}
+
+impl Answers {
+    /// How [`serve`] ended: the stream ends with this status (none: OK).
+    fn end_with(&mut self, status: Option<Status>) {
+        self.status = status;
+    }
+}
+
+impl Drop for Answers {
+    fn drop(&mut self) {
+        *lock(&self.end) = self.status.take();
+    }
+}
+
+/// The final-status slot; a panic while holding it cannot leave it half-written (it is one
+/// `Option` swap), so a poisoned lock is still good.
+fn lock(end: &Mutex<Option<Status>>) -> std::sync::MutexGuard<'_, Option<Status>> {
+    end.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A stream task and its answers, joined by the channel and the final-status slot.
+fn channel() -> (Answers, SubmitAnswers) {
+    let (tx, rx) = mpsc::channel(ANSWERS_BUFFERED);
+    let end = Arc::new(Mutex::new(None));
+    let unexpected = ServerError::Internal("the SubmitActions stream failed".into()).to_status();
+    (
+        Answers {
+            tx,
+            end: end.clone(),
+            status: Some(unexpected),
+        },
+        SubmitAnswers {
+            answers: rx,
+            end,
+            done: false,
+        },
+    )
+}
 
 /// Opens a SubmitActions stream: refuses it while draining or without a known token (as a
 /// unary call would be refused), else starts its task.
@@ -45,53 +121,55 @@ pub async fn open(
             return Err(ServerError::ShuttingDown);
         }
         let bot = api.auth.authenticate(request.metadata()).await?;
-        let (tx, rx) = mpsc::channel(ANSWERS_BUFFERED);
-        tokio::spawn(serve(api.clone(), bot, request.into_inner(), tx));
-        Ok(ReceiverStream::new(rx))
+        let (mut answers, stream) = channel();
+        let api = api.clone();
+        tokio::spawn(async move {
+            let _open = Open::count(&api.metrics);
+            let status = serve(&api, &bot, request.into_inner(), &answers.tx).await;
+            answers.end_with(status);
+        });
+        Ok(stream)
     })
     .await
 }
 
 /// The stream's task: until the client closes its side, goes away or the server drains.
+/// Returns the status the stream ends with (none: OK).
 async fn serve(
-    api: Arc<Api>,
-    bot: Arc<BotRow>,
+    api: &Api,
+    bot: &BotRow,
     mut requests: Streaming<pb::SubmitActionsRequest>,
-    answers: mpsc::Sender<Result<pb::SubmitActionsResponse, Status>>,
-) {
-    let _open = Open::count(&api.metrics);
+    answers: &mpsc::Sender<pb::SubmitActionsResponse>,
+) -> Option<Status> {
     // Made once, not per request: each registers a waiter (under a lock) when first polled.
     let shutdown = api.tables.deps.shutdown.clone().cancelled_owned();
     let gone = answers.closed();
     tokio::pin!(shutdown, gone);
+    let draining = || Some(ServerError::ShuttingDown.to_status());
     let mut index = 0u64;
     loop {
         let next = tokio::select! {
             biased;
-            () = &mut shutdown => {
-                // Between requests: end the stream as the watch streams end (UNAVAILABLE).
-                let _ = answers.send(Err(ServerError::ShuttingDown.to_status())).await;
-                return;
-            }
-            () = &mut gone => return,
+            // Between requests: end the stream as the watch streams end (UNAVAILABLE).
+            () = &mut shutdown => return draining(),
+            () = &mut gone => return None,
             m = requests.message() => m,
         };
         let req = match next {
             Ok(Some(req)) => req,
             // The client closed its side: every request is answered, end with OK.
-            Ok(None) => return,
+            Ok(None) => return None,
             Err(status) => {
                 // A protocol failure (an undecodable message, a broken body): the stream's
                 // framing cannot be trusted any more. Logged by code only (no payload).
                 tracing::debug!(code = ?status.code(), index, "SubmitActions stream failed");
-                let _ = answers
-                    .send(Err(ServerError::field(
+                return Some(
+                    ServerError::field(
                         "(request)",
                         format!("request {index} of the stream is not a SubmitActionsRequest"),
                     )
-                    .to_status()))
-                    .await;
-                return;
+                    .to_status(),
+                );
             }
         };
         let started = Instant::now();
@@ -103,7 +181,7 @@ async fn serve(
             String::new()
         };
         let r = match api.gate_message(&req) {
-            Ok(()) => api.submit(&bot, unary(req)).await,
+            Ok(()) => api.submit(bot, unary(req)).await,
             Err(e) => Err(e),
         };
         let result = match r {
@@ -123,8 +201,15 @@ async fn serve(
             request_id,
             result: Some(result),
         };
-        if answers.send(Ok(answer)).await.is_err() {
-            return;
+        // A client that stops reading must not hold the drain: the send gives way to shutdown
+        // (the answer is lost then, but an accepted move is durable and its request_id replays).
+        let sent = tokio::select! {
+            biased;
+            r = answers.send(answer) => r.is_ok(),
+            () = &mut shutdown => return draining(),
+        };
+        if !sent {
+            return None;
         }
         index += 1;
     }
@@ -153,5 +238,65 @@ fn unary(req: pb::SubmitActionsRequest) -> pb::SubmitActionRequest {
         action: req.action,
         expected_seq: req.expected_seq,
         request_id: req.request_id,
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use tokio_stream::StreamExt;
+
+    use super::*;
+
+    fn answer(index: u64) -> pb::SubmitActionsResponse {
+        pb::SubmitActionsResponse {
+            index,
+            ..Default::default()
+        }
+    }
+
+    /// A task that panics after answering once: the client gets that answer, then INTERNAL,
+    /// never a clean end.
+    #[tokio::test]
+    async fn a_panicking_task_ends_the_stream_with_internal() {
+        let (answers, mut stream) = channel();
+        let task = tokio::spawn(async move {
+            answers.tx.send(answer(0)).await.unwrap();
+            panic!("the task fails");
+        });
+        assert!(task.await.unwrap_err().is_panic());
+        assert_eq!(stream.next().await.unwrap().unwrap().index, 0);
+        let end = stream.next().await.unwrap().unwrap_err();
+        assert_eq!(end.code(), tonic::Code::Internal, "{end:?}");
+        assert!(stream.next().await.is_none());
+    }
+
+    /// A task dropped before it says how it ended (e.g. the runtime going away): INTERNAL.
+    #[tokio::test]
+    async fn a_dropped_task_ends_the_stream_with_internal() {
+        let (answers, mut stream) = channel();
+        drop(answers);
+        let end = stream.next().await.unwrap().unwrap_err();
+        assert_eq!(end.code(), tonic::Code::Internal, "{end:?}");
+    }
+
+    /// The status the task ends with goes out after every answer it sent; a clean end is OK.
+    #[tokio::test]
+    async fn the_final_status_follows_the_answers() {
+        let (mut answers, mut stream) = channel();
+        answers.tx.send(answer(0)).await.unwrap();
+        answers.tx.send(answer(1)).await.unwrap();
+        answers.end_with(Some(ServerError::ShuttingDown.to_status()));
+        drop(answers);
+        assert_eq!(stream.next().await.unwrap().unwrap().index, 0);
+        assert_eq!(stream.next().await.unwrap().unwrap().index, 1);
+        let end = stream.next().await.unwrap().unwrap_err();
+        assert_eq!(end.code(), tonic::Code::Unavailable);
+        assert!(stream.next().await.is_none());
+
+        let (mut answers, mut stream) = channel();
+        answers.end_with(None);
+        drop(answers);
+        assert!(stream.next().await.is_none(), "a clean end is OK");
     }
 }

@@ -572,3 +572,63 @@ async fn open_streams_are_counted() {
     wait_for_gauge(metrics, "bete_submit_streams_open", 0).await;
     srv.stop().await;
 }
+
+/// A client that sends but never reads: once the server drains, the stream's task ends at once
+/// (it does not wait on the full answer buffer), and the client, reading at last, gets the
+/// answers sent before, then UNAVAILABLE / SHUTTING_DOWN.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn draining_ends_a_stream_whose_client_stopped_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    let metrics = free_addr();
+    let srv = TestServer::start(dir.path().to_path_buf(), |c| c.metrics_addr = Some(metrics)).await;
+    let ch = srv.channel().await;
+    let me = register(&ch, "deaf-bot").await;
+    // A client that reads at most 4 KiB ahead: its window fills after a few dozen answers.
+    let narrow = srv.narrow_channel().await;
+    let mut c = client_with(&narrow, Some(&me.token));
+    let (tx, rx) = mpsc::channel(4);
+    let mut answers = c
+        .submit_actions(ReceiverStream::new(rx))
+        .await
+        .unwrap()
+        .into_inner();
+    const SENT: u64 = 2000;
+    let sender = tokio::spawn(async move {
+        for _ in 0..SENT {
+            let bad = pb::SubmitActionsRequest {
+                table_id: String::new(),
+                action: Some(card("KS")),
+                expected_seq: 0,
+                request_id: "r".repeat(64),
+            };
+            if tx.send(bad).await.is_err() {
+                return;
+            }
+        }
+        // Keep our side open: the stream must end by the server's drain, not by us.
+        std::future::pending::<()>().await;
+    });
+    wait_for_gauge(metrics, "bete_submit_streams_open", 1).await;
+    // Let the answers fill the client's window and the server's buffer.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let stopping = tokio::spawn(srv.stop());
+    // The task ends although nobody reads (before: it waited on the full buffer until the
+    // drain timeout abandoned the connection).
+    wait_for_gauge(metrics, "bete_submit_streams_open", 0).await;
+    let mut got = 0u64;
+    let end = loop {
+        match next(&mut answers).await {
+            Ok(Some(a)) => {
+                assert_eq!(a.index, got);
+                got += 1;
+            }
+            Ok(None) => panic!("the stream ended OK after {got} answers"),
+            Err(s) => break s,
+        }
+    };
+    assert!(got < SENT, "the server stopped reading while nobody read");
+    assert_eq!(end.code(), Code::Unavailable, "{end:?}");
+    assert_eq!(reason(&end), "SHUTTING_DOWN");
+    sender.abort();
+    timeout(20, stopping).await.unwrap().unwrap();
+}
