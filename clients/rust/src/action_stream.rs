@@ -12,8 +12,12 @@
 //! already ended is dropped before it is used; one that fails on use takes the whole idle set
 //! with it and the request goes at once on a fresh stream, without spending an attempt or a
 //! backoff pause, so a bot with many idle streams is not held up once the server is back.
+//!
+//! A server older than SubmitActions answers UNIMPLEMENTED when a stream opens; the handle
+//! (and its clones) then submit with unary SubmitAction calls for good, logging it once.
 
 use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Waker};
 
@@ -64,6 +68,14 @@ pub struct ActionStream {
     free: Arc<Mutex<Vec<Lane>>>,
     /// Idle streams kept open; a stream answered beyond this many idle ones is closed.
     keep_idle: usize,
+    /// Set once the server turned a stream down as UNIMPLEMENTED: submit with unary calls.
+    unary: Arc<AtomicBool>,
+}
+
+/// Whether `error`, from opening or first using a new stream, means the server has no
+/// SubmitActions method (older than it) rather than a passing failure.
+pub(crate) fn lacks_submit_actions(error: &Error) -> bool {
+    error.code() == Some(tonic::Code::Unimplemented)
 }
 
 impl ActionStream {
@@ -72,6 +84,7 @@ impl ActionStream {
             client,
             free: Arc::new(Mutex::new(Vec::new())),
             keep_idle: DEFAULT_IDLE_STREAMS,
+            unary: Arc::new(AtomicBool::new(false)),
         }
     }
 
@@ -102,6 +115,12 @@ impl ActionStream {
         expected_seq: u64,
         request_id: &str,
     ) -> Result<Submitted> {
+        if self.on_unary_calls() {
+            return self
+                .client
+                .submit_action_with_id(table_id, action, expected_seq, request_id)
+                .await;
+        }
         let request = pb::SubmitActionsRequest {
             table_id: table_id.into(),
             // As in submit_action: the verb and cards only; the server fills `text`.
@@ -130,6 +149,15 @@ impl ActionStream {
                     });
                 }
                 Err(LaneFailed { error, reused }) => {
+                    if !reused && lacks_submit_actions(&error) {
+                        self.fall_back(&error);
+                        // Nothing reached the server on the stream: the unary call is the
+                        // first delivery of this request_id.
+                        return self
+                            .client
+                            .submit_action_with_id(table_id, action, expected_seq, request_id)
+                            .await;
+                    }
                     fresh = true;
                     if reused && error.is_transient() {
                         // The idle streams likely died together (a cut link, a restarted
@@ -148,6 +176,18 @@ impl ActionStream {
                     tokio::time::sleep(backoff.delay(failed)).await;
                 }
             }
+        }
+    }
+
+    /// True once the server turned SubmitActions down as UNIMPLEMENTED: this handle and its
+    /// clones submit with unary SubmitAction calls from then on.
+    pub fn on_unary_calls(&self) -> bool {
+        self.unary.load(Ordering::Relaxed)
+    }
+
+    fn fall_back(&self, error: &Error) {
+        if !self.unary.swap(true, Ordering::Relaxed) {
+            tracing::warn!(%error, "the server has no SubmitActions; submitting with unary calls");
         }
     }
 

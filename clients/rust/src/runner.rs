@@ -25,7 +25,8 @@ pub enum SubmitVia {
     /// One unary SubmitAction call per action.
     Unary,
     /// SubmitActions streams ([`ActionStream`]): the same results, cheaper per move for the
-    /// server. A broken stream's action is resent with its request_id on a new stream.
+    /// server. A broken stream's action is resent with its request_id on a new stream. Against
+    /// a server without SubmitActions (UNIMPLEMENTED) the runner uses unary calls for good.
     #[default]
     Stream,
 }

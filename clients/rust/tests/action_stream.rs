@@ -404,3 +404,129 @@ async fn a_move_whose_answer_is_cut_is_replayed_not_doubled() {
     );
     server.stop().await;
 }
+
+/// A server older than SubmitActions: a gRPC server that forwards every call of the table and
+/// bot services to a real server except SubmitActions, which it answers UNIMPLEMENTED as a
+/// server without the method does.
+mod old_server {
+    use std::convert::Infallible;
+    use std::future::Future;
+    use std::net::SocketAddr;
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
+
+    use tonic::body::Body;
+    use tonic::server::NamedService;
+    use tonic::transport::Channel;
+    use tower::{Service, ServiceExt};
+
+    #[derive(Clone)]
+    pub struct Forward<const TABLE: bool>(Channel);
+
+    impl NamedService for Forward<true> {
+        const NAME: &'static str = "bete.v1.TableService";
+    }
+
+    impl NamedService for Forward<false> {
+        const NAME: &'static str = "bete.v1.BotService";
+    }
+
+    type Answer = Pin<Box<dyn Future<Output = Result<http::Response<Body>, Infallible>> + Send>>;
+
+    impl<const TABLE: bool> Service<http::Request<Body>> for Forward<TABLE> {
+        type Response = http::Response<Body>;
+        type Error = Infallible;
+        type Future = Answer;
+
+        fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+            Poll::Ready(Ok(()))
+        }
+
+        fn call(&mut self, request: http::Request<Body>) -> Answer {
+            if request.uri().path() == "/bete.v1.TableService/SubmitActions" {
+                return Box::pin(async { Ok(tonic::Status::unimplemented("").into_http()) });
+            }
+            let mut channel = self.0.clone();
+            Box::pin(async move {
+                let answer = match channel.ready().await {
+                    Ok(ready) => ready.call(request).await,
+                    Err(e) => Err(e),
+                };
+                Ok(match answer {
+                    Ok(response) => response.map(Body::new),
+                    Err(e) => tonic::Status::unavailable(e.to_string()).into_http(),
+                })
+            })
+        }
+    }
+
+    /// Starts the old server in front of `target`; returns its URL.
+    pub async fn start(target: SocketAddr) -> String {
+        let channel = Channel::from_shared(format!("http://{target}"))
+            .expect("uri")
+            .connect_lazy();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let url = format!("http://{}", listener.local_addr().expect("addr"));
+        tokio::spawn(
+            tonic::transport::Server::builder()
+                .add_service(Forward::<true>(channel.clone()))
+                .add_service(Forward::<false>(channel))
+                .serve_with_incoming(tokio_stream::wrappers::TcpListenerStream::new(listener)),
+        );
+        url
+    }
+}
+
+/// Against a server without SubmitActions, an ActionStream falls back to unary calls (the
+/// first move included), and a runner on streams (the default) plays a whole match with no
+/// missed decision.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_submit_actions_the_unary_call_is_used() {
+    let server = TestServer::start().await;
+    let old = old_server::start(server.addr).await;
+    let (table_id, seats) = three_bot_table_at(&old).await;
+    let view = view_to_act(&seats, &table_id).await;
+    let stream = seats[view.to_act.expect("to act") as usize].action_stream();
+    assert!(!stream.on_unary_calls());
+    let done = stream
+        .submit_with_id(&table_id, &view.legal_actions[0], view.seq, "rust-old-1")
+        .await
+        .expect("accepted on a unary call");
+    assert!(stream.on_unary_calls() && stream.clone().on_unary_calls());
+    assert!(!done.replayed);
+    let again = stream
+        .submit_with_id(&table_id, &view.legal_actions[0], view.seq, "rust-old-1")
+        .await
+        .expect("replayed");
+    assert_eq!((again.seq, again.replayed), (done.seq, true));
+
+    let client = bot_at(&old, "old-runner").await;
+    let table = client
+        .create_table(house_table(pb::Ruleset::Bete, 3, 10_000))
+        .await
+        .expect("create");
+    let runner =
+        Runner::new(client.clone(), |_: &pb::Seated| Strategy::Heuristic.bot()).stop_after(1);
+    let running = tokio::spawn(runner.run());
+    client
+        .join_table(&table.table_id, Some(0))
+        .await
+        .expect("join");
+    let report = tokio::time::timeout(Duration::from_secs(120), running)
+        .await
+        .expect("finishes")
+        .expect("task")
+        .expect("runner ok");
+    assert_eq!(report.matches.len(), 1, "{report:?}");
+    let t = server
+        .bot("inspector")
+        .await
+        .get_table(&table.table_id)
+        .await
+        .expect("table");
+    assert_eq!(t.state, pb::TableState::Finished as i32);
+    assert_eq!(t.seats[0].strikes, 0, "no missed decision: {report:?}");
+    server.stop().await;
+}
