@@ -159,6 +159,12 @@ async fn serve(
             Ok(Some(req)) => req,
             // The client closed its side: every request is answered, end with OK.
             Ok(None) => return None,
+            // Over the transport's message limit: tonic's own OUT_OF_RANGE, exactly what the
+            // unary call gets for the same bytes (the stream cannot go on past them).
+            Err(status) if status.code() == tonic::Code::OutOfRange => {
+                tracing::debug!(index, "SubmitActions request over the transport limit");
+                return Some(status);
+            }
             Err(status) => {
                 // A protocol failure (an undecodable message, a broken body): the stream's
                 // framing cannot be trusted any more. Logged by code only (no payload).

@@ -632,3 +632,34 @@ async fn draining_ends_a_stream_whose_client_stopped_reading() {
     sender.abort();
     timeout(20, stopping).await.unwrap().unwrap();
 }
+
+/// A request over the transport's 1 MiB limit ends the stream with the status the unary call
+/// gets for the same request (tonic's OUT_OF_RANGE), not INVALID_ARGUMENT.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_oversized_request_gets_the_unary_size_status() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path().to_path_buf(), |_| {}).await;
+    let ch = srv.channel().await;
+    let mut me = register(&ch, "big-bot").await;
+    let huge = submit(&"t".repeat(1100 * 1024), Some(card("KS")), 0);
+    let unary = me.client.submit_action(huge.clone()).await.unwrap_err();
+    assert_eq!(unary.code(), Code::OutOfRange, "{unary:?}");
+    let mut stream = Submits::open(&mut me.client).await.unwrap();
+    // A normal request first: answered, and the stream goes on.
+    stream.rejected(submit("", Some(card("KS")), 0)).await;
+    stream
+        .tx
+        .send(pb::SubmitActionsRequest {
+            table_id: huge.table_id,
+            action: huge.action,
+            expected_seq: 0,
+            request_id: String::new(),
+        })
+        .await
+        .unwrap();
+    let end = next(&mut stream.rx).await.expect_err("the stream ends");
+    assert_eq!(end.code(), unary.code(), "{end:?}");
+    assert_eq!(end.message(), unary.message());
+    drop(stream);
+    srv.stop().await;
+}
