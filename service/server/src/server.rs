@@ -37,6 +37,11 @@ pub enum RunError {
     Metrics(std::io::Error),
     #[error("recovery: {0}")]
     Recovery(#[from] crate::status::ServerError),
+    /// The store stopped writing (a fail-stop after a failed write): the server drained and
+    /// stopped instead of refusing every move while its health said SERVING. A restart reopens
+    /// the database.
+    #[error("the store stopped writing; restart the server")]
+    StoreStopped,
 }
 
 /// Hard cap of a decoded request; anything above the (smaller) configured limit but below this
@@ -126,13 +131,20 @@ pub async fn run(
     let (grace, force_after) = (api.config.drain_grace, api.config.drain_timeout);
     // Told when streams have been ended, to bound the wait for connections to close.
     let drained = Arc::new(tokio::sync::Notify::new());
+    // Set when the drain began because the store stopped writing, not because it was asked.
+    let store_stopped = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let drain = {
         let token = token.clone();
         let health = health.clone();
         let tables = tables.clone();
         let drained = drained.clone();
+        let store = store.clone();
+        let store_stopped = store_stopped.clone();
         async move {
-            shutdown.await;
+            if shutdown_or_store_stopped(shutdown, store.as_ref()).await {
+                tracing::error!("the store stopped writing: draining, then stopping");
+                store_stopped.store(true, std::sync::atomic::Ordering::SeqCst);
+            }
             tracing::info!(
                 grace_ms = grace.as_millis() as u64,
                 "shutting down: health NOT_SERVING"
@@ -184,7 +196,19 @@ pub async fn run(
         ),
     }
     tracing::info!("stopped");
+    if store_stopped.load(std::sync::atomic::Ordering::SeqCst) {
+        return Err(RunError::StoreStopped);
+    }
     Ok(())
+}
+
+/// Waits for the asked shutdown or for the store to stop writing, whichever comes first; true
+/// for the store.
+async fn shutdown_or_store_stopped(shutdown: impl Future<Output = ()>, store: &dyn Store) -> bool {
+    tokio::select! {
+        () = shutdown => false,
+        _ = store.writer_stopped() => true,
+    }
 }
 
 /// TableService with its two watch streams served through [`FrameCodec`] (an event's shared
@@ -233,4 +257,29 @@ impl Service<http::Request<tonic::body::Body>> for TableRoutes {
 fn assert_run_is_send(listener: TcpListener, config: ServerConfig) {
     fn is_send<T: Send + 'static>(_: T) {}
     is_send(run(listener, config, std::future::ready(())));
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// The drain starts on the asked shutdown, or when the store's writer stops (a fail-stop):
+    /// then `run` ends with `StoreStopped` and the process exits non-zero for its supervisor.
+    #[tokio::test]
+    async fn the_drain_starts_when_the_store_stops_writing() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(dir.path()).await.unwrap();
+        let never = std::future::pending::<()>();
+        let waiting = tokio::time::timeout(
+            Duration::from_millis(100),
+            shutdown_or_store_stopped(never, &store),
+        )
+        .await;
+        assert!(waiting.is_err(), "neither asked nor stopped: keep serving");
+        assert!(!shutdown_or_store_stopped(std::future::ready(()), &store).await);
+        let stopped = store.with_stopped_writer();
+        let never = std::future::pending::<()>();
+        assert!(shutdown_or_store_stopped(never, &stopped).await);
+    }
 }

@@ -224,6 +224,17 @@ impl SqliteStore {
         Ok(SqliteStore { reads, writes: tx })
     }
 
+    /// This store's reads with a writer that has stopped, as after a fail-stop (tests).
+    #[cfg(test)]
+    pub(crate) fn with_stopped_writer(&self) -> SqliteStore {
+        let (writes, rx) = mpsc::channel(1);
+        drop(rx);
+        SqliteStore {
+            reads: self.reads.clone(),
+            writes,
+        }
+    }
+
     async fn write(&self, op: WriteOp) -> Result<(), StoreError> {
         let (done, wait) = oneshot::channel();
         self.writes
@@ -1372,19 +1383,13 @@ mod tests {
     async fn writer_stopped_resolves_only_when_the_writer_ends() {
         let dir = tempfile::tempdir().unwrap();
         let s = SqliteStore::open(dir.path()).await.unwrap();
-        let pending =
-            tokio::time::timeout(Duration::from_millis(100), s.writer_stopped()).await;
+        let pending = tokio::time::timeout(Duration::from_millis(100), s.writer_stopped()).await;
         assert!(pending.is_err(), "a running writer has not stopped");
         s.create_table(table("t1", Visibility::Listed), seats())
             .await
             .unwrap();
         // A store whose writer task has ended, as `writer_loop` ends on a fail-stop.
-        let (tx, rx) = mpsc::channel(1);
-        drop(rx);
-        let stopped = SqliteStore {
-            reads: s.reads.clone(),
-            writes: tx,
-        };
+        let stopped = s.with_stopped_writer();
         tokio::time::timeout(Duration::from_secs(5), stopped.writer_stopped())
             .await
             .expect("resolves")
