@@ -97,6 +97,11 @@ impl ActionStream {
 
     /// [`Client::submit_action`] on a stream: a fresh `request_id`, the same result, the same
     /// [`Error`] for a refusal (the stream's rejection carries the unary call's status).
+    ///
+    /// Broken streams are retried inside this call with one `request_id`. A caller that gives
+    /// up on it (a timeout, a dropped future) or gets a transient error must retry with
+    /// [`ActionStream::submit_with_id`] and the SAME `request_id`, as for
+    /// [`Client::submit_action`]: a fresh id can apply the action twice.
     pub async fn submit(
         &self,
         table_id: &str,

@@ -405,6 +405,13 @@ impl Client {
     /// Submits an action under a fresh `request_id`, checked against `expected_seq` (0 skips
     /// the check). While the server is unreachable the call is retried with the same id, so it
     /// is applied at most once however often the answer is lost.
+    ///
+    /// That holds only inside this call. A caller that gives up on it (a timeout, a dropped
+    /// future) or gets a transient error cannot tell whether the action was applied: to try
+    /// again it must use [`Client::submit_action_with_id`] with the SAME `request_id` (choose
+    /// it up front, e.g. with [`new_request_id`]). A fresh id can apply the action twice when
+    /// `expected_seq` is 0; with a real `expected_seq` the second try is refused as stale
+    /// instead of answered with the first result.
     pub async fn submit_action(
         &self,
         table_id: &str,

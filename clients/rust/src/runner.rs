@@ -492,6 +492,10 @@ impl Runner {
                         }
                         Some(R::NotYourSeat) => {}
                         _ => {
+                            // The submit gave up after its own retries (same request_id), so
+                            // the action may have been applied. Deciding again from a fresh
+                            // view under a new id is safe: every submit carries the view's
+                            // seq, so a second action for the same turn is refused as stale.
                             tracing::warn!(table = %table_id, %error, "submit failed; refreshing the view");
                             slot.decided_seq = None;
                         }
