@@ -98,6 +98,20 @@ fn assert_same(r: &pb::ActionRejected, s: &tonic::Status) {
     assert_eq!(fields, bad_fields(s));
 }
 
+/// The seat whose action an event records, if it records one.
+fn acted_by(e: &pb::Event) -> Option<u32> {
+    use pb::event::Body;
+    match e.body.as_ref()? {
+        Body::Spoke(b) => Some(b.seat),
+        Body::Exchanged(b) => Some(b.seat),
+        Body::TookTurnUp(b) => Some(b.seat),
+        Body::FlushShown(b) => Some(b.seat),
+        Body::CardPlayed(b) => Some(b.seat),
+        Body::HiddenLead(b) => Some(b.seat),
+        _ => None,
+    }
+}
+
 fn card(code: &str) -> pb::Action {
     pb::Action {
         kind: pb::ActionKind::Card.into(),
@@ -276,19 +290,55 @@ async fn stream_submits_answer_like_submit_action_and_last() {
         .unwrap()
         .into_inner();
     assert_eq!((unary.seq, unary.replayed), (first.seq, true));
-    // Applied once: the table moved on from the actor's decision exactly once (the move's
-    // events end at first.seq; nothing was applied for the replays).
-    let after = actor
+    // Applied once: from the actor's decision to the table's last event, the actor's seat
+    // acted exactly once (the move; nothing for the two replays), and that act ends by
+    // first.seq. (Others may act after it: the house bot.)
+    let last_seq = actor
         .client
-        .get_seat_view(pb::GetSeatViewRequest {
+        .get_table(pb::GetTableRequest {
             table_id: id.clone(),
         })
         .await
         .unwrap()
         .into_inner()
-        .view
-        .unwrap();
-    assert!(after.seq >= first.seq);
+        .table
+        .unwrap()
+        .last_seq;
+    let mut events = actor
+        .client
+        .watch_table(pb::WatchTableRequest {
+            table_id: id.clone(),
+            from_seq: Some(view.seq),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let actor_seat = view.to_act.unwrap();
+    let mut acts = Vec::new();
+    let mut seq = view.seq;
+    while seq < last_seq {
+        let m = tokio::time::timeout(Duration::from_secs(10), events.message())
+            .await
+            .expect("an event within 10 s")
+            .unwrap()
+            .expect("the watch goes on");
+        if let Some(pb::watch_table_response::Kind::Event(e)) = m.kind {
+            seq = e.seq;
+            if acted_by(&e) == Some(actor_seat) {
+                acts.push(e.seq);
+            }
+        }
+    }
+    drop(events);
+    assert_eq!(
+        acts.len(),
+        1,
+        "the actor's acts after its decision: {acts:?}"
+    );
+    assert!(
+        acts[0] > view.seq && acts[0] <= first.seq,
+        "{acts:?} / {first:?}"
+    );
 
     // Shutdown ends an open stream with UNAVAILABLE / SHUTTING_DOWN, and the server stops.
     let mut open = Submits::open(&mut actor.client).await.unwrap();
