@@ -316,4 +316,129 @@ mod tests {
             .collect();
         assert_eq!(fields, ["action", "table_id"]);
     }
+
+    /// One of every variant (with metadata and field violations where a variant has them).
+    fn every_error() -> Vec<ServerError> {
+        vec![
+            ServerError::InvalidArgument(vec![
+                FieldViolation {
+                    field: "action".into(),
+                    description: "is required".into(),
+                },
+                FieldViolation {
+                    field: "table_id".into(),
+                    description: "is required".into(),
+                },
+            ]),
+            ServerError::BadConfig {
+                field: "config.target".into(),
+                message: "must be 1-1000".into(),
+            },
+            ServerError::IllegalAction("you must follow suit".into()),
+            ServerError::StaleSeq {
+                expected: 3,
+                last_seq: 9,
+            },
+            ServerError::TableNotFound("t-1".into()),
+            ServerError::Unauthenticated("no token"),
+            ServerError::NotYourSeat { to_act: 2 },
+            ServerError::NobodyToAct,
+            ServerError::SpectatorCannotAct,
+            ServerError::TableFull,
+            ServerError::SeatTaken(1),
+            ServerError::TableFinished,
+            ServerError::NotSeated,
+            ServerError::FromSeqOutOfRange {
+                from_seq: 50,
+                last_seq: 9,
+            },
+            ServerError::WatcherTooSlow {
+                table_id: "t-1".into(),
+                from_seq: 7,
+            },
+            ServerError::ShuttingDown,
+            ServerError::DuplicateRequestConflict("r-1".into()),
+            ServerError::AlreadySeated(0),
+            ServerError::TablePrivate,
+            ServerError::TableNotFinished,
+            ServerError::Internal("store: disk full".into()),
+        ]
+    }
+
+    /// The variant's position in [`every_error`]; exhaustive, so a new variant must be added
+    /// there before this compiles.
+    fn variant(e: &ServerError) -> usize {
+        match e {
+            ServerError::InvalidArgument(_) => 0,
+            ServerError::BadConfig { .. } => 1,
+            ServerError::IllegalAction(_) => 2,
+            ServerError::StaleSeq { .. } => 3,
+            ServerError::TableNotFound(_) => 4,
+            ServerError::Unauthenticated(_) => 5,
+            ServerError::NotYourSeat { .. } => 6,
+            ServerError::NobodyToAct => 7,
+            ServerError::SpectatorCannotAct => 8,
+            ServerError::TableFull => 9,
+            ServerError::SeatTaken(_) => 10,
+            ServerError::TableFinished => 11,
+            ServerError::NotSeated => 12,
+            ServerError::FromSeqOutOfRange { .. } => 13,
+            ServerError::WatcherTooSlow { .. } => 14,
+            ServerError::ShuttingDown => 15,
+            ServerError::DuplicateRequestConflict(_) => 16,
+            ServerError::AlreadySeated(_) => 17,
+            ServerError::TablePrivate => 18,
+            ServerError::TableNotFinished => 19,
+            ServerError::Internal(_) => 20,
+        }
+    }
+
+    /// For every variant, the stream's rejection is the unary status field by field: code,
+    /// message, reason, domain, metadata and field violations.
+    #[test]
+    fn every_rejection_mirrors_its_status() {
+        let all = every_error();
+        let seen: Vec<usize> = all.iter().map(variant).collect();
+        assert_eq!(
+            seen,
+            (0..=20).collect::<Vec<_>>(),
+            "one of every variant, in order"
+        );
+        for e in &all {
+            let s = e.to_status();
+            let r = e.to_rejection();
+            assert_eq!(r.code, s.code() as i32, "{e:?}");
+            assert_eq!(r.code, e.code() as i32, "{e:?}");
+            assert_eq!(r.message, s.message(), "{e:?}");
+            assert_eq!(r.message, e.to_string(), "{e:?}");
+            let d = s.get_error_details();
+            let info = d.error_info().unwrap();
+            assert_eq!(r.reason, info.reason, "{e:?}");
+            assert_eq!(r.reason, e.reason(), "{e:?}");
+            assert_eq!(r.domain, info.domain, "{e:?}");
+            assert_eq!(r.domain, DOMAIN, "{e:?}");
+            assert_eq!(r.metadata, info.metadata, "{e:?}");
+            assert_eq!(r.metadata, e.metadata(), "{e:?}");
+            let status_fields: Vec<(String, String)> = d
+                .bad_request()
+                .map(|b| {
+                    b.field_violations
+                        .iter()
+                        .map(|v| (v.field.clone(), v.description.clone()))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let fields: Vec<(String, String)> = r
+                .field_violations
+                .iter()
+                .map(|v| (v.field.clone(), v.description.clone()))
+                .collect();
+            assert_eq!(fields, status_fields, "{e:?}");
+            match e {
+                ServerError::InvalidArgument(_) => assert_eq!(fields.len(), 2),
+                ServerError::BadConfig { .. } => assert_eq!(fields.len(), 1),
+                _ => assert!(fields.is_empty(), "{e:?}"),
+            }
+        }
+    }
 }
