@@ -813,13 +813,15 @@ func (x *SubmitActionsRequest) GetRequestId() string {
 	return ""
 }
 
-// The answer to one SubmitActionsRequest. Answers come in request order, one per request.
+// The answer to one SubmitActionsRequest, one per request. Match it to its request by `index`
+// (or `request_id`): answers are not promised in request order.
 type SubmitActionsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The position of the request this answers on its stream: 0 for the first request sent, then
-	// 1, 2, ... (lets a client that pipelines match answers without relying on request_id).
+	// 1, 2, ... (how a client that pipelines matches answers, with or without request_id).
 	Index uint64 `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
-	// The request's request_id, echoed (empty if it had none).
+	// The request's request_id, echoed; empty if it had none or if it was over 64 characters
+	// (then the request is rejected and only `index` names it).
 	RequestId string `protobuf:"bytes,2,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// What became of the request.
 	//

@@ -60,15 +60,24 @@ type TableServiceClient interface {
 	// The same submits as SubmitAction, many on one long-lived stream: cheaper per move than a
 	// unary call each (no per-call headers, trailers or routing). The stream authenticates once,
 	// from its `authorization` metadata when it opens; a missing or unknown token ends it at once
-	// with UNAUTHENTICATED. The server takes the requests one at a time in the order sent and
-	// answers each with exactly one SubmitActionsResponse, in the same order. Each request gets
-	// what SubmitAction would give it: the same checks, the same seat (the token's bot's, never a
+	// with UNAUTHENTICATED. Each request is answered with exactly one SubmitActionsResponse that
+	// names it by `index` (its position on the stream) and echoes its `request_id`: match answers
+	// to requests by those, not by arrival order. Today the server answers one request at a time,
+	// in the order sent, but it MAY later process requests for different tables concurrently and
+	// answer them out of order; requests for one table keep their order. Each request gets what
+	// SubmitAction would give it: the same checks, the same seat (the token's bot's, never a
 	// field), acknowledged only after it is durable, idempotent by request_id. A refused request
 	// is answered with a `rejected` response and the stream goes on; only a protocol failure (an
-	// undecodable message) or the server shutting down (UNAVAILABLE, SHUTTING_DOWN) ends it with
-	// a status. The client ends the stream by closing its side; the server then closes its side
-	// after the last answer. If the stream breaks, a request without an answer may or may not have
-	// been applied: resend it, with the same request_id, on a new stream or with SubmitAction.
+	// undecodable message: INVALID_ARGUMENT; one over the 1 MiB transport limit: OUT_OF_RANGE, as
+	// for SubmitAction) or the server shutting down (UNAVAILABLE, SHUTTING_DOWN) ends it with a
+	// status. Limits: a request over the request limit (64 KiB by default) is rejected as by
+	// SubmitAction; there is no per-request deadline (a deadline the client sets bounds the whole
+	// stream); at most 8 answers wait for a client that stops reading, then the server stops
+	// reading requests; a connection carries at most 2048 concurrent streams. An idle stream stays open: the server
+	// sends HTTP/2 PINGs every 30 s and closes a connection whose PING goes unanswered for 10 s.
+	// The client ends the stream by closing its side; the server then closes its side after the
+	// last answer. If the stream breaks, a request without an answer may or may not have been
+	// applied: resend it, with the same request_id, on a new stream or with SubmitAction.
 	SubmitActions(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[SubmitActionsRequest, SubmitActionsResponse], error)
 	// Returns the caller's current view: a seated bot's hand, the public state, and (when it must
 	// act) its legal actions and deadline. A caller without a seat gets the spectator view.
@@ -252,15 +261,24 @@ type TableServiceServer interface {
 	// The same submits as SubmitAction, many on one long-lived stream: cheaper per move than a
 	// unary call each (no per-call headers, trailers or routing). The stream authenticates once,
 	// from its `authorization` metadata when it opens; a missing or unknown token ends it at once
-	// with UNAUTHENTICATED. The server takes the requests one at a time in the order sent and
-	// answers each with exactly one SubmitActionsResponse, in the same order. Each request gets
-	// what SubmitAction would give it: the same checks, the same seat (the token's bot's, never a
+	// with UNAUTHENTICATED. Each request is answered with exactly one SubmitActionsResponse that
+	// names it by `index` (its position on the stream) and echoes its `request_id`: match answers
+	// to requests by those, not by arrival order. Today the server answers one request at a time,
+	// in the order sent, but it MAY later process requests for different tables concurrently and
+	// answer them out of order; requests for one table keep their order. Each request gets what
+	// SubmitAction would give it: the same checks, the same seat (the token's bot's, never a
 	// field), acknowledged only after it is durable, idempotent by request_id. A refused request
 	// is answered with a `rejected` response and the stream goes on; only a protocol failure (an
-	// undecodable message) or the server shutting down (UNAVAILABLE, SHUTTING_DOWN) ends it with
-	// a status. The client ends the stream by closing its side; the server then closes its side
-	// after the last answer. If the stream breaks, a request without an answer may or may not have
-	// been applied: resend it, with the same request_id, on a new stream or with SubmitAction.
+	// undecodable message: INVALID_ARGUMENT; one over the 1 MiB transport limit: OUT_OF_RANGE, as
+	// for SubmitAction) or the server shutting down (UNAVAILABLE, SHUTTING_DOWN) ends it with a
+	// status. Limits: a request over the request limit (64 KiB by default) is rejected as by
+	// SubmitAction; there is no per-request deadline (a deadline the client sets bounds the whole
+	// stream); at most 8 answers wait for a client that stops reading, then the server stops
+	// reading requests; a connection carries at most 2048 concurrent streams. An idle stream stays open: the server
+	// sends HTTP/2 PINGs every 30 s and closes a connection whose PING goes unanswered for 10 s.
+	// The client ends the stream by closing its side; the server then closes its side after the
+	// last answer. If the stream breaks, a request without an answer may or may not have been
+	// applied: resend it, with the same request_id, on a new stream or with SubmitAction.
 	SubmitActions(grpc.BidiStreamingServer[SubmitActionsRequest, SubmitActionsResponse]) error
 	// Returns the caller's current view: a seated bot's hand, the public state, and (when it must
 	// act) its legal actions and deadline. A caller without a seat gets the spectator view.
