@@ -68,6 +68,19 @@ struct Lane {
     sent: u64,
 }
 
+impl Lane {
+    /// The server never answers unprompted, so an idle stream whose answer side is already
+    /// ready has ended or failed. `Streaming::message` is cancel-safe: the dropped poll loses
+    /// nothing.
+    fn ended(&mut self) -> bool {
+        use std::future::Future;
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        std::pin::pin!(self.answers.message())
+            .poll(&mut cx)
+            .is_ready()
+    }
+}
+
 impl Bot {
     /// A bot using `token` on `channel`.
     pub fn new(
@@ -97,7 +110,11 @@ impl Bot {
         req: pb::SubmitActionRequest,
         stats: &Stats,
     ) -> Result<pb::SubmitActionResponse, Status> {
-        let free = self.lanes.lock().ok().and_then(|mut l| l.pop());
+        let free = self.lanes.lock().ok().and_then(|mut l| {
+            // After a cut or a server restart the idle streams are dead: skip those whose
+            // answer side already ended rather than spend a try on each.
+            std::iter::from_fn(|| l.pop()).find_map(|mut lane| (!lane.ended()).then_some(lane))
+        });
         let mut lane = match free {
             Some(lane) => lane,
             None => {
