@@ -324,8 +324,8 @@ async fn dead_idle_streams_cost_no_attempts_after_a_cut() {
     server.stop().await;
 }
 
-/// A burst of moves in flight opens as many streams; once answered, only the default number
-/// stays open.
+/// A burst of moves in flight opens as many streams; once answered, only the number asked for
+/// (`keep_idle`) stays open.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn idle_streams_beyond_the_cap_are_closed() {
     let server = TestServer::start().await;
@@ -333,7 +333,7 @@ async fn idle_streams_beyond_the_cap_are_closed() {
     let wide = client.action_stream().keep_idle(32);
     open_idle_streams(&wide, 20).await;
     assert!(wide.idle_streams() >= 20);
-    let stream = client.action_stream();
+    let stream = client.action_stream().keep_idle(4);
     for _ in 0..5 {
         let mut batch = tokio::task::JoinSet::new();
         for _ in 0..20 {
@@ -341,10 +341,7 @@ async fn idle_streams_beyond_the_cap_are_closed() {
             batch.spawn(async move { s.submit("t_nope", &pb::Action::default(), 0).await });
         }
         while batch.join_next().await.is_some() {}
-        assert_eq!(
-            stream.idle_streams(),
-            bete_client::action_stream::DEFAULT_IDLE_STREAMS
-        );
+        assert_eq!(stream.idle_streams(), 4);
     }
     server.stop().await;
 }
