@@ -67,6 +67,9 @@ fn config_error(e: &ConfigError) -> ServerError {
     }
 }
 
+/// The longest `request_id` a submit accepts (and a SubmitActions answer echoes).
+pub(crate) const MAX_REQUEST_ID_CHARS: usize = 64;
+
 fn table_id(id: &str) -> Result<String, ServerError> {
     if id.is_empty() {
         return Err(ServerError::field("table_id", "is required"));
@@ -306,7 +309,7 @@ impl Api {
         let id = table_id(&req.table_id)?;
         let action =
             convert::action_from_pb(convert::require(req.action.as_ref(), "action")?, "action")?;
-        if req.request_id.chars().count() > 64 {
+        if req.request_id.chars().count() > MAX_REQUEST_ID_CHARS {
             return Err(ServerError::field(
                 "request_id",
                 "is longer than 64 characters",

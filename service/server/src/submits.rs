@@ -23,15 +23,12 @@ use tonic::{Request, Response, Status, Streaming};
 use prometheus_client::metrics::gauge::Gauge;
 
 use crate::metrics::Metrics;
-use crate::service::Api;
+use crate::service::{Api, MAX_REQUEST_ID_CHARS};
 use crate::status::ServerError;
 use crate::store::BotRow;
 
 /// Answers waiting for a slow client before the stream stops reading requests.
 const ANSWERS_BUFFERED: usize = 8;
-
-/// The longest request_id echoed back (the unary SubmitAction refuses longer ones).
-const REQUEST_ID_CHARS: usize = 64;
 
 /// The answers of one SubmitActions stream: what its task sent, then the status it ended with
 /// (none: OK). The status is read only once every answer before it has gone out.
@@ -181,7 +178,7 @@ async fn serve(
         let started = Instant::now();
         // Echoed only if it passes the unary check (≤ 64 characters): an answer waiting for a
         // slow reader must not hold a copy of whatever the client sent.
-        let request_id = if req.request_id.chars().count() <= REQUEST_ID_CHARS {
+        let request_id = if req.request_id.chars().count() <= MAX_REQUEST_ID_CHARS {
             req.request_id.clone()
         } else {
             String::new()
