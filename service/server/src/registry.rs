@@ -1,7 +1,7 @@
 //! Finding table actors. The map is locked only to look a handle up or insert one, never while
 //! a request is handled: the move path holds no global lock.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -27,10 +27,10 @@ impl Tables {
     pub fn new(deps: Arc<ActorDeps>) -> Tables {
         Tables {
             deps,
-            map: RwLock::new(HashMap::new()),
+            map: RwLock::new(HashMap::default()),
             loading: tokio::sync::Mutex::new(()),
             generation: AtomicU64::new(1),
-            bot_streams: Mutex::new(HashMap::new()),
+            bot_streams: Mutex::new(HashMap::default()),
             stream_ids: AtomicU64::new(1),
         }
     }

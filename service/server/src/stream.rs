@@ -318,7 +318,9 @@ impl<S: Shape> WatchStream<S> {
             every,
             idle: Box::pin(tokio::time::sleep(every)),
             last_item: Instant::now(),
-            shutdown: Box::pin(shutdown.cancelled_owned()),
+            // A child token: each poll takes its token's locks, which must not be shared by
+            // every stream of the server.
+            shutdown: Box::pin(shutdown.child_token().cancelled_owned()),
             last_seq,
             cut,
             on_drop,

@@ -5,7 +5,7 @@
 //! be durable, and only then replies and fans out. Recovery steps through the stored log, so a
 //! rebuilt table has exactly the events (and sequence numbers) it had before.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, AtomicU64};
 use std::time::Duration;
@@ -136,7 +136,7 @@ impl Actor {
             game: None,
             log_len: 0,
             events: Vec::new(),
-            requests: HashMap::new(),
+            requests: HashMap::default(),
             decision_since_ms: 0,
             sinks: Vec::new(),
             finished_stored: false,
@@ -918,7 +918,10 @@ impl Actor {
     }
 
     async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
-        let shutdown = self.deps.shutdown.clone();
+        // A child of the server's token: polling a cancellation future takes its token's locks,
+        // and a thousand actors polling the one shared token bounced its cache lines between
+        // the workers on every move. The child is cancelled with its parent.
+        let shutdown = self.deps.shutdown.child_token();
         let shared = self.shared.clone();
         // Made once, not per command: each fresh future registers (and on drop unregisters)
         // itself under a lock, and a fresh `Sleep` enters and leaves the timer wheel, which
