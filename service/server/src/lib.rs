@@ -4,6 +4,7 @@
 //! event streams. [`run`] serves everything on one listener; the `bete-server` binary wraps it.
 
 pub mod auth;
+pub mod coalesce;
 pub mod config;
 pub mod metrics;
 pub mod project;

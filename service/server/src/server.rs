@@ -9,6 +9,7 @@ use std::time::Duration;
 use bete_api::pb::bot_service_server::BotServiceServer;
 use bete_api::pb::table_service_server::TableServiceServer;
 use tokio::net::TcpListener;
+use tokio_stream::StreamExt as _;
 use tokio_util::sync::CancellationToken;
 use tonic::codegen::{BoxFuture, Service, http};
 use tonic::server::{Grpc, NamedService};
@@ -16,6 +17,7 @@ use tonic::transport::server::TcpIncoming;
 use tonic_health::ServingStatus;
 
 use crate::auth::Auth;
+use crate::coalesce::Coalesced;
 use crate::config::ServerConfig;
 use crate::metrics::{self, Metrics};
 use crate::registry::Tables;
@@ -182,7 +184,13 @@ pub async fn run(
         .add_service(bot_service)
         // The builder's tcp_nodelay applies only to listeners tonic binds itself; without it on
         // accepted sockets every unary reply waits ~40 ms (Nagle against delayed ACK).
-        .serve_with_incoming_shutdown(TcpIncoming::from(listener).with_nodelay(Some(true)), drain);
+        // Each connection's writes yield once to the tasks already runnable (`coalesce`).
+        .serve_with_incoming_shutdown(
+            TcpIncoming::from(listener)
+                .with_nodelay(Some(true))
+                .map(|conn| conn.map(Coalesced::new)),
+            drain,
+        );
     tokio::pin!(serve);
     let forced = async {
         drained.notified().await;
