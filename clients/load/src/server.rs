@@ -181,9 +181,8 @@ impl Server {
             ..bete_server::ServerConfig::default()
         };
         let (tx, rx) = oneshot::channel::<()>();
-        let workers = std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(2);
+        // As the bete-server binary sizes its runtime.
+        let workers = bete_server::config::default_worker_threads();
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(workers)
             .thread_name("bete-srv")

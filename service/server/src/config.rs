@@ -52,3 +52,30 @@ impl Default for ServerConfig {
 pub const MIN_DEADLINE_MS: u64 = 20;
 /// Longest decision deadline a table may ask for (one hour).
 pub const MAX_DEADLINE_MS: u64 = 3_600_000;
+
+/// The async runtime's threads when the operator sets none: one per core but one, at least 1.
+///
+/// Why not tokio's one per core: the SQLite writer (every commit of the node) runs on a thread of
+/// its own, busy under load, and a worker per core made the workers and the writer take turns
+/// on the cores, with wake-ups and work stealing across them. On the 2-core benchmark machine
+/// one worker took 10–20 % less CPU per move than two, at the same or a higher rate (see
+/// docs/benchmarks.md, "Move path, sixth round"). `available_parallelism` counts the cgroup's
+/// CPU quota, so a pod limited to 2 CPUs gets 1 worker.
+pub fn default_worker_threads() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .saturating_sub(1)
+        .max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    /// At least one worker, and never more than the cores.
+    #[test]
+    fn the_default_runtime_leaves_a_core_to_the_writer() {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let workers = super::default_worker_threads();
+        assert!(workers >= 1);
+        assert_eq!(workers, if cores > 1 { cores - 1 } else { 1 });
+    }
+}

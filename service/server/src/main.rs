@@ -67,6 +67,10 @@ struct Args {
     /// On SIGTERM: seconds to wait for clients to close their connections once streams ended.
     #[arg(long, env = "BETE_DRAIN_TIMEOUT_SECS", default_value_t = 10)]
     drain_timeout_secs: u64,
+    /// Threads of the async runtime (gRPC, table actors, streams). Default: one per core but
+    /// one, at least 1: the SQLite writer has a thread of its own (see docs/operations.md).
+    #[arg(long, env = "BETE_WORKER_THREADS", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    worker_threads: Option<u16>,
 }
 
 /// Install logging; with `OTEL_EXPORTER_OTLP_ENDPOINT` set, also export spans over OTLP/gRPC.
@@ -147,10 +151,22 @@ async fn signal() {
     }
 }
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
+fn main() -> anyhow::Result<()> {
     let args = Args::parse();
+    let workers = args
+        .worker_threads
+        .map_or_else(bete_server::config::default_worker_threads, usize::from);
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(workers)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?
+        .block_on(serve(args, workers))
+}
+
+async fn serve(args: Args, workers: usize) -> anyhow::Result<()> {
     let provider = init_tracing(args.log_format)?;
+    tracing::info!(workers, "runtime started");
     let listener = TcpListener::bind(args.listen)
         .await
         .with_context(|| format!("cannot listen on {}", args.listen))?;

@@ -215,7 +215,7 @@ async fn closed_watch_stream_leaves_the_watchers_gauge() {
     srv.stop().await;
 }
 
-const ENV_VARS: [&str; 12] = [
+const ENV_VARS: [&str; 13] = [
     "BETE_LISTEN",
     "BETE_DATA_DIR",
     "BETE_METRICS_LISTEN",
@@ -228,6 +228,7 @@ const ENV_VARS: [&str; 12] = [
     "BETE_WATCH_BUFFER",
     "BETE_DRAIN_GRACE_SECS",
     "BETE_DRAIN_TIMEOUT_SECS",
+    "BETE_WORKER_THREADS",
 ];
 
 /// Every flag `--x-y` has the environment variable `BETE_X_Y`, and `--help` says so.
