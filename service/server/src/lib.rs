@@ -11,6 +11,7 @@ pub mod project;
 pub mod registry;
 pub mod server;
 pub mod service;
+pub mod shutdown;
 pub mod status;
 pub mod store;
 pub mod stream;

@@ -21,6 +21,7 @@ use crate::coalesce::Coalesced;
 use crate::config::ServerConfig;
 use crate::metrics::{self, Metrics};
 use crate::registry::Tables;
+use crate::shutdown::Shutdown;
 use crate::service::{Api, BotApi, TableApi, WatchBotFrames, WatchTableFrames};
 use crate::store::{SqliteStore, Store};
 use crate::stream::{BotShape, FrameCodec, TableShape};
@@ -74,7 +75,7 @@ pub async fn run(
 ) -> Result<(), RunError> {
     let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&config.data_dir).await?);
     let metrics = Arc::new(Metrics::new());
-    let token = CancellationToken::new();
+    let token = Shutdown::new();
     let deps = Arc::new(ActorDeps {
         store: store.clone(),
         metrics: metrics.clone(),

@@ -700,7 +700,7 @@ impl Api {
             Ok(WatchStream::<TableShape>::new(
                 rx,
                 api.config.heartbeat_interval,
-                api.tables.deps.shutdown.clone(),
+                api.tables.deps.shutdown.stopped(),
                 from_seq.unwrap_or(0),
                 None,
                 Some(Box::new(move || shared.watcher_left.notify_one())),
@@ -738,7 +738,7 @@ impl Api {
             Ok(WatchStream::<BotShape>::new(
                 rx,
                 api.config.heartbeat_interval,
-                api.tables.deps.shutdown.clone(),
+                api.tables.deps.shutdown.stopped(),
                 0,
                 Some(stream.cut.clone()),
                 Some(Box::new(move || {

@@ -16,11 +16,11 @@ use prost::encoding::WireType;
 use tokio::sync::mpsc;
 use tokio::time::{Instant, Sleep};
 use tokio_stream::Stream;
-use tokio_util::sync::WaitForCancellationFutureOwned;
 use tonic::Status;
 use tonic::codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
 
 use crate::project;
+use crate::shutdown::Stopped;
 use crate::status::ServerError;
 use crate::table::{Outbound, TableEvent, TableMeta, WatchItem};
 
@@ -286,7 +286,7 @@ pub struct WatchStream<S: Shape> {
     idle: Pin<Box<Sleep>>,
     /// When the last item went out: the heartbeat waits for `every` of quiet after it.
     last_item: Instant,
-    shutdown: Pin<Box<WaitForCancellationFutureOwned>>,
+    shutdown: Stopped,
     last_seq: u64,
     /// WatchBot: set by any table that found the stream too slow.
     cut: Option<Arc<AtomicBool>>,
@@ -308,7 +308,7 @@ impl<S: Shape> WatchStream<S> {
     pub fn new(
         rx: mpsc::Receiver<Outbound>,
         every: Duration,
-        shutdown: tokio_util::sync::CancellationToken,
+        shutdown: Stopped,
         last_seq: u64,
         cut: Option<Arc<AtomicBool>>,
         on_drop: Option<Box<dyn FnOnce() + Send>>,
@@ -318,9 +318,7 @@ impl<S: Shape> WatchStream<S> {
             every,
             idle: Box::pin(tokio::time::sleep(every)),
             last_item: Instant::now(),
-            // A child token: each poll takes its token's locks, which must not be shared by
-            // every stream of the server.
-            shutdown: Box::pin(shutdown.child_token().cancelled_owned()),
+            shutdown,
             last_seq,
             cut,
             on_drop,
@@ -348,7 +346,7 @@ impl<S: Shape> Stream for WatchStream<S> {
         if this.done {
             return Poll::Ready(None);
         }
-        if this.shutdown.as_mut().poll(cx).is_ready() {
+        if Pin::new(&mut this.shutdown).poll(cx).is_ready() {
             this.done = true;
             return Poll::Ready(Some(Err(ServerError::ShuttingDown.to_status())));
         }

@@ -138,9 +138,8 @@ async fn serve(
     mut requests: Streaming<pb::SubmitActionsRequest>,
     answers: &mpsc::Sender<pb::SubmitActionsResponse>,
 ) -> Option<Status> {
-    // Made once, not per request: each registers a waiter (under a lock) when first polled. On
-    // a child token, so that the locks it takes at each poll are this stream's alone.
-    let shutdown = api.tables.deps.shutdown.child_token().cancelled_owned();
+    // Made once, not per request (see `Shutdown::stopped`).
+    let shutdown = api.tables.deps.shutdown.stopped();
     let gone = answers.closed();
     tokio::pin!(shutdown, gone);
     let draining = || Some(ServerError::ShuttingDown.to_status());

@@ -16,7 +16,6 @@ use prost::bytes::Bytes;
 use rand_chacha::ChaCha8Rng;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
-use tokio_util::sync::CancellationToken;
 
 use super::sink::{Offer, Sink, SinkTx};
 use super::{
@@ -26,6 +25,7 @@ use super::{
 use crate::metrics::Metrics;
 use crate::now_ms;
 use crate::project;
+use crate::shutdown::Shutdown;
 use crate::status::ServerError;
 use crate::store::{LogEntry, Occupant, RatingDelta, SeatRow, Store, StoredTable, TableState};
 
@@ -34,7 +34,7 @@ use crate::store::{LogEntry, Occupant, RatingDelta, SeatRow, Store, StoredTable,
 pub struct ActorDeps {
     pub store: Arc<dyn Store>,
     pub metrics: Arc<Metrics>,
-    pub shutdown: CancellationToken,
+    pub shutdown: Shutdown,
     /// Pause before a house bot acts (0 in tests: house bots answer at once).
     pub house_delay: Duration,
     /// A finished table's actor leaves memory after this long without requests.
@@ -918,15 +918,11 @@ impl Actor {
     }
 
     async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
-        // A child of the server's token: polling a cancellation future takes its token's locks,
-        // and a thousand actors polling the one shared token bounced its cache lines between
-        // the workers on every move. The child is cancelled with its parent.
-        let shutdown = self.deps.shutdown.child_token();
         let shared = self.shared.clone();
         // Made once, not per command: each fresh future registers (and on drop unregisters)
         // itself under a lock, and a fresh `Sleep` enters and leaves the timer wheel, which
         // showed in the profile of every move.
-        let cancelled = shutdown.cancelled();
+        let cancelled = self.deps.shutdown.stopped();
         tokio::pin!(cancelled);
         let mut left = std::pin::pin!(shared.watcher_left.notified());
         let sleep = tokio::time::sleep(Duration::from_secs(86_400));
