@@ -168,6 +168,7 @@ pub async fn run(
             drained.notify_one();
         }
     };
+    let coalesce = tokio::runtime::Handle::current().metrics().num_workers() == 1;
     let serve = tonic::transport::Server::builder()
         .tcp_nodelay(true)
         .max_concurrent_streams(MAX_STREAMS_PER_CONNECTION)
@@ -185,11 +186,12 @@ pub async fn run(
         .add_service(bot_service)
         // The builder's tcp_nodelay applies only to listeners tonic binds itself; without it on
         // accepted sockets every unary reply waits ~40 ms (Nagle against delayed ACK).
-        // Each connection's writes yield once to the tasks already runnable (`coalesce`).
+        // On a one-worker runtime each connection's writes yield once to the tasks already
+        // runnable (`coalesce`).
         .serve_with_incoming_shutdown(
             TcpIncoming::from(listener)
                 .with_nodelay(Some(true))
-                .map(|conn| conn.map(Coalesced::new)),
+                .map(move |conn| conn.map(|io| Coalesced::new(io, coalesce))),
             drain,
         );
     tokio::pin!(serve);

@@ -204,7 +204,10 @@ impl SqliteStore {
                 .pragma("wal_autocheckpoint", "1000")
                 .pragma("journal_size_limit", "67108864")
                 .pragma("cache_size", "-32768")
-                .pragma("temp_store", "memory"),
+                .pragma("temp_store", "memory")
+                // Room for the 47 log-insert statements (`row_bucket`) and every other writer
+                // statement, so none is evicted and prepared again.
+                .statement_cache_capacity(256),
         )
         .await?;
         migrate(&mut writer).await?;
@@ -344,7 +347,8 @@ async fn no_open_transaction(conn: &mut SqliteConnection) -> bool {
 /// The rows are bound, not passed as one JSON array for `json_each` to take apart: parsing that
 /// array (each payload a JSON string inside it) and the `->>` per field were ≈ 4 % of the
 /// server's CPU per move. A statement is prepared per row count, so a batch is padded with
-/// empty rows (filtered out) to one of [`row_bucket`]'s sizes, and at most 47 are ever cached.
+/// empty rows (filtered out) to one of [`row_bucket`]'s sizes: 47 statements in all (the
+/// writer's statement cache holds them all).
 ///
 /// A batch of plain appends runs this alone, as its own (autocommit) transaction, committed with
 /// the connection's `synchronous=FULL` exactly like an explicit COMMIT. Not inside BEGIN …
@@ -380,6 +384,7 @@ fn insert_rows_sql_cached(bucket: usize) -> Option<&'static str> {
     } else {
         15 + bucket / 16 - 1
     };
+    debug_assert_eq!(row_bucket(bucket), bucket, "not a statement size");
     Some(TEXTS.get(slot)?.get_or_init(|| insert_rows_sql(bucket)))
 }
 
@@ -1115,6 +1120,11 @@ mod tests {
             pass_append("t2", 0, 3),
         );
         assert!(apply_batch(&mut conn, &[&a, &dup, &b]).await.is_err());
+        assert_eq!(log_rows_count(&mut conn).await.unwrap(), 0);
+        // A padded batch (20 rows: a statement of 32) whose last row is out of sequence.
+        let mut big: Vec<WriteOp> = (0..19).map(|i| pass_append("t2", i, i as i64)).collect();
+        big.push(pass_append("t1", 5, 99));
+        assert!(apply_batch(&mut conn, &big.iter().collect::<Vec<_>>()).await.is_err());
         assert_eq!(log_rows_count(&mut conn).await.unwrap(), 0);
         apply_batch(&mut conn, &[&a, &b]).await.unwrap();
         assert_eq!(log_rows_count(&mut conn).await.unwrap(), 2);
