@@ -41,6 +41,9 @@ pub struct Bot {
     /// one move at a time, so a bot acting at several tables at once uses several; they are
     /// opened on demand and reused, and at most [`IDLE_LANES`] are kept once answered.
     lanes: Mutex<Vec<Lane>>,
+    /// A permit per move on a stream: bounds the bot's streams (a new one is opened only when
+    /// every one it has is busy) to its share of the connection's stream limit.
+    busy: Semaphore,
 }
 
 /// Whether `answer` is the answer to the request sent `index`-th on its stream with
@@ -62,6 +65,21 @@ fn answers_request(answer: &pb::SubmitActionsResponse, index: u64, request_id: &
 /// unary call does (4 idle streams gave 84 µs of server CPU a move at 1,000 tables, against
 /// 51 µs when the streams were reused). The bound only stops a pathological burst.
 const IDLE_LANES: usize = 128;
+
+/// Streams of a connection kept for other calls than the bots' SubmitActions (their WatchBot
+/// streams are counted apart): unary creates and joins during the window, the ceiling's calls.
+const OTHER_STREAMS: u32 = 64;
+
+/// How many SubmitActions streams each of `bots` bots spread over `connections` connections may
+/// hold, so that together they stay under the server's limit of concurrent streams per
+/// connection (over it, opening a stream waits for another to end: at 10,000 tables the bots
+/// asked for ≈ 16,000 streams over 8 connections and stalled). At most [`IDLE_LANES`].
+pub fn lanes_per_bot(bots: usize, connections: usize) -> usize {
+    let per_connection = bots.div_ceil(connections.max(1)).max(1) as u32;
+    let room = bete_server::server::MAX_STREAMS_PER_CONNECTION
+        .saturating_sub(per_connection + OTHER_STREAMS);
+    ((room / per_connection) as usize).clamp(1, IDLE_LANES)
+}
 
 /// One open SubmitActions stream of a bot.
 #[derive(Debug)]
@@ -92,6 +110,7 @@ impl Bot {
         id: String,
         token: &str,
         channel: Channel,
+        lanes: usize,
     ) -> Result<Bot, crate::LoadError> {
         let auth = MetadataValue::try_from(format!("Bearer {token}")).map_err(|_| {
             crate::LoadError::Setup("the server returned a token that is not valid metadata".into())
@@ -103,6 +122,7 @@ impl Bot {
             channel,
             next_request: AtomicU64::new(0),
             lanes: Mutex::new(Vec::new()),
+            busy: Semaphore::new(lanes.max(1)),
         })
     }
 
@@ -114,6 +134,13 @@ impl Bot {
         req: pb::SubmitActionRequest,
         stats: &Stats,
     ) -> Result<pb::SubmitActionResponse, Status> {
+        // Held until this move's answer is in: at most `lanes` streams are ever busy, so no
+        // more than that are ever open.
+        let _busy = self
+            .busy
+            .acquire()
+            .await
+            .map_err(|_| Status::internal("the bot's stream permits closed"))?;
         let free = self.lanes.lock().ok().and_then(|mut l| {
             // After a cut or a server restart the idle streams are dead: skip those whose
             // answer side already ended rather than spend a try on each.
@@ -809,5 +836,34 @@ mod answer_order {
         // A refusal of an id the server will not echo.
         assert!(answers_request(&answer(3, "", true), 3, "7-1"));
         assert!(!answers_request(&answer(4, "", true), 3, "7-1"));
+    }
+}
+
+#[cfg(test)]
+mod lanes {
+    use super::*;
+
+    /// The bots of a connection, their WatchBot streams and the room kept for other calls fit
+    /// under the server's stream limit at every size; 1,000 tables keep the full idle pool.
+    #[test]
+    fn the_bots_streams_fit_under_the_connection_limit() {
+        let limit = bete_server::server::MAX_STREAMS_PER_CONNECTION as usize;
+        for bots in [1, 5, 80, 785, 1_565, 5_000, 20_000] {
+            for connections in [1, 2, 8] {
+                let lanes = lanes_per_bot(bots, connections);
+                let per_connection = bots.div_ceil(connections);
+                assert!((1..=IDLE_LANES).contains(&lanes), "{bots}/{connections}: {lanes}");
+                if per_connection * 2 + OTHER_STREAMS as usize <= limit {
+                    assert!(
+                        per_connection * (lanes + 1) + OTHER_STREAMS as usize <= limit,
+                        "{bots} bots over {connections}: {lanes} streams each"
+                    );
+                }
+            }
+        }
+        // The matrix's 1,000 tables: 80 bots over 8 connections keep up to 128 each.
+        assert_eq!(lanes_per_bot(80, 8), IDLE_LANES);
+        // 10,000 tables: 785 bots over 8 connections.
+        assert_eq!(lanes_per_bot(785, 8), 19);
     }
 }

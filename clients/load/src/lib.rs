@@ -125,6 +125,7 @@ async fn register_bots(
     concurrency: usize,
 ) -> Result<Vec<Arc<Bot>>, LoadError> {
     let sem = Arc::new(Semaphore::new(concurrency.max(1)));
+    let lanes = driver::lanes_per_bot(count, channels.len());
     let mut tasks = tokio::task::JoinSet::new();
     for i in 0..count {
         let channel = channels[i % channels.len()].clone();
@@ -139,7 +140,7 @@ async fn register_bots(
                 .await
                 .map_err(|s| LoadError::Setup(format!("RegisterBot: {s}")))?
                 .into_inner();
-            Bot::new(i, r.bot_id, &r.token, channel)
+            Bot::new(i, r.bot_id, &r.token, channel, lanes)
         });
     }
     let mut bots = Vec::with_capacity(count);
