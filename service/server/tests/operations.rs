@@ -279,7 +279,8 @@ fn help_names_the_env_var_of_every_flag() {
 }
 
 /// The binary configured only through the configmap's variables: it listens where BETE_LISTEN
-/// says, serves metrics on BETE_METRICS_LISTEN, keeps its file in BETE_DATA_DIR and logs JSON.
+/// says, serves metrics on BETE_METRICS_LISTEN, keeps its file in BETE_DATA_DIR, logs JSON and
+/// runs BETE_WORKER_THREADS runtime threads.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn binary_reads_the_configmap_variables() {
     let dir = tempfile::tempdir().unwrap();
@@ -289,6 +290,7 @@ async fn binary_reads_the_configmap_variables() {
         .env("BETE_METRICS_LISTEN", metrics.to_string())
         .env("BETE_DATA_DIR", dir.path())
         .env("BETE_LOG_FORMAT", "json")
+        .env("BETE_WORKER_THREADS", "3")
         .env("RUST_LOG", "info")
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -335,4 +337,10 @@ async fn binary_reads_the_configmap_variables() {
             "not JSON: {line}"
         );
     }
+    // The runtime was sized by BETE_WORKER_THREADS, not by the cores.
+    assert!(
+        log.lines()
+            .any(|l| l.contains("runtime started") && l.contains("\"workers\":3")),
+        "{log}"
+    );
 }
