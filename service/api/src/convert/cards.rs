@@ -19,9 +19,15 @@ pub fn cards_to_pb(cards: CardSet) -> Vec<String> {
 
 /// A card code from a request; `field` names it in the error (`action.cards[1]: not a card "ZZ"`).
 pub fn card_from_pb(code: &str, field: &str) -> Result<Card, FieldError> {
+    card_at(code, || field.to_string())
+}
+
+/// [`card_from_pb`] with the field's path built only for an error (the move path parses a card
+/// per move, and formatting the path each time showed in its profile).
+fn card_at(code: &str, field: impl FnOnce() -> String) -> Result<Card, FieldError> {
     code.parse().map_err(|_| {
         FieldError::new(
-            field,
+            field(),
             format!(
                 "not a card {} (a rank 2-9, T, J, Q, K, A then a suit S, H, D, C, e.g. KS or TH)",
                 quote(code)
@@ -143,7 +149,8 @@ pub fn action_from_pb(action: &pb::Action, field: &str) -> Result<Action, FieldE
             format!("unknown ActionKind number {}", action.kind),
         )
     })?;
-    let cards_field = format!("{field}.cards");
+    // Built only for an error.
+    let cards_field = || format!("{field}.cards");
     let verb = kind
         .as_str_name()
         .strip_prefix("ACTION_KIND_")
@@ -153,16 +160,16 @@ pub fn action_from_pb(action: &pb::Action, field: &str) -> Result<Action, FieldE
             Ok(a)
         } else {
             Err(FieldError::new(
-                &cards_field,
+                cards_field(),
                 format!("{verb} takes no card, got {}", action.cards.len()),
             ))
         }
     };
     let one_card = || -> Result<Card, FieldError> {
         match action.cards.as_slice() {
-            [code] => card_from_pb(code, &format!("{cards_field}[0]")),
+            [code] => card_at(code, || format!("{}[0]", cards_field())),
             other => Err(FieldError::new(
-                &cards_field,
+                cards_field(),
                 format!("{verb} takes exactly one card, got {}", other.len()),
             )),
         }
@@ -186,7 +193,7 @@ pub fn action_from_pb(action: &pb::Action, field: &str) -> Result<Action, FieldE
             let n = action.cards.len();
             if !(1..=5).contains(&n) {
                 return Err(FieldError::new(
-                    &cards_field,
+                    cards_field(),
                     format!(
                         "EXCHANGE takes one to five cards, got {n} (exchange nothing with STAND)"
                     ),
@@ -194,10 +201,10 @@ pub fn action_from_pb(action: &pb::Action, field: &str) -> Result<Action, FieldE
             }
             let mut set = CardSet::EMPTY;
             for (i, code) in action.cards.iter().enumerate() {
-                let item = format!("{cards_field}[{i}]");
-                let card = card_from_pb(code, &item)?;
+                let item = || format!("{}[{i}]", cards_field());
+                let card = card_at(code, item)?;
                 if set.contains(card) {
-                    return Err(FieldError::new(item, format!("{card} is listed twice")));
+                    return Err(FieldError::new(item(), format!("{card} is listed twice")));
                 }
                 set.insert(card);
             }
