@@ -10,6 +10,7 @@ pub mod cards;
 pub mod config;
 pub mod event;
 pub mod view;
+pub mod view_wire;
 
 use std::time::SystemTime;
 
@@ -22,6 +23,7 @@ pub use cards::{
 pub use config::{config_from_pb, config_to_pb};
 pub use event::{EventStamp, project, project_public, sees_only_public, table_event};
 pub use view::{awaiting_players_view, view_to_pb};
+pub use view_wire::{encode_seat_view, encode_watch_bot_decision};
 
 /// A request field that cannot become an engine value. `field` is the path of the bad field as a
 /// `google.rpc.BadRequest.FieldViolation.field` (e.g. `action.cards[1]`), `description` says

@@ -116,7 +116,7 @@ pub fn awaiting_players_view(
 }
 
 /// The phase enum plus the exchange round (1 or 2) and the trick index it carries.
-fn phase_to_pb(phase: Phase) -> (pb::Phase, u32, u32) {
+pub(super) fn phase_to_pb(phase: Phase) -> (pb::Phase, u32, u32) {
     match phase {
         Phase::AwaitingDeck => (pb::Phase::AwaitingDeck, 0, 0),
         Phase::Bidding => (pb::Phase::Bidding, 0, 0),
