@@ -111,6 +111,22 @@ pub fn snapshot_to_pb(meta: &TableMeta, snap: &Snapshot) -> pb::SeatView {
     }
 }
 
+/// WatchBot's request to act, as the bytes of its `WatchBotResponse` (what [`snapshot_to_pb`]
+/// inside a `DecisionRequest` would encode to, written without building the message), or `None`
+/// for a snapshot without a game (then the message is built as usual).
+pub fn decision_bytes(meta: &TableMeta, snap: &Snapshot) -> Option<Vec<u8>> {
+    let view = snap.view.as_ref()?;
+    let mut buf = Vec::with_capacity(512);
+    convert::encode_watch_bot_decision(
+        &mut buf,
+        &meta.id,
+        snap.seq,
+        view,
+        snap.deadline_ms.map(system_time),
+    );
+    Some(buf)
+}
+
 /// One table event as `viewer` may see it.
 pub fn event_to_pb(meta: &TableMeta, e: &TableEvent, viewer: Viewer) -> pb::Event {
     stamped(meta, e, |ev, stamp| convert::project(ev, viewer, stamp))

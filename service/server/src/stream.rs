@@ -36,12 +36,14 @@ pub enum Frame<M> {
         table: Option<Arc<TableMeta>>,
         event: Bytes,
     },
+    /// The whole response, already encoded for this recipient (`project::decision_bytes`).
+    Encoded(Vec<u8>),
 }
 
 /// Which stream this is: how items and heartbeats are wrapped.
 pub trait Shape: Send + 'static {
     type Request: Message + Default + Send + 'static;
-    type Msg: Message + Send + 'static;
+    type Msg: Message + Default + Send + 'static;
     /// The field number of `event` in `Msg`'s oneof.
     const EVENT_FIELD: u32;
     /// `None` for items this stream does not carry.
@@ -141,11 +143,16 @@ impl Shape for BotShape {
                 viewer,
                 shared,
             } => return Some(event_frame::<Self>(o.meta, &event, viewer, shared, true)),
-            WatchItem::Decision(s) => Kind::Decision(pb::DecisionRequest {
+            WatchItem::Decision(s) => {
+                if let Some(bytes) = project::decision_bytes(&o.meta, &s) {
+                    return Some(Frame::Encoded(bytes));
+                }
+                Kind::Decision(pb::DecisionRequest {
                 table_id: o.meta.id.clone(),
                 seq: s.seq,
-                view: Some(project::snapshot_to_pb(&o.meta, &s)),
-            }),
+                    view: Some(project::snapshot_to_pb(&o.meta, &s)),
+                })
+            }
             WatchItem::Seated(seat, status) => Kind::Seated(pb::Seated {
                 table_id: o.meta.id.clone(),
                 seat: u32::from(seat),
@@ -239,10 +246,14 @@ fn encode_frame<S: Shape>(
             buf.put_slice(&event);
             Ok(())
         }
+        Frame::Encoded(bytes) => {
+            buf.put_slice(&bytes);
+            Ok(())
+        }
     }
 }
 
-impl<M> Frame<M> {
+impl<M: Message + Default> Frame<M> {
     /// The message this frame stands for (decoding shared bytes: for callers of the generated
     /// service trait, which expects messages, not for the serving path).
     pub fn into_msg<S: Shape<Msg = M>>(self) -> Result<M, Status> {
@@ -256,6 +267,8 @@ impl<M> Frame<M> {
                     ev,
                 ))
             }
+            Frame::Encoded(bytes) => M::decode(&bytes[..])
+                .map_err(|e| Status::internal(format!("encoded response: {e}"))),
         }
     }
 }
@@ -436,6 +449,55 @@ mod tests {
         let mut buf = Vec::new();
         encode_frame::<S>(frame, &mut buf).unwrap();
         buf
+    }
+
+    /// A decision goes out as the bytes prost writes for the `DecisionRequest` the message path
+    /// builds (the view of a seat to act, with its deadline); a snapshot without a game still
+    /// takes the message path.
+    #[test]
+    fn a_decision_is_written_as_prost_writes_the_response() {
+        let m = meta();
+        let setup = bete_rules::Setup {
+            ruleset: m.ruleset,
+            config: m.config.clone(),
+            seats: m.seats,
+            first_dealer: bete_rules::Seat(0),
+            decks: bete_rules::Decks::Seed(m.seed),
+        };
+        let (game, _) = bete_rules::Game::new(setup).unwrap();
+        let seat = game.to_act().unwrap();
+        let snap = crate::table::Snapshot {
+            seq: 41,
+            viewer: Viewer::Seat(seat),
+            view: Some(game.view(Viewer::Seat(seat))),
+            deadline_ms: Some(1_700_000_000_123),
+        };
+        let want = pb::WatchBotResponse {
+            table_id: m.id.clone(),
+            kind: Some(pb::watch_bot_response::Kind::Decision(pb::DecisionRequest {
+                table_id: m.id.clone(),
+                seq: 41,
+                view: Some(project::snapshot_to_pb(&m, &snap)),
+            })),
+        };
+        assert!(!want.encode_to_vec().is_empty());
+        let item = |snap| Outbound {
+            meta: m.clone(),
+            item: WatchItem::Decision(Box::new(snap)),
+        };
+        let frame = BotShape::item(item(snap), &mut 0).unwrap();
+        assert!(matches!(frame, Frame::Encoded(_)));
+        assert_eq!(written::<BotShape>(frame), want.encode_to_vec());
+        let waiting = crate::table::Snapshot {
+            seq: 0,
+            viewer: Viewer::Seat(bete_rules::Seat(1)),
+            view: None,
+            deadline_ms: None,
+        };
+        assert!(matches!(
+            BotShape::item(item(waiting), &mut 0),
+            Some(Frame::Msg(_))
+        ));
     }
 
     /// The shared encoding goes out byte for byte as prost writes the same response, so clients
