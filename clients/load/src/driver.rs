@@ -852,7 +852,10 @@ mod lanes {
             for connections in [1, 2, 8] {
                 let lanes = lanes_per_bot(bots, connections);
                 let per_connection = bots.div_ceil(connections);
-                assert!((1..=IDLE_LANES).contains(&lanes), "{bots}/{connections}: {lanes}");
+                assert!(
+                    (1..=IDLE_LANES).contains(&lanes),
+                    "{bots}/{connections}: {lanes}"
+                );
                 if per_connection * 2 + OTHER_STREAMS as usize <= limit {
                     assert!(
                         per_connection * (lanes + 1) + OTHER_STREAMS as usize <= limit,

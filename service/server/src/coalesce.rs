@@ -185,7 +185,11 @@ mod tests {
                 Poll::Ready(Ok(1))
             ));
             let bufs = [IoSlice::new(b"y")];
-            assert!(Pin::new(&mut w).poll_write_vectored(&mut cx, &bufs).is_pending());
+            assert!(
+                Pin::new(&mut w)
+                    .poll_write_vectored(&mut cx, &bufs)
+                    .is_pending()
+            );
             assert!(matches!(
                 Pin::new(&mut w).poll_write_vectored(&mut cx, &bufs),
                 Poll::Ready(Ok(1))

@@ -148,8 +148,8 @@ impl Shape for BotShape {
                     return Some(Frame::Encoded(bytes));
                 }
                 Kind::Decision(pb::DecisionRequest {
-                table_id: o.meta.id.clone(),
-                seq: s.seq,
+                    table_id: o.meta.id.clone(),
+                    seq: s.seq,
                     view: Some(project::snapshot_to_pb(&o.meta, &s)),
                 })
             }
@@ -474,11 +474,13 @@ mod tests {
         };
         let want = pb::WatchBotResponse {
             table_id: m.id.clone(),
-            kind: Some(pb::watch_bot_response::Kind::Decision(pb::DecisionRequest {
-                table_id: m.id.clone(),
-                seq: 41,
-                view: Some(project::snapshot_to_pb(&m, &snap)),
-            })),
+            kind: Some(pb::watch_bot_response::Kind::Decision(
+                pb::DecisionRequest {
+                    table_id: m.id.clone(),
+                    seq: 41,
+                    view: Some(project::snapshot_to_pb(&m, &snap)),
+                },
+            )),
         };
         assert!(!want.encode_to_vec().is_empty());
         let item = |snap| Outbound {

@@ -310,7 +310,10 @@ mod tests {
                                 .encode_to_vec();
                             buf.clear();
                             encode_seat_view(&mut buf, "t_0123456789abcdef", seq, &view, deadline);
-                            assert_eq!(buf, want, "{ruleset:?} {seats} seats, {viewer:?}: {view:?}");
+                            assert_eq!(
+                                buf, want,
+                                "{ruleset:?} {seats} seats, {viewer:?}: {view:?}"
+                            );
                             let whole = pb::WatchBotResponse {
                                 table_id: "t_1".into(),
                                 kind: Some(pb::watch_bot_response::Kind::Decision(

@@ -7,8 +7,8 @@
 
 use foldhash::HashMap;
 use std::path::Path;
-use std::sync::OnceLock;
 use std::str::FromStr;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use sqlx::sqlite::{
@@ -391,7 +391,11 @@ fn insert_rows_sql_cached(bucket: usize) -> Option<&'static str> {
 /// The row count a statement of [`insert_rows_sql`] is prepared for, at least `rows`: exact up
 /// to 16, then the next multiple of 16 (47 sizes up to [`MAX_BATCH`]).
 fn row_bucket(rows: usize) -> usize {
-    if rows <= 16 { rows } else { rows.div_ceil(16) * 16 }
+    if rows <= 16 {
+        rows
+    } else {
+        rows.div_ceil(16) * 16
+    }
 }
 
 /// A batch's log rows, ready to bind.
@@ -1124,7 +1128,11 @@ mod tests {
         // A padded batch (20 rows: a statement of 32) whose last row is out of sequence.
         let mut big: Vec<WriteOp> = (0..19).map(|i| pass_append("t2", i, i as i64)).collect();
         big.push(pass_append("t1", 5, 99));
-        assert!(apply_batch(&mut conn, &big.iter().collect::<Vec<_>>()).await.is_err());
+        assert!(
+            apply_batch(&mut conn, &big.iter().collect::<Vec<_>>())
+                .await
+                .is_err()
+        );
         assert_eq!(log_rows_count(&mut conn).await.unwrap(), 0);
         apply_batch(&mut conn, &[&a, &b]).await.unwrap();
         assert_eq!(log_rows_count(&mut conn).await.unwrap(), 2);
