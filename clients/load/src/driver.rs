@@ -11,7 +11,7 @@ use bete_api::pb;
 use bete_api::pb::table_service_client::TableServiceClient;
 use bete_api::pb::watch_bot_response::Kind;
 use rand::Rng;
-use tokio::sync::{Notify, Semaphore, mpsc};
+use tokio::sync::{Notify, Semaphore, SemaphorePermit, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_util::sync::CancellationToken;
 use tonic::metadata::{AsciiMetadataValue, MetadataValue};
@@ -73,12 +73,13 @@ const OTHER_STREAMS: u32 = 64;
 /// How many SubmitActions streams each of `bots` bots spread over `connections` connections may
 /// hold, so that together they stay under the server's limit of concurrent streams per
 /// connection (over it, opening a stream waits for another to end: at 10,000 tables the bots
-/// asked for ≈ 16,000 streams over 8 connections and stalled). At most [`IDLE_LANES`].
+/// asked for ≈ 16,000 streams over 8 connections and stalled). At most [`IDLE_LANES`]; 0 when
+/// not even one each fits (`run` refuses `--submit stream` then).
 pub fn lanes_per_bot(bots: usize, connections: usize) -> usize {
     let per_connection = bots.div_ceil(connections.max(1)).max(1) as u32;
     let room = bete_server::server::MAX_STREAMS_PER_CONNECTION
         .saturating_sub(per_connection + OTHER_STREAMS);
-    ((room / per_connection) as usize).clamp(1, IDLE_LANES)
+    ((room / per_connection) as usize).min(IDLE_LANES)
 }
 
 /// One open SubmitActions stream of a bot.
@@ -129,18 +130,15 @@ impl Bot {
     /// Submits on a free SubmitActions stream of this bot (opening one if none is free): the
     /// same result as SubmitAction, a rejection turned back into the status it mirrors. A
     /// stream that failed is dropped; the caller's retry (a fresh decision) opens another.
+    ///
+    /// `_turn` (from [`Bot::stream_turn`]) is held until the answer is in: at most `lanes`
+    /// streams are ever busy, so no more than that are ever open.
     async fn submit_on_stream(
         &self,
         req: pb::SubmitActionRequest,
         stats: &Stats,
+        _turn: &SemaphorePermit<'_>,
     ) -> Result<pb::SubmitActionResponse, Status> {
-        // Held until this move's answer is in: at most `lanes` streams are ever busy, so no
-        // more than that are ever open.
-        let _busy = self
-            .busy
-            .acquire()
-            .await
-            .map_err(|_| Status::internal("the bot's stream permits closed"))?;
         let free = self.lanes.lock().ok().and_then(|mut l| {
             // After a cut or a server restart the idle streams are dead: skip those whose
             // answer side already ended rather than spend a try on each.
@@ -198,6 +196,16 @@ impl Bot {
             Some(pb::submit_actions_response::Result::Accepted(a)) => Ok(a),
             Some(pb::submit_actions_response::Result::Rejected(r)) => Err(rejection_status(r)),
             None => Err(Status::internal("a SubmitActions answer without a result")),
+        }
+    }
+
+    /// A turn on one of this bot's SubmitActions streams, waited for before the submit is timed
+    /// (latency counts from the send, not from a wait in this process); `None` once the run
+    /// stops.
+    async fn stream_turn(&self, stop: &CancellationToken) -> Option<SemaphorePermit<'_>> {
+        tokio::select! {
+            permit = self.busy.acquire() => permit.ok(),
+            () = stop.cancelled() => None,
         }
     }
 
@@ -578,18 +586,26 @@ async fn act(
             expected_seq: seq,
             request_id: format!("{}-{n}", bot.index),
         };
+        let turn = match shared.submit {
+            Submit::Unary => None,
+            Submit::Stream => match bot.stream_turn(&shared.stop).await {
+                Some(turn) => Some(turn),
+                None => return,
+            },
+        };
         let record = shared.recording();
         if let Some(t) = &track {
             t.expect(seq + 1, record, &shared.stats);
         }
         let sent = Instant::now();
-        let answer = match shared.submit {
-            Submit::Unary => client
+        let answer = match &turn {
+            None => client
                 .submit_action(bot.request(req))
                 .await
                 .map(|r| r.into_inner()),
-            Submit::Stream => bot.submit_on_stream(req, &shared.stats).await,
+            Some(turn) => bot.submit_on_stream(req, &shared.stats, turn).await,
         };
+        drop(turn);
         match answer {
             Ok(_) => {
                 if record {
@@ -852,16 +868,18 @@ mod lanes {
             for connections in [1, 2, 8] {
                 let lanes = lanes_per_bot(bots, connections);
                 let per_connection = bots.div_ceil(connections);
+                assert!(lanes <= IDLE_LANES, "{bots}/{connections}: {lanes}");
+                // Each bot's WatchBot stream and its lanes, and the room for other calls.
                 assert!(
-                    (1..=IDLE_LANES).contains(&lanes),
-                    "{bots}/{connections}: {lanes}"
+                    lanes == 0 || per_connection * (lanes + 1) + OTHER_STREAMS as usize <= limit,
+                    "{bots} bots over {connections}: {lanes} streams each"
                 );
-                if per_connection * 2 + OTHER_STREAMS as usize <= limit {
-                    assert!(
-                        per_connection * (lanes + 1) + OTHER_STREAMS as usize <= limit,
-                        "{bots} bots over {connections}: {lanes} streams each"
-                    );
-                }
+                // No lane only when not even one each would fit.
+                assert_eq!(
+                    lanes == 0,
+                    per_connection * 2 + OTHER_STREAMS as usize > limit,
+                    "{bots} bots over {connections}"
+                );
             }
         }
         // The matrix's 1,000 tables: 80 bots over 8 connections keep up to 128 each.

@@ -171,6 +171,18 @@ pub async fn run(opts: &Options, command: String) -> Result<Report, LoadError> {
             "--tables, --seats and --connections must be at least 1".into(),
         ));
     }
+    let bots = opts.bots_per_seat() as usize * opts.seats as usize;
+    if opts.submit == cli::Submit::Stream
+        && driver::lanes_per_bot(bots, opts.connections as usize) == 0
+    {
+        return Err(LoadError::Options(format!(
+            "--submit stream: {bots} bots over {} connections leave no room for one \
+             SubmitActions stream each under the server's {} streams per connection; \
+             use more --connections or --submit unary",
+            opts.connections,
+            bete_server::server::MAX_STREAMS_PER_CONNECTION
+        )));
+    }
     if let Some(r) = opts.rate
         && !(r.is_finite() && r > 0.0)
     {

@@ -178,3 +178,23 @@ async fn bad_options_fail_before_anything_starts() {
     let err = run(&opts, String::new()).await.unwrap_err();
     assert!(err.to_string().contains("unknown ruleset"), "{err}");
 }
+
+/// More stream-submitting bots on a connection than the server's stream limit allows one
+/// SubmitActions stream each: refused up front (it would stall), with what to change.
+#[tokio::test]
+async fn too_many_stream_bots_per_connection_fail_before_anything_starts() {
+    let opts = Options::try_parse_from([
+        "bete-load",
+        "--tables",
+        "20000",
+        "--connections",
+        "1",
+        "--submit",
+        "stream",
+        "--embed",
+        "inproc",
+    ])
+    .unwrap();
+    let err = run(&opts, String::new()).await.unwrap_err();
+    assert!(err.to_string().contains("--connections"), "{err}");
+}
