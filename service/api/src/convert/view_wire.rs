@@ -281,6 +281,7 @@ mod tests {
         };
         let mut views = 0;
         let mut ended = 0;
+        let mut seen = Seen::default();
         let mut buf = Vec::new();
         for ruleset in RulesetId::ALL {
             let (min, max) = ruleset.seat_range();
@@ -300,6 +301,7 @@ mod tests {
                             .chain([Viewer::Spectator]);
                         for viewer in viewers {
                             let view = game.view(viewer);
+                            seen.note(&view);
                             let deadline = match next() % 3 {
                                 0 => None,
                                 1 => Some(UNIX_EPOCH + Duration::from_millis(next() % (1 << 42))),
@@ -352,6 +354,99 @@ mod tests {
         }
         assert!(views > 10_000, "{views} views compared");
         assert!(ended > 0, "no match ended");
+        // The rarer parts of a view were among those compared.
+        assert!(seen.all(), "{seen:?}");
+    }
+
+    /// Which rarer parts of a view the comparison met.
+    #[derive(Debug, Default)]
+    struct Seen {
+        face_down: bool,
+        staked_bete: bool,
+        bete_queue_of_two: bool,
+        set_aside_turn_up: bool,
+        exchange_round_two: bool,
+        others_exchange: bool,
+        own_exchange: bool,
+        negative_balance: bool,
+    }
+
+    impl Seen {
+        fn note(&mut self, v: &View) {
+            use bete_rules::Phase;
+            self.face_down |= v.tricks.iter().any(|t| {
+                t.cards
+                    .iter()
+                    .any(|(_, p)| matches!(p, PlayedCard::FaceDown(_)))
+            });
+            self.staked_bete |= v.pools.staked_bete.is_some();
+            self.bete_queue_of_two |= v.pools.bete_queue.len() >= 2;
+            self.set_aside_turn_up |= !v.set_aside_turn_ups.is_empty();
+            self.exchange_round_two |= v.phase == Phase::Exchange { round: 2 };
+            for s in &v.seat_states {
+                if let Some(Action::Exchange(_)) = s.last_spoke {
+                    if v.viewer == Viewer::Seat(s.seat) {
+                        self.own_exchange = true;
+                    } else {
+                        self.others_exchange = true;
+                    }
+                }
+                self.negative_balance |= s.balance < 0;
+            }
+        }
+
+        fn all(&self) -> bool {
+            self.face_down
+                && self.staked_bete
+                && self.bete_queue_of_two
+                && self.set_aside_turn_up
+                && self.exchange_round_two
+                && self.others_exchange
+                && self.own_exchange
+                && self.negative_balance
+        }
+    }
+
+    /// The second guard holds on its own: a spectator's view that (by a slip upstream) carries
+    /// a hand and legal actions, and a seat's view with another seat's exchanged cards, are
+    /// written without them, exactly as `view_to_pb` writes them.
+    #[test]
+    fn the_guards_hold_on_a_faulty_view() {
+        let setup = Setup {
+            ruleset: RulesetId::BesteBoer,
+            config: Config::defaults(RulesetId::BesteBoer, 4),
+            seats: 4,
+            first_dealer: Seat(0),
+            decks: Decks::Seed(Seed([3; 32])),
+        };
+        let (game, _) = Game::new(setup).unwrap();
+        let to_act = game.to_act().unwrap();
+        let mut view = game.view(Viewer::Seat(to_act));
+        assert!(view.hand.is_some() && !view.legal_actions.is_empty());
+        let other = Seat((to_act.0 + 1) % 4);
+        let hand = view.hand.unwrap();
+        view.seat_states[usize::from(other.0)].last_spoke = Some(Action::Exchange(hand));
+        let deadline = Some(UNIX_EPOCH + Duration::from_secs(1_800_000_000));
+        let check = |view: &View| {
+            let mut buf = Vec::new();
+            encode_seat_view(&mut buf, "t_1", 7, view, deadline);
+            assert_eq!(buf, view_to_pb("t_1", 7, view, deadline).encode_to_vec());
+            pb::SeatView::decode(&buf[..]).unwrap()
+        };
+        // A seat: its own hand and actions, but not the other seat's exchanged cards.
+        let seat = check(&view);
+        assert!(!seat.hand.is_empty() && !seat.legal_actions.is_empty());
+        let spoke = seat.seat_states[usize::from(other.0)]
+            .last_spoke
+            .clone()
+            .unwrap();
+        assert!(spoke.cards.is_empty(), "{spoke:?}");
+        // The same view addressed to a spectator: no hand, no actions, no deadline.
+        view.viewer = Viewer::Spectator;
+        let spectator = check(&view);
+        assert!(spectator.hand.is_empty());
+        assert!(spectator.legal_actions.is_empty());
+        assert!(spectator.deadline.is_none());
     }
 
     /// A nested message over 127 bytes gets a longer length prefix: the body moves along.
