@@ -13,9 +13,12 @@ async fn a_cut_mid_deal_is_resumed_without_a_missed_decision() {
     let server = TestServer::start().await;
     let proxy = Proxy::start(server.addr).await;
     let client = bot_at(&proxy.url, "cut-runner").await;
-    // A short deadline: a decision missed during the cut would become an auto-move and a strike.
+    // A deadline a decision missed during the cut would run out of (an auto-move and a strike),
+    // yet long enough for the runner's reconnect: its backoff retries at ≈ 50, 150, 350 and
+    // 750 ms (+ up to 25 % jitter) and then 800–1,000 ms later, so a try that just misses the end
+    // of the 800 ms cut reconnects up to ≈ 1.9 s after it began (1.5 s here failed in CI).
     let table = client
-        .create_table(house_table(pb::Ruleset::Bete, 3, 1_500))
+        .create_table(house_table(pb::Ruleset::Bete, 3, 4_000))
         .await
         .expect("create");
     let mut runner = Runner::new(client.clone(), |_: &pb::Seated| Strategy::Heuristic.bot())
