@@ -4,7 +4,6 @@
 
 mod common;
 
-use std::net::{SocketAddr, TcpListener as StdListener};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -15,47 +14,6 @@ use tonic::transport::Channel;
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
-
-fn free_addr() -> SocketAddr {
-    StdListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-}
-
-async fn http_get(addr: SocketAddr, path: &str) -> String {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
-    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").as_bytes())
-        .await
-        .unwrap();
-    let mut out = String::new();
-    s.read_to_string(&mut out).await.unwrap();
-    out
-}
-
-/// The value of an unlabelled metric on `/metrics`.
-async fn gauge(metrics: SocketAddr, name: &str) -> i64 {
-    let body = http_get(metrics, "/metrics").await;
-    body.lines()
-        .find_map(|l| l.strip_prefix(name).and_then(|rest| rest.strip_prefix(' ')))
-        .unwrap_or_else(|| panic!("{name} missing from /metrics:\n{body}"))
-        .trim()
-        .parse()
-        .unwrap()
-}
-
-async fn wait_for_gauge(metrics: SocketAddr, name: &str, want: i64) {
-    let mut seen = i64::MIN;
-    for _ in 0..100 {
-        seen = gauge(metrics, name).await;
-        if seen == want {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("{name} stayed at {seen}, expected {want}");
-}
 
 async fn waiting_table(bot: &mut Bot) -> String {
     bot.client

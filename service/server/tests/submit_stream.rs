@@ -562,43 +562,6 @@ async fn garbage_is_rejected_and_undecodable_bytes_end_the_stream() {
     srv.stop().await;
 }
 
-fn free_addr() -> std::net::SocketAddr {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-}
-
-/// The value of an unlabelled gauge on `/metrics`.
-async fn gauge(metrics: std::net::SocketAddr, name: &str) -> i64 {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut s = tokio::net::TcpStream::connect(metrics).await.unwrap();
-    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        .await
-        .unwrap();
-    let mut body = String::new();
-    s.read_to_string(&mut body).await.unwrap();
-    body.lines()
-        .find_map(|l| l.strip_prefix(name).and_then(|rest| rest.strip_prefix(' ')))
-        .unwrap_or_else(|| panic!("{name} missing from /metrics:\n{body}"))
-        .trim()
-        .parse()
-        .unwrap()
-}
-
-/// Polls the gauge for up to 5 s until it reads `want`.
-async fn wait_for_gauge(metrics: std::net::SocketAddr, name: &str, want: i64) {
-    let mut seen = i64::MIN;
-    for _ in 0..100 {
-        seen = gauge(metrics, name).await;
-        if seen == want {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("{name} stayed at {seen}, expected {want}");
-}
-
 /// `bete_submit_streams_open` counts open SubmitActions streams, however they end.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn open_streams_are_counted() {

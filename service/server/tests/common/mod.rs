@@ -203,3 +203,47 @@ pub fn cards_in(msg: &impl std::fmt::Debug) -> Vec<bete_rules::Card> {
 pub fn timeout<F: std::future::Future>(secs: u64, f: F) -> tokio::time::Timeout<F> {
     tokio::time::timeout(Duration::from_secs(secs), f)
 }
+
+/// A loopback address nobody listens on yet (for a metrics endpoint).
+pub fn free_addr() -> SocketAddr {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+}
+
+/// The body of a plain HTTP/1.1 GET (the metrics endpoint).
+pub async fn http_get(addr: SocketAddr, path: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").as_bytes())
+        .await
+        .unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).await.unwrap();
+    out
+}
+
+/// The value of an unlabelled metric on `/metrics`.
+pub async fn gauge(metrics: SocketAddr, name: &str) -> i64 {
+    let body = http_get(metrics, "/metrics").await;
+    body.lines()
+        .find_map(|l| l.strip_prefix(name).and_then(|rest| rest.strip_prefix(' ')))
+        .unwrap_or_else(|| panic!("{name} missing from /metrics:\n{body}"))
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+/// Polls the metric for up to 5 s until it reads `want`.
+pub async fn wait_for_gauge(metrics: SocketAddr, name: &str, want: i64) {
+    let mut seen = i64::MIN;
+    for _ in 0..100 {
+        seen = gauge(metrics, name).await;
+        if seen == want {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("{name} stayed at {seen}, expected {want}");
+}
