@@ -7,7 +7,7 @@ mod common;
 use std::time::Duration;
 
 use bete_client::{Client, Notice, Runner, Strategy, SubmitVia, pb};
-use common::{Proxy, TestServer, Way, bot_at, house_table};
+use common::{Proxy, TestServer, Way, bot_at, finished, house_table};
 use tonic::Code;
 
 /// A table of three seats, each held by a bot we control; nothing moves unless we act.
@@ -220,11 +220,7 @@ async fn runner_survives_a_cut(via: SubmitVia) {
             _ => {}
         }
     }
-    let report = tokio::time::timeout(Duration::from_secs(120), running)
-        .await
-        .expect("finishes")
-        .expect("task")
-        .expect("runner ok");
+    let report = finished(running).await;
     assert!(cut, "the cut happened during the match");
     assert!(report.reconnects >= 1, "{report:?}");
     // The move the cut caught in flight was resent.
@@ -267,11 +263,7 @@ async fn bots_on_streams_play_a_whole_match() {
             .expect("join");
     }
     for r in running {
-        let report = tokio::time::timeout(Duration::from_secs(120), r)
-            .await
-            .expect("finishes")
-            .expect("task")
-            .expect("runner ok");
+        let report = finished(r).await;
         assert_eq!(report.matches.len(), 1);
         assert!(report.decisions > 0);
     }
@@ -511,11 +503,7 @@ async fn without_submit_actions_the_unary_call_is_used() {
         .join_table(&table.table_id, Some(0))
         .await
         .expect("join");
-    let report = tokio::time::timeout(Duration::from_secs(120), running)
-        .await
-        .expect("finishes")
-        .expect("task")
-        .expect("runner ok");
+    let report = finished(running).await;
     assert_eq!(report.matches.len(), 1, "{report:?}");
     let t = server
         .bot("inspector")

@@ -3,10 +3,8 @@
 
 mod common;
 
-use std::time::Duration;
-
 use bete_client::{Bot, Runner, pb};
-use common::{TestServer, house_table};
+use common::{TestServer, finished, house_table};
 
 /// Answers nonsense every time: a card that does not exist, or a verb out of turn.
 struct Sloppy(u32);
@@ -44,11 +42,7 @@ async fn a_refused_action_is_replaced_by_a_legal_one() {
         .join_table(&table.table_id, Some(0))
         .await
         .expect("join");
-    let report = tokio::time::timeout(Duration::from_secs(120), running)
-        .await
-        .expect("finishes")
-        .expect("task")
-        .expect("runner ok");
+    let report = finished(running).await;
     assert_eq!(report.matches.len(), 1);
     let table = client.get_table(&table.table_id).await.expect("table");
     assert_eq!(

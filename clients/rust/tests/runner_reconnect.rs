@@ -6,7 +6,7 @@ mod common;
 use std::time::Duration;
 
 use bete_client::{Client, Notice, Runner, Strategy, WatchItem, pb};
-use common::{Proxy, TestServer, bot_at, house_table};
+use common::{Proxy, TestServer, bot_at, finished, house_table};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cut_mid_deal_is_resumed_without_a_missed_decision() {
@@ -50,11 +50,7 @@ async fn a_cut_mid_deal_is_resumed_without_a_missed_decision() {
             _ => {}
         }
     }
-    let report = tokio::time::timeout(Duration::from_secs(120), running)
-        .await
-        .expect("finishes")
-        .expect("task")
-        .expect("runner ok");
+    let report = finished(running).await;
     assert!(cut_at_seq.is_some(), "the cut happened during the match");
     assert!(
         report.reconnects >= 1,

@@ -242,3 +242,14 @@ impl Drop for Proxy {
         }
     }
 }
+
+/// A spawned `Runner::run`'s report, within 120 s (the runner must end by itself and well).
+pub async fn finished(
+    running: JoinHandle<bete_client::Result<bete_client::RunReport>>,
+) -> bete_client::RunReport {
+    tokio::time::timeout(Duration::from_secs(120), running)
+        .await
+        .expect("finishes")
+        .expect("task")
+        .expect("runner ok")
+}
