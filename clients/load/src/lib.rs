@@ -136,6 +136,7 @@ async fn register_bots(
                 .register_bot(pb::RegisterBotRequest {
                     name: format!("load-{i}"),
                     owner: "bete-load".into(),
+                    ..Default::default()
                 })
                 .await
                 .map_err(|s| LoadError::Setup(format!("RegisterBot: {s}")))?

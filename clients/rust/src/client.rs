@@ -246,6 +246,7 @@ impl Client {
             .register_bot(pb::RegisterBotRequest {
                 name: name.into(),
                 owner: owner.into(),
+                ..Default::default()
             })
             .await?
             .into_inner();

@@ -37,6 +37,20 @@ impl FromStr for Seed {
     }
 }
 
+impl Seed {
+    /// The public commitment to this seed: lower-case hex SHA-256 of its 32 bytes. A server
+    /// publishes it before the first deal and reveals the seed in the finished record, so
+    /// anyone can check afterwards that the decks were fixed in advance (and that the seed
+    /// was not chosen to suit one seat after the fact).
+    pub fn commitment(&self) -> String {
+        use sha2::{Digest, Sha256};
+        Sha256::digest(self.0)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+}
+
 impl fmt::Display for Seed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for b in self.0 {
@@ -145,5 +159,20 @@ mod tests {
         assert!("zz".repeat(32).parse::<Seed>().is_err());
         let s: Seed = "0123456789ABCDEF".repeat(4).parse().unwrap();
         assert_eq!(s.to_string(), "0123456789abcdef".repeat(4));
+    }
+}
+
+#[cfg(test)]
+mod commitment_tests {
+    use super::Seed;
+
+    /// SHA-256 of 32 zero bytes, a well-known value.
+    #[test]
+    fn the_commitment_is_sha256_of_the_seed_bytes() {
+        assert_eq!(
+            Seed([0; 32]).commitment(),
+            "66687aadf862bd776c8fc18b8e9f8e20089714856ee233b3902a591d0d5f2925"
+        );
+        assert_ne!(Seed([1; 32]).commitment(), Seed([0; 32]).commitment());
     }
 }

@@ -40,13 +40,16 @@ pub fn token_hash(token: &str) -> String {
 pub struct Auth {
     store: Arc<dyn Store>,
     cache: RwLock<HashMap<String, Arc<BotRow>>>,
+    /// The operator's token (`--admin-token`); `None`: nothing administrative is reachable.
+    admin_token: Option<String>,
 }
 
 impl Auth {
-    pub fn new(store: Arc<dyn Store>) -> Auth {
+    pub fn new(store: Arc<dyn Store>, admin_token: Option<String>) -> Auth {
         Auth {
             store,
             cache: RwLock::new(HashMap::new()),
+            admin_token,
         }
     }
 
@@ -56,21 +59,36 @@ impl Auth {
         }
     }
 
+    /// Checks `authorization: Bearer <admin token>` against the operator's token (in constant
+    /// time, so the comparison leaks nothing of the secret).
+    pub fn require_admin(&self, md: &MetadataMap) -> Result<(), ServerError> {
+        let Some(admin) = self.admin_token.as_deref() else {
+            return Err(ServerError::AdminRequired(
+                "this server has no admin token (--admin-token), so no call can act as the operator",
+            ));
+        };
+        let given = bearer(md).map_err(|_| {
+            ServerError::AdminRequired(
+                "send the operator's admin token as `authorization: Bearer <token>`",
+            )
+        })?;
+        // Compare hashes: equal length, and a mismatch reveals nothing about where it is.
+        let (a, b) = (
+            Sha256::digest(admin.as_bytes()),
+            Sha256::digest(given.as_bytes()),
+        );
+        if a.iter()
+            .zip(b.iter())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            != 0
+        {
+            return Err(ServerError::AdminRequired("the admin token is wrong"));
+        }
+        Ok(())
+    }
+
     pub async fn authenticate(&self, md: &MetadataMap) -> Result<Arc<BotRow>, ServerError> {
-        let value = md.get("authorization").ok_or(ServerError::Unauthenticated(
-            "missing authorization metadata: send `authorization: Bearer <token>`",
-        ))?;
-        let value = value
-            .to_str()
-            .map_err(|_| ServerError::Unauthenticated("authorization metadata is not ASCII"))?;
-        let token = value
-            .strip_prefix("Bearer ")
-            .or_else(|| value.strip_prefix("bearer "))
-            .map(str::trim)
-            .filter(|t| !t.is_empty())
-            .ok_or(ServerError::Unauthenticated(
-                "authorization must be `Bearer <token>`",
-            ))?;
+        let token = bearer(md)?;
         let hash = token_hash(token);
         if let Some(bot) = self.cache.read().ok().and_then(|c| c.get(&hash).cloned()) {
             return Ok(bot);
@@ -85,6 +103,24 @@ impl Auth {
         self.remember(bot.clone());
         Ok(Arc::new(bot))
     }
+}
+
+/// The token of `authorization: Bearer <token>`.
+pub fn bearer(md: &MetadataMap) -> Result<&str, ServerError> {
+    let value = md.get("authorization").ok_or(ServerError::Unauthenticated(
+        "missing authorization metadata: send `authorization: Bearer <token>`",
+    ))?;
+    let value = value
+        .to_str()
+        .map_err(|_| ServerError::Unauthenticated("authorization metadata is not ASCII"))?;
+    value
+        .strip_prefix("Bearer ")
+        .or_else(|| value.strip_prefix("bearer "))
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .ok_or(ServerError::Unauthenticated(
+            "authorization must be `Bearer <token>`",
+        ))
 }
 
 #[cfg(test)]

@@ -29,6 +29,17 @@ pub struct ServerConfig {
     /// Longest wait, once streams have ended, for clients to close their connections; a
     /// client's `grpc.health.v1.Health/Watch` stream, for one, never ends by itself.
     pub drain_timeout: Duration,
+    /// The operator's secret for administrative calls (creating accounts when signup is
+    /// closed, operator RPCs), sent as `authorization: Bearer <admin token>`. `None`: no call
+    /// can act as the operator, so nothing administrative is reachable over the network.
+    pub admin_token: Option<String>,
+    /// Whether anyone may create an account (and register a bot without one). On for a local
+    /// server, so command 1 of the README needs no setup; a hosted ladder turns it off and
+    /// creates accounts with the admin token, so one person cannot mint owners at will to
+    /// seat several bots of theirs at one ladder table.
+    pub open_signup: bool,
+    /// The ladders this server hosts; `None` means the defaults (one per ruleset).
+    pub ladders: Option<std::path::PathBuf>,
 }
 
 impl Default for ServerConfig {
@@ -44,6 +55,9 @@ impl Default for ServerConfig {
             watch_buffer: 256,
             drain_grace: Duration::ZERO,
             drain_timeout: Duration::from_secs(10),
+            admin_token: None,
+            open_signup: true,
+            ladders: None,
         }
     }
 }

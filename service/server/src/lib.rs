@@ -3,6 +3,7 @@
 //! The gRPC game service: tables as actors, private views, a durable action log and resumable
 //! event streams. [`run`] serves everything on one listener; the `bete-server` binary wraps it.
 
+pub mod accounts;
 pub mod auth;
 pub mod coalesce;
 pub mod config;

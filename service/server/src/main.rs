@@ -71,6 +71,18 @@ struct Args {
     /// one, at least 1: the SQLite writer has a thread of its own (see docs/operations.md).
     #[arg(long, env = "BETE_WORKER_THREADS", value_parser = clap::value_parser!(u16).range(1..=1024))]
     worker_threads: Option<u16>,
+    /// The operator's secret for administrative calls (`authorization: Bearer <token>`):
+    /// creating accounts when signup is closed, stopping tables. Unset: none are reachable.
+    #[arg(long, env = "BETE_ADMIN_TOKEN", hide_env_values = true)]
+    admin_token: Option<String>,
+    /// Whether anyone may create an account or register a bot without one. Turn it off on a
+    /// hosted ladder and create accounts with the admin token.
+    #[arg(long, env = "BETE_OPEN_SIGNUP", default_value_t = true, action = clap::ArgAction::Set)]
+    open_signup: bool,
+    /// A TOML file declaring the ladders; without one the server offers one ladder per
+    /// ruleset (`bete-4`, `beast-4`, ...). See docs/ladders.md.
+    #[arg(long, env = "BETE_LADDERS")]
+    ladders: Option<PathBuf>,
 }
 
 /// Install logging; with `OTEL_EXPORTER_OTLP_ENDPOINT` set, also export spans over OTLP/gRPC.
@@ -181,6 +193,9 @@ async fn serve(args: Args, workers: usize) -> anyhow::Result<()> {
         watch_buffer: args.watch_buffer,
         drain_grace: Duration::from_secs(args.drain_grace_secs),
         drain_timeout: Duration::from_secs(args.drain_timeout_secs),
+        admin_token: args.admin_token.filter(|t| !t.is_empty()),
+        open_signup: args.open_signup,
+        ladders: args.ladders,
     };
     let result = bete_server::run(listener, config, signal()).await;
     if let Some(p) = provider {

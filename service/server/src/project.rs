@@ -91,6 +91,18 @@ pub fn table_to_pb(t: &TableStatus) -> pb::Table {
         created_by: m.created_by.clone(),
         created_at: Some(timestamp(m.created_at_ms)),
         first_dealer: u32::from(m.first_dealer),
+        ladder_id: m
+            .ladder
+            .as_ref()
+            .map(|l| l.ladder_id.clone())
+            .unwrap_or_default(),
+        ladder_match_id: m
+            .ladder
+            .as_ref()
+            .map(|l| l.match_id.clone())
+            .unwrap_or_default(),
+        seed_sha256: m.seed.commitment(),
+        seed_chosen: m.seed_chosen,
     }
 }
 

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use bete_api::pb::account_service_server::AccountServiceServer;
 use bete_api::pb::bot_service_server::BotServiceServer;
 use bete_api::pb::table_service_server::TableServiceServer;
 use tokio::net::TcpListener;
@@ -16,6 +17,7 @@ use tonic::server::{Grpc, NamedService};
 use tonic::transport::server::TcpIncoming;
 use tonic_health::ServingStatus;
 
+use crate::accounts::AccountApi;
 use crate::auth::Auth;
 use crate::coalesce::Coalesced;
 use crate::config::ServerConfig;
@@ -99,7 +101,7 @@ pub async fn run(
 
     let api = Arc::new(Api {
         tables: tables.clone(),
-        auth: Arc::new(Auth::new(store.clone())),
+        auth: Arc::new(Auth::new(store.clone(), config.admin_token.clone())),
         store: store.clone(),
         metrics,
         config: Arc::new(config),
@@ -107,6 +109,9 @@ pub async fn run(
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<TableServiceServer<TableApi>>().await;
     health.set_serving::<BotServiceServer<BotApi>>().await;
+    health
+        .set_serving::<AccountServiceServer<AccountApi>>()
+        .await;
     health.set_service_status("", ServingStatus::Serving).await;
 
     let reflection_v1 = tonic_reflection::server::Builder::configure()
@@ -128,6 +133,8 @@ pub async fn run(
     };
     let bot_service =
         BotServiceServer::new(BotApi(api.clone())).max_decoding_message_size(TRANSPORT_MAX_MESSAGE);
+    let account_service = AccountServiceServer::new(AccountApi(api.clone()))
+        .max_decoding_message_size(TRANSPORT_MAX_MESSAGE);
 
     let addr = listener.local_addr().ok();
     tracing::info!(?addr, "bete-server listening");
@@ -159,6 +166,9 @@ pub async fn run(
                 .set_not_serving::<TableServiceServer<TableApi>>()
                 .await;
             health.set_not_serving::<BotServiceServer<BotApi>>().await;
+            health
+                .set_not_serving::<AccountServiceServer<AccountApi>>()
+                .await;
             // Still serving (listener open, streams flowing) while probes notice.
             tokio::time::sleep(grace).await;
             tracing::info!("draining: ending streams");
@@ -184,6 +194,7 @@ pub async fn run(
         .add_service(reflection_v1alpha)
         .add_service(table_service)
         .add_service(bot_service)
+        .add_service(account_service)
         // The builder's tcp_nodelay applies only to listeners tonic binds itself; without it on
         // accepted sockets every unary reply waits ~40 ms (Nagle against delayed ACK).
         // On a one-worker runtime each connection's writes yield once to the tasks already

@@ -67,6 +67,15 @@ fn config_error(e: &ConfigError) -> ServerError {
     }
 }
 
+/// A seed from the operating system's CSPRNG: nobody, the server's own RNG state included,
+/// can predict a deck before the table publishes its commitment.
+pub(crate) fn fresh_seed() -> Result<Seed, ServerError> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| ServerError::Internal(format!("the OS random source failed: {e}")))?;
+    Ok(Seed(bytes))
+}
+
 /// The longest `request_id` a submit accepts (and a SubmitActions answer echoes).
 pub(crate) const MAX_REQUEST_ID_CHARS: usize = 64;
 
@@ -187,8 +196,9 @@ impl Api {
                 Visibility::Listed
             }
         };
-        let seed = if req.seed.is_empty() {
-            Seed(rand::random())
+        let seed_chosen = !req.seed.is_empty();
+        let seed = if !seed_chosen {
+            fresh_seed()?
         } else {
             match req.seed.parse::<Seed>() {
                 Ok(s) => s,
@@ -274,6 +284,8 @@ impl Api {
             last_seq: 0,
             created_by: bot.id.clone(),
             created_at_ms: now_ms(),
+            seed_chosen,
+            ladder: None,
         };
         let seat_rows = house
             .iter()
@@ -375,37 +387,8 @@ impl BotService for BotApi {
         let api = &self.0;
         api.call("RegisterBot", async {
             api.gate(&request)?;
-            let req = request.into_inner();
-            let name = req.name.trim();
-            let mut bad = Vec::new();
-            if name.is_empty() || name.chars().count() > 64 {
-                bad.push(FieldViolation {
-                    field: "name".into(),
-                    description: "must be 1-64 characters".into(),
-                });
-            }
-            if req.owner.chars().count() > 128 {
-                bad.push(FieldViolation {
-                    field: "owner".into(),
-                    description: "must be at most 128 characters".into(),
-                });
-            }
-            if !bad.is_empty() {
-                return Err(ServerError::InvalidArgument(bad));
-            }
-            let token = auth::new_token();
-            let bot = BotRow {
-                id: auth::new_bot_id(),
-                name: name.to_string(),
-                owner: req.owner.clone(),
-                token_hash: auth::token_hash(&token),
-                created_at_ms: now_ms(),
-            };
-            api.store.create_bot(bot.clone()).await?;
-            let bot_id = bot.id.clone();
-            api.auth.remember(bot);
-            tracing::info!(bot = %bot_id, "bot registered");
-            Ok(pb::RegisterBotResponse { bot_id, token })
+            let (md, _, req) = request.into_parts();
+            crate::accounts::register_bot(api, &md, req).await
         })
         .await
     }

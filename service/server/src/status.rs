@@ -71,6 +71,25 @@ pub enum ServerError {
     TableNotFinished,
     #[error("internal error: {0}")]
     Internal(String),
+    /// An administrative call without the operator's admin token.
+    #[error("{0}")]
+    AdminRequired(&'static str),
+    /// Open signup is off: accounts come from the operator, bots from an account token.
+    #[error("{0}")]
+    SignupClosed(&'static str),
+    #[error("no ladder has id {0:?}")]
+    LadderNotFound(String),
+    #[error("this bot has already entered ladder {0:?}; leave it first to enter again")]
+    LadderAlreadyEntered(String),
+    #[error("this bot has not entered ladder {0:?}")]
+    LadderNotEntered(String),
+    /// Ladder tables are seated by the scheduler only.
+    #[error("table {0:?} is a ladder table: its seats are given by the ladder's scheduler")]
+    LadderTable(String),
+    #[error("this account already has a bot {name:?} of version {version:?}")]
+    BotVersionExists { name: String, version: String },
+    #[error("the account has {0} bots, the most it may have")]
+    AccountBotLimit(u32),
 }
 
 fn join(v: &[FieldViolation]) -> String {
@@ -112,6 +131,14 @@ impl ServerError {
             ServerError::TablePrivate => "TABLE_PRIVATE",
             ServerError::TableNotFinished => "TABLE_NOT_FINISHED",
             ServerError::Internal(_) => "INTERNAL",
+            ServerError::AdminRequired(_) => "ADMIN_REQUIRED",
+            ServerError::SignupClosed(_) => "SIGNUP_CLOSED",
+            ServerError::LadderNotFound(_) => "LADDER_NOT_FOUND",
+            ServerError::LadderAlreadyEntered(_) => "LADDER_ALREADY_ENTERED",
+            ServerError::LadderNotEntered(_) => "LADDER_NOT_ENTERED",
+            ServerError::LadderTable(_) => "LADDER_TABLE",
+            ServerError::BotVersionExists { .. } => "BOT_VERSION_EXISTS",
+            ServerError::AccountBotLimit(_) => "ACCOUNT_BOT_LIMIT",
         }
     }
 
@@ -138,6 +165,15 @@ impl ServerError {
             ServerError::ShuttingDown => Code::Unavailable,
             ServerError::DuplicateRequestConflict(_) => Code::AlreadyExists,
             ServerError::Internal(_) => Code::Internal,
+            ServerError::AdminRequired(_) | ServerError::SignupClosed(_) => Code::PermissionDenied,
+            ServerError::LadderNotFound(_) => Code::NotFound,
+            ServerError::LadderAlreadyEntered(_) | ServerError::BotVersionExists { .. } => {
+                Code::AlreadyExists
+            }
+            ServerError::LadderNotEntered(_) | ServerError::LadderTable(_) => {
+                Code::FailedPrecondition
+            }
+            ServerError::AccountBotLimit(_) => Code::ResourceExhausted,
         }
     }
 
@@ -157,8 +193,13 @@ impl ServerError {
             ServerError::NotYourSeat { to_act } => {
                 m.insert("to_act".into(), to_act.to_string());
             }
-            ServerError::TableNotFound(id) => {
+            ServerError::TableNotFound(id) | ServerError::LadderTable(id) => {
                 m.insert("table_id".into(), id.clone());
+            }
+            ServerError::LadderNotFound(id)
+            | ServerError::LadderAlreadyEntered(id)
+            | ServerError::LadderNotEntered(id) => {
+                m.insert("ladder_id".into(), id.clone());
             }
             _ => {}
         }
@@ -362,6 +403,17 @@ mod tests {
             ServerError::TablePrivate,
             ServerError::TableNotFinished,
             ServerError::Internal("store: disk full".into()),
+            ServerError::AdminRequired("needs the admin token"),
+            ServerError::SignupClosed("signup is closed"),
+            ServerError::LadderNotFound("l-1".into()),
+            ServerError::LadderAlreadyEntered("l-1".into()),
+            ServerError::LadderNotEntered("l-1".into()),
+            ServerError::LadderTable("t-1".into()),
+            ServerError::BotVersionExists {
+                name: "b".into(),
+                version: "2".into(),
+            },
+            ServerError::AccountBotLimit(100),
         ]
     }
 
@@ -390,6 +442,14 @@ mod tests {
             ServerError::TablePrivate => 18,
             ServerError::TableNotFinished => 19,
             ServerError::Internal(_) => 20,
+            ServerError::AdminRequired(_) => 21,
+            ServerError::SignupClosed(_) => 22,
+            ServerError::LadderNotFound(_) => 23,
+            ServerError::LadderAlreadyEntered(_) => 24,
+            ServerError::LadderNotEntered(_) => 25,
+            ServerError::LadderTable(_) => 26,
+            ServerError::BotVersionExists { .. } => 27,
+            ServerError::AccountBotLimit(_) => 28,
         }
     }
 
@@ -401,7 +461,7 @@ mod tests {
         let seen: Vec<usize> = all.iter().map(variant).collect();
         assert_eq!(
             seen,
-            (0..=20).collect::<Vec<_>>(),
+            (0..=28).collect::<Vec<_>>(),
             "one of every variant, in order"
         );
         for e in &all {

@@ -429,6 +429,8 @@ mod tests {
             visibility: crate::store::Visibility::Listed,
             created_by: "b_1".into(),
             created_at_ms: 1,
+            seed_chosen: false,
+            ladder: None,
         })
     }
 

@@ -49,8 +49,13 @@ class BotServiceServicer:
     """
 
     def RegisterBot(self, request, context):
-        """Registers a new bot and returns its id and its secret token. Needs no authorization. The
-        server stores only a hash of the token: keep it, it cannot be shown again.
+        """Registers a new bot and returns its id and its secret token. The server stores only a hash
+        of the token: keep it, it cannot be shown again.
+
+        With an account token as `authorization: Bearer <account token>` (AccountService), the bot
+        belongs to that account: its owner. Without one, the bot is its own owner; a server with
+        open signup off refuses that (SIGNUP_CLOSED). Two bots of one owner never meet at a ladder
+        table.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

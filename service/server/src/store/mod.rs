@@ -35,10 +35,91 @@ pub enum StoreError {
 pub struct BotRow {
     pub id: String,
     pub name: String,
+    /// Free text given at registration (who runs it); not the owner that ladders count.
     pub owner: String,
     /// Lower-case hex SHA-256 of the bearer token.
     pub token_hash: String,
     pub created_at_ms: i64,
+    /// The owning account; `None` for a bot registered without one (it is its own owner).
+    pub account_id: Option<String>,
+    /// "1" unless registered as a later version.
+    pub version: String,
+}
+
+impl BotRow {
+    /// The owner ladders count: two bots of one owner never share a ladder table.
+    pub fn owner_id(&self) -> &str {
+        self.account_id.as_deref().unwrap_or(&self.id)
+    }
+}
+
+/// An account: the owner of bots. Only its token's hash is stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AccountRow {
+    pub id: String,
+    pub name: String,
+    pub token_hash: String,
+    pub created_at_ms: i64,
+}
+
+/// A bot's entry in a ladder.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EntryRow {
+    pub ladder_id: String,
+    pub bot_id: String,
+    pub capacity: u32,
+    pub active: bool,
+    /// Why the scheduler took the bot off, when it did.
+    pub removed_reason: String,
+    pub entered_at_ms: i64,
+}
+
+/// A ladder match: one table or a duplicate set.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatchRow {
+    pub id: String,
+    pub ladder_id: String,
+    /// The seed of every table of the match (a set deals the same decks at each rotation).
+    pub seed: String,
+    pub duplicate: bool,
+    /// Bot ids (house entrants `house:<policy>`) in rotation-0 seat order.
+    pub entrants: Vec<String>,
+    pub rated: bool,
+    pub started_at_ms: i64,
+    pub rated_at_ms: Option<i64>,
+    /// Per entrant, once rated.
+    pub results: Vec<EntrantResult>,
+    /// Insertion order: the page cursor of match lists.
+    pub cursor: i64,
+}
+
+/// One entrant's result in a rated match, with its rating before and after.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EntrantResult {
+    pub bot_id: String,
+    pub net: i64,
+    pub place: u32,
+    pub mu_before: f64,
+    pub sigma_before: f64,
+    pub mu_after: f64,
+    pub sigma_after: f64,
+    pub strikes: u32,
+    pub deals: u32,
+}
+
+/// A bot's standing in a ladder.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RatingRow {
+    pub ladder_id: String,
+    pub bot_id: String,
+    pub mu: f64,
+    pub sigma: f64,
+    pub matches: u32,
+    /// Net jetons over every rated match, and the deals they took: the mean per deal.
+    pub jetons: i64,
+    pub deals: u64,
+    pub last_net: i64,
+    pub last_place: u32,
 }
 
 /// Who may find a table in `ListTables` and watch it as a spectator.
@@ -113,6 +194,18 @@ pub struct TableRow {
     pub last_seq: u64,
     pub created_by: String,
     pub created_at_ms: i64,
+    /// The creator chose the seed: never rated, and shown as such.
+    pub seed_chosen: bool,
+    /// For a ladder table: the ladder, the match and the rotation.
+    pub ladder: Option<LadderTable>,
+}
+
+/// Where a ladder table belongs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LadderTable {
+    pub ladder_id: String,
+    pub match_id: String,
+    pub rotation: u8,
 }
 
 /// Who fills a seat.
@@ -244,4 +337,45 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// not prove harmless): every later write fails with `Closed`, so the server should stop
     /// serving and let its supervisor restart it rather than refuse every move while healthy.
     fn writer_stopped(&self) -> StoreFuture<'_, ()>;
+
+    // ---- accounts ----
+    fn create_account(&self, account: AccountRow) -> StoreFuture<'_, ()>;
+    fn account_by_token_hash(&self, hash: String) -> StoreFuture<'_, Option<AccountRow>>;
+    /// The account's bots, oldest first.
+    fn bots_of_account(&self, account: String) -> StoreFuture<'_, Vec<BotRow>>;
+
+    // ---- ladders ----
+    /// Enter (or enter again) a ladder: the entry becomes active with this capacity.
+    fn put_entry(&self, entry: EntryRow) -> StoreFuture<'_, ()>;
+    /// Every entry of a ladder, active or not.
+    fn entries(&self, ladder: String) -> StoreFuture<'_, Vec<EntryRow>>;
+    fn create_match(&self, m: MatchRow) -> StoreFuture<'_, ()>;
+    /// Rate a match: its results and every entrant's new rating, in one transaction, once: a
+    /// match already rated is left as it is (the call still succeeds), so a result is applied
+    /// exactly once whatever crashes and retries come between.
+    fn rate_match(
+        &self,
+        match_id: String,
+        results: Vec<EntrantResult>,
+        ratings: Vec<RatingRow>,
+        rated_at_ms: i64,
+    ) -> StoreFuture<'_, ()>;
+    fn ladder_match(&self, id: String) -> StoreFuture<'_, Option<MatchRow>>;
+    /// Matches of a ladder (or of one bot in it), newest first, older than `before` (0: all).
+    fn ladder_matches(
+        &self,
+        ladder: String,
+        bot: Option<String>,
+        before: i64,
+        limit: u32,
+    ) -> StoreFuture<'_, Vec<MatchRow>>;
+    /// Matches not yet rated, oldest first (recovery).
+    fn playing_matches(&self) -> StoreFuture<'_, Vec<MatchRow>>;
+    /// Rated matches of a ladder in the order they were rated (recomputing ratings).
+    fn rated_matches(&self, ladder: String) -> StoreFuture<'_, Vec<MatchRow>>;
+    /// Matches of a ladder started at or after `since_ms` (the daily limits after a restart).
+    fn matches_since(&self, ladder: String, since_ms: i64) -> StoreFuture<'_, Vec<MatchRow>>;
+    fn ratings(&self, ladder: String) -> StoreFuture<'_, Vec<RatingRow>>;
+    /// The tables of a ladder match, in rotation order.
+    fn match_tables(&self, match_id: String) -> StoreFuture<'_, Vec<StoredTable>>;
 }

@@ -66,6 +66,8 @@ async fn append_load() {
                     last_seq: 0,
                     created_by: "b_0123456789abcdef".into(),
                     created_at_ms: 1,
+                    seed_chosen: true,
+                    ladder: None,
                 },
                 (0..5)
                     .map(|s| SeatRow {

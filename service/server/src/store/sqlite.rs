@@ -19,8 +19,9 @@ use sqlx::{Connection, Executor, Row, SqliteConnection};
 use tokio::sync::{mpsc, oneshot};
 
 use super::{
-    BotRow, LogEntry, Occupant, RatingDelta, SeatRow, Store, StoreError, StoreFuture, StoredTable,
-    TableFilter, TableRow, TableState, Visibility,
+    AccountRow, BotRow, EntrantResult, EntryRow, LadderTable, LogEntry, MatchRow, Occupant,
+    RatingDelta, RatingRow, SeatRow, Store, StoreError, StoreFuture, StoredTable, TableFilter,
+    TableRow, TableState, Visibility,
 };
 
 /// Most writes folded into one transaction.
@@ -123,6 +124,67 @@ CREATE TRIGGER log_chain AFTER INSERT ON log BEGIN
         ON CONFLICT (tbl) DO UPDATE SET seq = excluded.seq, last = excluded.last;
 END;
 "#,
+    // Accounts (the owners of bots), bot versions, provable and ladder tables, and ladders:
+    // entries, matches (one table or a duplicate set) with their results, and ratings. A
+    // match's ratings are written in the transaction that marks it rated (`rate_match`).
+    r#"
+CREATE TABLE accounts (
+    id          TEXT PRIMARY KEY,
+    name        TEXT NOT NULL,
+    token_hash  TEXT NOT NULL UNIQUE,
+    created_at  INTEGER NOT NULL
+);
+ALTER TABLE bots ADD COLUMN account_id TEXT;
+ALTER TABLE bots ADD COLUMN version TEXT NOT NULL DEFAULT '1';
+CREATE UNIQUE INDEX bots_lineage ON bots(account_id, name, version) WHERE account_id IS NOT NULL;
+ALTER TABLE tables ADD COLUMN seed_chosen INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE tables ADD COLUMN ladder_id TEXT;
+ALTER TABLE tables ADD COLUMN ladder_match TEXT;
+ALTER TABLE tables ADD COLUMN ladder_rotation INTEGER;
+CREATE INDEX tables_ladder_match ON tables(ladder_match) WHERE ladder_match IS NOT NULL;
+CREATE TABLE ladder_entries (
+    ladder_id       TEXT NOT NULL,
+    bot_id          TEXT NOT NULL,
+    capacity        INTEGER NOT NULL,
+    active          INTEGER NOT NULL,
+    removed_reason  TEXT NOT NULL DEFAULT '',
+    entered_at      INTEGER NOT NULL,
+    PRIMARY KEY (ladder_id, bot_id)
+);
+CREATE TABLE ladder_matches (
+    cursor      INTEGER PRIMARY KEY AUTOINCREMENT,
+    id          TEXT NOT NULL UNIQUE,
+    ladder_id   TEXT NOT NULL,
+    seed        TEXT NOT NULL,
+    duplicate   INTEGER NOT NULL,
+    entrants    TEXT NOT NULL,
+    state       TEXT NOT NULL,
+    started_at  INTEGER NOT NULL,
+    rated_at    INTEGER,
+    rated_seq   INTEGER,
+    results     TEXT
+);
+CREATE INDEX ladder_matches_ladder ON ladder_matches(ladder_id, cursor);
+CREATE INDEX ladder_matches_state ON ladder_matches(state);
+CREATE TABLE ladder_match_bots (
+    match_id  TEXT NOT NULL,
+    bot_id    TEXT NOT NULL,
+    cursor    INTEGER NOT NULL,
+    PRIMARY KEY (bot_id, match_id)
+);
+CREATE TABLE ladder_ratings (
+    ladder_id   TEXT NOT NULL,
+    bot_id      TEXT NOT NULL,
+    mu          REAL NOT NULL,
+    sigma       REAL NOT NULL,
+    matches     INTEGER NOT NULL,
+    jetons      INTEGER NOT NULL,
+    deals       INTEGER NOT NULL,
+    last_net    INTEGER NOT NULL,
+    last_place  INTEGER NOT NULL,
+    PRIMARY KEY (ladder_id, bot_id)
+);
+"#,
 ];
 
 enum WriteOp {
@@ -142,6 +204,15 @@ enum WriteOp {
         table: String,
         record: String,
         ratings: Vec<RatingDelta>,
+    },
+    CreateAccount(AccountRow),
+    PutEntry(EntryRow),
+    CreateMatch(MatchRow),
+    RateMatch {
+        match_id: String,
+        results: Vec<EntrantResult>,
+        ratings: Vec<RatingRow>,
+        rated_at_ms: i64,
     },
 }
 
@@ -543,20 +614,127 @@ async fn apply(conn: &mut SqliteConnection, op: &WriteOp) -> Result<(), StoreErr
     match op {
         WriteOp::CreateBot(b) => {
             sqlx::query(
-                "INSERT INTO bots (id, name, owner, token_hash, created_at) VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO bots (id, name, owner, token_hash, created_at, account_id, version) \
+                 VALUES (?, ?, ?, ?, ?, ?, ?)",
             )
             .bind(&b.id)
             .bind(&b.name)
             .bind(&b.owner)
             .bind(&b.token_hash)
             .bind(b.created_at_ms)
+            .bind(&b.account_id)
+            .bind(&b.version)
             .execute(&mut *conn)
             .await?;
+        }
+        WriteOp::CreateAccount(a) => {
+            sqlx::query(
+                "INSERT INTO accounts (id, name, token_hash, created_at) VALUES (?, ?, ?, ?)",
+            )
+            .bind(&a.id)
+            .bind(&a.name)
+            .bind(&a.token_hash)
+            .bind(a.created_at_ms)
+            .execute(&mut *conn)
+            .await?;
+        }
+        WriteOp::PutEntry(e) => {
+            sqlx::query(
+                "INSERT INTO ladder_entries (ladder_id, bot_id, capacity, active, removed_reason, \
+                 entered_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (ladder_id, bot_id) DO UPDATE \
+                 SET capacity = excluded.capacity, active = excluded.active, \
+                 removed_reason = excluded.removed_reason, entered_at = excluded.entered_at",
+            )
+            .bind(&e.ladder_id)
+            .bind(&e.bot_id)
+            .bind(i64::from(e.capacity))
+            .bind(e.active)
+            .bind(&e.removed_reason)
+            .bind(e.entered_at_ms)
+            .execute(&mut *conn)
+            .await?;
+        }
+        WriteOp::CreateMatch(m) => {
+            let entrants = serde_json::Value::from(m.entrants.clone()).to_string();
+            let cursor: i64 = sqlx::query_scalar(
+                "INSERT INTO ladder_matches (id, ladder_id, seed, duplicate, entrants, state, \
+                 started_at) VALUES (?, ?, ?, ?, ?, 'playing', ?) RETURNING cursor",
+            )
+            .bind(&m.id)
+            .bind(&m.ladder_id)
+            .bind(&m.seed)
+            .bind(m.duplicate)
+            .bind(&entrants)
+            .bind(m.started_at_ms)
+            .fetch_one(&mut *conn)
+            .await?;
+            for bot in &m.entrants {
+                sqlx::query(
+                    "INSERT OR IGNORE INTO ladder_match_bots (match_id, bot_id, cursor) VALUES (?, ?, ?)",
+                )
+                .bind(&m.id)
+                .bind(bot)
+                .bind(cursor)
+                .execute(&mut *conn)
+                .await?;
+            }
+        }
+        WriteOp::RateMatch {
+            match_id,
+            results,
+            ratings,
+            rated_at_ms,
+        } => {
+            let results = serde_json::to_string(results)
+                .map_err(|e| StoreError::Corrupt(format!("cannot encode results: {e}")))?;
+            // Exactly once: only a match still playing becomes rated, and only then do the
+            // ratings move. A retry after a crash finds it rated and changes nothing.
+            let done = sqlx::query(
+                "UPDATE ladder_matches SET state = 'rated', rated_at = ?1, results = ?2, \
+                 rated_seq = (SELECT coalesce(max(rated_seq), 0) + 1 FROM ladder_matches m \
+                   WHERE m.ladder_id = ladder_matches.ladder_id) \
+                 WHERE id = ?3 AND state = 'playing'",
+            )
+            .bind(rated_at_ms)
+            .bind(&results)
+            .bind(match_id)
+            .execute(&mut *conn)
+            .await?;
+            if done.rows_affected() == 1 {
+                for r in ratings {
+                    sqlx::query(
+                        "INSERT INTO ladder_ratings (ladder_id, bot_id, mu, sigma, matches, jetons, \
+                         deals, last_net, last_place) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) \
+                         ON CONFLICT (ladder_id, bot_id) DO UPDATE SET mu = excluded.mu, \
+                         sigma = excluded.sigma, matches = excluded.matches, jetons = excluded.jetons, \
+                         deals = excluded.deals, last_net = excluded.last_net, \
+                         last_place = excluded.last_place",
+                    )
+                    .bind(&r.ladder_id)
+                    .bind(&r.bot_id)
+                    .bind(r.mu)
+                    .bind(r.sigma)
+                    .bind(i64::from(r.matches))
+                    .bind(r.jetons)
+                    .bind(r.deals as i64)
+                    .bind(r.last_net)
+                    .bind(i64::from(r.last_place))
+                    .execute(&mut *conn)
+                    .await?;
+                }
+                // A set's tables were private while its decks could still help a player at a
+                // later rotation; rated, they are listed for spectators and replays.
+                sqlx::query("UPDATE tables SET visibility = 'listed' WHERE ladder_match = ?")
+                    .bind(match_id)
+                    .execute(&mut *conn)
+                    .await?;
+            }
         }
         WriteOp::CreateTable(t, seats) => {
             sqlx::query(
                 "INSERT INTO tables (id, ruleset, seats, config, seed, first_dealer, deadline_ms, \
-                 visibility, state, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                 visibility, state, created_by, created_at, seed_chosen, ladder_id, ladder_match, \
+                 ladder_rotation) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             )
             .bind(&t.id)
             .bind(&t.ruleset)
@@ -569,6 +747,10 @@ async fn apply(conn: &mut SqliteConnection, op: &WriteOp) -> Result<(), StoreErr
             .bind(t.state.as_str())
             .bind(&t.created_by)
             .bind(t.created_at_ms)
+            .bind(t.seed_chosen)
+            .bind(t.ladder.as_ref().map(|l| l.ladder_id.as_str()))
+            .bind(t.ladder.as_ref().map(|l| l.match_id.as_str()))
+            .bind(t.ladder.as_ref().map(|l| i64::from(l.rotation)))
             .execute(&mut *conn)
             .await?;
             for s in seats {
@@ -638,6 +820,69 @@ fn bot_from_row(row: &SqliteRow) -> Result<BotRow, StoreError> {
         owner: row.try_get("owner")?,
         token_hash: row.try_get("token_hash")?,
         created_at_ms: row.try_get("created_at")?,
+        account_id: row.try_get("account_id")?,
+        version: row.try_get("version")?,
+    })
+}
+
+fn account_from_row(row: &SqliteRow) -> Result<AccountRow, StoreError> {
+    Ok(AccountRow {
+        id: row.try_get("id")?,
+        name: row.try_get("name")?,
+        token_hash: row.try_get("token_hash")?,
+        created_at_ms: row.try_get("created_at")?,
+    })
+}
+
+fn entry_from_row(row: &SqliteRow) -> Result<EntryRow, StoreError> {
+    let capacity: i64 = row.try_get("capacity")?;
+    Ok(EntryRow {
+        ladder_id: row.try_get("ladder_id")?,
+        bot_id: row.try_get("bot_id")?,
+        capacity: u32::try_from(capacity).unwrap_or(0),
+        active: row.try_get("active")?,
+        removed_reason: row.try_get("removed_reason")?,
+        entered_at_ms: row.try_get("entered_at")?,
+    })
+}
+
+fn match_from_row(row: &SqliteRow) -> Result<MatchRow, StoreError> {
+    let id: String = row.try_get("id")?;
+    let corrupt = |what: &str| StoreError::Corrupt(format!("ladder match {id}: {what}"));
+    let entrants: String = row.try_get("entrants")?;
+    let entrants: Vec<String> = serde_json::from_str(&entrants).map_err(|_| corrupt("entrants"))?;
+    let results: Option<String> = row.try_get("results")?;
+    let results: Vec<EntrantResult> = match results {
+        Some(r) => serde_json::from_str(&r).map_err(|_| corrupt("results"))?,
+        None => Vec::new(),
+    };
+    let state: String = row.try_get("state")?;
+    Ok(MatchRow {
+        ladder_id: row.try_get("ladder_id")?,
+        seed: row.try_get("seed")?,
+        duplicate: row.try_get("duplicate")?,
+        entrants,
+        rated: state == "rated",
+        started_at_ms: row.try_get("started_at")?,
+        rated_at_ms: row.try_get("rated_at")?,
+        results,
+        cursor: row.try_get("cursor")?,
+        id,
+    })
+}
+
+fn rating_from_row(row: &SqliteRow) -> Result<RatingRow, StoreError> {
+    let n = |name: &str| -> Result<i64, StoreError> { Ok(row.try_get::<i64, _>(name)?) };
+    Ok(RatingRow {
+        ladder_id: row.try_get("ladder_id")?,
+        bot_id: row.try_get("bot_id")?,
+        mu: row.try_get("mu")?,
+        sigma: row.try_get("sigma")?,
+        matches: u32::try_from(n("matches")?).unwrap_or(0),
+        jetons: n("jetons")?,
+        deals: u64::try_from(n("deals")?).unwrap_or(0),
+        last_net: n("last_net")?,
+        last_place: u32::try_from(n("last_place")?).unwrap_or(0),
     })
 }
 
@@ -688,6 +933,20 @@ fn table_from_row(row: &SqliteRow) -> Result<(i64, TableRow), StoreError> {
             last_seq: last_seq.max(0) as u64,
             created_by: row.try_get("created_by")?,
             created_at_ms: row.try_get("created_at")?,
+            seed_chosen: row.try_get("seed_chosen")?,
+            ladder: match (
+                row.try_get::<Option<String>, _>("ladder_id")?,
+                row.try_get::<Option<String>, _>("ladder_match")?,
+                row.try_get::<Option<i64>, _>("ladder_rotation")?,
+            ) {
+                (Some(ladder_id), Some(match_id), Some(r)) => Some(LadderTable {
+                    ladder_id,
+                    match_id,
+                    rotation: u8::try_from(r)
+                        .map_err(|_| StoreError::Corrupt(format!("ladder_rotation = {r}")))?,
+                }),
+                _ => None,
+            },
         },
     ))
 }
@@ -914,6 +1173,182 @@ impl Store for SqliteStore {
         })
     }
 
+    fn create_account(&self, account: AccountRow) -> StoreFuture<'_, ()> {
+        Box::pin(self.write(WriteOp::CreateAccount(account)))
+    }
+
+    fn account_by_token_hash(&self, hash: String) -> StoreFuture<'_, Option<AccountRow>> {
+        Box::pin(async move {
+            let row = sqlx::query("SELECT * FROM accounts WHERE token_hash = ?")
+                .bind(hash)
+                .fetch_optional(&self.reads)
+                .await?;
+            row.as_ref().map(account_from_row).transpose()
+        })
+    }
+
+    fn bots_of_account(&self, account: String) -> StoreFuture<'_, Vec<BotRow>> {
+        Box::pin(async move {
+            let rows =
+                sqlx::query("SELECT * FROM bots WHERE account_id = ? ORDER BY created_at, id")
+                    .bind(account)
+                    .fetch_all(&self.reads)
+                    .await?;
+            rows.iter().map(bot_from_row).collect()
+        })
+    }
+
+    fn put_entry(&self, entry: EntryRow) -> StoreFuture<'_, ()> {
+        Box::pin(self.write(WriteOp::PutEntry(entry)))
+    }
+
+    fn entries(&self, ladder: String) -> StoreFuture<'_, Vec<EntryRow>> {
+        Box::pin(async move {
+            let rows =
+                sqlx::query("SELECT * FROM ladder_entries WHERE ladder_id = ? ORDER BY entered_at")
+                    .bind(ladder)
+                    .fetch_all(&self.reads)
+                    .await?;
+            rows.iter().map(entry_from_row).collect()
+        })
+    }
+
+    fn create_match(&self, m: MatchRow) -> StoreFuture<'_, ()> {
+        Box::pin(self.write(WriteOp::CreateMatch(m)))
+    }
+
+    fn rate_match(
+        &self,
+        match_id: String,
+        results: Vec<EntrantResult>,
+        ratings: Vec<RatingRow>,
+        rated_at_ms: i64,
+    ) -> StoreFuture<'_, ()> {
+        Box::pin(self.write(WriteOp::RateMatch {
+            match_id,
+            results,
+            ratings,
+            rated_at_ms,
+        }))
+    }
+
+    fn ladder_match(&self, id: String) -> StoreFuture<'_, Option<MatchRow>> {
+        Box::pin(async move {
+            let row = sqlx::query("SELECT * FROM ladder_matches WHERE id = ?")
+                .bind(id)
+                .fetch_optional(&self.reads)
+                .await?;
+            row.as_ref().map(match_from_row).transpose()
+        })
+    }
+
+    fn ladder_matches(
+        &self,
+        ladder: String,
+        bot: Option<String>,
+        before: i64,
+        limit: u32,
+    ) -> StoreFuture<'_, Vec<MatchRow>> {
+        Box::pin(async move {
+            let rows = match bot {
+                None => {
+                    sqlx::query(
+                        "SELECT * FROM ladder_matches WHERE ladder_id = ?1 \
+                         AND (?2 = 0 OR cursor < ?2) ORDER BY cursor DESC LIMIT ?3",
+                    )
+                    .bind(ladder)
+                    .bind(before)
+                    .bind(i64::from(limit))
+                    .fetch_all(&self.reads)
+                    .await?
+                }
+                Some(bot) => {
+                    sqlx::query(
+                        "SELECT m.* FROM ladder_match_bots b JOIN ladder_matches m ON m.id = b.match_id \
+                         WHERE b.bot_id = ?1 AND m.ladder_id = ?2 AND (?3 = 0 OR b.cursor < ?3) \
+                         ORDER BY b.cursor DESC LIMIT ?4",
+                    )
+                    .bind(bot)
+                    .bind(ladder)
+                    .bind(before)
+                    .bind(i64::from(limit))
+                    .fetch_all(&self.reads)
+                    .await?
+                }
+            };
+            rows.iter().map(match_from_row).collect()
+        })
+    }
+
+    fn playing_matches(&self) -> StoreFuture<'_, Vec<MatchRow>> {
+        Box::pin(async move {
+            let rows =
+                sqlx::query("SELECT * FROM ladder_matches WHERE state = 'playing' ORDER BY cursor")
+                    .fetch_all(&self.reads)
+                    .await?;
+            rows.iter().map(match_from_row).collect()
+        })
+    }
+
+    fn rated_matches(&self, ladder: String) -> StoreFuture<'_, Vec<MatchRow>> {
+        Box::pin(async move {
+            let rows = sqlx::query(
+                "SELECT * FROM ladder_matches WHERE ladder_id = ? AND state = 'rated' ORDER BY rated_seq",
+            )
+            .bind(ladder)
+            .fetch_all(&self.reads)
+            .await?;
+            rows.iter().map(match_from_row).collect()
+        })
+    }
+
+    fn matches_since(&self, ladder: String, since_ms: i64) -> StoreFuture<'_, Vec<MatchRow>> {
+        Box::pin(async move {
+            let rows = sqlx::query(
+                "SELECT * FROM ladder_matches WHERE ladder_id = ? AND started_at >= ? ORDER BY cursor",
+            )
+            .bind(ladder)
+            .bind(since_ms)
+            .fetch_all(&self.reads)
+            .await?;
+            rows.iter().map(match_from_row).collect()
+        })
+    }
+
+    fn ratings(&self, ladder: String) -> StoreFuture<'_, Vec<RatingRow>> {
+        Box::pin(async move {
+            let rows = sqlx::query("SELECT * FROM ladder_ratings WHERE ladder_id = ?")
+                .bind(ladder)
+                .fetch_all(&self.reads)
+                .await?;
+            rows.iter().map(rating_from_row).collect()
+        })
+    }
+
+    fn match_tables(&self, match_id: String) -> StoreFuture<'_, Vec<StoredTable>> {
+        Box::pin(async move {
+            let rows = sqlx::query(concat!(
+                "SELECT ",
+                table_columns!(),
+                " WHERE t.ladder_match = ? ORDER BY t.ladder_rotation"
+            ))
+            .bind(match_id)
+            .fetch_all(&self.reads)
+            .await?;
+            let mut out = Vec::with_capacity(rows.len());
+            for row in &rows {
+                let (cursor, table) = table_from_row(row)?;
+                let seats = seats_of(&self.reads, &table.id).await?;
+                out.push(StoredTable {
+                    cursor,
+                    table,
+                    seats,
+                });
+            }
+            Ok(out)
+        })
+    }
+
     fn rating(&self, bot: String, ruleset: String) -> StoreFuture<'_, Option<(i64, u64)>> {
         Box::pin(async move {
             let row =
@@ -974,6 +1409,8 @@ mod tests {
             last_seq: 0,
             created_by: "b1".into(),
             created_at_ms: 1,
+            seed_chosen: false,
+            ladder: None,
         }
     }
 
@@ -1011,6 +1448,8 @@ mod tests {
                 owner: "me".into(),
                 token_hash: "ab".into(),
                 created_at_ms: 5,
+                account_id: None,
+                version: "1".into(),
             })
             .await
             .unwrap();

@@ -36,6 +36,10 @@ pub struct TableMeta {
     pub visibility: Visibility,
     pub created_by: String,
     pub created_at_ms: i64,
+    /// The creator chose the seed (never rated).
+    pub seed_chosen: bool,
+    /// Set for a ladder table.
+    pub ladder: Option<crate::store::LadderTable>,
 }
 
 impl TableMeta {
@@ -58,6 +62,8 @@ impl TableMeta {
             visibility: row.visibility,
             created_by: row.created_by.clone(),
             created_at_ms: row.created_at_ms,
+            seed_chosen: row.seed_chosen,
+            ladder: row.ladder.clone(),
         })
     }
 

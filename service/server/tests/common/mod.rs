@@ -107,6 +107,7 @@ pub async fn register(ch: &Channel, name: &str) -> Bot {
         .register_bot(pb::RegisterBotRequest {
             name: name.into(),
             owner: "tests".into(),
+            ..Default::default()
         })
         .await
         .unwrap()

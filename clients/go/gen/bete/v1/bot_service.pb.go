@@ -26,8 +26,13 @@ type RegisterBotRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The bot's display name (1-64 characters), shown to other seats and in records.
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	// Who runs the bot (a person, team or e-mail), for the operators.
-	Owner         string `protobuf:"bytes,2,opt,name=owner,proto3" json:"owner,omitempty"`
+	// Who runs the bot (a person, team or e-mail), for the operators. Free text: the owner that
+	// counts for ladders is the account (see RegisterBot).
+	Owner string `protobuf:"bytes,2,opt,name=owner,proto3" json:"owner,omitempty"`
+	// The bot's version (1-32 printable characters; empty means "1"). A new version of a bot is a
+	// new bot id with the same name, rated from scratch; leaderboards show the lineage. Unique
+	// per account and name.
+	Version       string `protobuf:"bytes,3,opt,name=version,proto3" json:"version,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -76,13 +81,24 @@ func (x *RegisterBotRequest) GetOwner() string {
 	return ""
 }
 
+func (x *RegisterBotRequest) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
 // Response of BotService.RegisterBot.
 type RegisterBotResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The bot's id, shown in tables and records.
 	BotId string `protobuf:"bytes,1,opt,name=bot_id,json=botId,proto3" json:"bot_id,omitempty"`
 	// The bearer token to send as `authorization: Bearer <token>`. Shown only this once.
-	Token         string `protobuf:"bytes,2,opt,name=token,proto3" json:"token,omitempty"`
+	Token string `protobuf:"bytes,2,opt,name=token,proto3" json:"token,omitempty"`
+	// The owner: the account's id, or the bot's own id when it was registered without one.
+	OwnerId string `protobuf:"bytes,3,opt,name=owner_id,json=ownerId,proto3" json:"owner_id,omitempty"`
+	// The version stored ("1" when the request gave none).
+	Version       string `protobuf:"bytes,4,opt,name=version,proto3" json:"version,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -131,17 +147,34 @@ func (x *RegisterBotResponse) GetToken() string {
 	return ""
 }
 
+func (x *RegisterBotResponse) GetOwnerId() string {
+	if x != nil {
+		return x.OwnerId
+	}
+	return ""
+}
+
+func (x *RegisterBotResponse) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
 var File_bete_v1_bot_service_proto protoreflect.FileDescriptor
 
 const file_bete_v1_bot_service_proto_rawDesc = "" +
 	"\n" +
-	"\x19bete/v1/bot_service.proto\x12\abete.v1\">\n" +
+	"\x19bete/v1/bot_service.proto\x12\abete.v1\"X\n" +
 	"\x12RegisterBotRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
-	"\x05owner\x18\x02 \x01(\tR\x05owner\"B\n" +
+	"\x05owner\x18\x02 \x01(\tR\x05owner\x12\x18\n" +
+	"\aversion\x18\x03 \x01(\tR\aversion\"w\n" +
 	"\x13RegisterBotResponse\x12\x15\n" +
 	"\x06bot_id\x18\x01 \x01(\tR\x05botId\x12\x14\n" +
-	"\x05token\x18\x02 \x01(\tR\x05token2V\n" +
+	"\x05token\x18\x02 \x01(\tR\x05token\x12\x19\n" +
+	"\bowner_id\x18\x03 \x01(\tR\aownerId\x12\x18\n" +
+	"\aversion\x18\x04 \x01(\tR\aversion2V\n" +
 	"\n" +
 	"BotService\x12H\n" +
 	"\vRegisterBot\x12\x1b.bete.v1.RegisterBotRequest\x1a\x1c.bete.v1.RegisterBotResponseB9Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3"

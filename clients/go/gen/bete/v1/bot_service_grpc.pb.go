@@ -29,8 +29,13 @@ const (
 // Bot identities. A bot registers once and then sends its token as
 // `authorization: Bearer <token>` metadata on every TableService call.
 type BotServiceClient interface {
-	// Registers a new bot and returns its id and its secret token. Needs no authorization. The
-	// server stores only a hash of the token: keep it, it cannot be shown again.
+	// Registers a new bot and returns its id and its secret token. The server stores only a hash
+	// of the token: keep it, it cannot be shown again.
+	//
+	// With an account token as `authorization: Bearer <account token>` (AccountService), the bot
+	// belongs to that account: its owner. Without one, the bot is its own owner; a server with
+	// open signup off refuses that (SIGNUP_CLOSED). Two bots of one owner never meet at a ladder
+	// table.
 	RegisterBot(ctx context.Context, in *RegisterBotRequest, opts ...grpc.CallOption) (*RegisterBotResponse, error)
 }
 
@@ -59,8 +64,13 @@ func (c *botServiceClient) RegisterBot(ctx context.Context, in *RegisterBotReque
 // Bot identities. A bot registers once and then sends its token as
 // `authorization: Bearer <token>` metadata on every TableService call.
 type BotServiceServer interface {
-	// Registers a new bot and returns its id and its secret token. Needs no authorization. The
-	// server stores only a hash of the token: keep it, it cannot be shown again.
+	// Registers a new bot and returns its id and its secret token. The server stores only a hash
+	// of the token: keep it, it cannot be shown again.
+	//
+	// With an account token as `authorization: Bearer <account token>` (AccountService), the bot
+	// belongs to that account: its owner. Without one, the bot is its own owner; a server with
+	// open signup off refuses that (SIGNUP_CLOSED). Two bots of one owner never meet at a ladder
+	// table.
 	RegisterBot(context.Context, *RegisterBotRequest) (*RegisterBotResponse, error)
 	mustEmbedUnimplementedBotServiceServer()
 }

@@ -91,6 +91,29 @@ const (
 	// INTERNAL: a fault inside the server (e.g. the store failed). The action was not applied and
 	// not acknowledged; retrying with the same request_id is safe.
 	ErrorReason_ERROR_REASON_INTERNAL ErrorReason = 21
+	// PERMISSION_DENIED: an administrative call (creating an account while signup is closed,
+	// an operator RPC) without the operator's admin token, or with a wrong one.
+	ErrorReason_ERROR_REASON_ADMIN_REQUIRED ErrorReason = 22
+	// PERMISSION_DENIED: open signup is off on this server: accounts are created by the operator,
+	// and a bot is registered with its account's token (`authorization: Bearer <account token>`).
+	ErrorReason_ERROR_REASON_SIGNUP_CLOSED ErrorReason = 23
+	// NOT_FOUND: no ladder has this id. ErrorInfo metadata "ladder_id" names it; ListLadders
+	// lists the ladders of the server.
+	ErrorReason_ERROR_REASON_LADDER_NOT_FOUND ErrorReason = 24
+	// ALREADY_EXISTS: EnterLadder by a bot already entered (metadata "ladder_id"). To change its
+	// capacity, LeaveLadder then EnterLadder.
+	ErrorReason_ERROR_REASON_LADDER_ALREADY_ENTERED ErrorReason = 25
+	// FAILED_PRECONDITION: LeaveLadder by a bot that has not entered the ladder (or was already
+	// taken off it: see LadderEntry.removed_reason).
+	ErrorReason_ERROR_REASON_LADDER_NOT_ENTERED ErrorReason = 26
+	// FAILED_PRECONDITION: JoinTable or LeaveTable on a ladder table (metadata "table_id"): its
+	// seats are given by the ladder's scheduler and the match is played out to the end.
+	ErrorReason_ERROR_REASON_LADDER_TABLE ErrorReason = 27
+	// ALREADY_EXISTS: the account already has a bot of this name and version. A new version of
+	// a bot is registered with a new `version`.
+	ErrorReason_ERROR_REASON_BOT_VERSION_EXISTS ErrorReason = 28
+	// RESOURCE_EXHAUSTED: the account has as many bots as the server allows one account.
+	ErrorReason_ERROR_REASON_ACCOUNT_BOT_LIMIT ErrorReason = 29
 )
 
 // Enum value maps for ErrorReason.
@@ -118,6 +141,14 @@ var (
 		19: "ERROR_REASON_TABLE_PRIVATE",
 		20: "ERROR_REASON_TABLE_NOT_FINISHED",
 		21: "ERROR_REASON_INTERNAL",
+		22: "ERROR_REASON_ADMIN_REQUIRED",
+		23: "ERROR_REASON_SIGNUP_CLOSED",
+		24: "ERROR_REASON_LADDER_NOT_FOUND",
+		25: "ERROR_REASON_LADDER_ALREADY_ENTERED",
+		26: "ERROR_REASON_LADDER_NOT_ENTERED",
+		27: "ERROR_REASON_LADDER_TABLE",
+		28: "ERROR_REASON_BOT_VERSION_EXISTS",
+		29: "ERROR_REASON_ACCOUNT_BOT_LIMIT",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":                0,
@@ -142,6 +173,14 @@ var (
 		"ERROR_REASON_TABLE_PRIVATE":              19,
 		"ERROR_REASON_TABLE_NOT_FINISHED":         20,
 		"ERROR_REASON_INTERNAL":                   21,
+		"ERROR_REASON_ADMIN_REQUIRED":             22,
+		"ERROR_REASON_SIGNUP_CLOSED":              23,
+		"ERROR_REASON_LADDER_NOT_FOUND":           24,
+		"ERROR_REASON_LADDER_ALREADY_ENTERED":     25,
+		"ERROR_REASON_LADDER_NOT_ENTERED":         26,
+		"ERROR_REASON_LADDER_TABLE":               27,
+		"ERROR_REASON_BOT_VERSION_EXISTS":         28,
+		"ERROR_REASON_ACCOUNT_BOT_LIMIT":          29,
 	}
 )
 
@@ -176,7 +215,7 @@ var File_bete_v1_errors_proto protoreflect.FileDescriptor
 
 const file_bete_v1_errors_proto_rawDesc = "" +
 	"\n" +
-	"\x14bete/v1/errors.proto\x12\abete.v1*\xe3\x05\n" +
+	"\x14bete/v1/errors.proto\x12\abete.v1*\xfd\a\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bERROR_REASON_ILLEGAL_ACTION\x10\x01\x12\x1a\n" +
@@ -200,7 +239,15 @@ const file_bete_v1_errors_proto_rawDesc = "" +
 	"\x1bERROR_REASON_ALREADY_SEATED\x10\x12\x12\x1e\n" +
 	"\x1aERROR_REASON_TABLE_PRIVATE\x10\x13\x12#\n" +
 	"\x1fERROR_REASON_TABLE_NOT_FINISHED\x10\x14\x12\x19\n" +
-	"\x15ERROR_REASON_INTERNAL\x10\x15B9Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3"
+	"\x15ERROR_REASON_INTERNAL\x10\x15\x12\x1f\n" +
+	"\x1bERROR_REASON_ADMIN_REQUIRED\x10\x16\x12\x1e\n" +
+	"\x1aERROR_REASON_SIGNUP_CLOSED\x10\x17\x12!\n" +
+	"\x1dERROR_REASON_LADDER_NOT_FOUND\x10\x18\x12'\n" +
+	"#ERROR_REASON_LADDER_ALREADY_ENTERED\x10\x19\x12#\n" +
+	"\x1fERROR_REASON_LADDER_NOT_ENTERED\x10\x1a\x12\x1d\n" +
+	"\x19ERROR_REASON_LADDER_TABLE\x10\x1b\x12#\n" +
+	"\x1fERROR_REASON_BOT_VERSION_EXISTS\x10\x1c\x12\"\n" +
+	"\x1eERROR_REASON_ACCOUNT_BOT_LIMIT\x10\x1dB9Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3"
 
 var (
 	file_bete_v1_errors_proto_rawDescOnce sync.Once

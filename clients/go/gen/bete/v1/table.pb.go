@@ -418,7 +418,19 @@ type Table struct {
 	// When the table was created.
 	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	// The seat that deals the first deal; deal k is dealt by (first_dealer + k) mod seats.
-	FirstDealer   uint32 `protobuf:"varint,12,opt,name=first_dealer,json=firstDealer,proto3" json:"first_dealer,omitempty"`
+	FirstDealer uint32 `protobuf:"varint,12,opt,name=first_dealer,json=firstDealer,proto3" json:"first_dealer,omitempty"`
+	// The ladder this table belongs to; empty for a table created with CreateTable.
+	LadderId string `protobuf:"bytes,13,opt,name=ladder_id,json=ladderId,proto3" json:"ladder_id,omitempty"`
+	// The ladder match (a duplicate set, or a single table) this table is part of; empty when
+	// not a ladder table.
+	LadderMatchId string `protobuf:"bytes,14,opt,name=ladder_match_id,json=ladderMatchId,proto3" json:"ladder_match_id,omitempty"`
+	// The commitment to the table's seed: lower-case hex SHA-256 of the 32 seed bytes, published
+	// before the first deal. The finished record reveals the seed; `bete verify` checks that it
+	// matches this and that every deck is the seed's shuffle (RULES.md 11.5).
+	SeedSha256 string `protobuf:"bytes,15,opt,name=seed_sha256,json=seedSha256,proto3" json:"seed_sha256,omitempty"`
+	// The creator chose the seed (CreateTableRequest.seed): the creator can know every deck.
+	// Such a table is never rated; clients should say so wherever they show it.
+	SeedChosen    bool `protobuf:"varint,16,opt,name=seed_chosen,json=seedChosen,proto3" json:"seed_chosen,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -537,6 +549,34 @@ func (x *Table) GetFirstDealer() uint32 {
 	return 0
 }
 
+func (x *Table) GetLadderId() string {
+	if x != nil {
+		return x.LadderId
+	}
+	return ""
+}
+
+func (x *Table) GetLadderMatchId() string {
+	if x != nil {
+		return x.LadderMatchId
+	}
+	return ""
+}
+
+func (x *Table) GetSeedSha256() string {
+	if x != nil {
+		return x.SeedSha256
+	}
+	return ""
+}
+
+func (x *Table) GetSeedChosen() bool {
+	if x != nil {
+		return x.SeedChosen
+	}
+	return false
+}
+
 var File_bete_v1_table_proto protoreflect.FileDescriptor
 
 const file_bete_v1_table_proto_rawDesc = "" +
@@ -551,7 +591,7 @@ const file_bete_v1_table_proto_rawDesc = "" +
 	"\x06bot_id\x18\x03 \x01(\tR\x05botId\x12\x19\n" +
 	"\bbot_name\x18\x04 \x01(\tR\abotName\x12/\n" +
 	"\x06policy\x18\x05 \x01(\x0e2\x17.bete.v1.HouseBotPolicyR\x06policy\x12\x18\n" +
-	"\astrikes\x18\x06 \x01(\rR\astrikes\"\xb0\x04\n" +
+	"\astrikes\x18\x06 \x01(\rR\astrikes\"\xb7\x05\n" +
 	"\x05Table\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12*\n" +
 	"\aruleset\x18\x02 \x01(\x0e2\x10.bete.v1.RulesetR\aruleset\x12\x1d\n" +
@@ -570,7 +610,13 @@ const file_bete_v1_table_proto_rawDesc = "" +
 	" \x01(\tR\tcreatedBy\x129\n" +
 	"\n" +
 	"created_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12!\n" +
-	"\ffirst_dealer\x18\f \x01(\rR\vfirstDealer\x1a9\n" +
+	"\ffirst_dealer\x18\f \x01(\rR\vfirstDealer\x12\x1b\n" +
+	"\tladder_id\x18\r \x01(\tR\bladderId\x12&\n" +
+	"\x0fladder_match_id\x18\x0e \x01(\tR\rladderMatchId\x12\x1f\n" +
+	"\vseed_sha256\x18\x0f \x01(\tR\n" +
+	"seedSha256\x12\x1f\n" +
+	"\vseed_chosen\x18\x10 \x01(\bR\n" +
+	"seedChosen\x1a9\n" +
 	"\vConfigEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*u\n" +

@@ -1,0 +1,366 @@
+//! What a ladder is, as the operator declares it (a TOML file, `--ladders FILE`), and the
+//! ladders a server offers without one.
+//!
+//! ```toml
+//! [[ladder]]
+//! id = "beste-boer-4"
+//! ruleset = "beste-boer"
+//! seats = 4
+//! deals_per_match = 8          # a multiple of seats: every seat deals equally
+//! decision_deadline_ms = 10000
+//! duplicate = true             # sets of `seats` tables, one seed, every rotation
+//! max_matches_per_day = 1000   # ladder tables a bot may start per rolling 24 hours
+//! max_tables_per_bot = 8       # the ceiling of a bot's capacity
+//! house_entrants = ["random", "heuristic"]
+//! max_strikes_per_match = 5    # more timed-out decisions at one table: off the ladder
+//! [ladder.config]              # RULES.md section 10 keys of the ruleset
+//! fiche_value = 5
+//! ```
+
+use std::collections::BTreeMap;
+
+use bete_rules::{Config, RulesetId};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use thiserror::Error;
+
+/// The house policies a ladder may enter.
+pub const HOUSE_POLICIES: &[&str] = &["random", "heuristic"];
+
+/// Bounds of the declared numbers (a typo must not make an endless match or a zero deadline).
+pub const MAX_DEALS_PER_MATCH: u32 = 200;
+pub const MIN_DEADLINE_MS: u64 = 20;
+pub const MAX_DEADLINE_MS: u64 = 3_600_000;
+pub const MAX_TABLES_PER_BOT: u32 = 1_000;
+
+/// One ladder.
+#[derive(Clone, Debug)]
+pub struct LadderSpec {
+    pub id: String,
+    pub ruleset: RulesetId,
+    pub seats: u8,
+    /// The tables' config: the declared keys, then `rounds` = deals / seats and
+    /// `max_extra_deals` = 0, so every match has exactly `deals_per_match` deals.
+    pub config: Config,
+    pub deals_per_match: u32,
+    pub deadline_ms: u64,
+    pub duplicate: bool,
+    pub max_matches_per_day: u32,
+    pub max_tables_per_bot: u32,
+    /// House policies entered, each once.
+    pub house_entrants: Vec<String>,
+    pub max_strikes_per_match: u32,
+    /// How often one exact group may meet per rolling 24 hours.
+    pub max_group_meetings_per_day: u32,
+    /// Tables (or sets) a house entrant plays at once.
+    pub house_capacity: u32,
+}
+
+impl LadderSpec {
+    /// The effective config as JSON (every key of the ruleset).
+    pub fn config_json(&self) -> Map<String, Value> {
+        self.config.to_json(self.ruleset)
+    }
+    /// Tables of one match.
+    pub fn tables_per_match(&self) -> usize {
+        crate::duplicate::tables_in_match(self.duplicate, usize::from(self.seats))
+    }
+}
+
+/// Why a ladder file was refused. Every message names the ladder and the field.
+#[derive(Debug, Error)]
+pub enum SpecError {
+    #[error("ladders file: {0}")]
+    Toml(#[from] toml::de::Error),
+    #[error("ladder {id:?}: {field}: {message}")]
+    Field {
+        id: String,
+        field: &'static str,
+        message: String,
+    },
+    #[error("ladder id {0:?} is declared twice")]
+    Duplicate(String),
+    #[error("the ladders file declares no ladder")]
+    Empty,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    #[serde(default)]
+    ladder: Vec<Decl>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Decl {
+    id: String,
+    ruleset: String,
+    seats: u8,
+    deals_per_match: Option<u32>,
+    decision_deadline_ms: Option<u64>,
+    duplicate: Option<bool>,
+    max_matches_per_day: Option<u32>,
+    max_tables_per_bot: Option<u32>,
+    house_entrants: Option<Vec<String>>,
+    max_strikes_per_match: Option<u32>,
+    max_group_meetings_per_day: Option<u32>,
+    house_capacity: Option<u32>,
+    #[serde(default)]
+    config: BTreeMap<String, toml::Value>,
+}
+
+/// Parse and check a ladders file.
+pub fn parse_ladders(text: &str) -> Result<Vec<LadderSpec>, SpecError> {
+    let file: File = toml::from_str(text)?;
+    if file.ladder.is_empty() {
+        return Err(SpecError::Empty);
+    }
+    let mut out: Vec<LadderSpec> = Vec::new();
+    for d in file.ladder {
+        let spec = check(d)?;
+        if out.iter().any(|l| l.id == spec.id) {
+            return Err(SpecError::Duplicate(spec.id));
+        }
+        out.push(spec);
+    }
+    Ok(out)
+}
+
+/// One ladder per ruleset, `<ruleset>-4`: four seats, the ruleset's default config and match
+/// length (two rounds: 8 deals), duplicate sets, house entrants `random` and `heuristic`.
+pub fn default_ladders() -> Vec<LadderSpec> {
+    RulesetId::ALL
+        .iter()
+        .filter_map(|r| {
+            check(Decl {
+                id: format!("{}-4", r.id()),
+                ruleset: r.id().to_string(),
+                seats: 4,
+                deals_per_match: None,
+                decision_deadline_ms: None,
+                duplicate: None,
+                max_matches_per_day: None,
+                max_tables_per_bot: None,
+                house_entrants: None,
+                max_strikes_per_match: None,
+                max_group_meetings_per_day: None,
+                house_capacity: None,
+                config: BTreeMap::new(),
+            })
+            .ok()
+        })
+        .collect()
+}
+
+fn check(d: Decl) -> Result<LadderSpec, SpecError> {
+    let id = d.id.clone();
+    let bad = |field: &'static str, message: String| SpecError::Field {
+        id: id.clone(),
+        field,
+        message,
+    };
+    if d.id.is_empty()
+        || d.id.len() > 64
+        || !d
+            .id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
+    {
+        return Err(bad(
+            "id",
+            "must be 1-64 characters of letters, digits, '-', '_' or '.'".into(),
+        ));
+    }
+    let ruleset: RulesetId = d
+        .ruleset
+        .parse()
+        .map_err(|e| bad("ruleset", format!("{e}")))?;
+    let (lo, hi) = ruleset.seat_range();
+    if d.seats < lo.max(2) || d.seats > hi {
+        return Err(bad(
+            "seats",
+            format!("{} is outside {lo}..={hi} for {}", d.seats, ruleset.id()),
+        ));
+    }
+    let seats = u32::from(d.seats);
+    let deals = d.deals_per_match.unwrap_or(2 * seats);
+    if deals == 0 || !deals.is_multiple_of(seats) || deals > MAX_DEALS_PER_MATCH {
+        return Err(bad(
+            "deals_per_match",
+            format!(
+                "{deals} must be a multiple of the seat count {seats}, at most {MAX_DEALS_PER_MATCH}"
+            ),
+        ));
+    }
+    let mut json = Map::new();
+    for (k, v) in &d.config {
+        if k == "rounds" || k == "max_extra_deals" {
+            return Err(bad(
+                "config",
+                format!(
+                    "{k} is set by deals_per_match on a ladder (every match has exactly that many deals)"
+                ),
+            ));
+        }
+        let v = serde_json::to_value(v).map_err(|e| bad("config", e.to_string()))?;
+        json.insert(k.clone(), v);
+    }
+    json.insert("rounds".into(), Value::from(deals / seats));
+    json.insert("max_extra_deals".into(), Value::from(0));
+    let config =
+        Config::from_json(ruleset, d.seats, &json).map_err(|e| bad("config", e.to_string()))?;
+    let deadline_ms = d.decision_deadline_ms.unwrap_or(10_000);
+    if !(MIN_DEADLINE_MS..=MAX_DEADLINE_MS).contains(&deadline_ms) {
+        return Err(bad(
+            "decision_deadline_ms",
+            format!("{deadline_ms} is outside {MIN_DEADLINE_MS}..={MAX_DEADLINE_MS}"),
+        ));
+    }
+    let max_tables_per_bot = d.max_tables_per_bot.unwrap_or(8);
+    if max_tables_per_bot == 0 || max_tables_per_bot > MAX_TABLES_PER_BOT {
+        return Err(bad(
+            "max_tables_per_bot",
+            format!("{max_tables_per_bot} is outside 1..={MAX_TABLES_PER_BOT}"),
+        ));
+    }
+    let mut house = Vec::new();
+    for h in d
+        .house_entrants
+        .unwrap_or_else(|| HOUSE_POLICIES.iter().map(|s| s.to_string()).collect())
+    {
+        if !HOUSE_POLICIES.contains(&h.as_str()) {
+            return Err(bad(
+                "house_entrants",
+                format!(
+                    "{h:?} is not a house policy ({})",
+                    HOUSE_POLICIES.join(", ")
+                ),
+            ));
+        }
+        if house.contains(&h) {
+            return Err(bad("house_entrants", format!("{h:?} is listed twice")));
+        }
+        house.push(h);
+    }
+    Ok(LadderSpec {
+        id: d.id,
+        ruleset,
+        seats: d.seats,
+        config,
+        deals_per_match: deals,
+        deadline_ms,
+        duplicate: d.duplicate.unwrap_or(true),
+        max_matches_per_day: d.max_matches_per_day.unwrap_or(1_000).max(1),
+        max_tables_per_bot,
+        house_entrants: house,
+        max_strikes_per_match: d.max_strikes_per_match.unwrap_or(5),
+        max_group_meetings_per_day: d.max_group_meetings_per_day.unwrap_or(50).max(1),
+        house_capacity: d.house_capacity.unwrap_or(64).max(1),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_defaults_are_one_four_seat_ladder_per_ruleset() {
+        let l = default_ladders();
+        let ids: Vec<&str> = l.iter().map(|l| l.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "bete-4",
+                "bete-ace-high-4",
+                "beast-4",
+                "beste-boer-4",
+                "lanterlui-4",
+                "bester-bube-4"
+            ]
+        );
+        for l in &l {
+            assert_eq!(l.seats, 4);
+            assert!(l.duplicate);
+            assert_eq!(l.deals_per_match, 8);
+            assert_eq!(l.house_entrants, ["random", "heuristic"]);
+            let c = l.config_json();
+            assert_eq!(c["rounds"], 2);
+            assert_eq!(c["max_extra_deals"], 0);
+        }
+    }
+
+    #[test]
+    fn a_file_declares_ladders_with_their_config() {
+        let l = parse_ladders(
+            r#"
+[[ladder]]
+id = "bb-3"
+ruleset = "beste-boer"
+seats = 3
+deals_per_match = 6
+duplicate = false
+house_entrants = ["heuristic"]
+[ladder.config]
+enforce_legality = "lenient"
+"#,
+        )
+        .unwrap();
+        assert_eq!(l.len(), 1);
+        assert_eq!(l[0].config_json()["enforce_legality"], "lenient");
+        assert_eq!(l[0].config_json()["rounds"], 2);
+        assert!(!l[0].duplicate);
+        assert_eq!(l[0].tables_per_match(), 1);
+    }
+
+    #[test]
+    fn bad_declarations_name_the_ladder_and_field() {
+        let cases = [
+            (
+                "id = \"x\"\nruleset = \"bete\"\nseats = 4\ndeals_per_match = 6",
+                "deals_per_match",
+            ),
+            ("id = \"x\"\nruleset = \"nope\"\nseats = 4", "ruleset"),
+            ("id = \"x\"\nruleset = \"beast\"\nseats = 6", "seats"),
+            (
+                "id = \"x\"\nruleset = \"bete\"\nseats = 4\n[ladder.config]\nrounds = 9",
+                "config",
+            ),
+            (
+                "id = \"x\"\nruleset = \"bete\"\nseats = 4\n[ladder.config]\nbogus = 1",
+                "config",
+            ),
+            (
+                "id = \"x\"\nruleset = \"bete\"\nseats = 4\nhouse_entrants = [\"god\"]",
+                "house_entrants",
+            ),
+            ("id = \"x y\"\nruleset = \"bete\"\nseats = 4", "id"),
+            (
+                "id = \"x\"\nruleset = \"bete\"\nseats = 4\ndecision_deadline_ms = 1",
+                "decision_deadline_ms",
+            ),
+            (
+                "id = \"x\"\nruleset = \"bete\"\nseats = 4\nmax_tables_per_bot = 0",
+                "max_tables_per_bot",
+            ),
+        ];
+        for (body, field) in cases {
+            let err = parse_ladders(&format!("[[ladder]]\n{body}\n")).unwrap_err();
+            match err {
+                SpecError::Field { field: f, .. } => assert_eq!(f, field, "{body}"),
+                other => panic!("{body}: {other}"),
+            }
+        }
+        assert!(matches!(parse_ladders(""), Err(SpecError::Empty)));
+        assert!(matches!(
+            parse_ladders(
+                "[[ladder]]\nid=\"a\"\nruleset=\"bete\"\nseats=4\n[[ladder]]\nid=\"a\"\nruleset=\"bete\"\nseats=3\n"
+            ),
+            Err(SpecError::Duplicate(_))
+        ));
+        assert!(matches!(
+            parse_ladders("[[ladder]]\nid=\"a\"\nruleset=\"bete\"\nseats=4\ntypo=1\n"),
+            Err(SpecError::Toml(_))
+        ));
+    }
+}

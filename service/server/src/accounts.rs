@@ -1,0 +1,264 @@
+//! Accounts (the owners of bots) and bot registration.
+//!
+//! A bot registered with an account token belongs to that account; a bot registered without
+//! one is its own owner, as before accounts existed, so older SDK code keeps working on a
+//! server with open signup. With open signup off, accounts come only from the operator (admin
+//! token) and bots only from accounts: one person cannot mint owners at will to seat several
+//! of their bots at one ladder table.
+
+use std::sync::Arc;
+
+use bete_api::pb;
+use bete_api::pb::account_service_server::AccountService;
+use tonic::{Request, Response, Status};
+
+use crate::auth::{self, hex};
+use crate::now_ms;
+use crate::project::timestamp;
+use crate::service::Api;
+use crate::status::{FieldViolation, ServerError};
+use crate::store::{AccountRow, BotRow};
+
+/// Account tokens start with this, bot tokens with `bete_`: a call can tell them apart
+/// without a lookup, and a bot token sent to RegisterBot is not mistaken for an account's.
+pub const ACCOUNT_TOKEN_PREFIX: &str = "beteacct_";
+
+/// The most bots one account may register (every version counts): bounds what one owner can
+/// make the server store and the scheduler consider.
+pub const MAX_BOTS_PER_ACCOUNT: usize = 100;
+
+/// Longest bot version.
+const MAX_VERSION_CHARS: usize = 32;
+
+/// A display name: 1-64 characters, none of them a control, format (bidi override,
+/// zero-width) or separator other than a plain space, no leading or trailing space.
+pub fn check_display_name(field: &str, name: &str, bad: &mut Vec<FieldViolation>) {
+    let n = name.chars().count();
+    let printable = name
+        .chars()
+        .all(|c| c == ' ' || !(c.is_control() || c.is_whitespace() || is_format(c)));
+    if n == 0 || n > 64 || !printable || name.trim() != name {
+        bad.push(FieldViolation {
+            field: field.into(),
+            description: "must be 1-64 printable characters (no control or invisible \
+                          characters, no leading or trailing space)"
+                .into(),
+        });
+    }
+}
+
+/// Unicode "format" characters that change how text around them shows (bidi overrides,
+/// zero-width joiners and spaces, the BOM).
+fn is_format(c: char) -> bool {
+    matches!(c, '\u{00AD}' | '\u{061C}' | '\u{180E}' | '\u{200B}'..='\u{200F}'
+        | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{206F}' | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}')
+}
+
+/// The account of `authorization: Bearer <account token>`, if the call carries one.
+async fn calling_account(
+    api: &Api,
+    md: &tonic::metadata::MetadataMap,
+) -> Result<Option<AccountRow>, ServerError> {
+    let Ok(token) = auth::bearer(md) else {
+        return Ok(None);
+    };
+    if !token.starts_with(ACCOUNT_TOKEN_PREFIX) {
+        return Ok(None);
+    }
+    let account = api
+        .store
+        .account_by_token_hash(auth::token_hash(token))
+        .await?
+        .ok_or(ServerError::Unauthenticated(
+            "unknown account token: create an account with AccountService.CreateAccount",
+        ))?;
+    Ok(Some(account))
+}
+
+/// BotService.RegisterBot.
+pub async fn register_bot(
+    api: &Api,
+    md: &tonic::metadata::MetadataMap,
+    req: pb::RegisterBotRequest,
+) -> Result<pb::RegisterBotResponse, ServerError> {
+    let mut bad = Vec::new();
+    check_display_name("name", &req.name, &mut bad);
+    if req.name.starts_with("house:") {
+        bad.push(FieldViolation {
+            field: "name".into(),
+            description: "names starting with \"house:\" are the server's own house bots".into(),
+        });
+    }
+    if req.owner.chars().count() > 128 || req.owner.chars().any(char::is_control) {
+        bad.push(FieldViolation {
+            field: "owner".into(),
+            description: "must be at most 128 characters, none of them a control character".into(),
+        });
+    }
+    let version = if req.version.is_empty() {
+        "1".to_string()
+    } else {
+        req.version.clone()
+    };
+    if version.chars().count() > MAX_VERSION_CHARS || !version.chars().all(|c| c.is_ascii_graphic())
+    {
+        bad.push(FieldViolation {
+            field: "version".into(),
+            description: format!(
+                "must be 1-{MAX_VERSION_CHARS} printable ASCII characters without spaces"
+            ),
+        });
+    }
+    if !bad.is_empty() {
+        return Err(ServerError::InvalidArgument(bad));
+    }
+    let account = calling_account(api, md).await?;
+    if account.is_none() && !api.config.open_signup {
+        return Err(ServerError::SignupClosed(
+            "open signup is off on this server: register the bot with your account's token \
+             (`authorization: Bearer <account token>`); accounts come from the operator",
+        ));
+    }
+    if let Some(a) = &account {
+        let bots = api.store.bots_of_account(a.id.clone()).await?;
+        if bots.len() >= MAX_BOTS_PER_ACCOUNT {
+            return Err(ServerError::AccountBotLimit(MAX_BOTS_PER_ACCOUNT as u32));
+        }
+        if bots
+            .iter()
+            .any(|b| b.name == req.name && b.version == version)
+        {
+            return Err(ServerError::BotVersionExists {
+                name: req.name,
+                version,
+            });
+        }
+    }
+    let token = auth::new_token();
+    let bot = BotRow {
+        id: auth::new_bot_id(),
+        name: req.name,
+        owner: req.owner,
+        token_hash: auth::token_hash(&token),
+        created_at_ms: now_ms(),
+        account_id: account.map(|a| a.id),
+        version,
+    };
+    api.store.create_bot(bot.clone()).await?;
+    let (bot_id, owner_id, version) = (
+        bot.id.clone(),
+        bot.owner_id().to_string(),
+        bot.version.clone(),
+    );
+    api.auth.remember(bot);
+    tracing::info!(bot = %bot_id, owner = %owner_id, "bot registered");
+    Ok(pb::RegisterBotResponse {
+        bot_id,
+        token,
+        owner_id,
+        version,
+    })
+}
+
+/// `AccountService`.
+#[derive(Clone, Debug)]
+pub struct AccountApi(pub Arc<Api>);
+
+#[tonic::async_trait]
+impl AccountService for AccountApi {
+    async fn create_account(
+        &self,
+        request: Request<pb::CreateAccountRequest>,
+    ) -> Result<Response<pb::CreateAccountResponse>, Status> {
+        let api = &self.0;
+        api.call("CreateAccount", async {
+            api.gate_message(request.get_ref())?;
+            if !api.config.open_signup {
+                api.auth.require_admin(request.metadata())?;
+            }
+            let req = request.into_inner();
+            let mut bad = Vec::new();
+            check_display_name("name", &req.name, &mut bad);
+            if !bad.is_empty() {
+                return Err(ServerError::InvalidArgument(bad));
+            }
+            let token = format!("{ACCOUNT_TOKEN_PREFIX}{}", hex(&rand::random::<[u8; 32]>()));
+            let account = AccountRow {
+                id: format!("a_{}", hex(&rand::random::<[u8; 8]>())),
+                name: req.name,
+                token_hash: auth::token_hash(&token),
+                created_at_ms: now_ms(),
+            };
+            let account_id = account.id.clone();
+            api.store.create_account(account).await?;
+            tracing::info!(account = %account_id, "account created");
+            Ok(pb::CreateAccountResponse { account_id, token })
+        })
+        .await
+    }
+
+    async fn list_account_bots(
+        &self,
+        request: Request<pb::ListAccountBotsRequest>,
+    ) -> Result<Response<pb::ListAccountBotsResponse>, Status> {
+        let api = &self.0;
+        api.call("ListAccountBots", async {
+            api.gate_message(request.get_ref())?;
+            let account = calling_account(api, request.metadata()).await?.ok_or(
+                ServerError::Unauthenticated(
+                    "send the account's token as `authorization: Bearer <account token>`",
+                ),
+            )?;
+            let bots = api.store.bots_of_account(account.id.clone()).await?;
+            Ok(pb::ListAccountBotsResponse {
+                account_id: account.id,
+                bots: bots
+                    .into_iter()
+                    .map(|b| pb::AccountBot {
+                        bot_id: b.id,
+                        name: b.name,
+                        version: b.version,
+                        created_at: Some(timestamp(b.created_at_ms)),
+                    })
+                    .collect(),
+            })
+        })
+        .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_names_refuse_controls_and_invisible_characters() {
+        let ok = ["bot", "Le Gras 1739", "Bête à cœur", "名前"];
+        let bad = [
+            "",
+            " x",
+            "x ",
+            "a\u{1b}[31mred",
+            "a\nb",
+            "a\rb",
+            "a\0b",
+            "a\u{202e}b",
+            "a\u{200b}b",
+            "\u{1b}]0;title\u{7}",
+            "a\tb",
+        ];
+        for n in ok {
+            let mut v = Vec::new();
+            check_display_name("name", n, &mut v);
+            assert!(v.is_empty(), "{n:?}");
+        }
+        for n in bad {
+            let mut v = Vec::new();
+            check_display_name("name", n, &mut v);
+            assert_eq!(v.len(), 1, "{n:?}");
+        }
+        let mut v = Vec::new();
+        check_display_name("name", &"x".repeat(65), &mut v);
+        assert_eq!(v.len(), 1);
+    }
+}
