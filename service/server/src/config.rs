@@ -40,6 +40,10 @@ pub struct ServerConfig {
     pub open_signup: bool,
     /// The ladders this server hosts; `None` means the defaults (one per ruleset).
     pub ladders: Option<std::path::PathBuf>,
+    /// Derive ladder match seeds (and the pairing's draws) from this number instead of the
+    /// OS's CSPRNG: for reproducible experiments and tests only. The seeds are still the
+    /// server's, committed before play; no client ever chooses one.
+    pub ladder_seed: Option<u64>,
 }
 
 impl Default for ServerConfig {
@@ -58,6 +62,7 @@ impl Default for ServerConfig {
             admin_token: None,
             open_signup: true,
             ladders: None,
+            ladder_seed: None,
         }
     }
 }

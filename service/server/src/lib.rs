@@ -7,6 +7,7 @@ pub mod accounts;
 pub mod auth;
 pub mod coalesce;
 pub mod config;
+pub mod ladder;
 pub mod metrics;
 pub mod project;
 pub mod registry;

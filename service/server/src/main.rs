@@ -83,6 +83,10 @@ struct Args {
     /// ruleset (`bete-4`, `beast-4`, ...). See docs/ladders.md.
     #[arg(long, env = "BETE_LADDERS")]
     ladders: Option<PathBuf>,
+    /// Derive ladder seeds from this number instead of the OS's CSPRNG (reproducible
+    /// experiments only: whoever knows it knows every ladder deck).
+    #[arg(long, env = "BETE_LADDER_SEED", hide = true)]
+    ladder_seed: Option<u64>,
 }
 
 /// Install logging; with `OTEL_EXPORTER_OTLP_ENDPOINT` set, also export spans over OTLP/gRPC.
@@ -196,6 +200,7 @@ async fn serve(args: Args, workers: usize) -> anyhow::Result<()> {
         admin_token: args.admin_token.filter(|t| !t.is_empty()),
         open_signup: args.open_signup,
         ladders: args.ladders,
+        ladder_seed: args.ladder_seed,
     };
     let result = bete_server::run(listener, config, signal()).await;
     if let Some(p) = provider {

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use bete_api::pb::account_service_server::AccountServiceServer;
 use bete_api::pb::bot_service_server::BotServiceServer;
+use bete_api::pb::ladder_service_server::LadderServiceServer;
 use bete_api::pb::table_service_server::TableServiceServer;
 use tokio::net::TcpListener;
 use tokio_stream::StreamExt as _;
@@ -21,6 +22,7 @@ use crate::accounts::AccountApi;
 use crate::auth::Auth;
 use crate::coalesce::Coalesced;
 use crate::config::ServerConfig;
+use crate::ladder::service::LadderApi;
 use crate::metrics::{self, Metrics};
 use crate::registry::Tables;
 use crate::service::{Api, BotApi, TableApi, WatchBotFrames, WatchTableFrames};
@@ -42,6 +44,8 @@ pub enum RunError {
     Metrics(std::io::Error),
     #[error("recovery: {0}")]
     Recovery(#[from] crate::status::ServerError),
+    #[error("ladders: {0}")]
+    Ladders(String),
     /// The store stopped writing (a fail-stop after a failed write): the server drained and
     /// stopped instead of refusing every move while its health said SERVING. A restart reopens
     /// the database.
@@ -78,6 +82,8 @@ pub async fn run(
     let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&config.data_dir).await?);
     let metrics = Arc::new(Metrics::new());
     let token = Shutdown::new();
+    // Finished ladder tables, from their actors to the ladders' schedulers.
+    let (finished_tx, finished_rx) = tokio::sync::mpsc::unbounded_channel();
     let deps = Arc::new(ActorDeps {
         store: store.clone(),
         metrics: metrics.clone(),
@@ -85,10 +91,29 @@ pub async fn run(
         house_delay: config.house_delay,
         idle_unload: config.idle_unload,
         watch_buffer: config.watch_buffer,
+        ladder_finished: Some(finished_tx),
     });
     let tables = Arc::new(Tables::new(deps));
     let recovered = tables.recover().await?;
     tracing::info!(recovered, data_dir = %config.data_dir.display(), "tables recovered");
+    let specs = match &config.ladders {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| RunError::Ladders(format!("cannot read {}: {e}", path.display())))?;
+            bete_ladder::parse_ladders(&text).map_err(|e| RunError::Ladders(e.to_string()))?
+        }
+        None => bete_ladder::default_ladders(),
+    };
+    let ladders = crate::ladder::Ladders::start(
+        specs,
+        store.clone(),
+        tables.clone(),
+        token.clone(),
+        finished_rx,
+        config.ladder_seed,
+    )
+    .await?;
+    tracing::info!(ladders = ladders.specs().len(), "ladders started");
 
     let metrics_stop = CancellationToken::new();
     let _metrics_stop = metrics_stop.clone().drop_guard();
@@ -105,6 +130,7 @@ pub async fn run(
         store: store.clone(),
         metrics,
         config: Arc::new(config),
+        ladders,
     });
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<TableServiceServer<TableApi>>().await;
@@ -134,6 +160,8 @@ pub async fn run(
     let bot_service =
         BotServiceServer::new(BotApi(api.clone())).max_decoding_message_size(TRANSPORT_MAX_MESSAGE);
     let account_service = AccountServiceServer::new(AccountApi(api.clone()))
+        .max_decoding_message_size(TRANSPORT_MAX_MESSAGE);
+    let ladder_service = LadderServiceServer::new(LadderApi(api.clone()))
         .max_decoding_message_size(TRANSPORT_MAX_MESSAGE);
 
     let addr = listener.local_addr().ok();
@@ -195,6 +223,7 @@ pub async fn run(
         .add_service(table_service)
         .add_service(bot_service)
         .add_service(account_service)
+        .add_service(ladder_service)
         // The builder's tcp_nodelay applies only to listeners tonic binds itself; without it on
         // accepted sockets every unary reply waits ~40 ms (Nagle against delayed ACK).
         // On a one-worker runtime each connection's writes yield once to the tasks already

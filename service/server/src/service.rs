@@ -43,6 +43,7 @@ pub struct Api {
     pub store: Arc<dyn Store>,
     pub metrics: Arc<Metrics>,
     pub config: Arc<ServerConfig>,
+    pub ladders: Arc<crate::ladder::Ladders>,
 }
 
 impl From<FieldError> for ServerError {
@@ -93,6 +94,14 @@ fn table_id(id: &str) -> Result<String, ServerError> {
 }
 
 impl Api {
+    /// [`Api::begin`] for the other services.
+    pub(crate) async fn begin_call<T: Message>(
+        &self,
+        req: &Request<T>,
+    ) -> Result<Arc<BotRow>, ServerError> {
+        self.begin(req).await
+    }
+
     /// Common start of every call: refuse while draining, refuse oversized requests,
     /// authenticate.
     async fn begin<T: Message>(&self, req: &Request<T>) -> Result<Arc<BotRow>, ServerError> {
@@ -525,6 +534,7 @@ impl TableService for TableApi {
                     bot: bot.id.clone(),
                     name: bot.name.clone(),
                     seat,
+                    by_ladder: false,
                     reply,
                 })
                 .await??;
@@ -648,11 +658,28 @@ impl TableService for TableApi {
             {
                 return Err(ServerError::TablePrivate);
             }
-            let record = api
+            let mut record = api
                 .store
                 .record(id)
                 .await?
                 .ok_or(ServerError::TableNotFinished)?;
+            if let Some(l) = &t.table.ladder {
+                // A set's tables share their decks: no record (hence no seed) of one may reach
+                // anyone while a later rotation can still be played.
+                let rated = api
+                    .store
+                    .ladder_match(l.match_id.clone())
+                    .await?
+                    .is_some_and(|m| m.rated);
+                if !rated {
+                    return Err(ServerError::TableNotFinished);
+                }
+                // Every deck listed, so `bete verify` checks each against the seed.
+                if let Ok(mut r) = bete_rules::record::Record::from_json(&record) {
+                    r.include_decks();
+                    record = r.to_json();
+                }
+            }
             Ok(pb::GetGameRecordResponse {
                 record_json: record,
             })
@@ -716,6 +743,8 @@ impl Api {
                         .await;
                 }
             }
+            // An entered bot is online now: its ladders may seat it at once.
+            api.ladders.poke();
             let tables = api.tables.clone();
             let (bot_id, stream_id, following) = (bot.id.clone(), stream.id, stream.tables.clone());
             Ok(WatchStream::<BotShape>::new(

@@ -41,6 +41,9 @@ pub struct ActorDeps {
     pub idle_unload: Duration,
     /// Items a WatchTable stream may have waiting before it is cut as too slow.
     pub watch_buffer: usize,
+    /// Told the id of every ladder table whose finished record is stored, so its ladder's
+    /// scheduler rates the match or starts the set's next table.
+    pub ladder_finished: Option<tokio::sync::mpsc::UnboundedSender<String>>,
 }
 
 /// Load a table from the store, rebuild it by replaying its log, and start its actor.
@@ -390,9 +393,13 @@ impl Actor {
         let Some(game) = &self.game else { return };
         let record = Record::from_game(game).to_json();
         let balances = game.balances();
+        // A chosen seed may have let its creator know the decks: never rated. Ladder tables
+        // are rated by their ladder.
+        let rated = !self.meta.seed_chosen && self.meta.ladder.is_none();
         let ratings = self
             .seats
             .iter()
+            .filter(|_| rated)
             .enumerate()
             .filter_map(|(i, s)| match &s.occupant {
                 Occupant::Bot(b) => Some(RatingDelta {
@@ -410,6 +417,12 @@ impl Actor {
             .await
         {
             tracing::error!(table = %self.meta.id, error = %e, "could not store the finished record");
+            return;
+        }
+        if self.meta.ladder.is_some()
+            && let Some(tx) = &self.deps.ladder_finished
+        {
+            let _ = tx.send(self.meta.id.clone());
         }
     }
 
@@ -590,9 +603,14 @@ impl Actor {
                 bot,
                 name,
                 seat,
+                by_ladder,
                 reply,
             } => {
-                let r = self.join(bot, name, seat).await;
+                let r = if self.meta.ladder.is_some() && !by_ladder {
+                    Err(ServerError::LadderTable(self.meta.id.clone()))
+                } else {
+                    self.join(bot, name, seat).await
+                };
                 let _ = reply.send(r);
             }
             Command::Leave { bot, reply } => {
@@ -676,6 +694,11 @@ impl Actor {
 
     async fn leave(&mut self, bot: String) -> Result<TableStatus, ServerError> {
         let seat = self.seat_of(&bot).ok_or(ServerError::NotSeated)?;
+        if self.meta.ladder.is_some() {
+            // The result of a ladder match is its entrants'; a freed seat could be taken by
+            // another bot (or left to a friend's auto-moves). The match is played out.
+            return Err(ServerError::LadderTable(self.meta.id.clone()));
+        }
         if self.state() == TableState::Finished {
             return Err(ServerError::TableFinished);
         }

@@ -135,6 +135,8 @@ pub enum Command {
         bot: String,
         name: String,
         seat: Option<u8>,
+        /// Sent by a ladder's scheduler: the only way onto a ladder table.
+        by_ladder: bool,
         reply: oneshot::Sender<Result<(u8, TableStatus), ServerError>>,
     },
     Leave {

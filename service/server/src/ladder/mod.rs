@@ -1,0 +1,162 @@
+//! Ladders on the server: one scheduler task per ladder (like a table actor) owns the ladder's
+//! entrants, its running matches and its recent history; the decisions themselves (who meets,
+//! how ratings move, who sits where in a set) are `bete-ladder`'s pure functions.
+//!
+//! A ladder match is one table, or a duplicate set of `seats` tables with one seed played one
+//! after another (entrant i at seat (i + r) mod n of rotation r). Ladder tables are ordinary
+//! tables with a ladder id: the scheduler creates them and seats the entrants through the
+//! table actor's own join, so a bot plays them on its WatchBot stream like any other table.
+//! When a table's finished record is stored, its actor tells the scheduler, which starts the
+//! set's next table or rates the match. Ratings move in the same store transaction that marks
+//! the match rated, so a result counts exactly once whatever crashes come between; after a
+//! restart every unrated match is picked up from the store where it stood.
+
+mod result;
+mod scheduler;
+pub mod service;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use bete_api::pb;
+use bete_ladder::LadderSpec;
+use tokio::sync::{broadcast, mpsc, oneshot};
+
+use crate::registry::Tables;
+use crate::shutdown::Shutdown;
+use crate::status::ServerError;
+use crate::store::{EntryRow, Store};
+
+pub use scheduler::HOUSE_OWNER;
+
+/// Results kept for a slow WatchLadderResults reader before it skips ahead.
+const RESULTS_BUFFER: usize = 256;
+
+/// A request to a ladder's scheduler.
+#[derive(Debug)]
+pub(crate) enum LadderCommand {
+    Enter {
+        bot: String,
+        capacity: u32,
+        reply: oneshot::Sender<Result<EntryRow, ServerError>>,
+    },
+    Leave {
+        bot: String,
+        reply: oneshot::Sender<Result<EntryRow, ServerError>>,
+    },
+    /// A ladder table's record is stored.
+    TableFinished(String),
+    /// Something may let a new match start (a bot came online, a slot freed).
+    Poke,
+    /// Counts for `Ladder.entrants` / `online` / `matches_rated`.
+    Counts {
+        reply: oneshot::Sender<(u32, u32, u64)>,
+    },
+}
+
+/// Every ladder of the server.
+#[derive(Debug)]
+pub struct Ladders {
+    specs: Vec<Arc<LadderSpec>>,
+    schedulers: HashMap<String, mpsc::UnboundedSender<LadderCommand>>,
+    /// Every rated match, for WatchLadderResults.
+    pub results: broadcast::Sender<pb::LadderMatch>,
+    pub store: Arc<dyn Store>,
+}
+
+impl Ladders {
+    /// Start a scheduler per ladder (each first recovers its unrated matches from the store)
+    /// and route finished ladder tables to them.
+    pub async fn start(
+        specs: Vec<LadderSpec>,
+        store: Arc<dyn Store>,
+        tables: Arc<Tables>,
+        shutdown: Shutdown,
+        mut finished: mpsc::UnboundedReceiver<String>,
+        seed: Option<u64>,
+    ) -> Result<Arc<Ladders>, ServerError> {
+        let (results, _) = broadcast::channel(RESULTS_BUFFER);
+        let mut schedulers = HashMap::new();
+        let mut out = Vec::new();
+        for spec in specs {
+            let spec = Arc::new(spec);
+            let tx = scheduler::spawn(
+                spec.clone(),
+                store.clone(),
+                tables.clone(),
+                results.clone(),
+                shutdown.clone(),
+                // Each ladder its own stream of draws.
+                seed.map(|s| s ^ fnv(&spec.id)),
+            )
+            .await?;
+            schedulers.insert(spec.id.clone(), tx);
+            out.push(spec);
+        }
+        let ladders = Arc::new(Ladders {
+            specs: out,
+            schedulers,
+            results,
+            store: store.clone(),
+        });
+        let router = ladders.clone();
+        tokio::spawn(async move {
+            while let Some(table) = finished.recv().await {
+                match store.table(table.clone()).await {
+                    Ok(Some(t)) => {
+                        if let Some(l) = t.table.ladder
+                            && let Some(tx) = router.schedulers.get(&l.ladder_id)
+                        {
+                            let _ = tx.send(LadderCommand::TableFinished(table));
+                        }
+                    }
+                    Ok(None) => {}
+                    Err(e) => {
+                        tracing::error!(%table, error = %e, "cannot read a finished ladder table")
+                    }
+                }
+            }
+        });
+        Ok(ladders)
+    }
+
+    pub fn specs(&self) -> &[Arc<LadderSpec>] {
+        &self.specs
+    }
+
+    pub fn spec(&self, id: &str) -> Result<&Arc<LadderSpec>, ServerError> {
+        self.specs
+            .iter()
+            .find(|s| s.id == id)
+            .ok_or_else(|| ServerError::LadderNotFound(id.to_string()))
+    }
+
+    pub(crate) async fn ask<T>(
+        &self,
+        ladder: &str,
+        make: impl FnOnce(oneshot::Sender<T>) -> LadderCommand,
+    ) -> Result<T, ServerError> {
+        let tx = self
+            .schedulers
+            .get(ladder)
+            .ok_or_else(|| ServerError::LadderNotFound(ladder.to_string()))?;
+        let (reply, rx) = oneshot::channel();
+        tx.send(make(reply))
+            .map_err(|_| ServerError::ShuttingDown)?;
+        rx.await.map_err(|_| ServerError::ShuttingDown)
+    }
+
+    /// A bot came online (opened a WatchBot stream): every ladder looks again.
+    pub fn poke(&self) {
+        for tx in self.schedulers.values() {
+            let _ = tx.send(LadderCommand::Poke);
+        }
+    }
+}
+
+/// A stable hash of a ladder id (FNV-1a), to give each ladder its own test seed.
+fn fnv(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}

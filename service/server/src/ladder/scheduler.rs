@@ -1,0 +1,741 @@
+//! One ladder's scheduler: a task that owns the ladder's entrants, its running matches and its
+//! last 24 hours, forms groups with `bete_ladder::choose_group`, creates and seats the tables,
+//! and rates each finished match (or set) once.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::Duration;
+
+use bete_api::pb;
+use bete_ladder::{Candidate, LadderSpec, Rating, duplicate};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use tokio::sync::{broadcast, mpsc};
+
+use super::LadderCommand;
+use super::result::{TableResult, table_result};
+use crate::auth::hex;
+use crate::registry::Tables;
+use crate::shutdown::Shutdown;
+use crate::status::ServerError;
+use crate::store::{
+    EntrantResult, EntryRow, LadderTable, MatchRow, Occupant, RatingRow, SeatRow, Store, TableRow,
+    TableState, Visibility,
+};
+use crate::{now_ms, project};
+
+/// The owner of house entrants: the server. Exempt from the one-owner-per-table rule.
+pub const HOUSE_OWNER: &str = "house";
+
+/// A look at the entrants even without a poke (a stream that closed, a day that rolled over).
+const TICK: Duration = Duration::from_millis(250);
+
+const DAY_MS: i64 = 24 * 3600 * 1000;
+
+/// An entrant as the scheduler holds it.
+#[derive(Clone, Debug)]
+struct Entrant {
+    entry: EntryRow,
+    name: String,
+    owner: String,
+    house: bool,
+    /// When it last had a free slot with nothing to play (the longest waiting anchors).
+    waiting_since_ms: i64,
+}
+
+/// A match being played.
+#[derive(Clone, Debug)]
+struct Playing {
+    row: MatchRow,
+    /// Results of the tables finished so far, in rotation order.
+    done: Vec<TableResult>,
+}
+
+struct Scheduler {
+    spec: Arc<LadderSpec>,
+    store: Arc<dyn Store>,
+    tables: Arc<Tables>,
+    results: broadcast::Sender<pb::LadderMatch>,
+    shutdown: Shutdown,
+    entrants: HashMap<String, Entrant>,
+    playing: HashMap<String, Playing>,
+    /// Matches started in the last 24 hours: (start, entrants, tables).
+    recent: VecDeque<(i64, Vec<String>, u32)>,
+    ratings: HashMap<String, RatingRow>,
+    rated: u64,
+    /// The pairing's noise; seeds of record come from the OS (`fresh_seed`) unless
+    /// `fixed_seeds`.
+    rng: StdRng,
+    /// `ServerConfig::ladder_seed` was set: match seeds come from `rng` too.
+    fixed_seeds: bool,
+}
+
+pub(super) async fn spawn(
+    spec: Arc<LadderSpec>,
+    store: Arc<dyn Store>,
+    tables: Arc<Tables>,
+    results: broadcast::Sender<pb::LadderMatch>,
+    shutdown: Shutdown,
+    seed: Option<u64>,
+) -> Result<mpsc::UnboundedSender<LadderCommand>, ServerError> {
+    let mut s = Scheduler {
+        spec,
+        store,
+        tables,
+        results,
+        shutdown,
+        entrants: HashMap::new(),
+        playing: HashMap::new(),
+        recent: VecDeque::new(),
+        ratings: HashMap::new(),
+        rated: 0,
+        rng: seed.map_or_else(StdRng::from_os_rng, StdRng::seed_from_u64),
+        fixed_seeds: seed.is_some(),
+    };
+    s.load().await?;
+    let (tx, rx) = mpsc::unbounded_channel();
+    tokio::spawn(s.run(rx));
+    Ok(tx)
+}
+
+impl Scheduler {
+    /// Entrants, ratings, the last day's matches, and every unrated match where it stood.
+    async fn load(&mut self) -> Result<(), ServerError> {
+        let now = now_ms();
+        let id = self.spec.id.clone();
+        for p in &self.spec.house_entrants {
+            let bot = format!("house:{p}");
+            self.entrants.insert(
+                bot.clone(),
+                Entrant {
+                    entry: EntryRow {
+                        ladder_id: id.clone(),
+                        bot_id: bot.clone(),
+                        capacity: self.spec.house_capacity,
+                        active: true,
+                        removed_reason: String::new(),
+                        entered_at_ms: 0,
+                    },
+                    name: bot,
+                    owner: HOUSE_OWNER.into(),
+                    house: true,
+                    waiting_since_ms: 0,
+                },
+            );
+        }
+        for entry in self.store.entries(id.clone()).await? {
+            let Some(bot) = self.store.bot(entry.bot_id.clone()).await? else {
+                continue;
+            };
+            self.entrants.insert(
+                entry.bot_id.clone(),
+                Entrant {
+                    waiting_since_ms: entry.entered_at_ms,
+                    entry,
+                    name: bot.name.clone(),
+                    owner: bot.owner_id().to_string(),
+                    house: false,
+                },
+            );
+        }
+        for r in self.store.ratings(id.clone()).await? {
+            self.ratings.insert(r.bot_id.clone(), r);
+        }
+        self.rated = self.store.rated_matches(id.clone()).await?.len() as u64;
+        for m in self.store.matches_since(id.clone(), now - DAY_MS).await? {
+            let tables = self.spec.tables_per_match() as u32;
+            self.recent
+                .push_back((m.started_at_ms, m.entrants.clone(), tables));
+        }
+        let playing: Vec<MatchRow> = self
+            .store
+            .playing_matches()
+            .await?
+            .into_iter()
+            .filter(|m| m.ladder_id == id)
+            .collect();
+        for m in playing {
+            let mid = m.id.clone();
+            self.playing.insert(
+                mid.clone(),
+                Playing {
+                    row: m,
+                    done: Vec::new(),
+                },
+            );
+            if let Err(e) = self.resume(&mid).await {
+                tracing::error!(ladder = %id, r#match = %mid, error = %e, "cannot resume a ladder match");
+            }
+        }
+        Ok(())
+    }
+
+    async fn run(mut self, mut rx: mpsc::UnboundedReceiver<LadderCommand>) {
+        let mut tick = tokio::time::interval(TICK);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                cmd = rx.recv() => {
+                    let Some(cmd) = cmd else { return };
+                    self.handle(cmd).await;
+                    // Take every command already queued before looking for groups once.
+                    while let Ok(cmd) = rx.try_recv() {
+                        self.handle(cmd).await;
+                    }
+                }
+                _ = tick.tick() => {}
+                _ = self.shutdown.stopped() => return,
+            }
+            if self.shutdown.is_cancelled() {
+                return;
+            }
+            self.schedule().await;
+        }
+    }
+
+    async fn handle(&mut self, cmd: LadderCommand) {
+        match cmd {
+            LadderCommand::Enter {
+                bot,
+                capacity,
+                reply,
+            } => {
+                let _ = reply.send(self.enter(bot, capacity).await);
+            }
+            LadderCommand::Leave { bot, reply } => {
+                let _ = reply.send(self.leave(bot).await);
+            }
+            LadderCommand::TableFinished(table) => {
+                if let Err(e) = self.table_finished(&table).await {
+                    tracing::error!(ladder = %self.spec.id, %table, error = %e, "cannot take a finished ladder table");
+                }
+            }
+            LadderCommand::Poke => {}
+            LadderCommand::Counts { reply } => {
+                let entrants = self.entrants.values().filter(|e| e.entry.active).count() as u32;
+                let online = self
+                    .entrants
+                    .values()
+                    .filter(|e| e.entry.active && (e.house || self.online(&e.entry.bot_id)))
+                    .count() as u32;
+                let _ = reply.send((entrants, online, self.rated));
+            }
+        }
+    }
+
+    async fn enter(&mut self, bot_id: String, capacity: u32) -> Result<EntryRow, ServerError> {
+        if self.entrants.get(&bot_id).is_some_and(|e| e.entry.active) {
+            return Err(ServerError::LadderAlreadyEntered(self.spec.id.clone()));
+        }
+        let bot = self
+            .store
+            .bot(bot_id.clone())
+            .await?
+            .ok_or(ServerError::Unauthenticated("unknown bot"))?;
+        let entry = EntryRow {
+            ladder_id: self.spec.id.clone(),
+            bot_id: bot_id.clone(),
+            capacity,
+            active: true,
+            removed_reason: String::new(),
+            entered_at_ms: now_ms(),
+        };
+        self.store.put_entry(entry.clone()).await?;
+        tracing::info!(ladder = %self.spec.id, bot = %bot_id, capacity, "entered the ladder");
+        self.entrants.insert(
+            bot_id,
+            Entrant {
+                waiting_since_ms: entry.entered_at_ms,
+                entry: entry.clone(),
+                name: bot.name.clone(),
+                owner: bot.owner_id().to_string(),
+                house: false,
+            },
+        );
+        Ok(entry)
+    }
+
+    async fn leave(&mut self, bot_id: String) -> Result<EntryRow, ServerError> {
+        let Some(e) = self
+            .entrants
+            .get(&bot_id)
+            .filter(|e| e.entry.active && !e.house)
+        else {
+            return Err(ServerError::LadderNotEntered(self.spec.id.clone()));
+        };
+        let mut entry = e.entry.clone();
+        entry.active = false;
+        self.store.put_entry(entry.clone()).await?;
+        if let Some(e) = self.entrants.get_mut(&bot_id) {
+            e.entry = entry.clone();
+        }
+        tracing::info!(ladder = %self.spec.id, bot = %bot_id, "left the ladder");
+        Ok(entry)
+    }
+
+    fn online(&self, bot: &str) -> bool {
+        !self.tables.bot_streams(bot).is_empty()
+    }
+
+    /// Form and start every match the entrants allow now.
+    async fn schedule(&mut self) {
+        let now = now_ms();
+        while self
+            .recent
+            .front()
+            .is_some_and(|(t, _, _)| *t < now - DAY_MS)
+        {
+            self.recent.pop_front();
+        }
+        let seats = usize::from(self.spec.seats);
+        let per_match = self.spec.tables_per_match() as u32;
+        let mut busy: HashMap<&str, u32> = HashMap::new();
+        for p in self.playing.values() {
+            for e in &p.row.entrants {
+                *busy.entry(e.as_str()).or_default() += 1;
+            }
+        }
+        let mut today: HashMap<&str, u32> = HashMap::new();
+        for (_, es, n) in &self.recent {
+            for e in es {
+                *today.entry(e.as_str()).or_default() += n;
+            }
+        }
+        let mut candidates: Vec<Candidate> = Vec::new();
+        for e in self.entrants.values() {
+            if !e.entry.active {
+                continue;
+            }
+            let id = e.entry.bot_id.as_str();
+            let used = busy.get(id).copied().unwrap_or(0);
+            let free = e.entry.capacity.saturating_sub(used);
+            if free == 0 {
+                continue;
+            }
+            if !e.house {
+                if today.get(id).copied().unwrap_or(0) + per_match > self.spec.max_matches_per_day {
+                    continue;
+                }
+                if !self.online(id) {
+                    continue;
+                }
+            }
+            candidates.push(Candidate {
+                id: id.to_string(),
+                owner: e.owner.clone(),
+                house: e.house,
+                mu: self.rating(id).mu,
+                free,
+                waiting_since_ms: e.waiting_since_ms,
+            });
+        }
+        let mut groups = Vec::new();
+        loop {
+            let recent = &self.recent;
+            let meetings = |ids: &[&str]| {
+                recent
+                    .iter()
+                    .filter(|(_, es, _)| {
+                        let mut v: Vec<&str> = es.iter().map(String::as_str).collect();
+                        v.sort_unstable();
+                        v == ids
+                    })
+                    .count() as u32
+            };
+            let Some(group) = bete_ladder::choose_group(
+                &candidates,
+                seats,
+                &meetings,
+                self.spec.max_group_meetings_per_day,
+                &mut self.rng,
+            ) else {
+                break;
+            };
+            for &i in &group {
+                candidates[i].free -= 1;
+                candidates[i].waiting_since_ms = now;
+            }
+            let mut ids: Vec<String> = group.iter().map(|&i| candidates[i].id.clone()).collect();
+            // Seats by lot: the anchor must not always sit first.
+            ids.shuffle(&mut self.rng);
+            groups.push(ids);
+            // `meetings` reads `recent`: count the group before choosing the next.
+            self.recent
+                .push_back((now, groups[groups.len() - 1].clone(), per_match));
+        }
+        for ids in groups {
+            for id in &ids {
+                if let Some(e) = self.entrants.get_mut(id) {
+                    e.waiting_since_ms = now;
+                }
+            }
+            if let Err(e) = self.start_match(ids).await {
+                tracing::error!(ladder = %self.spec.id, error = %e, "cannot start a ladder match");
+            }
+        }
+    }
+
+    fn rating(&self, bot: &str) -> Rating {
+        self.ratings
+            .get(bot)
+            .map_or_else(Rating::default, |r| Rating {
+                mu: r.mu,
+                sigma: r.sigma,
+            })
+    }
+
+    async fn start_match(&mut self, entrants: Vec<String>) -> Result<(), ServerError> {
+        let seed = if self.fixed_seeds {
+            bete_rules::Seed(rand::Rng::random(&mut self.rng))
+        } else {
+            crate::service::fresh_seed()?
+        };
+        let row = MatchRow {
+            id: format!("m_{}", hex(&rand::random::<[u8; 8]>())),
+            ladder_id: self.spec.id.clone(),
+            seed: seed.to_string(),
+            duplicate: self.spec.duplicate,
+            entrants,
+            rated: false,
+            started_at_ms: now_ms(),
+            rated_at_ms: None,
+            results: Vec::new(),
+            cursor: 0,
+        };
+        self.store.create_match(row.clone()).await?;
+        let id = row.id.clone();
+        tracing::info!(ladder = %self.spec.id, r#match = %id, entrants = ?row.entrants, "ladder match scheduled");
+        self.playing.insert(
+            id.clone(),
+            Playing {
+                row,
+                done: Vec::new(),
+            },
+        );
+        self.start_table(&id, 0).await
+    }
+
+    /// The id of a match's table of `rotation`: fixed, so a restart finds the table it made.
+    fn table_id(match_id: &str, rotation: usize) -> String {
+        format!("t_{}r{rotation}", match_id.trim_start_matches("m_"))
+    }
+
+    /// Create (if not yet there) the table of `rotation` and seat every bot entrant at it.
+    async fn start_table(&mut self, match_id: &str, rotation: usize) -> Result<(), ServerError> {
+        let Some(p) = self.playing.get(match_id) else {
+            return Ok(());
+        };
+        let row = p.row.clone();
+        let seats = usize::from(self.spec.seats);
+        let id = Self::table_id(match_id, rotation);
+        let at_seat: Vec<&String> = (0..seats)
+            .filter_map(|s| row.entrants.get(duplicate::entrant_at(s, rotation, seats)))
+            .collect();
+        if self.store.table(id.clone()).await?.is_none() {
+            let table = TableRow {
+                id: id.clone(),
+                ruleset: self.spec.ruleset.id().to_string(),
+                seats: self.spec.seats,
+                config_json: serde_json::Value::Object(self.spec.config_json()).to_string(),
+                seed: row.seed.clone(),
+                first_dealer: 0,
+                deadline_ms: self.spec.deadline_ms,
+                // A set's later rotations deal the same decks: its tables stay private (no
+                // spectator sees a revealed hand, no record is served) until it is rated.
+                visibility: if row.duplicate {
+                    Visibility::Private
+                } else {
+                    Visibility::Listed
+                },
+                state: TableState::Waiting,
+                last_seq: 0,
+                created_by: format!("ladder:{}", self.spec.id),
+                created_at_ms: now_ms(),
+                seed_chosen: false,
+                ladder: Some(LadderTable {
+                    ladder_id: self.spec.id.clone(),
+                    match_id: match_id.to_string(),
+                    rotation: rotation as u8,
+                }),
+            };
+            let seat_rows = at_seat
+                .iter()
+                .enumerate()
+                .map(|(s, bot)| SeatRow {
+                    seat: s as u8,
+                    occupant: match bot.strip_prefix("house:") {
+                        Some(p) => Occupant::House(p.to_string()),
+                        None => Occupant::Empty,
+                    },
+                    name: String::new(),
+                    strikes: 0,
+                })
+                .collect();
+            self.store.create_table(table, seat_rows).await?;
+        }
+        for (s, bot) in at_seat.iter().enumerate() {
+            if bot.starts_with("house:") {
+                continue;
+            }
+            let name = self
+                .entrants
+                .get(bot.as_str())
+                .map(|e| e.name.clone())
+                .unwrap_or_default();
+            let joined = self
+                .tables
+                .call(&id, |reply| crate::table::Command::Join {
+                    bot: (*bot).clone(),
+                    name: name.clone(),
+                    seat: Some(s as u8),
+                    by_ladder: true,
+                    reply,
+                })
+                .await?;
+            match joined {
+                // Already seated (a resumed match) is as good as seated now.
+                Ok(_) | Err(ServerError::AlreadySeated(_)) => {}
+                Err(e) => return Err(e),
+            }
+            self.tables.attach_bot_streams(bot, &id).await;
+        }
+        Ok(())
+    }
+
+    /// After a restart: take the finished tables' results and carry on from the first
+    /// unfinished (or not yet created) table.
+    async fn resume(&mut self, match_id: &str) -> Result<(), ServerError> {
+        let tables = self.store.match_tables(match_id.to_string()).await?;
+        let n = self.spec.tables_per_match();
+        let mut done = Vec::new();
+        for r in 0..n {
+            let Some(t) = tables.iter().find(|t| {
+                t.table
+                    .ladder
+                    .as_ref()
+                    .is_some_and(|l| usize::from(l.rotation) == r)
+            }) else {
+                if let Some(p) = self.playing.get_mut(match_id) {
+                    p.done = done;
+                }
+                return self.start_table(match_id, r).await;
+            };
+            if t.table.state != TableState::Finished {
+                if let Some(p) = self.playing.get_mut(match_id) {
+                    p.done = done;
+                }
+                return self.start_table(match_id, r).await;
+            }
+            done.push(table_result(&*self.store, t).await?);
+        }
+        if let Some(p) = self.playing.get_mut(match_id) {
+            p.done = done;
+        }
+        self.rate(match_id).await
+    }
+
+    async fn table_finished(&mut self, table_id: &str) -> Result<(), ServerError> {
+        let Some(t) = self.store.table(table_id.to_string()).await? else {
+            return Ok(());
+        };
+        let Some(l) = t.table.ladder.clone() else {
+            return Ok(());
+        };
+        let rotation = usize::from(l.rotation);
+        let Some(p) = self.playing.get(&l.match_id) else {
+            // Rated already (a notice repeated by recovery).
+            return Ok(());
+        };
+        if p.done.len() != rotation {
+            // Seen already, or out of order: the match's own state decides.
+            return Ok(());
+        }
+        let result = table_result(&*self.store, &t).await?;
+        self.strike_out(&p.row.entrants.clone(), rotation, &result, table_id)
+            .await;
+        if let Some(p) = self.playing.get_mut(&l.match_id) {
+            p.done.push(result);
+        }
+        if rotation + 1 < self.spec.tables_per_match() {
+            self.start_table(&l.match_id, rotation + 1).await
+        } else {
+            self.rate(&l.match_id).await
+        }
+    }
+
+    /// Take off the ladder every bot that let more decisions time out at this table than the
+    /// ladder allows, with a reason its owner can read (LadderEntry.removed_reason).
+    async fn strike_out(
+        &mut self,
+        entrants: &[String],
+        rotation: usize,
+        result: &TableResult,
+        table_id: &str,
+    ) {
+        let seats = usize::from(self.spec.seats);
+        for (seat, &strikes) in result.strikes.iter().enumerate() {
+            if strikes <= self.spec.max_strikes_per_match {
+                continue;
+            }
+            let Some(bot) = entrants.get(duplicate::entrant_at(seat, rotation, seats)) else {
+                continue;
+            };
+            let Some(e) = self
+                .entrants
+                .get_mut(bot)
+                .filter(|e| !e.house && e.entry.active)
+            else {
+                continue;
+            };
+            e.entry.active = false;
+            e.entry.removed_reason = format!(
+                "taken off the ladder: {strikes} decisions timed out at table {table_id}, more \
+                 than the {} a match allows; enter again once the bot answers within {} ms",
+                self.spec.max_strikes_per_match, self.spec.deadline_ms
+            );
+            let entry = e.entry.clone();
+            tracing::info!(ladder = %self.spec.id, %bot, strikes, "bot taken off the ladder for timeouts");
+            if let Err(err) = self.store.put_entry(entry).await {
+                tracing::error!(ladder = %self.spec.id, %bot, error = %err, "cannot store the removal");
+            }
+        }
+    }
+
+    /// Rate a match whose every table finished: totals per entrant, places, new ratings, in
+    /// one store transaction that the store applies once.
+    async fn rate(&mut self, match_id: &str) -> Result<(), ServerError> {
+        let Some(p) = self.playing.get(match_id).cloned() else {
+            return Ok(());
+        };
+        let seats = usize::from(self.spec.seats);
+        let per_table: Vec<Vec<i64>> = p.done.iter().map(|r| r.nets.clone()).collect();
+        let nets = duplicate::totals(&per_table, seats);
+        let mut strikes = vec![0u32; seats];
+        for (r, t) in p.done.iter().enumerate() {
+            for (s, k) in t.strikes.iter().enumerate() {
+                if let Some(x) = strikes.get_mut(duplicate::entrant_at(s, r, seats)) {
+                    *x += k;
+                }
+            }
+        }
+        let deals: u32 = p.done.iter().map(|t| t.deals).sum();
+        let before: Vec<Rating> = p.row.entrants.iter().map(|b| self.rating(b)).collect();
+        let after = bete_ladder::update(&before, &nets);
+        let places = bete_ladder::places(&nets);
+        let mut results = Vec::new();
+        let mut ratings = Vec::new();
+        for (i, bot) in p.row.entrants.iter().enumerate() {
+            results.push(EntrantResult {
+                bot_id: bot.clone(),
+                net: nets[i],
+                place: places[i],
+                mu_before: before[i].mu,
+                sigma_before: before[i].sigma,
+                mu_after: after[i].mu,
+                sigma_after: after[i].sigma,
+                strikes: strikes[i],
+                deals,
+            });
+            let old = self.ratings.get(bot);
+            ratings.push(RatingRow {
+                ladder_id: self.spec.id.clone(),
+                bot_id: bot.clone(),
+                mu: after[i].mu,
+                sigma: after[i].sigma,
+                matches: old.map_or(0, |r| r.matches) + 1,
+                jetons: old.map_or(0, |r| r.jetons) + nets[i],
+                deals: old.map_or(0, |r| r.deals) + u64::from(deals),
+                last_net: nets[i],
+                last_place: places[i],
+            });
+        }
+        let rated_at = now_ms();
+        self.store
+            .rate_match(
+                match_id.to_string(),
+                results.clone(),
+                ratings.clone(),
+                rated_at,
+            )
+            .await?;
+        for r in ratings {
+            self.ratings.insert(r.bot_id.clone(), r);
+        }
+        self.playing.remove(match_id);
+        self.rated += 1;
+        let mut row = p.row;
+        row.rated = true;
+        row.rated_at_ms = Some(rated_at);
+        row.results = results;
+        tracing::info!(ladder = %self.spec.id, r#match = %match_id, ?nets, "ladder match rated");
+        let tables = self
+            .store
+            .match_tables(match_id.to_string())
+            .await
+            .unwrap_or_default();
+        let names: HashMap<String, String> = self
+            .entrants
+            .values()
+            .map(|e| (e.entry.bot_id.clone(), e.name.clone()))
+            .collect();
+        let _ = self.results.send(match_to_pb(&row, &tables, &names));
+        Ok(())
+    }
+}
+
+/// A match as the schema shows it.
+pub fn match_to_pb(
+    m: &MatchRow,
+    tables: &[crate::store::StoredTable],
+    names: &HashMap<String, String>,
+) -> pb::LadderMatch {
+    let seats = m.entrants.len();
+    pb::LadderMatch {
+        match_id: m.id.clone(),
+        ladder_id: m.ladder_id.clone(),
+        state: if m.rated {
+            pb::LadderMatchState::Rated
+        } else {
+            pb::LadderMatchState::Playing
+        }
+        .into(),
+        duplicate: m.duplicate,
+        entrants: m
+            .entrants
+            .iter()
+            .enumerate()
+            .map(|(i, bot)| {
+                let r = m.results.iter().find(|r| &r.bot_id == bot);
+                pb::LadderMatchEntrant {
+                    bot_id: bot.clone(),
+                    bot_name: names.get(bot).cloned().unwrap_or_else(|| bot.clone()),
+                    seat: duplicate::seat_of(i, 0, seats.max(1)) as u32,
+                    net: r.map_or(0, |r| r.net),
+                    place: r.map_or(0, |r| r.place),
+                    mu_before: r.map_or(0.0, |r| r.mu_before),
+                    sigma_before: r.map_or(0.0, |r| r.sigma_before),
+                    mu_after: r.map_or(0.0, |r| r.mu_after),
+                    sigma_after: r.map_or(0.0, |r| r.sigma_after),
+                    strikes: r.map_or(0, |r| r.strikes),
+                }
+            })
+            .collect(),
+        tables: tables
+            .iter()
+            .filter_map(|t| {
+                let l = t.table.ladder.as_ref()?;
+                let seed: bete_rules::Seed = t.table.seed.parse().ok()?;
+                Some(pb::LadderMatchTable {
+                    table_id: t.table.id.clone(),
+                    rotation: u32::from(l.rotation),
+                    seed_sha256: seed.commitment(),
+                    finished: t.table.state == TableState::Finished,
+                })
+            })
+            .collect(),
+        started_at: Some(project::timestamp(m.started_at_ms)),
+        rated_at: m.rated_at_ms.map(project::timestamp),
+        deals: m.results.first().map_or(0, |r| r.deals),
+    }
+}
