@@ -246,3 +246,323 @@ async fn a_lone_bot_plays_duplicate_sets_against_the_house() {
     );
     server.stop().await;
 }
+
+const DUEL: &str = r#"
+[[ladder]]
+id = "duel-4"
+ruleset = "bete"
+seats = 4
+deals_per_match = 4
+decision_deadline_ms = 5000
+house_entrants = []
+max_group_meetings_per_day = 1000
+"#;
+
+/// Two heuristic and two random bots: within a bounded number of duplicate sets (fixed seeds)
+/// both heuristics stand above both randoms on the leaderboard.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn heuristics_rise_above_randoms() {
+    let server = Server::start(DUEL, 11).await;
+    let cancel = CancellationToken::new();
+    let mut bots = Vec::new();
+    for (name, strategy) in [
+        ("h1", Strategy::Heuristic),
+        ("h2", Strategy::Heuristic),
+        ("r1", Strategy::Random),
+        ("r2", Strategy::Random),
+    ] {
+        let b = online_bot(&server, name, strategy, &cancel).await;
+        bots.push((name, enter(&server, &b, "duel-4", 1).await.bot_id));
+    }
+    let mut stream = server
+        .ladders(None)
+        .await
+        .watch_ladder_results(pb::WatchLadderResultsRequest {
+            ladder_id: "duel-4".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    const MAX_SETS: usize = 12;
+    let mut sets = 0;
+    let ranked = tokio::time::timeout(Duration::from_secs(240), async {
+        while sets < MAX_SETS {
+            let msg = stream.message().await.unwrap().unwrap();
+            if !matches!(
+                msg.kind,
+                Some(pb::watch_ladder_results_response::Kind::Rated(_))
+            ) {
+                continue;
+            }
+            sets += 1;
+            let lines = standings(&server, "duel-4").await;
+            let rank = |name: &str| {
+                let id = &bots.iter().find(|(n, _)| *n == name).unwrap().1;
+                lines.iter().position(|l| &l.bot_id == id).unwrap()
+            };
+            if rank("h1").max(rank("h2")) < rank("r1").min(rank("r2")) {
+                return true;
+            }
+        }
+        false
+    })
+    .await
+    .unwrap();
+    cancel.cancel();
+    assert!(
+        ranked,
+        "heuristics not both above randoms after {MAX_SETS} sets"
+    );
+    eprintln!("heuristics ranked above randoms after {sets} sets");
+    server.stop().await;
+}
+
+async fn account_bot(server: &Server, account_token: &str, name: &str) -> Client {
+    let ch = Channel::from_shared(server.url.clone())
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let reg = pb::bot_service_client::BotServiceClient::with_interceptor(
+        ch,
+        Bearer(Some(account_token.to_string())),
+    )
+    .register_bot(pb::RegisterBotRequest {
+        name: name.into(),
+        ..Default::default()
+    })
+    .await
+    .unwrap()
+    .into_inner();
+    let client = Client::connect(&server.url).await.unwrap();
+    client.set_token(&reg.token).unwrap();
+    client
+}
+
+const TRIO: &str = r#"
+[[ladder]]
+id = "trio-3"
+ruleset = "bete"
+seats = 3
+deals_per_match = 3
+duplicate = false
+decision_deadline_ms = 5000
+house_entrants = []
+max_group_meetings_per_day = 1000
+"#;
+
+/// Three bots of one account and two bots of their own: every scheduled table holds exactly
+/// one bot of the account, over many tables.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_bots_of_one_owner_never_share_a_table() {
+    let server = Server::start(TRIO, 5).await;
+    let ch = Channel::from_shared(server.url.clone())
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let account = pb::account_service_client::AccountServiceClient::new(ch)
+        .create_account(pb::CreateAccountRequest {
+            name: "one team".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let cancel = CancellationToken::new();
+    let mut team = HashSet::new();
+    for i in 0..3 {
+        let b = account_bot(&server, &account.token, &format!("team-{i}")).await;
+        let runner = Runner::new(b.clone(), |_: &pb::Seated| Strategy::Random.bot())
+            .with_cancel(cancel.clone());
+        tokio::spawn(runner.run());
+        team.insert(enter(&server, &b, "trio-3", 2).await.bot_id);
+    }
+    for name in ["solo-a", "solo-b"] {
+        let b = online_bot(&server, name, Strategy::Random, &cancel).await;
+        enter(&server, &b, "trio-3", 4).await;
+    }
+    let matches = rated(&server, "trio-3", 12, 240).await;
+    cancel.cancel();
+    for m in &matches {
+        let of_team = m
+            .entrants
+            .iter()
+            .filter(|e| team.contains(&e.bot_id))
+            .count();
+        assert_eq!(of_team, 1, "{:?}", m.entrants);
+    }
+    server.stop().await;
+}
+
+fn reason(status: &tonic::Status) -> String {
+    use tonic_types::StatusExt;
+    status
+        .get_error_details()
+        .error_info()
+        .map(|i| i.reason.clone())
+        .unwrap_or_default()
+}
+
+/// Every wrong way in gets its documented status and reason, and nothing is scheduled for a
+/// bot that entered without a WatchBot stream until it opens one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_entries_get_clear_statuses() {
+    let server = Server::start(SOLO, 3).await;
+    let bot = common::bot_at(&server.url, "careful").await;
+    let mut ladders = server.ladders(bot.token()).await;
+    let enter_req = |id: &str, capacity| pb::EnterLadderRequest {
+        ladder_id: id.into(),
+        capacity,
+    };
+    let e = ladders
+        .enter_ladder(enter_req("nope", 1))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (e.code(), reason(&e).as_str()),
+        (tonic::Code::NotFound, "LADDER_NOT_FOUND")
+    );
+    let e = ladders
+        .enter_ladder(enter_req("solo-3", 1_000_000))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (e.code(), reason(&e).as_str()),
+        (tonic::Code::InvalidArgument, "INVALID_ARGUMENT")
+    );
+    let e = ladders
+        .leave_ladder(pb::LeaveLadderRequest {
+            ladder_id: "solo-3".into(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (e.code(), reason(&e).as_str()),
+        (tonic::Code::FailedPrecondition, "LADDER_NOT_ENTERED")
+    );
+    // Without a token: UNAUTHENTICATED.
+    let e = server
+        .ladders(None)
+        .await
+        .enter_ladder(enter_req("solo-3", 1))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), tonic::Code::Unauthenticated);
+    // Capacity 0 means 1.
+    let entry = ladders
+        .enter_ladder(enter_req("solo-3", 0))
+        .await
+        .unwrap()
+        .into_inner()
+        .entry
+        .unwrap();
+    assert_eq!(entry.capacity, 1);
+    let e = ladders
+        .enter_ladder(enter_req("solo-3", 1))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (e.code(), reason(&e).as_str()),
+        (tonic::Code::AlreadyExists, "LADDER_ALREADY_ENTERED")
+    );
+    // Entered but offline: no match comes.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let none = ladders
+        .list_ladder_matches(pb::ListLadderMatchesRequest {
+            ladder_id: "solo-3".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(none.matches.is_empty(), "{none:?}");
+    // Online: a set starts; its tables refuse JoinTable and LeaveTable, and hold back their
+    // records until the whole set is rated.
+    let cancel = CancellationToken::new();
+    let runner = Runner::new(bot.clone(), |_: &pb::Seated| Strategy::Heuristic.bot())
+        .with_cancel(cancel.clone());
+    tokio::spawn(runner.run());
+    let first = tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            let m = ladders
+                .list_ladder_matches(pb::ListLadderMatchesRequest {
+                    ladder_id: "solo-3".into(),
+                    ..Default::default()
+                })
+                .await
+                .unwrap()
+                .into_inner()
+                .matches;
+            if let Some(t) = m.first().and_then(|m| m.tables.first()) {
+                return t.table_id.clone();
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .unwrap();
+    let intruder = common::bot_at(&server.url, "intruder").await;
+    let e = intruder.join_table(&first, None).await.unwrap_err();
+    assert!(format!("{e:?}").contains("LADDER_TABLE"), "{e:?}");
+    let e = bot.leave_table(&first).await.unwrap_err();
+    assert!(format!("{e:?}").contains("LADDER_TABLE"), "{e:?}");
+    let e = bot.get_game_record(&first).await.unwrap_err();
+    assert!(format!("{e:?}").contains("TABLE_NOT_FINISHED"), "{e:?}");
+    // A bot with a view of another table of the set must not fetch its record either.
+    let e = intruder.get_game_record(&first).await.unwrap_err();
+    assert!(
+        format!("{e:?}").contains("TABLE_NOT_FINISHED")
+            || format!("{e:?}").contains("TABLE_PRIVATE"),
+        "{e:?}"
+    );
+    cancel.cancel();
+    server.stop().await;
+}
+
+const SLOW: &str = r#"
+[[ladder]]
+id = "slow-3"
+ruleset = "bete"
+seats = 3
+deals_per_match = 3
+decision_deadline_ms = 30
+max_strikes_per_match = 2
+house_entrants = ["random", "heuristic"]
+"#;
+
+/// A bot that holds its stream but never answers is taken off the ladder after its first
+/// table, with a reason it can read; the set still finishes on auto-moves and is rated.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_that_never_answers_is_taken_off() {
+    let server = Server::start(SLOW, 9).await;
+    let bot = common::bot_at(&server.url, "sleepy").await;
+    // A WatchBot stream, never read from and never answered: online, but silent.
+    let _stream = bot.open_watch_bot(HashMap::new()).await.unwrap();
+    let mut ladders = server.ladders(bot.token()).await;
+    ladders
+        .enter_ladder(pb::EnterLadderRequest {
+            ladder_id: "slow-3".into(),
+            capacity: 1,
+        })
+        .await
+        .unwrap();
+    let set = rated(&server, "slow-3", 1, 60).await.remove(0);
+    let me = set
+        .entrants
+        .iter()
+        .find(|e| !e.bot_id.starts_with("house:"))
+        .unwrap();
+    assert!(me.strikes > 2, "{me:?}");
+    let entry = ladders
+        .get_ladder(pb::GetLadderRequest {
+            ladder_id: "slow-3".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .entry
+        .unwrap();
+    assert!(!entry.active);
+    assert!(entry.removed_reason.contains("timed out"), "{entry:?}");
+    server.stop().await;
+}
