@@ -62,6 +62,8 @@ struct Scheduler {
     playing: HashMap<String, Playing>,
     /// Matches started in the last 24 hours: (start, entrants, tables).
     recent: VecDeque<(i64, Vec<String>, u32)>,
+    /// How often each exact group (ids sorted) met in `recent`.
+    meetings: HashMap<Vec<String>, u32>,
     ratings: HashMap<String, RatingRow>,
     rated: u64,
     /// The pairing's noise; seeds of record come from the OS (`fresh_seed`) unless
@@ -88,6 +90,7 @@ pub(super) async fn spawn(
         entrants: HashMap::new(),
         playing: HashMap::new(),
         recent: VecDeque::new(),
+        meetings: HashMap::new(),
         ratings: HashMap::new(),
         rated: 0,
         rng: seed.map_or_else(StdRng::from_os_rng, StdRng::seed_from_u64),
@@ -145,8 +148,7 @@ impl Scheduler {
         self.rated = self.store.rated_matches(id.clone()).await?.len() as u64;
         for m in self.store.matches_since(id.clone(), now - DAY_MS).await? {
             let tables = self.spec.tables_per_match() as u32;
-            self.recent
-                .push_back((m.started_at_ms, m.entrants.clone(), tables));
+            self.remember(m.started_at_ms, m.entrants.clone(), tables);
         }
         let playing: Vec<MatchRow> = self
             .store
@@ -286,7 +288,15 @@ impl Scheduler {
             .front()
             .is_some_and(|(t, _, _)| *t < now - DAY_MS)
         {
-            self.recent.pop_front();
+            if let Some((_, ids, _)) = self.recent.pop_front() {
+                let key = group_key(&ids);
+                if let Some(n) = self.meetings.get_mut(&key) {
+                    *n -= 1;
+                    if *n == 0 {
+                        self.meetings.remove(&key);
+                    }
+                }
+            }
         }
         let seats = usize::from(self.spec.seats);
         let per_match = self.spec.tables_per_match() as u32;
@@ -332,16 +342,10 @@ impl Scheduler {
         }
         let mut groups = Vec::new();
         loop {
-            let recent = &self.recent;
+            let met = &self.meetings;
             let meetings = |ids: &[&str]| {
-                recent
-                    .iter()
-                    .filter(|(_, es, _)| {
-                        let mut v: Vec<&str> = es.iter().map(String::as_str).collect();
-                        v.sort_unstable();
-                        v == ids
-                    })
-                    .count() as u32
+                let key: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
+                met.get(&key).copied().unwrap_or(0)
             };
             let Some(group) = bete_ladder::choose_group(
                 &candidates,
@@ -360,9 +364,8 @@ impl Scheduler {
             // Seats by lot: the anchor must not always sit first.
             ids.shuffle(&mut self.rng);
             groups.push(ids);
-            // `meetings` reads `recent`: count the group before choosing the next.
-            self.recent
-                .push_back((now, groups[groups.len() - 1].clone(), per_match));
+            // `meetings` reads the index: count the group before choosing the next.
+            self.remember(now, groups[groups.len() - 1].clone(), per_match);
         }
         for ids in groups {
             for id in &ids {
@@ -374,6 +377,11 @@ impl Scheduler {
                 tracing::error!(ladder = %self.spec.id, error = %e, "cannot start a ladder match");
             }
         }
+    }
+
+    fn remember(&mut self, at_ms: i64, entrants: Vec<String>, tables: u32) {
+        *self.meetings.entry(group_key(&entrants)).or_default() += 1;
+        self.recent.push_back((at_ms, entrants, tables));
     }
 
     fn rating(&self, bot: &str) -> Rating {
@@ -682,6 +690,13 @@ impl Scheduler {
         let _ = self.results.send(match_to_pb(&row, &tables, &names));
         Ok(())
     }
+}
+
+/// A group's identity whatever the seating: its ids, sorted.
+fn group_key(ids: &[String]) -> Vec<String> {
+    let mut k = ids.to_vec();
+    k.sort_unstable();
+    k
 }
 
 /// A match as the schema shows it.
