@@ -15,7 +15,12 @@ use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
 /// Nets by seat of one table.
-fn table(spec: &bete_ladder::LadderSpec, seed: Seed, policies: &[Policy], bot_seed: Seed) -> Vec<i64> {
+fn table(
+    spec: &bete_ladder::LadderSpec,
+    seed: Seed,
+    policies: &[Policy],
+    bot_seed: Seed,
+) -> Vec<i64> {
     let setup = Setup {
         ruleset: spec.ruleset,
         config: spec.config.clone(),
@@ -37,8 +42,18 @@ fn ranked_right(r: &[Rating]) -> bool {
 }
 
 /// For one seeded ladder: after each match, whether it is ranked right.
-fn ladder(spec: &bete_ladder::LadderSpec, sets: bool, ladder_seed: u64, matches: usize) -> Vec<bool> {
-    let entrants = [Policy::Heuristic, Policy::Heuristic, Policy::Random, Policy::Random];
+fn ladder(
+    spec: &bete_ladder::LadderSpec,
+    sets: bool,
+    ladder_seed: u64,
+    matches: usize,
+) -> Vec<bool> {
+    let entrants = [
+        Policy::Heuristic,
+        Policy::Heuristic,
+        Policy::Random,
+        Policy::Random,
+    ];
     let n = usize::from(spec.seats);
     let mut rng = ChaCha8Rng::seed_from_u64(ladder_seed ^ if sets { 0x5e75 } else { 0 });
     let mut ratings = vec![Rating::default(); 4];
@@ -102,7 +117,11 @@ fn main() {
             .collect();
         println!(
             "{}: ranked right after {}",
-            if sets { "duplicate sets" } else { "single tables" },
+            if sets {
+                "duplicate sets"
+            } else {
+                "single tables"
+            },
             shown.join(", ")
         );
         match first {

@@ -173,7 +173,7 @@ async fn closed_watch_stream_leaves_the_watchers_gauge() {
     srv.stop().await;
 }
 
-const ENV_VARS: [&str; 13] = [
+const ENV_VARS: [&str; 16] = [
     "BETE_LISTEN",
     "BETE_DATA_DIR",
     "BETE_METRICS_LISTEN",
@@ -187,6 +187,9 @@ const ENV_VARS: [&str; 13] = [
     "BETE_DRAIN_GRACE_SECS",
     "BETE_DRAIN_TIMEOUT_SECS",
     "BETE_WORKER_THREADS",
+    "BETE_ADMIN_TOKEN",
+    "BETE_OPEN_SIGNUP",
+    "BETE_LADDERS",
 ];
 
 /// Every flag `--x-y` has the environment variable `BETE_X_Y`, and `--help` says so.
