@@ -364,3 +364,27 @@ enforce_legality = "lenient"
         ));
     }
 }
+
+#[cfg(test)]
+mod deploy_tests {
+    /// The Kubernetes base's ladders file parses and declares exactly the server's defaults.
+    #[test]
+    fn the_deployed_ladders_file_is_the_defaults() {
+        let file = super::parse_ladders(include_str!("../../../deploy/base/ladders.toml")).unwrap();
+        let defaults = super::default_ladders();
+        assert_eq!(file.len(), defaults.len());
+        for (f, d) in file.iter().zip(&defaults) {
+            assert_eq!(f.id, d.id);
+            assert_eq!(f.ruleset, d.ruleset);
+            assert_eq!(f.seats, d.seats);
+            assert_eq!(f.config_json(), d.config_json());
+            assert_eq!(f.deals_per_match, d.deals_per_match);
+            assert_eq!(f.deadline_ms, d.deadline_ms);
+            assert_eq!(f.duplicate, d.duplicate);
+            assert_eq!(f.house_entrants, d.house_entrants);
+            assert_eq!(f.max_tables_per_bot, d.max_tables_per_bot);
+            assert_eq!(f.max_matches_per_day, d.max_matches_per_day);
+            assert_eq!(f.max_strikes_per_match, d.max_strikes_per_match);
+        }
+    }
+}
