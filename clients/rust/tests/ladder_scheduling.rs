@@ -59,6 +59,23 @@ impl Server {
         }
     }
 
+    /// A server with the default ladders (no ladders file), as command 1 of the README runs it.
+    async fn start_default() -> Server {
+        let dir = tempfile::tempdir().unwrap();
+        let config = bete_server::ServerConfig {
+            data_dir: dir.path().join("data"),
+            heartbeat_interval: Duration::from_millis(500),
+            ..Default::default()
+        };
+        let (addr, stop, task) = common::spawn_server(config);
+        Server {
+            url: format!("http://{addr}"),
+            stop: Some(stop),
+            task: Some(task),
+            _dir: dir,
+        }
+    }
+
     async fn ladders(&self, token: Option<String>) -> Ladders {
         let ch = Channel::from_shared(self.url.clone())
             .unwrap()
@@ -564,5 +581,89 @@ async fn a_bot_that_never_answers_is_taken_off() {
         .unwrap();
     assert!(!entry.active);
     assert!(entry.removed_reason.contains("timed out"), "{entry:?}");
+    server.stop().await;
+}
+
+/// A bot that leaves the ladder in the middle of a set: the set is played out (the bot keeps
+/// playing its seats) and rated with it in it; no new match comes for it afterwards.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn leaving_mid_set_lets_the_set_finish_and_count() {
+    let server = Server::start(SOLO, 21).await;
+    let cancel = CancellationToken::new();
+    let bot = online_bot(&server, "quitter", Strategy::Heuristic, &cancel).await;
+    let id = enter(&server, &bot, "solo-3", 1).await.bot_id;
+    let mut ladders = server.ladders(bot.token()).await;
+    // Leave as soon as the first set has a table.
+    tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            let m = ladders
+                .list_ladder_matches(pb::ListLadderMatchesRequest {
+                    ladder_id: "solo-3".into(),
+                    ..Default::default()
+                })
+                .await
+                .unwrap()
+                .into_inner()
+                .matches;
+            if !m.is_empty() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .unwrap();
+    let left = ladders
+        .leave_ladder(pb::LeaveLadderRequest {
+            ladder_id: "solo-3".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .entry
+        .unwrap();
+    assert!(!left.active);
+    let set = rated(&server, "solo-3", 1, 60).await.remove(0);
+    assert!(set.entrants.iter().any(|e| e.bot_id == id));
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let all = ladders
+        .list_ladder_matches(pb::ListLadderMatchesRequest {
+            ladder_id: "solo-3".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .matches;
+    assert_eq!(all.len(), 1, "no match after leaving: {all:?}");
+    let line = standings(&server, "solo-3")
+        .await
+        .into_iter()
+        .find(|l| l.bot_id == id)
+        .unwrap();
+    assert_eq!(line.matches, 1);
+    assert!(!line.active);
+    cancel.cancel();
+    server.stop().await;
+}
+
+/// The newcomer's case: the default `beste-boer-4`, one bot alone; the house fills the other
+/// three seats and the set is rated.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lone_bot_gets_games_on_a_default_four_seat_ladder() {
+    let server = Server::start_default().await;
+    let cancel = CancellationToken::new();
+    let bot = online_bot(&server, "newcomer", Strategy::Heuristic, &cancel).await;
+    let id = enter(&server, &bot, "beste-boer-4", 1).await.bot_id;
+    let set = rated(&server, "beste-boer-4", 1, 120).await.remove(0);
+    cancel.cancel();
+    assert_eq!(set.tables.len(), 4);
+    let ids: Vec<&str> = set.entrants.iter().map(|e| e.bot_id.as_str()).collect();
+    assert!(ids.contains(&id.as_str()));
+    for h in ["house:random", "house:heuristic", "house:heuristic-2"] {
+        assert!(ids.contains(&h), "{ids:?}");
+    }
+    let lines = standings(&server, "beste-boer-4").await;
+    assert!(lines.iter().any(|l| l.bot_id == id && l.matches == 1));
     server.stop().await;
 }

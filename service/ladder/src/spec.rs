@@ -27,6 +27,22 @@ use thiserror::Error;
 /// The house policies a ladder may enter.
 pub const HOUSE_POLICIES: &[&str] = &["random", "heuristic"];
 
+/// The policy of a house entrant: `heuristic` for `heuristic` and for a second instance
+/// `heuristic-2` (instances let a lone bot fill every seat of a table with the house).
+pub fn house_policy(entrant: &str) -> &str {
+    entrant.split('-').next().unwrap_or(entrant)
+}
+
+fn is_house_entrant(name: &str) -> bool {
+    let (policy, instance) = match name.split_once('-') {
+        Some((p, i)) => (p, Some(i)),
+        None => (name, None),
+    };
+    HOUSE_POLICIES.contains(&policy)
+        && instance
+            .is_none_or(|i| !i.is_empty() && i.len() <= 3 && i.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// Bounds of the declared numbers (a typo must not make an endless match or a zero deadline).
 pub const MAX_DEALS_PER_MATCH: u32 = 200;
 pub const MIN_DEADLINE_MS: u64 = 20;
@@ -127,8 +143,21 @@ pub fn parse_ladders(text: &str) -> Result<Vec<LadderSpec>, SpecError> {
     Ok(out)
 }
 
+/// House entrants enough for a lone bot to get a table: `random`, `heuristic`, then further
+/// `heuristic-N` instances up to seats − 1 entrants.
+pub fn default_house_entrants(seats: u8) -> Vec<String> {
+    let mut v = vec!["random".to_string(), "heuristic".to_string()];
+    let mut k = 2;
+    while v.len() + 1 < usize::from(seats) {
+        v.push(format!("heuristic-{k}"));
+        k += 1;
+    }
+    v
+}
+
 /// One ladder per ruleset, `<ruleset>-4`: four seats, the ruleset's default config and match
-/// length (two rounds: 8 deals), duplicate sets, house entrants `random` and `heuristic`.
+/// length (two rounds: 8 deals), duplicate sets, house entrants `random`, `heuristic` and
+/// `heuristic-2` (so a lone bot gets a table).
 pub fn default_ladders() -> Vec<LadderSpec> {
     RulesetId::ALL
         .iter()
@@ -225,15 +254,17 @@ fn check(d: Decl) -> Result<LadderSpec, SpecError> {
         ));
     }
     let mut house = Vec::new();
+    let seats_n = d.seats;
     for h in d
         .house_entrants
-        .unwrap_or_else(|| HOUSE_POLICIES.iter().map(|s| s.to_string()).collect())
+        .unwrap_or_else(|| default_house_entrants(seats_n))
     {
-        if !HOUSE_POLICIES.contains(&h.as_str()) {
+        if !is_house_entrant(&h) {
             return Err(bad(
                 "house_entrants",
                 format!(
-                    "{h:?} is not a house policy ({})",
+                    "{h:?} is not a house entrant: a policy ({}), or a further instance of one \
+                     as policy-N (e.g. heuristic-2)",
                     HOUSE_POLICIES.join(", ")
                 ),
             ));
@@ -283,7 +314,7 @@ mod tests {
             assert_eq!(l.seats, 4);
             assert!(l.duplicate);
             assert_eq!(l.deals_per_match, 8);
-            assert_eq!(l.house_entrants, ["random", "heuristic"]);
+            assert_eq!(l.house_entrants, ["random", "heuristic", "heuristic-2"]);
             let c = l.config_json();
             assert_eq!(c["rounds"], 2);
             assert_eq!(c["max_extra_deals"], 0);
@@ -385,6 +416,48 @@ mod deploy_tests {
             assert_eq!(f.max_tables_per_bot, d.max_tables_per_bot);
             assert_eq!(f.max_matches_per_day, d.max_matches_per_day);
             assert_eq!(f.max_strikes_per_match, d.max_strikes_per_match);
+        }
+    }
+}
+
+#[cfg(test)]
+mod house_tests {
+    use super::*;
+
+    #[test]
+    fn house_entrants_may_be_further_instances_of_a_policy() {
+        assert_eq!(house_policy("heuristic-2"), "heuristic");
+        assert_eq!(house_policy("random"), "random");
+        assert_eq!(default_house_entrants(3), ["random", "heuristic"]);
+        assert_eq!(
+            default_house_entrants(5),
+            ["random", "heuristic", "heuristic-2", "heuristic-3"]
+        );
+        let ok = parse_ladders(
+            "[[ladder]]\nid=\"a\"\nruleset=\"bete\"\nseats=4\nhouse_entrants=[\"random\",\"random-2\",\"random-3\"]\n",
+        )
+        .unwrap();
+        assert_eq!(ok[0].house_entrants.len(), 3);
+        for bad in [
+            "\"random-x\"",
+            "\"random-\"",
+            "\"random-2\", \"random-2\"",
+            "\"heuristic-1234\"",
+        ] {
+            let err = parse_ladders(&format!(
+                "[[ladder]]\nid=\"a\"\nruleset=\"bete\"\nseats=4\nhouse_entrants=[{bad}]\n"
+            ))
+            .unwrap_err();
+            assert!(
+                matches!(
+                    err,
+                    SpecError::Field {
+                        field: "house_entrants",
+                        ..
+                    }
+                ),
+                "{bad}: {err}"
+            );
         }
     }
 }

@@ -473,7 +473,7 @@ impl Scheduler {
                 .map(|(s, bot)| SeatRow {
                     seat: s as u8,
                     occupant: match bot.strip_prefix("house:") {
-                        Some(p) => Occupant::House(p.to_string()),
+                        Some(p) => Occupant::House(bete_ladder::spec::house_policy(p).to_string()),
                         None => Occupant::Empty,
                     },
                     name: String::new(),

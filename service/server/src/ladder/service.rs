@@ -68,7 +68,7 @@ fn spec_to_pb(s: &LadderSpec, counts: (u32, u32, u64)) -> pb::Ladder {
         house_entrants: s
             .house_entrants
             .iter()
-            .map(|p| policy_to_pb(p).into())
+            .map(|p| policy_to_pb(bete_ladder::spec::house_policy(p)).into())
             .collect(),
         max_strikes_per_match: s.max_strikes_per_match,
         entrants: counts.0,
