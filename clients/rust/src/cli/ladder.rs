@@ -14,8 +14,6 @@ use super::common::ServerArgs;
     after_help = "Examples:\n  bete ladder list\n  bete ladder standings beste-boer-4\n  bete ladder standings beste-boer-4 --json\n  bete ladder matches beste-boer-4 --bot BOT_ID\n\nPlay on a ladder with `bete bot --ladder beste-boer-4 --strategy heuristic`."
 )]
 pub struct Args {
-    #[command(flatten)]
-    server: ServerArgs,
     #[command(subcommand)]
     command: LadderCommand,
 }
@@ -24,12 +22,16 @@ pub struct Args {
 pub enum LadderCommand {
     /// Every ladder of the server: game, seats, match length, entrants.
     List {
+        #[command(flatten)]
+        server: ServerArgs,
         /// Print JSON (`{"ladders": [...]}`) instead of a table.
         #[arg(long)]
         json: bool,
     },
     /// A ladder's leaderboard, best first (by the conservative rating mu - 3 sigma).
     Standings {
+        #[command(flatten)]
+        server: ServerArgs,
         /// The ladder's id (see `bete ladder list`).
         ladder: String,
         /// Print JSON: an object with an `entries` array, best first.
@@ -39,6 +41,8 @@ pub enum LadderCommand {
     /// A ladder's matches, newest first, with their tables (whose records `bete verify --table`
     /// checks).
     Matches {
+        #[command(flatten)]
+        server: ServerArgs,
         /// The ladder's id.
         ladder: String,
         /// Only the matches of this bot (its id).
@@ -55,16 +59,23 @@ pub enum LadderCommand {
 
 /// Runs the subcommand.
 pub async fn run(args: Args) -> anyhow::Result<()> {
-    let client = args.server.connect_public().await?;
     match args.command {
-        LadderCommand::List { json } => list(&client, json).await,
-        LadderCommand::Standings { ladder, json } => standings(&client, &ladder, json).await,
+        LadderCommand::List { server, json } => list(&server.connect_public().await?, json).await,
+        LadderCommand::Standings {
+            server,
+            ladder,
+            json,
+        } => standings(&server.connect_public().await?, &ladder, json).await,
         LadderCommand::Matches {
+            server,
             ladder,
             bot,
             limit,
             json,
-        } => matches(&client, &ladder, bot.as_deref(), limit, json).await,
+        } => {
+            let client = server.connect_public().await?;
+            matches(&client, &ladder, bot.as_deref(), limit, json).await
+        }
     }
 }
 

@@ -139,7 +139,7 @@ mod tests {
             &["ladder", "standings", "beste-boer-4"],
             &["ladder", "standings", "beste-boer-4", "--json"],
             &["ladder", "matches", "bete-4", "--bot", "B", "--json"],
-            &["ladder", "--server", "http://x:1", "matches", "bete-4"],
+            &["ladder", "matches", "bete-4", "--server", "http://x:1"],
         ] {
             assert!(parse(args).is_ok(), "{args:?}");
         }

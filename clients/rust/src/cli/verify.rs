@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use crate::render::escape;
 use crate::verify::{VerifyError, parse_commitment, verify};
 
-use super::common::dial;
+use super::common::ServerArgs;
 
 /// Exit status when the record could not be fetched or read (nothing was checked).
 const UNCHECKED: u8 = 3;
@@ -30,9 +30,9 @@ pub struct Args {
     /// Fetch the table's commitment and its finished record from the server and check them.
     #[arg(long, value_name = "TABLE_ID")]
     table: Option<String>,
-    /// The server's address (with --table).
-    #[arg(long, env = "BETE_SERVER", default_value = "http://127.0.0.1:50051")]
-    server: String,
+    /// The server (with --table; without --token a bot is registered to read the table).
+    #[command(flatten)]
+    server: ServerArgs,
 }
 
 /// Runs the subcommand.
@@ -124,9 +124,12 @@ fn fetch(args: &Args) -> anyhow::Result<(String, Option<String>)> {
     Ok((text, args.commitment.clone()))
 }
 
-async fn fetch_table(server: &str, table_id: &str) -> anyhow::Result<(String, Option<String>)> {
+async fn fetch_table(
+    server: &ServerArgs,
+    table_id: &str,
+) -> anyhow::Result<(String, Option<String>)> {
     use anyhow::Context as _;
-    let client = dial(server).await?;
+    let client = server.connect("bete-verify").await?;
     let table = client
         .get_table(table_id)
         .await
