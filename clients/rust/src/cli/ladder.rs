@@ -203,7 +203,7 @@ pub fn standings_text(ladder: &str, lines: &[pb::Standing]) -> String {
             format!("{:+} ({})", s.last_net, place(s.last_place))
         };
         let mut who = escape(&s.bot_name);
-        if !s.bot_version.is_empty() && s.bot_version != "1" {
+        if !s.house && !s.bot_version.is_empty() && s.bot_version != "1" {
             who.push_str(&format!(" v{}", escape(&s.bot_version)));
         }
         if s.house {
