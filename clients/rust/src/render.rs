@@ -111,7 +111,7 @@ pub fn action(action: &pb::Action) -> String {
     let text = if action.text.is_empty() {
         verb.clone()
     } else {
-        action.text.clone()
+        escape(&action.text)
     };
     if action.cards.is_empty() {
         return text;

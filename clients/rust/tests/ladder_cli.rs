@@ -287,3 +287,66 @@ async fn a_table_with_a_chosen_seed_is_marked_in_tables_and_watch() {
     let watched = bete(&["watch", "--server", url, "--once", &plain.table_id]);
     assert!(!text(&watched.stdout).contains("chosen seed"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_stops_a_ladder_bot_and_takes_it_off_the_ladder() {
+    let server = start();
+    let url = server.url.clone();
+    let mut child = Command::new(BETE)
+        .args([
+            "bot",
+            "--server",
+            &url,
+            "--ladder",
+            "quick-3",
+            "--strategy",
+            "random",
+            "--name",
+            "until-ctrl-c",
+        ])
+        .env_remove("BETE_TOKEN")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn bete");
+    // Wait until it has been rated once: it is entered and playing.
+    let reader = bete_client::Client::connect(&url).await.unwrap();
+    let mut rated = false;
+    for _ in 0..600 {
+        let lines = reader.get_standings("quick-3").await.unwrap();
+        if lines
+            .iter()
+            .any(|s| s.bot_name == "until-ctrl-c" && s.matches >= 1)
+        {
+            rated = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(rated, "the bot played a set");
+    let interrupted = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(interrupted.success());
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("stopping (Ctrl-C)") && stderr.contains("left ladder quick-3"),
+        "{stderr}"
+    );
+    let line = reader
+        .get_standings("quick-3")
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|s| s.bot_name == "until-ctrl-c")
+        .unwrap();
+    assert!(
+        !line.active,
+        "off the ladder, still on the leaderboard: {line:?}"
+    );
+}

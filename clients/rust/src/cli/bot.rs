@@ -105,7 +105,8 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
             let id = create(client.clone()).await?;
             started += 1;
             eprintln!(
-                "created and joined table {id} ({} with {} seats)",
+                "created and joined table {} ({} with {} seats)",
+                render::escape(&id),
                 render::ruleset(args.ruleset as i32),
                 args.seats
             );
@@ -115,9 +116,13 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
             let joined = client
                 .join_table(id, None)
                 .await
-                .with_context(|| format!("could not join table {id}"))?;
+                .with_context(|| format!("could not join table {}", render::escape(id)))?;
             started += 1;
-            eprintln!("joined table {id} at seat {}", joined.seat);
+            eprintln!(
+                "joined table {} at seat {}",
+                render::escape(id),
+                joined.seat
+            );
         }
     }
 
@@ -134,11 +139,11 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
                 Some(Notice::MatchOver(result)) => {
                     done += 1;
                     let mine = result.balances.get(result.seat as usize).copied().unwrap_or(0);
-                    println!("match {done}/{total} over at table {}: seat {} finished {mine:+} (balances {:?})", result.table_id, result.seat, result.balances);
+                    println!("match {done}/{total} over at table {}: seat {} finished {mine:+} (balances {:?})", render::escape(&result.table_id), result.seat, result.balances);
                     if args.join.is_empty() && started < total {
                         let id = create(client.clone()).await?;
                         started += 1;
-                        eprintln!("created and joined table {id}");
+                        eprintln!("created and joined table {}", render::escape(&id));
                     }
                 }
                 Some(Notice::Reconnected { .. }) => eprintln!("connection restored; resumed every table"),
