@@ -286,6 +286,36 @@ async fn a_table_with_a_chosen_seed_is_marked_in_tables_and_watch() {
     );
     let watched = bete(&["watch", "--server", url, "--once", &plain.table_id]);
     assert!(!text(&watched.stdout).contains("chosen seed"));
+
+    // A finished chosen-seed table verifies (the seed is the one committed), with a note.
+    let mut request = common::house_table(pb::Ruleset::Bete, 3, 0);
+    request.seed = "11".repeat(32);
+    request.house_bots.push(pb::HouseBotSeat {
+        seat: 0,
+        policy: pb::HouseBotPolicy::Random as i32,
+    });
+    let house = creator.create_table(request).await.unwrap();
+    for _ in 0..600 {
+        let t = creator.get_table(&house.table_id).await.unwrap();
+        if t.state == pb::TableState::Finished as i32 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let checked = bete(&["verify", "--table", &house.table_id, "--server", url]);
+    let out = text(&checked.stdout);
+    assert_eq!(
+        checked.status.code(),
+        Some(0),
+        "{out}{}",
+        text(&checked.stderr)
+    );
+    assert!(
+        out.contains("creator chose this seed") && out.contains("(matches)"),
+        "{out}"
+    );
+    // An ordinary table's record gives the seed, not the decks: each deal says it is derived.
+    assert!(out.contains("no deck listed"), "{out}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
