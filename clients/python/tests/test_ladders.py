@@ -4,6 +4,7 @@ bot on the leaderboard afterwards."""
 
 import asyncio
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -133,3 +134,48 @@ def test_ladder_options_need_a_ladder(server, tmp_path):
         capture_output=True, text=True, timeout=30,
     )
     assert out.returncode == 2 and "--ladder" in out.stderr, out.stderr
+
+
+def test_ctrl_c_takes_a_ladder_bot_off_the_ladder(server, tmp_path):
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    env.pop("BETE_TOKEN", None)
+    tag = uuid.uuid4().hex[:6]
+    names = [f"py-sigint-{tag}", f"py-sigint-sparring-{tag}"]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "bete_bot", "--server", server, "--ladder", "bester-bube-4", "--bot", "random",
+             "--name", name],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        )
+        for name in names
+    ]
+    try:
+        async def rated():
+            async with Client(server, None) as c:
+                deadline = time.monotonic() + 120
+                while time.monotonic() < deadline:
+                    lines = await c.standings("bester-bube-4")
+                    if sum(1 for s in lines if s.bot_name in names and s.matches >= 1) == 2:
+                        return
+                    await asyncio.sleep(0.2)
+                raise AssertionError(f"{names} never rated")
+
+        asyncio.run(rated())
+        for p in procs:
+            p.send_signal(signal.SIGINT)
+        outs = [p.communicate(timeout=30) for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    for p, (_, stderr) in zip(procs, outs):
+        assert p.returncode == 130, stderr
+        assert "left ladder bester-bube-4" in stderr, stderr
+
+    async def entries():
+        async with Client(server, None) as c:
+            return [s for s in await c.standings("bester-bube-4") if s.bot_name in names]
+
+    lines = asyncio.run(entries())
+    assert len(lines) == 2 and not any(s.active for s in lines), lines
