@@ -36,6 +36,12 @@ type Options struct {
 	Name string
 	// Owner is who runs the bot, sent when Dial registers one.
 	Owner string
+	// AccountToken, when Dial registers a bot, makes the bot belong to that account (see
+	// [Client.CreateAccount]); ladders never seat two bots of one account at one table.
+	AccountToken string
+	// Version is the version Dial registers the bot with (empty: "1"). A new version of a
+	// name is a new bot id, rated from scratch.
+	Version string
 	// TLS enables transport security with this config; nil means plaintext (loopback, tests).
 	TLS *tls.Config
 	// DialOptions are passed to grpc.NewClient after the SDK's own (e.g. a custom dialer).
@@ -49,6 +55,10 @@ type Client struct {
 	Tables betev1.TableServiceClient
 	// Bots is the BotService stub.
 	Bots betev1.BotServiceClient
+	// Ladders is the LadderService stub.
+	Ladders betev1.LadderServiceClient
+	// Accounts is the AccountService stub.
+	Accounts betev1.AccountServiceClient
 
 	conn  *grpc.ClientConn
 	token *bearer
@@ -81,10 +91,12 @@ func Dial(ctx context.Context, addr string, opts Options) (*Client, error) {
 		return nil, fmt.Errorf("bete: dial %s: %w", addr, err)
 	}
 	c := &Client{
-		Tables: betev1.NewTableServiceClient(conn),
-		Bots:   betev1.NewBotServiceClient(conn),
-		conn:   conn,
-		token:  tok,
+		Tables:   betev1.NewTableServiceClient(conn),
+		Bots:     betev1.NewBotServiceClient(conn),
+		Ladders:  betev1.NewLadderServiceClient(conn),
+		Accounts: betev1.NewAccountServiceClient(conn),
+		conn:     conn,
+		token:    tok,
 	}
 	token := opts.Token
 	if token == "" {
@@ -96,7 +108,9 @@ func Dial(ctx context.Context, addr string, opts Options) (*Client, error) {
 		if name == "" {
 			name = "go-bot"
 		}
-		if _, err := c.Register(ctx, name, opts.Owner); err != nil {
+		// RegisterBot carries the account's token when there is one; the bot's own replaces it.
+		tok.set(opts.AccountToken)
+		if _, err := c.register(ctx, &betev1.RegisterBotRequest{Name: name, Owner: opts.Owner, Version: opts.Version}); err != nil {
 			_ = conn.Close()
 			return nil, err
 		}
@@ -107,7 +121,11 @@ func Dial(ctx context.Context, addr string, opts Options) (*Client, error) {
 // Register registers a new bot and switches this client to its token. Dial does this for you
 // when it has no token.
 func (c *Client) Register(ctx context.Context, name, owner string) (*betev1.RegisterBotResponse, error) {
-	resp, err := c.Bots.RegisterBot(ctx, &betev1.RegisterBotRequest{Name: name, Owner: owner})
+	return c.register(ctx, &betev1.RegisterBotRequest{Name: name, Owner: owner})
+}
+
+func (c *Client) register(ctx context.Context, req *betev1.RegisterBotRequest) (*betev1.RegisterBotResponse, error) {
+	resp, err := c.Bots.RegisterBot(ctx, req)
 	if err != nil {
 		return nil, err
 	}

@@ -39,6 +39,14 @@ const (
 	ReasonTablePrivate             = "TABLE_PRIVATE"
 	ReasonTableNotFinished         = "TABLE_NOT_FINISHED"
 	ReasonInternal                 = "INTERNAL"
+	ReasonAdminRequired            = "ADMIN_REQUIRED"
+	ReasonSignupClosed             = "SIGNUP_CLOSED"
+	ReasonLadderNotFound           = "LADDER_NOT_FOUND"
+	ReasonLadderAlreadyEntered     = "LADDER_ALREADY_ENTERED"
+	ReasonLadderNotEntered         = "LADDER_NOT_ENTERED"
+	ReasonLadderTable              = "LADDER_TABLE"
+	ReasonBotVersionExists         = "BOT_VERSION_EXISTS"
+	ReasonAccountBotLimit          = "ACCOUNT_BOT_LIMIT"
 )
 
 // Error is a failed call to the bete server: the gRPC status code plus the ErrorInfo reason the

@@ -32,10 +32,11 @@ from .actions import (
 from .auth import Credentials, obtain_token
 from .bot import Bot, SeatView
 from .bots import RandomBot, RuleAwareBot
-from .client import Client, register_bot
+from .client import Client, create_account, register_bot
 from .errors import BeteError
 from .play import main
 from .play import play as play_match
+from .play import play_ladder
 from .runner import Runner, TableState
 
 __version__ = "0.1.0"
@@ -43,6 +44,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Action", "ActionError", "BeteError", "Bot", "Client", "Credentials", "RandomBot", "Runner",
     "RuleAwareBot", "SeatView", "TableState", "action_text", "card", "cards", "challenge", "contre",
-    "decline", "discard", "drop", "exchange", "hidden", "main", "obtain_token", "parse_action",
-    "pass_", "play", "play_match", "register_bot", "same_action", "stand", "verb",
+    "create_account", "decline", "discard", "drop", "exchange", "hidden", "main", "obtain_token",
+    "parse_action", "pass_", "play", "play_ladder", "play_match", "register_bot", "same_action",
+    "stand", "verb",
 ]

@@ -1,4 +1,4 @@
-"""``python -m bete_bot --server HOST:PORT [--ruleset R --seats N --tables K --bot random|rule_aware]``."""
+"""``python -m bete_bot --server HOST:PORT [--ruleset R --seats N --tables K | --ladder ID --matches N] [--bot random|rule_aware]``."""
 
 import sys
 

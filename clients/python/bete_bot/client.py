@@ -10,9 +10,13 @@ from typing import Any, AsyncIterator, Iterator, Mapping, Optional, Sequence
 
 import grpc
 from bete.v1 import (
+    account_service_pb2,
+    account_service_pb2_grpc,
     bot_service_pb2,
     bot_service_pb2_grpc,
     cards_pb2,
+    ladder_service_pb2,
+    ladder_service_pb2_grpc,
     table_pb2,
     table_service_pb2,
     table_service_pb2_grpc,
@@ -60,37 +64,67 @@ def backoff_delays(first: float = 0.05, cap: float = 2.0) -> Iterator[float]:
         delay = min(cap, delay * 2)
 
 
-async def register_bot(target: str, name: str, owner: str = "", timeout: float = DEFAULT_TIMEOUT) -> tuple[str, str]:
-    """Registers a new bot at ``target`` and returns ``(bot_id, token)``. Needs no token."""
+async def register_bot(
+    target: str,
+    name: str,
+    owner: str = "",
+    timeout: float = DEFAULT_TIMEOUT,
+    *,
+    version: str = "",
+    account_token: Optional[str] = None,
+) -> tuple[str, str]:
+    """Registers a new bot at ``target`` and returns ``(bot_id, token)``.
+
+    Without ``account_token`` the bot is its own owner and no token is needed. With the token of
+    an account (:func:`create_account`) the bot belongs to that account; a new ``version`` of a
+    name is a new bot id, rated from scratch (empty means ``"1"``).
+    """
+    metadata = (("authorization", f"Bearer {account_token}"),) if account_token else None
+    request = bot_service_pb2.RegisterBotRequest(name=name, owner=owner, version=version)
     async with grpc.aio.insecure_channel(target) as channel:
         stub = bot_service_pb2_grpc.BotServiceStub(channel)
         try:
-            resp = await stub.RegisterBot(bot_service_pb2.RegisterBotRequest(name=name, owner=owner), timeout=timeout)
+            resp = await stub.RegisterBot(request, metadata=metadata, timeout=timeout)
         except grpc.RpcError as e:
             raise BeteError.from_rpc_error(e) from None
     return resp.bot_id, resp.token
+
+
+async def create_account(target: str, name: str, timeout: float = DEFAULT_TIMEOUT) -> tuple[str, str]:
+    """Creates an account (a bots' owner) and returns ``(account_id, token)``; the token is shown
+    only this once. Open to anyone on a server with open signup (the default)."""
+    async with grpc.aio.insecure_channel(target) as channel:
+        stub = account_service_pb2_grpc.AccountServiceStub(channel)
+        try:
+            resp = await stub.CreateAccount(account_service_pb2.CreateAccountRequest(name=name), timeout=timeout)
+        except grpc.RpcError as e:
+            raise BeteError.from_rpc_error(e) from None
+    return resp.account_id, resp.token
 
 
 class Client:
     """One connection to a bete server, acting as the bot whose token it holds.
 
     Every method raises :class:`BeteError` on failure. Use as ``async with Client(target, token)``
-    or call :meth:`close`.
+    or call :meth:`close`. With ``token=None`` only the public reads work (ladders, standings,
+    matches); an account's token makes :meth:`list_account_bots` work.
     """
 
     def __init__(
         self,
         target: str,
-        token: str,
+        token: Optional[str],
         timeout: float = DEFAULT_TIMEOUT,
         *,
         interceptors: Optional[Sequence[grpc.aio.ClientInterceptor]] = None,
     ) -> None:
         self.target = target
         self.timeout = timeout
-        self._metadata = (("authorization", f"Bearer {token}"),)
+        self._metadata: tuple[tuple[str, str], ...] = (("authorization", f"Bearer {token}"),) if token else ()
         self.channel = grpc.aio.insecure_channel(target, interceptors=interceptors)
         self.tables = table_service_pb2_grpc.TableServiceStub(self.channel)
+        self.ladders = ladder_service_pb2_grpc.LadderServiceStub(self.channel)
+        self.accounts = account_service_pb2_grpc.AccountServiceStub(self.channel)
 
     async def __aenter__(self) -> "Client":
         return self
@@ -199,6 +233,67 @@ class Client:
                 log.info("submit %s at %s: %s; retrying with the same request_id", request.request_id, table_id, e)
                 await asyncio.sleep(next(delays))
         raise AssertionError("unreachable: the loop returns or raises")
+
+    # ---- ladders (LadderService) ---------------------------------------------------------------
+
+    async def list_ladders(self) -> list:
+        """Every ladder of the server (``bete.v1.Ladder``), in the operator's order. Public."""
+        resp = await self._unary(self.ladders.ListLadders, ladder_service_pb2.ListLaddersRequest())
+        return list(resp.ladders)
+
+    async def get_ladder(self, ladder_id: str) -> ladder_service_pb2.GetLadderResponse:
+        """One ladder, and (with a bot token) this bot's entry in it, if any (``HasField("entry")``)."""
+        return await self._unary(self.ladders.GetLadder, ladder_service_pb2.GetLadderRequest(ladder_id=ladder_id))
+
+    async def enter_ladder(self, ladder_id: str, capacity: int = 1):
+        """Enters this bot in a ladder, to play ``capacity`` ladder tables at once; returns the
+        ``LadderEntry``. The scheduler seats the bot only while it holds a WatchBot stream (a
+        :class:`~bete_bot.Runner` in ``"bot"`` mode), so no games come until it runs."""
+        req = ladder_service_pb2.EnterLadderRequest(ladder_id=ladder_id, capacity=capacity)
+        return (await self._unary(self.ladders.EnterLadder, req)).entry
+
+    async def leave_ladder(self, ladder_id: str):
+        """Takes this bot off a ladder (matches under way go on and count); returns the entry."""
+        req = ladder_service_pb2.LeaveLadderRequest(ladder_id=ladder_id)
+        return (await self._unary(self.ladders.LeaveLadder, req)).entry
+
+    async def get_standings(
+        self, ladder_id: str, page_size: int = 0, page_token: str = ""
+    ) -> ladder_service_pb2.GetStandingsResponse:
+        """One page of a ladder's leaderboard, best first. Public."""
+        req = ladder_service_pb2.GetStandingsRequest(ladder_id=ladder_id, page_size=page_size, page_token=page_token)
+        return await self._unary(self.ladders.GetStandings, req)
+
+    async def standings(self, ladder_id: str) -> list:
+        """A ladder's whole leaderboard (``bete.v1.Standing`` lines, best first), every page."""
+        lines: list = []
+        token = ""
+        while True:
+            page = await self.get_standings(ladder_id, 500, token)
+            lines.extend(page.standings)
+            if not page.next_page_token:
+                return lines
+            token = page.next_page_token
+
+    async def list_ladder_matches(
+        self, ladder_id: str, bot_id: str = "", page_size: int = 0, page_token: str = ""
+    ) -> ladder_service_pb2.ListLadderMatchesResponse:
+        """One page of a ladder's matches (of one bot when ``bot_id`` is given), newest first."""
+        req = ladder_service_pb2.ListLadderMatchesRequest(
+            ladder_id=ladder_id, bot_id=bot_id, page_size=page_size, page_token=page_token
+        )
+        return await self._unary(self.ladders.ListLadderMatches, req)
+
+    def watch_ladder_results(self, ladder_id: str = ""):
+        """Opens a raw WatchLadderResults stream: each rated match (``rated``) and heartbeats."""
+        req = ladder_service_pb2.WatchLadderResultsRequest(ladder_id=ladder_id)
+        return self.ladders.WatchLadderResults(req, metadata=self._metadata)
+
+    # ---- accounts (AccountService) -------------------------------------------------------------
+
+    async def list_account_bots(self) -> account_service_pb2.ListAccountBotsResponse:
+        """The bots of the account whose token this client holds, oldest first."""
+        return await self._unary(self.accounts.ListAccountBots, account_service_pb2.ListAccountBotsRequest())
 
     def watch_table(self, table_id: str, from_seq: Optional[int] = None):
         """Opens a raw WatchTable stream (a ``grpc.aio`` call: iterate it, ``cancel()`` it)."""

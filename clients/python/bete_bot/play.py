@@ -1,4 +1,5 @@
-"""Playing from a script or the command line: register, create tables with house bots, play."""
+"""Playing from a script or the command line: register, create tables with house bots (or enter a
+ladder), play."""
 
 from __future__ import annotations
 
@@ -64,12 +65,83 @@ async def play(
         return await runner.run()
 
 
+async def play_ladder(
+    bot: Bot,
+    ladder: str,
+    server: str = DEFAULT_SERVER,
+    *,
+    capacity: int = 1,
+    matches: Optional[int] = None,
+    name: Optional[str] = None,
+    token: Optional[str] = None,
+    token_file: Optional[Path] = None,
+    log_to=sys.stderr,
+) -> dict[str, TableState]:
+    """Enters ``bot`` in ``ladder`` and plays the tables the ladder's scheduler seats it at.
+
+    The scheduler seats only bots holding a WatchBot stream; ladder tables then arrive on that
+    stream like any table, so the ordinary :class:`Runner` plays them. Plays until cancelled
+    (Ctrl-C), or with ``matches`` until that many tables have ended: once seated at that many,
+    the bot leaves the ladder (no more are scheduled for it) and finishes them. It always leaves
+    the ladder on the way out; its results count and stay on the leaderboard.
+    """
+    if token is None:
+        token = (await obtain_token(server, name or bot.name, token_file=token_file)).token
+    async with Client(server, token) as client:
+        found = (await client.get_ladder(ladder)).ladder
+        try:
+            entry = await client.enter_ladder(ladder, capacity)
+        except BeteError as e:
+            if e.reason != "LADDER_ALREADY_ENTERED":
+                raise
+            entry = (await client.get_ladder(ladder)).entry
+            print("the bot had already entered this ladder; playing on", file=log_to)
+        print(
+            f"entered ladder {ladder} ({found.seat_count} seats, {found.deals_per_match} deals per match"
+            f"{', duplicate sets' if found.duplicate else ''}) as bot {entry.bot_id} with capacity "
+            f"{entry.capacity}; waiting for the scheduler to seat it",
+            file=log_to,
+        )
+        runner = Runner(client, bot, tables=None, mode="bot", max_matches=matches)
+        left = False
+
+        async def leave() -> None:
+            nonlocal left
+            if left:
+                return
+            left = True
+            try:
+                await client.leave_ladder(ladder)
+                print(f"left ladder {ladder}", file=log_to)
+            except BeteError as e:
+                print(f"could not leave ladder {ladder}: {e}", file=log_to)
+
+        async def leave_when_seated_enough() -> None:
+            # Every table the runner has seen is one the bot was seated at.
+            while matches is not None and len(runner.tables) < matches:
+                await asyncio.sleep(0.1)
+            await leave()
+
+        watcher = asyncio.ensure_future(leave_when_seated_enough()) if matches is not None else None
+        try:
+            return await runner.run()
+        finally:
+            if watcher is not None:
+                watcher.cancel()
+            await leave()
+
+
 def _parse_args(argv: Optional[Sequence[str]], with_bot_choice: bool) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m bete_bot", description="Play a Python bot on a bete server.")
     p.add_argument("--server", default=os.environ.get("BETE_SERVER", DEFAULT_SERVER), help="host:port")
     p.add_argument("--ruleset", default="bete", choices=sorted(RULESET_NUMBERS))
     p.add_argument("--seats", type=int, default=3)
     p.add_argument("--tables", type=int, default=1, help="tables to create and play at once")
+    p.add_argument("--ladder", metavar="LADDER_ID", help="play on this ladder instead (e.g. beste-boer-4)")
+    p.add_argument("--capacity", type=int, default=1, help="with --ladder: ladder tables to play at once")
+    p.add_argument(
+        "--matches", type=int, help="with --ladder: stop after this many ladder tables (default: until Ctrl-C)"
+    )
     if with_bot_choice:
         p.add_argument("--bot", default="rule_aware", choices=sorted(BOTS))
     p.add_argument("--house-bots", default="heuristic", choices=["heuristic", "random"])
@@ -96,7 +168,25 @@ def main(bot: Optional[Bot] = None, argv: Optional[Sequence[str]] = None) -> int
             print(f"--config wants KEY=VALUE, got {kv!r}", file=sys.stderr)
             return 2
         config[key] = value
+    if args.ladder is None and (args.matches is not None or args.capacity != 1):
+        print("--capacity and --matches go with --ladder", file=sys.stderr)
+        return 2
     try:
+        if args.ladder is not None:
+            states = asyncio.run(
+                play_ladder(
+                    bot,
+                    args.ladder,
+                    args.server,
+                    capacity=args.capacity,
+                    matches=args.matches,
+                    name=args.name,
+                    token_file=args.token_file,
+                )
+            )
+            _print_states(states)
+            print(f"see the leaderboard with `bete ladder standings {args.ladder}`")
+            return 0
         states = asyncio.run(
             play(
                 bot,
@@ -118,6 +208,11 @@ def main(bot: Optional[Bot] = None, argv: Optional[Sequence[str]] = None) -> int
         return 1
     except KeyboardInterrupt:
         return 130
+    _print_states(states)
+    return 0
+
+
+def _print_states(states: Mapping[str, TableState]) -> None:
     for table_id, st in states.items():
         mine = st.balances[st.seat] if st.seat is not None and st.seat < len(st.balances) else None
         print(
@@ -126,7 +221,6 @@ def main(bot: Optional[Bot] = None, argv: Optional[Sequence[str]] = None) -> int
             if mine is not None
             else f"table {table_id}: unfinished"
         )
-    return 0
 
 
-__all__ = ["play", "main", "ruleset_id"]
+__all__ = ["play", "play_ladder", "main", "ruleset_id"]

@@ -71,6 +71,8 @@ class Runner:
         tables: the tables to play; ``None`` plays every table the bot is seated at, for ever.
         mode: ``"bot"`` (one WatchBot stream, preferred) or ``"table"`` (one WatchTable per table).
         idle_timeout: seconds of silence after which the stream counts as dead (bot mode).
+        max_matches: with ``tables=None``, return once this many tables have ended (e.g. ladder
+            tables, which the server seats the bot at while the stream is open).
     """
 
     def __init__(
@@ -81,6 +83,7 @@ class Runner:
         *,
         mode: str = "bot",
         idle_timeout: float = 60.0,
+        max_matches: Optional[int] = None,
     ) -> None:
         if mode not in ("bot", "table"):
             raise ValueError("mode must be 'bot' or 'table'")
@@ -92,6 +95,7 @@ class Runner:
         self.idle_timeout = idle_timeout
         self.tables: dict[str, TableState] = {}
         self._follow_all = tables is None
+        self.max_matches = max_matches
         self._tasks: set[asyncio.Task] = set()
         self._running = False
         for t in tables or ():
@@ -120,7 +124,9 @@ class Runner:
             self._call.cancel()
 
     def _all_done(self) -> bool:
-        return not self._follow_all and all(st.done for st in self.tables.values())
+        if self._follow_all:
+            return self.max_matches is not None and sum(st.done for st in self.tables.values()) >= self.max_matches
+        return all(st.done for st in self.tables.values())
 
     async def run(self) -> dict[str, TableState]:
         """Plays until every tracked table has ended (for ever with ``tables=None``)."""

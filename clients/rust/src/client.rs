@@ -10,7 +10,9 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use bete_api::pb;
+use bete_api::pb::account_service_client::AccountServiceClient;
 use bete_api::pb::bot_service_client::BotServiceClient;
+use bete_api::pb::ladder_service_client::LadderServiceClient;
 use bete_api::pb::table_service_client::TableServiceClient;
 use tonic::body::Body;
 use tonic::metadata::{AsciiMetadataValue, MetadataValue};
@@ -127,15 +129,24 @@ pub struct Submitted {
 }
 
 type TableStub = TableServiceClient<InterceptedService<Transport, Auth>>;
+type LadderStub = LadderServiceClient<InterceptedService<Transport, Auth>>;
+type AccountStub = AccountServiceClient<InterceptedService<Transport, Auth>>;
 
 /// A connection to a bete server.
 #[derive(Clone, Debug)]
 pub struct Client {
     transport: Transport,
     tables: TableStub,
+    ladders: LadderStub,
+    accounts: AccountStub,
     bots: BotServiceClient<Transport>,
     auth: Auth,
     backoff: Backoff,
+}
+
+/// The `authorization` header value for `token`.
+fn bearer(token: &str) -> Result<AsciiMetadataValue> {
+    MetadataValue::try_from(format!("Bearer {token}")).map_err(|_| Error::BadToken)
 }
 
 /// A fresh idempotency key for one decision: 128 random bits in hex.
@@ -185,9 +196,11 @@ impl Client {
             BoxCloneSyncService::new(service.map_err(|e| TransportError(e.into())));
         let auth = Auth::default();
         Client {
-            transport: transport.clone(),
             tables: TableServiceClient::with_interceptor(transport.clone(), auth.clone()),
-            bots: BotServiceClient::new(transport),
+            ladders: LadderServiceClient::with_interceptor(transport.clone(), auth.clone()),
+            accounts: AccountServiceClient::with_interceptor(transport.clone(), auth.clone()),
+            bots: BotServiceClient::new(transport.clone()),
+            transport,
             auth,
             backoff: Backoff::default(),
         }
@@ -196,8 +209,7 @@ impl Client {
     /// Uses `token` (from an earlier RegisterBot) for every later call of this client and its
     /// clones.
     pub fn set_token(&self, token: &str) -> Result<()> {
-        let value: AsciiMetadataValue =
-            MetadataValue::try_from(format!("Bearer {token}")).map_err(|_| Error::BadToken)?;
+        let value = bearer(token)?;
         *self.auth.header.write().unwrap_or_else(|p| p.into_inner()) = Some(value);
         Ok(())
     }
@@ -222,6 +234,10 @@ impl Client {
         let auth = Auth::default();
         let mut client = self.clone();
         client.tables = TableServiceClient::with_interceptor(self.transport.clone(), auth.clone());
+        client.ladders =
+            LadderServiceClient::with_interceptor(self.transport.clone(), auth.clone());
+        client.accounts =
+            AccountServiceClient::with_interceptor(self.transport.clone(), auth.clone());
         client.auth = auth;
         client.set_token(token)?;
         Ok(client)
@@ -238,18 +254,41 @@ impl Client {
         self.backoff
     }
 
-    /// Registers a new bot and uses its token from now on.
+    /// Registers a new bot (its own owner) and uses its token from now on.
     pub async fn register(&self, name: &str, owner: &str) -> Result<Registered> {
-        let response = self
-            .bots
-            .clone()
-            .register_bot(pb::RegisterBotRequest {
-                name: name.into(),
-                owner: owner.into(),
-                ..Default::default()
-            })
-            .await?
-            .into_inner();
+        let request = pb::RegisterBotRequest {
+            name: name.into(),
+            owner: owner.into(),
+            ..Default::default()
+        };
+        self.register_request(tonic::Request::new(request)).await
+    }
+
+    /// Registers a new bot, or a new version of one, owned by the account of `account_token`
+    /// (AccountService.CreateAccount), and uses the bot's token from now on. An empty
+    /// `version` means "1".
+    pub async fn register_owned(
+        &self,
+        account_token: &str,
+        name: &str,
+        version: &str,
+    ) -> Result<Registered> {
+        let mut request = tonic::Request::new(pb::RegisterBotRequest {
+            name: name.into(),
+            version: version.into(),
+            ..Default::default()
+        });
+        request
+            .metadata_mut()
+            .insert("authorization", bearer(account_token)?);
+        self.register_request(request).await
+    }
+
+    async fn register_request(
+        &self,
+        request: tonic::Request<pb::RegisterBotRequest>,
+    ) -> Result<Registered> {
+        let response = self.bots.clone().register_bot(request).await?.into_inner();
         self.set_token(&response.token)?;
         Ok(Registered {
             bot_id: response.bot_id,
@@ -272,15 +311,25 @@ impl Client {
         }
     }
 
-    /// Retries an idempotent call while it fails transiently.
-    async fn retrying<T, F, Fut>(&self, mut call: F) -> Result<T>
+    /// Retries an idempotent TableService call while it fails transiently.
+    async fn retrying<T, F, Fut>(&self, call: F) -> Result<T>
     where
         F: FnMut(TableStub) -> Fut,
         Fut: std::future::Future<Output = Result<tonic::Response<T>, tonic::Status>>,
     {
+        self.retrying_on(&self.tables, call).await
+    }
+
+    /// Retries an idempotent call on `stub` while it fails transiently.
+    async fn retrying_on<S, T, F, Fut>(&self, stub: &S, mut call: F) -> Result<T>
+    where
+        S: Clone,
+        F: FnMut(S) -> Fut,
+        Fut: std::future::Future<Output = Result<tonic::Response<T>, tonic::Status>>,
+    {
         let mut failed = 0;
         loop {
-            match call(self.tables.clone()).await {
+            match call(stub.clone()).await {
                 Ok(response) => return Ok(response.into_inner()),
                 Err(status) => {
                     let error = RpcError::from_status(&status);
@@ -501,6 +550,153 @@ impl Client {
     ) -> Result<tonic::Streaming<pb::WatchBotResponse>> {
         let request = pb::WatchBotRequest { from_seq };
         Ok(self.tables.clone().watch_bot(request).await?.into_inner())
+    }
+
+    /// Creates an account; its token registers bots owned by it ([`Client::register_owned`]).
+    /// Not retried: a retry could create a second account.
+    pub async fn create_account(&self, name: &str) -> Result<pb::CreateAccountResponse> {
+        let request = pb::CreateAccountRequest { name: name.into() };
+        Ok(self
+            .accounts
+            .clone()
+            .create_account(request)
+            .await?
+            .into_inner())
+    }
+
+    /// The bots of the account whose token this client carries (see [`Client::set_token`]).
+    pub async fn list_account_bots(&self) -> Result<pb::ListAccountBotsResponse> {
+        self.retrying_on(&self.accounts, |mut s| async move {
+            s.list_account_bots(pb::ListAccountBotsRequest {}).await
+        })
+        .await
+    }
+
+    /// Every ladder of the server.
+    pub async fn list_ladders(&self) -> Result<Vec<pb::Ladder>> {
+        let response = self
+            .retrying_on(&self.ladders, |mut s| async move {
+                s.list_ladders(pb::ListLaddersRequest {}).await
+            })
+            .await?;
+        Ok(response.ladders)
+    }
+
+    /// One ladder, with this bot's entry when it entered.
+    pub async fn get_ladder(&self, ladder_id: &str) -> Result<pb::GetLadderResponse> {
+        let request = pb::GetLadderRequest {
+            ladder_id: ladder_id.into(),
+        };
+        self.retrying_on(&self.ladders, |mut s| {
+            let request = request.clone();
+            async move { s.get_ladder(request).await }
+        })
+        .await
+    }
+
+    /// Enters this bot in a ladder, to play `capacity` ladder tables at once (0 means 1).
+    /// The scheduler seats it only while it holds a WatchBot stream (a [`crate::Runner`]).
+    pub async fn enter_ladder(&self, ladder_id: &str, capacity: u32) -> Result<pb::LadderEntry> {
+        let request = pb::EnterLadderRequest {
+            ladder_id: ladder_id.into(),
+            capacity,
+        };
+        let response = self
+            .ladders
+            .clone()
+            .enter_ladder(request)
+            .await?
+            .into_inner();
+        response
+            .entry
+            .ok_or(Error::MissingField("EnterLadder", "entry"))
+    }
+
+    /// Takes this bot off a ladder; matches it is playing go on and count.
+    pub async fn leave_ladder(&self, ladder_id: &str) -> Result<pb::LadderEntry> {
+        let request = pb::LeaveLadderRequest {
+            ladder_id: ladder_id.into(),
+        };
+        let response = self
+            .ladders
+            .clone()
+            .leave_ladder(request)
+            .await?
+            .into_inner();
+        response
+            .entry
+            .ok_or(Error::MissingField("LeaveLadder", "entry"))
+    }
+
+    /// One page of a ladder's leaderboard, best first (`page_size` 0 means the server's 50).
+    pub async fn get_standings_page(
+        &self,
+        ladder_id: &str,
+        page_size: u32,
+        page_token: &str,
+    ) -> Result<pb::GetStandingsResponse> {
+        let request = pb::GetStandingsRequest {
+            ladder_id: ladder_id.into(),
+            page_size,
+            page_token: page_token.into(),
+        };
+        self.retrying_on(&self.ladders, |mut s| {
+            let request = request.clone();
+            async move { s.get_standings(request).await }
+        })
+        .await
+    }
+
+    /// A ladder's whole leaderboard, best first (every page).
+    pub async fn get_standings(&self, ladder_id: &str) -> Result<Vec<pb::Standing>> {
+        let mut standings = Vec::new();
+        let mut token = String::new();
+        loop {
+            let page = self.get_standings_page(ladder_id, 500, &token).await?;
+            standings.extend(page.standings);
+            if page.next_page_token.is_empty() {
+                return Ok(standings);
+            }
+            token = page.next_page_token;
+        }
+    }
+
+    /// One page of a ladder's matches, newest first, of one bot when `bot_id` is not empty.
+    pub async fn list_ladder_matches(
+        &self,
+        ladder_id: &str,
+        bot_id: &str,
+        page_size: u32,
+        page_token: &str,
+    ) -> Result<pb::ListLadderMatchesResponse> {
+        let request = pb::ListLadderMatchesRequest {
+            ladder_id: ladder_id.into(),
+            bot_id: bot_id.into(),
+            page_size,
+            page_token: page_token.into(),
+        };
+        self.retrying_on(&self.ladders, |mut s| {
+            let request = request.clone();
+            async move { s.list_ladder_matches(request).await }
+        })
+        .await
+    }
+
+    /// Opens a stream of rated ladder matches (of one ladder, or all when `ladder_id` is
+    /// empty), with heartbeats while idle. No automatic resume.
+    pub async fn watch_ladder_results(
+        &self,
+        ladder_id: &str,
+    ) -> Result<tonic::Streaming<pb::WatchLadderResultsResponse>> {
+        let request = pb::WatchLadderResultsRequest {
+            ladder_id: ladder_id.into(),
+        };
+        Ok(self
+            .ladders
+            .clone()
+            .watch_ladder_results(request)
+            .await?
+            .into_inner())
     }
 
     /// Follows a table from a fresh snapshot (`from_seq` None) or after event `from_seq`,

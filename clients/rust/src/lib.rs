@@ -6,6 +6,7 @@
 //! - [`Bot`] and [`Runner`]: write `decide`, and the runner plays any number of tables on one
 //!   connection;
 //! - [`render`]: the terminal view of a table used by `bete watch`, `bete play` and `bete demo`;
+//! - [`verify`]: checks a record's seed against its table's commitment and its decks;
 //! - [`cli`]: the subcommands (the offline `simulate` and `replay` need only the rules engine).
 
 pub mod action_stream;
@@ -17,6 +18,7 @@ pub mod error;
 pub mod house;
 pub mod render;
 pub mod runner;
+pub mod verify;
 
 pub use action_stream::ActionStream;
 pub use bete_api::pb;

@@ -6,6 +6,44 @@ use std::fmt::Write as _;
 use bete_api::pb;
 use pb::event::Body;
 
+/// Text from the network (bot names, ids, reasons) made safe to print: control characters and
+/// Unicode format characters (bidi overrides, zero-width characters, the BOM, tags), which could
+/// move the cursor, recolour the terminal or reorder what is shown, become `\u{..}` escapes.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() || is_format(c) {
+            let _ = write!(out, "\\u{{{:04x}}}", c as u32);
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Unicode general category Cf (format), plus the line and paragraph separators.
+fn is_format(c: char) -> bool {
+    matches!(c,
+        '\u{00AD}' | '\u{0600}'..='\u{0605}' | '\u{061C}' | '\u{06DD}' | '\u{070F}'
+        | '\u{0890}'..='\u{0891}' | '\u{08E2}' | '\u{180E}' | '\u{200B}'..='\u{200F}'
+        | '\u{2028}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206F}'
+        | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}' | '\u{110BD}' | '\u{110CD}'
+        | '\u{13430}'..='\u{1343F}' | '\u{1BCA0}'..='\u{1BCA3}' | '\u{1D173}'..='\u{1D17A}'
+        | '\u{E0001}' | '\u{E0020}'..='\u{E007F}')
+}
+
+/// The markers of a table that is not an ordinary one: a ladder table, a chosen seed.
+pub fn table_marks(table: &pb::Table) -> Vec<String> {
+    let mut marks = Vec::new();
+    if !table.ladder_id.is_empty() {
+        marks.push(format!("ladder {}", escape(&table.ladder_id)));
+    }
+    if table.seed_chosen {
+        marks.push("chosen seed (not rated; its creator can know every deck)".into());
+    }
+    marks
+}
+
 /// A card code ("KS", "TH") with its suit symbol ("K♠", "10♥"). Empty or unknown codes come
 /// back as "??" (a face-down card hidden from the viewer).
 pub fn card(code: &str) -> String {
@@ -73,7 +111,7 @@ pub fn action(action: &pb::Action) -> String {
     let text = if action.text.is_empty() {
         verb.clone()
     } else {
-        action.text.clone()
+        escape(&action.text)
     };
     if action.cards.is_empty() {
         return text;
@@ -86,7 +124,7 @@ pub fn action(action: &pb::Action) -> String {
 pub fn seat_name(table: Option<&pb::Table>, seat: u32) -> String {
     table
         .and_then(|t| t.seats.get(seat as usize))
-        .map(|s| s.bot_name.clone())
+        .map(|s| escape(&s.bot_name))
         .filter(|n| !n.is_empty())
         .unwrap_or_else(|| "—".into())
 }
@@ -196,7 +234,7 @@ pub fn describe(event: &pb::Event, table: Option<&pb::Table>) -> String {
                 .collect();
             format!("match over; final balances {}", bal.join(" "))
         }
-        Some(Body::SeatTaken(t)) => format!("seat {} taken by {}", t.seat, t.bot_name),
+        Some(Body::SeatTaken(t)) => format!("seat {} taken by {}", t.seat, escape(&t.bot_name)),
         Some(Body::SeatLeft(l)) => format!("seat {} left", l.seat),
         Some(Body::StrikeCounted(s)) => format!("seat {} timed out (strike {})", s.seat, s.strikes),
     };
@@ -324,13 +362,16 @@ pub fn board(view: &pb::SeatView, table: Option<&pb::Table>, recent: &[pb::Event
     let _ = writeln!(
         out,
         "Table {} · {} · {} seats · deal {} · dealer seat {} · seq {}",
-        view.table_id,
+        escape(&view.table_id),
         ruleset(view.ruleset),
         view.seats,
         view.deal + 1,
         view.dealer,
         view.seq
     );
+    if let Some(marks) = table.map(table_marks).filter(|m| !m.is_empty()) {
+        let _ = writeln!(out, "{}", marks.join(" · "));
+    }
     let mut line = format!("Phase: {}", phase(view));
     if !view.turn_up.is_empty() {
         let _ = write!(line, " · turn-up {}", card(&view.turn_up));
@@ -498,4 +539,36 @@ pub fn choices(view: &pb::SeatView) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escape_keeps_plain_text_and_escapes_control_and_format_characters() {
+        assert_eq!(escape("Bête ♠ bot-1"), "Bête ♠ bot-1");
+        assert_eq!(escape("a\u{1b}[31mb"), "a\\u{001b}[31mb");
+        assert_eq!(escape("x\ny\r\t"), "x\\u{000a}y\\u{000d}\\u{0009}");
+        assert_eq!(escape("\u{202e}evil"), "\\u{202e}evil");
+        assert_eq!(escape("a\u{200b}b\u{feff}"), "a\\u{200b}b\\u{feff}");
+        assert_eq!(escape("\u{9b}"), "\\u{009b}", "C1 control (CSI)");
+        assert_eq!(escape("\u{e0041}"), "\\u{e0041}", "a tag character");
+    }
+
+    #[test]
+    fn chosen_seed_and_ladder_tables_are_marked() {
+        let plain = pb::Table::default();
+        assert!(table_marks(&plain).is_empty());
+        let chosen = pb::Table {
+            seed_chosen: true,
+            ..Default::default()
+        };
+        assert!(table_marks(&chosen)[0].starts_with("chosen seed"));
+        let ladder = pb::Table {
+            ladder_id: "bete-4".into(),
+            ..Default::default()
+        };
+        assert_eq!(table_marks(&ladder), vec!["ladder bete-4".to_string()]);
+    }
 }

@@ -37,8 +37,12 @@ pub type BotFactory = Box<dyn FnMut(&pb::Seated) -> Box<dyn Bot> + Send>;
 /// What the runner tells its owner as it goes (see [`Runner::notifications`]).
 #[derive(Clone, Debug)]
 pub enum Notice {
-    /// The bot holds a seat at a table.
-    Seated { table_id: String, seat: u32 },
+    /// The bot holds a seat at a table (of the ladder `ladder_id`, when not empty).
+    Seated {
+        table_id: String,
+        seat: u32,
+        ladder_id: String,
+    },
     /// An action was acknowledged.
     Acted {
         table_id: String,
@@ -58,6 +62,8 @@ pub struct MatchResult {
     pub table_id: String,
     /// This bot's seat.
     pub seat: u32,
+    /// The ladder the table belongs to; empty for a table that is not a ladder's.
+    pub ladder_id: String,
     /// Every seat's final balance, in seat order.
     pub balances: Vec<i64>,
 }
@@ -81,6 +87,8 @@ pub struct RunReport {
 /// Per-table state of the runner.
 struct Slot {
     seat: u32,
+    /// The table's ladder, when it is a ladder table.
+    ladder_id: String,
     bot: Box<dyn Bot>,
     /// The last sequence number seen (event or snapshot); resume point of the stream.
     last_seq: u64,
@@ -311,12 +319,18 @@ impl Runner {
                 {
                     let bot = (self.factory)(&seated);
                     let seq = seated.table.as_ref().map_or(0, |t| t.last_seq);
+                    let ladder_id = seated
+                        .table
+                        .as_ref()
+                        .map(|t| t.ladder_id.clone())
+                        .unwrap_or_default();
                     // A freshly seated table starts with a snapshot, so last_seq only matters if
                     // the stream drops before it; the table's seq is a safe resume point then.
                     slots.insert(
                         seated.table_id.clone(),
                         Slot {
                             seat: seated.seat,
+                            ladder_id: ladder_id.clone(),
                             bot,
                             last_seq: seq,
                             decided_seq: None,
@@ -326,6 +340,7 @@ impl Runner {
                     self.notify(Notice::Seated {
                         table_id: seated.table_id,
                         seat: seated.seat,
+                        ladder_id,
                     });
                 }
             }
@@ -406,6 +421,8 @@ impl Runner {
                 table_id.to_string(),
                 Slot {
                     seat,
+                    // Unknown without the table; the view alone does not say.
+                    ladder_id: String::new(),
                     bot,
                     last_seq: view.seq,
                     decided_seq: None,
@@ -531,6 +548,7 @@ impl Runner {
         let result = MatchResult {
             table_id: table_id.to_string(),
             seat: slot.seat,
+            ladder_id: slot.ladder_id,
             balances: balances.unwrap_or_default(),
         };
         report.matches.push(result.clone());

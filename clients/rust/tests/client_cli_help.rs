@@ -13,7 +13,9 @@ fn bete(args: &[&str]) -> std::process::Output {
 
 #[test]
 fn every_network_subcommand_has_help_with_an_example() {
-    for sub in ["bot", "watch", "play", "tables", "record", "demo"] {
+    for sub in [
+        "bot", "watch", "play", "tables", "record", "demo", "ladder", "verify",
+    ] {
         let out = bete(&[sub, "--help"]);
         assert!(out.status.success(), "{sub} --help");
         let text = String::from_utf8_lossy(&out.stdout);

@@ -4,6 +4,10 @@
 //
 //	bete-go-bot -server 127.0.0.1:50051 -ruleset beste-boer -seats 4 -tables 3 -strategy rule-aware
 //	bete-go-bot -server 127.0.0.1:50051 -join TABLE_ID -strategy random
+//	bete-go-bot -server 127.0.0.1:50051 -ladder beste-boer-4 -matches 4 -strategy rule-aware
+//
+// With -ladder it enters that ladder and plays the tables its scheduler seats it at, until
+// Ctrl-C or -matches tables are over, then leaves the ladder.
 package main
 
 import (
@@ -41,6 +45,9 @@ func run() int {
 	name := flag.String("name", "go-bot", "bot name to register when $BETE_TOKEN is unset")
 	seed := flag.Uint64("seed", uint64(time.Now().UnixNano()), "seed of the random strategy")
 	deadline := flag.Uint("deadline-ms", 0, "per-decision deadline of created tables (0: server default)")
+	ladder := flag.String("ladder", "", "play on this ladder (e.g. beste-boer-4) instead of creating tables")
+	capacity := flag.Uint("capacity", 1, "with -ladder: ladder tables to play at once")
+	matches := flag.Int("matches", 0, "with -ladder: stop after this many tables (0: until Ctrl-C)")
 	perTable := flag.Bool("watch-table", false, "one WatchTable stream per table instead of one WatchBot stream")
 	verbose := flag.Bool("v", false, "log the runner's diagnostics")
 	flag.Var(&join, "join", "join this table instead of creating tables (repeatable)")
@@ -85,6 +92,21 @@ func run() int {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
 	runner := bot.NewRunner(client, b, opts)
+	if *ladder != "" {
+		fmt.Fprintf(os.Stderr, "bot %s entering ladder %s\n", client.BotID(), *ladder)
+		played, err := runner.PlayLadder(ctx, *ladder, bot.LadderOptions{Capacity: uint32(*capacity), Matches: *matches})
+		for _, id := range played {
+			res, seat := runner.Result(id)
+			if bal := res.GetBalances(); int(seat) < len(bal) {
+				fmt.Printf("table %s: seat %d, balance %+d, balances %v\n", id, seat, bal[seat], bal)
+			}
+		}
+		if err != nil && ctx.Err() == nil {
+			return fail("%v", err)
+		}
+		fmt.Printf("%d ladder tables; left ladder %s\n", len(played), *ladder)
+		return 0
+	}
 	ids := []string(join)
 	for _, id := range join {
 		if _, err := client.Join(ctx, id); err != nil {

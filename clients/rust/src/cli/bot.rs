@@ -8,45 +8,63 @@ use super::common::ServerArgs;
 
 /// Run a built-in strategy as a bot: create tables (the other seats house bots) or join given
 /// ones, and play until stopped (Ctrl-C) or until the matches are done.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 #[command(
-    after_help = "Examples:\n  bete bot --server http://127.0.0.1:50051 --strategy heuristic --tables 4 --ruleset beast --seats 4\n  bete bot --server http://127.0.0.1:50051 --strategy random --join TABLE_ID"
+    after_help = "Examples:\n  bete bot --server http://127.0.0.1:50051 --strategy heuristic --tables 4 --ruleset beast --seats 4\n  bete bot --server http://127.0.0.1:50051 --strategy random --join TABLE_ID\n  bete bot --ladder beste-boer-4 --strategy heuristic --name my-bot --capacity 2\n\nWith --ladder the bot enters the ladder and plays the tables its scheduler seats it at, until\nCtrl-C or --matches tables are over, then leaves the ladder. Reuse a bot (and its rating) with\n--token; see the standings with `bete ladder standings LADDER`."
 )]
 pub struct Args {
     #[command(flatten)]
-    server: ServerArgs,
+    pub server: ServerArgs,
     /// How the bot plays.
     #[arg(long, value_enum, default_value_t = Strategy::Heuristic)]
-    strategy: Strategy,
+    pub strategy: Strategy,
+    /// Play on this ladder (see `bete ladder list`) instead of creating or joining tables.
+    #[arg(long, value_name = "LADDER", conflicts_with_all = ["tables", "join", "ruleset", "seats", "deadline_ms"])]
+    pub ladder: Option<String>,
+    /// With --ladder: ladder tables to play at once (1 .. the ladder's max_tables_per_bot).
+    #[arg(long, default_value_t = 1, requires = "ladder")]
+    pub capacity: u32,
     /// Tables to play at once (created unless --join is given).
     #[arg(long, default_value_t = 1)]
-    tables: usize,
-    /// Matches to play in all before stopping; by default as many as --tables (or the joined
-    /// tables). New tables are created as matches end.
+    pub tables: usize,
+    /// Matches (tables) to play in all before stopping; by default as many as --tables (or the
+    /// joined tables), and with --ladder until Ctrl-C. New tables are created as matches end.
     #[arg(long)]
-    matches: Option<usize>,
+    pub matches: Option<usize>,
     /// The game of created tables.
     #[arg(long, default_value = "bete", value_parser = super::common::parse_ruleset)]
-    ruleset: pb::Ruleset,
+    pub ruleset: pb::Ruleset,
     /// Seats of created tables; the seats other than the bot's are house bots.
     #[arg(long, default_value_t = 3)]
-    seats: u32,
+    pub seats: u32,
     /// Join these tables (any free seat) instead of creating tables.
     #[arg(long = "join", value_name = "TABLE")]
-    join: Vec<String>,
+    pub join: Vec<String>,
     /// The bot's name when registering (ignored with --token).
     #[arg(long, default_value = "bete-bot")]
-    name: String,
+    pub name: String,
     /// Milliseconds per decision at created tables (0: the server's default).
     #[arg(long, default_value_t = 0)]
-    deadline_ms: u32,
+    pub deadline_ms: u32,
     /// How actions are sent: on SubmitActions streams, or one unary SubmitAction call each.
     #[arg(long, value_enum, default_value_t = SubmitVia::Stream)]
-    submit: SubmitVia,
+    pub submit: SubmitVia,
 }
 
 /// Runs the subcommand.
 pub async fn run(args: Args) -> anyhow::Result<()> {
+    if let Some(ladder) = args.ladder.clone() {
+        return super::ladder_bot::run(super::ladder_bot::Options {
+            server: args.server,
+            ladder,
+            strategy: args.strategy,
+            name: args.name,
+            capacity: args.capacity,
+            matches: args.matches,
+            submit: args.submit,
+        })
+        .await;
+    }
     let client = args.server.connect(&args.name).await?;
     let strategy = args.strategy;
     let total = args.matches.unwrap_or(if args.join.is_empty() {
@@ -87,7 +105,8 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
             let id = create(client.clone()).await?;
             started += 1;
             eprintln!(
-                "created and joined table {id} ({} with {} seats)",
+                "created and joined table {} ({} with {} seats)",
+                render::escape(&id),
                 render::ruleset(args.ruleset as i32),
                 args.seats
             );
@@ -97,9 +116,13 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
             let joined = client
                 .join_table(id, None)
                 .await
-                .with_context(|| format!("could not join table {id}"))?;
+                .with_context(|| format!("could not join table {}", render::escape(id)))?;
             started += 1;
-            eprintln!("joined table {id} at seat {}", joined.seat);
+            eprintln!(
+                "joined table {} at seat {}",
+                render::escape(id),
+                joined.seat
+            );
         }
     }
 
@@ -116,11 +139,11 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
                 Some(Notice::MatchOver(result)) => {
                     done += 1;
                     let mine = result.balances.get(result.seat as usize).copied().unwrap_or(0);
-                    println!("match {done}/{total} over at table {}: seat {} finished {mine:+} (balances {:?})", result.table_id, result.seat, result.balances);
+                    println!("match {done}/{total} over at table {}: seat {} finished {mine:+} (balances {:?})", render::escape(&result.table_id), result.seat, result.balances);
                     if args.join.is_empty() && started < total {
                         let id = create(client.clone()).await?;
                         started += 1;
-                        eprintln!("created and joined table {id}");
+                        eprintln!("created and joined table {}", render::escape(&id));
                     }
                 }
                 Some(Notice::Reconnected { .. }) => eprintln!("connection restored; resumed every table"),

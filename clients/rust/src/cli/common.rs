@@ -17,18 +17,31 @@ pub struct ServerArgs {
 impl ServerArgs {
     /// Connects and authenticates (registering a bot named `name` when no token was given).
     pub async fn connect(&self, name: &str) -> anyhow::Result<Client> {
-        let client = Client::connect(&self.server).await.with_context(|| {
-            format!(
-                "start a server with `bete-server`, or try `bete demo` (server: {})",
-                self.server
-            )
-        })?;
+        let client = dial(&self.server).await?;
         client
             .authenticate(self.token.as_deref(), name)
             .await
             .context("could not authenticate; check --token or omit it to register a new bot")?;
         Ok(client)
     }
+}
+
+impl ServerArgs {
+    /// Connects for public reads: uses --token when given, never registers a bot.
+    pub async fn connect_public(&self) -> anyhow::Result<Client> {
+        let client = dial(&self.server).await?;
+        if let Some(token) = &self.token {
+            client.set_token(token).context("check --token")?;
+        }
+        Ok(client)
+    }
+}
+
+/// Dials `server`, saying what to do when nothing answers there.
+pub async fn dial(server: &str) -> anyhow::Result<Client> {
+    Client::connect(server).await.with_context(|| {
+        format!("start a server with `bete-server`, or try `bete demo` (server: {server})")
+    })
 }
 
 /// Parses a ruleset's text id ("bete", "beste-boer", ...).

@@ -4,11 +4,14 @@
 pub mod bot;
 pub mod common;
 pub mod demo;
+pub mod ladder;
+pub mod ladder_bot;
 pub mod play;
 pub mod record;
 pub mod replay;
 pub mod simulate;
 pub mod tables;
+pub mod verify;
 pub mod watch;
 
 use std::process::ExitCode;
@@ -27,7 +30,7 @@ pub struct Cli {
 pub enum Command {
     Simulate(simulate::Args),
     Replay(replay::Args),
-    /// Run a built-in strategy as a bot at one or more tables.
+    /// Run a built-in strategy as a bot at one or more tables, or on a ladder.
     Bot(bot::Args),
     /// Watch a table live as a spectator.
     Watch(watch::Args),
@@ -39,6 +42,10 @@ pub enum Command {
     Record(record::Args),
     /// Start a server in this process and show a whole match between house bots.
     Demo(demo::Args),
+    /// The ladders of a server: list them, their leaderboards, their matches.
+    Ladder(ladder::Args),
+    /// Check a record's seed against its table's commitment and every deck against the seed.
+    Verify(verify::Args),
 }
 
 /// Runs one parsed command line and returns the exit status.
@@ -52,6 +59,8 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Tables(args) => network(tables::run(args)),
         Command::Record(args) => network(record::run(args)),
         Command::Demo(args) => network(demo::run(args)),
+        Command::Ladder(args) => network(ladder::run(args)),
+        Command::Verify(args) => verify::run(args),
     }
 }
 
@@ -70,8 +79,83 @@ fn network(command: impl std::future::Future<Output = anyhow::Result<()>>) -> Ex
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            // Server messages can carry names and ids others chose.
+            eprintln!("error: {}", crate::render::escape(&format!("{e:#}")));
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("bete").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn bot_on_a_ladder_parses() {
+        let cli = parse(&[
+            "bot",
+            "--ladder",
+            "bete-4",
+            "--strategy",
+            "random",
+            "--name",
+            "r",
+            "--capacity",
+            "2",
+            "--matches",
+            "3",
+        ])
+        .expect("parses");
+        let Command::Bot(args) = cli.command else {
+            panic!("not bot: {cli:?}");
+        };
+        assert_eq!(args.ladder.as_deref(), Some("bete-4"));
+        assert_eq!(args.strategy, crate::Strategy::Random);
+        assert_eq!(args.capacity, 2);
+        assert_eq!(args.matches, Some(3));
+        assert_eq!(args.name, "r");
+    }
+
+    #[test]
+    fn ladder_only_options_need_a_ladder_and_table_options_refuse_one() {
+        assert!(parse(&["bot", "--capacity", "2"]).is_err());
+        assert!(parse(&["bot", "--ladder", "bete-4", "--join", "T"]).is_err());
+        assert!(parse(&["bot", "--ladder", "bete-4", "--ruleset", "beast"]).is_err());
+        assert!(parse(&["bot", "--ladder", "bete-4", "--tables", "2"]).is_err());
+        // The plain bot is unchanged.
+        let cli = parse(&["bot", "--tables", "2"]).expect("parses");
+        assert!(matches!(cli.command, Command::Bot(a) if a.ladder.is_none() && a.tables == 2));
+    }
+
+    #[test]
+    fn ladder_subcommands_parse() {
+        for args in [
+            &["ladder", "list"][..],
+            &["ladder", "list", "--json"],
+            &["ladder", "standings", "beste-boer-4"],
+            &["ladder", "standings", "beste-boer-4", "--json"],
+            &["ladder", "matches", "bete-4", "--bot", "B", "--json"],
+            &["ladder", "matches", "bete-4", "--server", "http://x:1"],
+        ] {
+            assert!(parse(args).is_ok(), "{args:?}");
+        }
+        assert!(parse(&["ladder", "standings"]).is_err(), "needs a ladder");
+        assert!(parse(&["ladder", "rank", "bete-4"]).is_err());
+    }
+
+    #[test]
+    fn verify_takes_a_record_or_a_table() {
+        let hex = "ab".repeat(32);
+        assert!(parse(&["verify", "r.json"]).is_ok());
+        assert!(parse(&["verify", "r.json", "--commitment", &hex]).is_ok());
+        assert!(parse(&["verify", "--table", "T"]).is_ok());
+        assert!(parse(&["verify"]).is_err(), "a record or --table");
+        assert!(parse(&["verify", "r.json", "--table", "T"]).is_err());
+        assert!(parse(&["verify", "--table", "T", "--commitment", &hex]).is_err());
+        assert!(parse(&["verify", "r.json", "--commitment", "abc"]).is_err());
     }
 }

@@ -300,7 +300,7 @@ async fn play(
                             Ok(_) => pending = false,
                             Err(e) => match e.reason() {
                                 Some(ErrorReason::IllegalAction) => {
-                                    println!("The server refused {}: {e}", render::action(&action));
+                                    println!("The server refused {}: {}", render::action(&action), render::escape(&e.to_string()));
                                     prompt(&board.view);
                                 }
                                 Some(ErrorReason::StaleSeq) | Some(ErrorReason::NotYourSeat) => {

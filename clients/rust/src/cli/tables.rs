@@ -65,19 +65,32 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
                 if s.bot_name.is_empty() {
                     format!("{}:free", s.seat)
                 } else {
-                    format!("{}:{}", s.seat, s.bot_name)
+                    format!("{}:{}", s.seat, render::escape(&s.bot_name))
                 }
             })
             .collect();
         println!(
-            "{:<38} {:<14} {:>5} {:<9} {:>6}  {}",
-            t.table_id,
+            "{:<38} {:<14} {:>5} {:<9} {:>6}  {}{}",
+            render::escape(&t.table_id),
             render::ruleset(t.ruleset),
             t.seat_count,
             state,
             t.last_seq,
-            seats.join(" ")
+            seats.join(" "),
+            marks(&t)
         );
     }
     Ok(())
+}
+
+/// The short markers after a table's seats: its ladder, and a seed its creator chose.
+fn marks(table: &pb::Table) -> String {
+    let mut out = String::new();
+    if !table.ladder_id.is_empty() {
+        out.push_str(&format!("  [ladder {}]", render::escape(&table.ladder_id)));
+    }
+    if table.seed_chosen {
+        out.push_str("  [chosen seed: not rated]");
+    }
+    out
 }

@@ -84,6 +84,11 @@ pub async fn follow(client: &Client, table: pb::Table, how: Follow) -> anyhow::R
     let mut board = Board::empty(&table);
     let mut watch = client.watch_table(&table_id, how.from_start.then_some(0));
     let names = Some(table.clone());
+    let marks = render::table_marks(&table);
+    if !how.redraw && !marks.is_empty() {
+        // Event lines alone would not say it; the board says it again when drawn.
+        println!("Table {}: {}", render::escape(&table_id), marks.join(" · "));
+    }
     loop {
         let Some(item) = watch.next().await? else {
             break;
