@@ -680,8 +680,16 @@ impl TableService for TableApi {
                     record = r.to_json();
                 }
             }
+            let seed_sha256 = t
+                .table
+                .seed
+                .parse::<bete_rules::Seed>()
+                .map(|s| s.commitment())
+                .unwrap_or_default();
             Ok(pb::GetGameRecordResponse {
                 record_json: record,
+                seed_chosen: t.table.seed_chosen,
+                seed_sha256,
             })
         })
         .await

@@ -286,7 +286,11 @@ class GetGameRecordRequest(_message.Message):
     def __init__(self, table_id: _Optional[str] = ...) -> None: ...
 
 class GetGameRecordResponse(_message.Message):
-    __slots__ = ("record_json",)
+    __slots__ = ("record_json", "seed_chosen", "seed_sha256")
     RECORD_JSON_FIELD_NUMBER: _ClassVar[int]
+    SEED_CHOSEN_FIELD_NUMBER: _ClassVar[int]
+    SEED_SHA256_FIELD_NUMBER: _ClassVar[int]
     record_json: str
-    def __init__(self, record_json: _Optional[str] = ...) -> None: ...
+    seed_chosen: bool
+    seed_sha256: str
+    def __init__(self, record_json: _Optional[str] = ..., seed_chosen: _Optional[bool] = ..., seed_sha256: _Optional[str] = ...) -> None: ...

@@ -1844,7 +1844,14 @@ type GetGameRecordResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The record as `bete-record/1` JSON: ruleset, config, seats, first_dealer, seed, every
 	// deal's actions (server-played ones with "auto": true) and the final balances.
-	RecordJson    string `protobuf:"bytes,1,opt,name=record_json,json=recordJson,proto3" json:"record_json,omitempty"`
+	RecordJson string `protobuf:"bytes,1,opt,name=record_json,json=recordJson,proto3" json:"record_json,omitempty"`
+	// The table's creator chose the seed: the creator could know every deck, so the match
+	// proves nothing about its players and was never rated. (Beside the record rather than in
+	// it: `bete-record/1` has no such field, and strict readers refuse unknown ones.)
+	SeedChosen bool `protobuf:"varint,2,opt,name=seed_chosen,json=seedChosen,proto3" json:"seed_chosen,omitempty"`
+	// The commitment published when the table was created: hex SHA-256 of the 32 seed bytes;
+	// `bete verify --commitment` checks the record's seed against it.
+	SeedSha256    string `protobuf:"bytes,3,opt,name=seed_sha256,json=seedSha256,proto3" json:"seed_sha256,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1882,6 +1889,20 @@ func (*GetGameRecordResponse) Descriptor() ([]byte, []int) {
 func (x *GetGameRecordResponse) GetRecordJson() string {
 	if x != nil {
 		return x.RecordJson
+	}
+	return ""
+}
+
+func (x *GetGameRecordResponse) GetSeedChosen() bool {
+	if x != nil {
+		return x.SeedChosen
+	}
+	return false
+}
+
+func (x *GetGameRecordResponse) GetSeedSha256() string {
+	if x != nil {
+		return x.SeedSha256
 	}
 	return ""
 }
@@ -2010,10 +2031,14 @@ const file_bete_v1_table_service_proto_rawDesc = "" +
 	"\x06resync\x18\a \x01(\v2\x0f.bete.v1.ResyncH\x00R\x06resyncB\x06\n" +
 	"\x04kind\"1\n" +
 	"\x14GetGameRecordRequest\x12\x19\n" +
-	"\btable_id\x18\x01 \x01(\tR\atableId\"8\n" +
+	"\btable_id\x18\x01 \x01(\tR\atableId\"z\n" +
 	"\x15GetGameRecordResponse\x12\x1f\n" +
 	"\vrecord_json\x18\x01 \x01(\tR\n" +
-	"recordJson2\xb2\x06\n" +
+	"recordJson\x12\x1f\n" +
+	"\vseed_chosen\x18\x02 \x01(\bR\n" +
+	"seedChosen\x12\x1f\n" +
+	"\vseed_sha256\x18\x03 \x01(\tR\n" +
+	"seedSha2562\xb2\x06\n" +
 	"\fTableService\x12H\n" +
 	"\vCreateTable\x12\x1b.bete.v1.CreateTableRequest\x1a\x1c.bete.v1.CreateTableResponse\x12?\n" +
 	"\bGetTable\x12\x18.bete.v1.GetTableRequest\x1a\x19.bete.v1.GetTableResponse\x12E\n" +
