@@ -8,7 +8,8 @@
 #   3. Go: installs protoc-gen-go and protoc-gen-go-grpc (go install, module proxy), generates
 #      stubs under the example module's own import path with the guide's -M remapping, and plays
 #      docs/first-bot/go to the end of a match in every ruleset
-#   4. TypeScript: generates the Protobuf-ES stubs with the guide's buf.gen.yaml (generation only)
+#   4. Go with buf managed mode and TypeScript (Protobuf-ES): generates the stubs with the guide's
+#      buf.gen.yaml files (generation only)
 # Every command the guide shows is checked to appear in docs/protocol.md verbatim, so the guide
 # and this test cannot drift apart. `protoc` is the one inside grpcio-tools (the guide names it
 # as one way to get protoc).
@@ -23,6 +24,11 @@ RULESETS=(RULESET_BETE RULESET_BETE_ACE_HIGH RULESET_BEAST RULESET_BESTE_BOER RU
 work=$(mktemp -d)
 server_pid=
 cleanup() {
+  status=$?
+  if [ "$status" -ne 0 ] && [ -f "$work/server.log" ]; then
+    echo "walkthrough: failed; the server's last log lines:" >&2
+    tail -20 "$work/server.log" >&2
+  fi
   if [ -n "$server_pid" ]; then
     kill "$server_pid" 2>/dev/null || true
     wait "$server_pid" 2>/dev/null || true
@@ -49,16 +55,29 @@ protoc() { "$tools/venv/bin/python" -m grpc_tools.protoc "$@"; }
 # --- the server -------------------------------------------------------------------------------
 # The venv of scripts/gen-stubs.sh (grpcio-tools, whose protoc is used here).
 [ -x "$tools/venv/bin/python" ] || bash scripts/gen-stubs.sh
+# buf for the Go alternative (the same pinned version scripts/check-stubs.sh installs).
+[ -x "$tools/node_modules/.bin/buf" ] ||
+  npm install --silent --no-audit --no-fund --prefix "$tools" @bufbuild/buf@1.75.0
 cargo build --quiet -p bete-server --locked
 free_port() { "$tools/venv/bin/python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 port=$(free_port)
 "$root/target/debug/bete-server" --listen "127.0.0.1:$port" --data-dir "$work/data" \
   --metrics-listen "127.0.0.1:$(free_port)" --log-format json >"$work/server.log" 2>&1 &
 server_pid=$!
-for _ in $(seq 100); do
-  (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+up=
+for _ in $(seq 300); do
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+    up=1
+    break
+  fi
+  kill -0 "$server_pid" 2>/dev/null || break
   sleep 0.1
 done
+if [ -z "$up" ]; then
+  echo "walkthrough: the server did not start; its log:" >&2
+  cat "$work/server.log" >&2
+  exit 1
+fi
 server=127.0.0.1:$port
 
 # The reader's project: a copy of proto/ and the bot, nothing else of the repository.
@@ -101,6 +120,16 @@ assert importlib.util.find_spec("bete_bot") is None, "the SDK is importable"'
     in_guide './firstbot -server 127.0.0.1:50051'
     ./firstbot -server "$server" -ruleset "$ruleset"
   done
+)
+
+# --- Go with buf managed mode (the guide's alternative; generation only) -------------------------
+mkdir -p "$work/go-buf"
+cp -r proto "$work/go-buf/proto"
+(
+  cd "$work/go-buf"
+  sed -n '/^# buf.gen.yaml (Go)$/,/^```$/p' "$root/docs/protocol.md" | sed '1d;$d' >buf.gen.yaml
+  guide 'buf generate'
+  grep -q '^package betev1$' gen/bete/v1/table_service_grpc.pb.go
 )
 
 # --- TypeScript (stubs only) --------------------------------------------------------------------
