@@ -1574,8 +1574,8 @@ func (x *Seated) GetTable() *Table {
 
 // It is your turn at a table: decide and call SubmitAction before `view.deadline`. On a WatchBot
 // stream this is the one message to act on: every decision of yours is sent exactly once as a
-// DecisionRequest (also one pending when the stream opens, right after the table's snapshot),
-// and no other message carries legal actions. Submit with `expected_seq = seq`.
+// DecisionRequest (also one pending when the stream opens, right after the table's snapshot or
+// resumed events), and no other message carries legal actions. Submit with `expected_seq = seq`.
 type DecisionRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The table.
