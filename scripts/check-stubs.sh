@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # CI check of the schema and the committed stubs (fails on any difference):
-#   1. buf lint (STANDARD + COMMENTS) and buf format -d --exit-code on proto/
+#   1. buf lint (STANDARD + COMMENTS), buf format -d --exit-code and buf breaking (FILE rules)
+#      against the schema as released at $BREAKING_BASE (read from git: needs that commit)
 #   2. scripts/gen-stubs.sh, then no diff and no untracked file under the stub paths
 #   3. the Rust code generates and compiles (cargo check -p bete-api), the Go stubs compile
 # buf is installed on first use: npm install --prefix .tools @bufbuild/buf@$BUF_VERSION.
@@ -9,6 +10,9 @@ cd "$(dirname "$0")/.."
 root=$PWD
 
 BUF_VERSION=1.75.0
+# The last release of the schema: every change must stay wire- and source-compatible with it.
+# Move it forward only with a release (a tag), never to let a breaking change through.
+BREAKING_BASE=c02cbc0
 buf=$root/.tools/node_modules/.bin/buf
 stub_paths=(clients/python/bete clients/go/gen)
 
@@ -21,6 +25,16 @@ echo "check-stubs: buf lint" >&2
 "$buf" lint
 echo "check-stubs: buf format" >&2
 "$buf" format -d --exit-code
+echo "check-stubs: buf breaking against $BREAKING_BASE" >&2
+if ! git cat-file -e "$BREAKING_BASE^{commit}" 2>/dev/null; then
+  echo "check-stubs: commit $BREAKING_BASE is not in this clone (fetch the full history)" >&2
+  exit 1
+fi
+# The schema of that commit, extracted (works in a worktree, where .git is a file).
+base=$(mktemp -d)
+trap 'rm -rf "$base"' EXIT
+git archive "$BREAKING_BASE" proto buf.yaml | tar -x -C "$base"
+"$buf" breaking --against "$base"
 
 echo "check-stubs: regenerating stubs" >&2
 bash scripts/gen-stubs.sh

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of the project, installing what it needs on the way (idempotent):
-# Rust workspace tests, schema lint and stub freshness, the Python and Go SDK suites
-# against the real server, Kubernetes manifests, and the load harness smoke run.
+# Rust workspace tests, schema lint, compatibility and stub freshness, the Python and Go SDK
+# suites against the real server, Kubernetes manifests, the protocol guide's walk-through bots
+# (scripts/walkthrough.sh) and the load harness smoke run.
 #
 #   bash scripts/test.sh            # everything
 #   BETE_SKIP="python go" bash scripts/test.sh   # skip parts while iterating
@@ -58,6 +59,12 @@ if ! skip go && [ -x clients/go/run-tests.sh ]; then
   cargo build -p bete-server --locked
   bash clients/go/run-tests.sh
   record "go: ok"
+fi
+
+if ! skip walkthrough; then
+  step "the guide's first bot, from generated stubs only (Python, Go; TypeScript stubs)"
+  bash scripts/walkthrough.sh
+  record "walkthrough: ok"
 fi
 
 if ! skip load && [ -x clients/load/smoke.sh ]; then

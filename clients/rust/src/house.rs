@@ -149,6 +149,7 @@ pub fn view_from_pb(v: &pb::SeatView) -> Option<View> {
         bete_queue: p.bete_queue,
         heaps: [p.heap_king, p.heap_play, p.heap_triolet],
         bete_streak: p.bete_streak,
+        fiche_value: p.fiche_value,
     };
     Some(View {
         viewer: match v.viewer_seat {

@@ -322,7 +322,7 @@ async fn a_table_with_a_chosen_seed_is_marked_in_tables_and_watch() {
 async fn ctrl_c_stops_a_ladder_bot_and_takes_it_off_the_ladder() {
     let server = start();
     let url = server.url.clone();
-    let mut child = Command::new(BETE)
+    let child = Command::new(BETE)
         .args([
             "bot",
             "--server",

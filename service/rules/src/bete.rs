@@ -876,6 +876,7 @@ impl Family for BeteTable {
             king_pool: self.king_pool,
             staked_bete: self.staked.map(|b| b.amount),
             bete_queue: self.queue.iter().map(|b| b.amount).collect(),
+            fiche_value: self.fiche_value,
             ..Pools::default()
         }
     }

@@ -32,7 +32,7 @@ pub(crate) struct Ctx<'a> {
     pub deal: u32,
     pub dealer: Seat,
     /// Net jetons per seat. Every payment between a seat and the table goes through here, so
-    /// balances + `Family::pools().total()` is zero after every step (the conservation test).
+    /// balances + `Family::pools().on_table()` is zero after every step (the conservation test).
     pub balances: &'a mut Amounts,
 }
 

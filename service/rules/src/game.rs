@@ -548,7 +548,7 @@ impl Game {
 
     /// Everything still on the table, in jetons.
     pub fn on_table(&self) -> i64 {
-        family!(&self.table, t => t.pools()).total(self.setup.config.fiche_value)
+        family!(&self.table, t => t.pools()).on_table()
     }
 
     pub fn pools(&self) -> crate::view::Pools {

@@ -33,13 +33,16 @@ pub struct Pools {
     pub heaps: [i64; 3],
     /// Beste Boer / Lanterlui: the bête streak k - 1 of 0.4 item 10.
     pub bete_streak: u32,
+    /// Bête: the jetons one fiche is worth (the `fiche_value` key); 0 where there is no dish.
+    pub fiche_value: i64,
 }
 
 impl Pools {
-    /// Everything on the table, fiches at `fiche_value`.
-    pub fn total(&self, fiche_value: i64) -> i64 {
+    /// Everything on the table in jetons, fiches at their own `fiche_value`: with the seats'
+    /// balances it sums to zero (11.4).
+    pub fn on_table(&self) -> i64 {
         self.pot
-            + self.fiches * fiche_value
+            + self.fiches * self.fiche_value
             + self.king_pool
             + self.staked_bete.unwrap_or(0)
             + self.bete_queue.iter().sum::<i64>()

@@ -103,6 +103,11 @@ pub fn table_to_pb(t: &TableStatus) -> pb::Table {
             .unwrap_or_default(),
         seed_sha256: m.seed.commitment(),
         seed_chosen: m.seed_chosen,
+        fiche_value: if m.ruleset.is_bete_family() {
+            m.config.fiche_value
+        } else {
+            0
+        },
     }
 }
 

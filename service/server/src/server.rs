@@ -53,8 +53,10 @@ pub enum RunError {
     StoreStopped,
 }
 
-/// Hard cap of a decoded request; anything above the (smaller) configured limit but below this
-/// is refused with INVALID_ARGUMENT and an ErrorInfo, anything above this by tonic itself.
+/// Hard cap of a decoded request (tonic's `max_decoding_message_size`): tonic refuses a request
+/// above it before reading it, so no handler sees it. Anything above the (smaller) configured
+/// limit but below this is refused by the request-size gate; above it, [`WithErrorInfo`] turns
+/// tonic's bare refusal into the gate's, so both carry the same ErrorInfo.
 const TRANSPORT_MAX_MESSAGE: usize = 1024 * 1024;
 
 /// Concurrent HTTP/2 streams one connection may open (tonic's default is unlimited). Above
@@ -152,17 +154,30 @@ pub async fn run(
         .register_encoded_file_descriptor_set(tonic_types::pb::FILE_DESCRIPTOR_SET)
         .build_v1alpha()?;
 
-    let table_service = TableRoutes {
-        inner: TableServiceServer::new(TableApi(api.clone()))
-            .max_decoding_message_size(TRANSPORT_MAX_MESSAGE),
-        api: api.clone(),
+    let request_limit = api.config.max_request_bytes;
+    let table_service = WithErrorInfo {
+        inner: TableRoutes {
+            inner: TableServiceServer::new(TableApi(api.clone()))
+                .max_decoding_message_size(TRANSPORT_MAX_MESSAGE),
+            api: api.clone(),
+        },
+        request_limit,
     };
-    let bot_service =
-        BotServiceServer::new(BotApi(api.clone())).max_decoding_message_size(TRANSPORT_MAX_MESSAGE);
-    let account_service = AccountServiceServer::new(AccountApi(api.clone()))
-        .max_decoding_message_size(TRANSPORT_MAX_MESSAGE);
-    let ladder_service = LadderServiceServer::new(LadderApi(api.clone()))
-        .max_decoding_message_size(TRANSPORT_MAX_MESSAGE);
+    let bot_service = WithErrorInfo {
+        inner: BotServiceServer::new(BotApi(api.clone()))
+            .max_decoding_message_size(TRANSPORT_MAX_MESSAGE),
+        request_limit,
+    };
+    let account_service = WithErrorInfo {
+        inner: AccountServiceServer::new(AccountApi(api.clone()))
+            .max_decoding_message_size(TRANSPORT_MAX_MESSAGE),
+        request_limit,
+    };
+    let ladder_service = WithErrorInfo {
+        inner: LadderServiceServer::new(LadderApi(api.clone()))
+            .max_decoding_message_size(TRANSPORT_MAX_MESSAGE),
+        request_limit,
+    };
 
     let addr = listener.local_addr().ok();
     tracing::info!(?addr, "bete-server listening");
@@ -299,6 +314,54 @@ impl Service<http::Request<tonic::body::Body>> for TableRoutes {
             }),
             _ => self.inner.call(req),
         }
+    }
+}
+
+/// A service whose refusals of over-size requests carry an ErrorInfo: tonic answers a request
+/// over [`TRANSPORT_MAX_MESSAGE`] with a bare `OUT_OF_RANGE` before any handler runs (a
+/// trailers-only response of a unary or server-streaming call); this rewrites that response into
+/// the request-size gate's `INVALID_ARGUMENT` (status.rs). A client-streaming call
+/// (SubmitActions) meets the limit inside its handler, which does the same (submits.rs).
+#[derive(Clone, Debug)]
+struct WithErrorInfo<S> {
+    inner: S,
+    /// The configured request limit, named in the refusal.
+    request_limit: usize,
+}
+
+impl<S: NamedService> NamedService for WithErrorInfo<S> {
+    const NAME: &'static str = S::NAME;
+}
+
+impl<S> Service<http::Request<tonic::body::Body>> for WithErrorInfo<S>
+where
+    S: Service<
+            http::Request<tonic::body::Body>,
+            Response = http::Response<tonic::body::Body>,
+            Error = Infallible,
+        >,
+    S::Future: Send + 'static,
+{
+    type Response = http::Response<tonic::body::Body>;
+    type Error = Infallible;
+    type Future = BoxFuture<Self::Response, Infallible>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: http::Request<tonic::body::Body>) -> Self::Future {
+        let call = self.inner.call(req);
+        let limit = self.request_limit;
+        Box::pin(async move {
+            let response = call.await?;
+            let refusal = tonic::Status::from_header_map(response.headers())
+                .and_then(|s| crate::status::over_transport_limit(&s, limit));
+            Ok(match refusal {
+                Some(e) => e.to_status().into_http(),
+                None => response,
+            })
+        })
     }
 }
 

@@ -77,6 +77,21 @@ pub(crate) fn fresh_seed() -> Result<Seed, ServerError> {
     Ok(Seed(bytes))
 }
 
+/// BAD_CONFIG for a seat count above any ruleset's (it does not fit the engine's `u8`), worded as
+/// the ruleset's own seat check words a smaller one.
+fn seats_not_allowed(ruleset: bete_rules::RulesetId, seats: u32) -> ServerError {
+    // Any count above MAX_SEATS fails the ruleset's check; u8::MAX stands for larger ones.
+    let n = u8::try_from(seats).unwrap_or(u8::MAX);
+    let allowed = match Config::defaults(ruleset, n).check_seats(ruleset, n) {
+        Err(ConfigError::Seats { allowed, .. }) => allowed,
+        _ => format!("at most {}", bete_rules::MAX_SEATS),
+    };
+    ServerError::BadConfig {
+        field: "seats".into(),
+        message: format!("{ruleset} does not allow {seats} seats (allowed: {allowed})"),
+    }
+}
+
 /// The longest `request_id` a submit accepts (and a SubmitActions answer echoes).
 pub(crate) const MAX_REQUEST_ID_CHARS: usize = 64;
 
@@ -169,19 +184,16 @@ impl Api {
         let ruleset = convert::ruleset_from_pb(req.ruleset, "ruleset")
             .map_err(|e| bad.push(e))
             .ok();
+        // A missing count is malformed (INVALID_ARGUMENT); any other count the ruleset does not
+        // allow is BAD_CONFIG, from the ruleset's own check below, however large it is.
+        let too_many = req.seats as usize > bete_rules::MAX_SEATS;
         let seats = match u8::try_from(req.seats) {
             Ok(0) => {
                 bad.push(FieldError::new("seats", "is required"));
                 None
             }
-            Ok(n) if usize::from(n) <= bete_rules::MAX_SEATS => Some(n),
-            _ => {
-                bad.push(FieldError::new(
-                    "seats",
-                    format!("{} is more than {} seats", req.seats, bete_rules::MAX_SEATS),
-                ));
-                None
-            }
+            Ok(n) if !too_many => Some(n),
+            _ => None,
         };
         let deadline_ms = match u64::from(req.decision_deadline_ms) {
             0 => self.config.default_deadline_ms,
@@ -272,6 +284,9 @@ impl Api {
                     })
                     .collect(),
             ));
+        }
+        if let (Some(ruleset), true) = (ruleset, too_many) {
+            return Err(seats_not_allowed(ruleset, req.seats));
         }
         let (Some(ruleset), Some(seats)) = (ruleset, seats) else {
             return Err(ServerError::Internal("unreachable: checked above".into()));
@@ -740,16 +755,38 @@ impl Api {
             // Register first, then list: a join racing with this call attaches the stream either way.
             api.tables.add_bot_stream(&bot.id, stream.clone());
             let resume = req.from_seq.keys().cloned().collect();
+            let mut following = Vec::new();
             for id in api.store.tables_of_bot(bot.id.clone(), resume).await? {
                 if let Ok(handle) = api.tables.get(&id).await {
-                    handle
-                        .tell(Command::WatchBot {
-                            bot: bot.id.clone(),
-                            stream: stream.clone(),
-                            from_seq: req.from_seq.get(&id).copied(),
-                        })
-                        .await;
+                    following.push((id, handle));
                 }
+            }
+            // A resume point beyond a table's last event fails the whole stream at open, as
+            // WatchTable does, before any table is told of it: such a seq never came from that
+            // table (another table's seq, a table restored from an older backup), and a silent
+            // fresh snapshot would hide the bug. Entries for tables the bot does not sit at are
+            // ignored. The published seq is never behind what a stream was sent.
+            let beyond = following.iter().find_map(|(id, handle)| {
+                let from_seq = req.from_seq.get(id).copied()?;
+                let last_seq = handle.shared.last_seq();
+                (from_seq > last_seq).then(|| ServerError::FromSeqOutOfRange {
+                    from_seq,
+                    last_seq,
+                    table_id: Some(id.clone()),
+                })
+            });
+            if let Some(e) = beyond {
+                api.tables.remove_bot_stream(&bot.id, stream.id);
+                return Err(e);
+            }
+            for (id, handle) in following {
+                handle
+                    .tell(Command::WatchBot {
+                        bot: bot.id.clone(),
+                        stream: stream.clone(),
+                        from_seq: req.from_seq.get(&id).copied(),
+                    })
+                    .await;
             }
             // An entered bot is online now: its ladders may seat it at once.
             api.ladders.poke();

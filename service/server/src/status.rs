@@ -55,8 +55,13 @@ pub enum ServerError {
     TableFinished,
     #[error("you hold no seat at this table")]
     NotSeated,
-    #[error("from_seq {from_seq} is beyond the table's last event {last_seq}")]
-    FromSeqOutOfRange { from_seq: u64, last_seq: u64 },
+    /// `table_id`: WatchBot's entry for that table (WatchTable's request names one table).
+    #[error("{} {from_seq} is beyond the table's last event {last_seq}", from_seq_field(.table_id.as_deref()))]
+    FromSeqOutOfRange {
+        from_seq: u64,
+        last_seq: u64,
+        table_id: Option<String>,
+    },
     #[error("the stream fell behind and was cut; resume with from_seq {from_seq}")]
     WatcherTooSlow { table_id: String, from_seq: u64 },
     #[error("the server is shutting down")]
@@ -90,6 +95,14 @@ pub enum ServerError {
     BotVersionExists { name: String, version: String },
     #[error("the account has {0} bots, the most it may have")]
     AccountBotLimit(u32),
+}
+
+/// The request field a `from_seq` came from: `from_seq`, or WatchBot's `from_seq[<table id>]`.
+fn from_seq_field(table_id: Option<&str>) -> String {
+    match table_id {
+        Some(t) => format!("from_seq[{t}]"),
+        None => "from_seq".to_string(),
+    }
 }
 
 fn join(v: &[FieldViolation]) -> String {
@@ -183,8 +196,13 @@ impl ServerError {
             ServerError::StaleSeq { last_seq, .. } => {
                 m.insert("last_seq".into(), last_seq.to_string());
             }
-            ServerError::FromSeqOutOfRange { last_seq, .. } => {
+            ServerError::FromSeqOutOfRange {
+                last_seq, table_id, ..
+            } => {
                 m.insert("last_seq".into(), last_seq.to_string());
+                if let Some(t) = table_id {
+                    m.insert("table_id".into(), t.clone());
+                }
             }
             ServerError::WatcherTooSlow { table_id, from_seq } => {
                 m.insert("table_id".into(), table_id.clone());
@@ -219,6 +237,12 @@ impl ServerError {
             ServerError::BadConfig { field, message } => {
                 details.add_bad_request_violation(field.clone(), message.clone());
             }
+            ServerError::FromSeqOutOfRange { table_id, .. } => {
+                details.add_bad_request_violation(
+                    from_seq_field(table_id.as_deref()),
+                    "is beyond the table's last event (metadata last_seq)",
+                );
+            }
             _ => {}
         }
         Status::with_error_details(self.code(), self.to_string(), details)
@@ -238,6 +262,27 @@ impl ServerError {
             other => ServerError::IllegalAction(other.to_string()),
         }
     }
+}
+
+/// The start of tonic's message when a request is over its decoding limit
+/// (`max_decoding_message_size`): it answers `OUT_OF_RANGE` itself, before any handler runs,
+/// and without an `ErrorInfo`.
+const TONIC_TOO_LARGE: &str = "Error, decoded message length too large: found ";
+
+/// tonic's bare refusal of a request over the transport limit, as the refusal the request-size
+/// gate gives (`INVALID_ARGUMENT` on field `(request)`, with its `ErrorInfo`): one answer for
+/// "too large" whatever the size. `limit` is the configured request limit. `None` for every
+/// other status.
+pub fn over_transport_limit(status: &Status, limit: usize) -> Option<ServerError> {
+    if status.code() != Code::OutOfRange || !status.details().is_empty() {
+        return None;
+    }
+    let rest = status.message().strip_prefix(TONIC_TOO_LARGE)?;
+    let len: u64 = rest.split(' ').next()?.parse().ok()?;
+    Some(ServerError::field(
+        "(request)",
+        format!("the request is {len} bytes; the limit is {limit}"),
+    ))
 }
 
 /// A status's code, message, `ErrorInfo` and `BadRequest`, field by field, as an
@@ -293,6 +338,34 @@ impl From<StoreError> for ServerError {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    /// tonic's bare refusal of an over-size request becomes the gate's, with its ErrorInfo;
+    /// any other status, our own OUT_OF_RANGE included, is left alone.
+    #[test]
+    fn the_transport_limit_refusal_gets_the_gate_reason() {
+        let tonic_says = Status::out_of_range(
+            "Error, decoded message length too large: found 1126404 bytes, the limit is: 1048576 bytes",
+        );
+        let e = over_transport_limit(&tonic_says, 65_536).unwrap();
+        assert_eq!(
+            e,
+            ServerError::field(
+                "(request)",
+                "the request is 1126404 bytes; the limit is 65536"
+            )
+        );
+        let ours = ServerError::FromSeqOutOfRange {
+            from_seq: 9,
+            last_seq: 3,
+            table_id: Some("t_1".into()),
+        }
+        .to_status();
+        assert_eq!(over_transport_limit(&ours, 65_536), None);
+        assert_eq!(
+            over_transport_limit(&Status::out_of_range("other"), 1),
+            None
+        );
+    }
 
     #[test]
     fn statuses_carry_reason_and_fields() {
@@ -392,6 +465,7 @@ mod tests {
             ServerError::FromSeqOutOfRange {
                 from_seq: 50,
                 last_seq: 9,
+                table_id: None,
             },
             ServerError::WatcherTooSlow {
                 table_id: "t-1".into(),
@@ -496,7 +570,9 @@ mod tests {
             assert_eq!(fields, status_fields, "{e:?}");
             match e {
                 ServerError::InvalidArgument(_) => assert_eq!(fields.len(), 2),
-                ServerError::BadConfig { .. } => assert_eq!(fields.len(), 1),
+                ServerError::BadConfig { .. } | ServerError::FromSeqOutOfRange { .. } => {
+                    assert_eq!(fields.len(), 1)
+                }
                 _ => assert!(fields.is_empty(), "{e:?}"),
             }
         }

@@ -156,13 +156,16 @@ async fn serve(
             Ok(Some(req)) => req,
             // The client closed its side: every request is answered, end with OK.
             Ok(None) => return None,
-            // Over the transport's message limit: tonic's own OUT_OF_RANGE, exactly what the
-            // unary call gets for the same bytes (the stream cannot go on past them).
-            Err(status) if status.code() == tonic::Code::OutOfRange => {
-                tracing::debug!(index, "SubmitActions request over the transport limit");
-                return Some(status);
-            }
             Err(status) => {
+                // Over the transport's message limit: tonic refuses it before decoding, with a
+                // bare OUT_OF_RANGE. The stream cannot go on past bytes it did not read, so it
+                // ends, with what the unary call gets for the same bytes: the request-size
+                // refusal and its ErrorInfo.
+                let limit = api.config.max_request_bytes;
+                if let Some(e) = crate::status::over_transport_limit(&status, limit) {
+                    tracing::debug!(index, "SubmitActions request over the transport limit");
+                    return Some(e.to_status());
+                }
                 // A protocol failure (an undecodable message, a broken body): the stream's
                 // framing cannot be trusted any more. Logged by code only (no payload).
                 tracing::debug!(code = ?status.code(), index, "SubmitActions stream failed");

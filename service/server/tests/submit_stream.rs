@@ -647,7 +647,8 @@ async fn draining_ends_a_stream_whose_client_stopped_reading() {
 }
 
 /// A request over the transport's 1 MiB limit ends the stream with the status the unary call
-/// gets for the same request (tonic's OUT_OF_RANGE), not INVALID_ARGUMENT.
+/// gets for the same request: the request-size refusal, INVALID_ARGUMENT with its ErrorInfo
+/// (tonic's own refusal is a bare OUT_OF_RANGE, rewritten by the server).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_oversized_request_gets_the_unary_size_status() {
     let dir = tempfile::tempdir().unwrap();
@@ -656,7 +657,8 @@ async fn an_oversized_request_gets_the_unary_size_status() {
     let mut me = register(&ch, "big-bot").await;
     let huge = submit(&"t".repeat(1100 * 1024), Some(card("KS")), 0);
     let unary = me.client.submit_action(huge.clone()).await.unwrap_err();
-    assert_eq!(unary.code(), Code::OutOfRange, "{unary:?}");
+    assert_eq!(unary.code(), Code::InvalidArgument, "{unary:?}");
+    assert_eq!(reason(&unary), "INVALID_ARGUMENT");
     let mut stream = Submits::open(&mut me.client).await.unwrap();
     // A normal request first: answered, and the stream goes on.
     stream.rejected(submit("", Some(card("KS")), 0)).await;
@@ -673,6 +675,7 @@ async fn an_oversized_request_gets_the_unary_size_status() {
     let end = next(&mut stream.rx).await.expect_err("the stream ends");
     assert_eq!(end.code(), unary.code(), "{end:?}");
     assert_eq!(end.message(), unary.message());
+    assert_eq!(reason(&end), "INVALID_ARGUMENT");
     drop(stream);
     srv.stop().await;
 }

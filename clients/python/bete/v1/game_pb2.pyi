@@ -91,7 +91,7 @@ class Trick(_message.Message):
     def __init__(self, leader: _Optional[int] = ..., plays: _Optional[_Iterable[_Union[TrickPlay, _Mapping]]] = ..., winner: _Optional[int] = ...) -> None: ...
 
 class Pools(_message.Message):
-    __slots__ = ("pot", "fiches", "deals_since_won", "king_pool", "staked_bete", "bete_queue", "heap_king", "heap_play", "heap_triolet", "bete_streak")
+    __slots__ = ("pot", "fiches", "deals_since_won", "king_pool", "staked_bete", "bete_queue", "heap_king", "heap_play", "heap_triolet", "bete_streak", "fiche_value", "on_table")
     POT_FIELD_NUMBER: _ClassVar[int]
     FICHES_FIELD_NUMBER: _ClassVar[int]
     DEALS_SINCE_WON_FIELD_NUMBER: _ClassVar[int]
@@ -102,6 +102,8 @@ class Pools(_message.Message):
     HEAP_PLAY_FIELD_NUMBER: _ClassVar[int]
     HEAP_TRIOLET_FIELD_NUMBER: _ClassVar[int]
     BETE_STREAK_FIELD_NUMBER: _ClassVar[int]
+    FICHE_VALUE_FIELD_NUMBER: _ClassVar[int]
+    ON_TABLE_FIELD_NUMBER: _ClassVar[int]
     pot: int
     fiches: int
     deals_since_won: int
@@ -112,7 +114,9 @@ class Pools(_message.Message):
     heap_play: int
     heap_triolet: int
     bete_streak: int
-    def __init__(self, pot: _Optional[int] = ..., fiches: _Optional[int] = ..., deals_since_won: _Optional[int] = ..., king_pool: _Optional[int] = ..., staked_bete: _Optional[int] = ..., bete_queue: _Optional[_Iterable[int]] = ..., heap_king: _Optional[int] = ..., heap_play: _Optional[int] = ..., heap_triolet: _Optional[int] = ..., bete_streak: _Optional[int] = ...) -> None: ...
+    fiche_value: int
+    on_table: int
+    def __init__(self, pot: _Optional[int] = ..., fiches: _Optional[int] = ..., deals_since_won: _Optional[int] = ..., king_pool: _Optional[int] = ..., staked_bete: _Optional[int] = ..., bete_queue: _Optional[_Iterable[int]] = ..., heap_king: _Optional[int] = ..., heap_play: _Optional[int] = ..., heap_triolet: _Optional[int] = ..., bete_streak: _Optional[int] = ..., fiche_value: _Optional[int] = ..., on_table: _Optional[int] = ...) -> None: ...
 
 class SeatView(_message.Message):
     __slots__ = ("table_id", "seq", "viewer_seat", "ruleset", "seats", "deal", "dealer", "phase", "exchange_round", "trick_index", "to_act", "hand", "turn_up", "set_aside_turn_ups", "trump", "talon_len", "muss", "turn_up_taken", "seat_states", "tricks", "pools", "legal_actions", "deadline", "match_over")

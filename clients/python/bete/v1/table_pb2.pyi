@@ -76,7 +76,7 @@ class TableSeat(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., occupant: _Optional[_Union[OccupantKind, str]] = ..., bot_id: _Optional[str] = ..., bot_name: _Optional[str] = ..., policy: _Optional[_Union[HouseBotPolicy, str]] = ..., strikes: _Optional[int] = ...) -> None: ...
 
 class Table(_message.Message):
-    __slots__ = ("table_id", "ruleset", "seat_count", "config", "state", "seats", "decision_deadline_ms", "visibility", "last_seq", "created_by", "created_at", "first_dealer", "ladder_id", "ladder_match_id", "seed_sha256", "seed_chosen")
+    __slots__ = ("table_id", "ruleset", "seat_count", "config", "state", "seats", "decision_deadline_ms", "visibility", "last_seq", "created_by", "created_at", "first_dealer", "ladder_id", "ladder_match_id", "seed_sha256", "seed_chosen", "fiche_value")
     class ConfigEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -100,6 +100,7 @@ class Table(_message.Message):
     LADDER_MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEED_SHA256_FIELD_NUMBER: _ClassVar[int]
     SEED_CHOSEN_FIELD_NUMBER: _ClassVar[int]
+    FICHE_VALUE_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     ruleset: _cards_pb2.Ruleset
     seat_count: int
@@ -116,4 +117,5 @@ class Table(_message.Message):
     ladder_match_id: str
     seed_sha256: str
     seed_chosen: bool
-    def __init__(self, table_id: _Optional[str] = ..., ruleset: _Optional[_Union[_cards_pb2.Ruleset, str]] = ..., seat_count: _Optional[int] = ..., config: _Optional[_Mapping[str, str]] = ..., state: _Optional[_Union[TableState, str]] = ..., seats: _Optional[_Iterable[_Union[TableSeat, _Mapping]]] = ..., decision_deadline_ms: _Optional[int] = ..., visibility: _Optional[_Union[Visibility, str]] = ..., last_seq: _Optional[int] = ..., created_by: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., first_dealer: _Optional[int] = ..., ladder_id: _Optional[str] = ..., ladder_match_id: _Optional[str] = ..., seed_sha256: _Optional[str] = ..., seed_chosen: _Optional[bool] = ...) -> None: ...
+    fiche_value: int
+    def __init__(self, table_id: _Optional[str] = ..., ruleset: _Optional[_Union[_cards_pb2.Ruleset, str]] = ..., seat_count: _Optional[int] = ..., config: _Optional[_Mapping[str, str]] = ..., state: _Optional[_Union[TableState, str]] = ..., seats: _Optional[_Iterable[_Union[TableSeat, _Mapping]]] = ..., decision_deadline_ms: _Optional[int] = ..., visibility: _Optional[_Union[Visibility, str]] = ..., last_seq: _Optional[int] = ..., created_by: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., first_dealer: _Optional[int] = ..., ladder_id: _Optional[str] = ..., ladder_match_id: _Optional[str] = ..., seed_sha256: _Optional[str] = ..., seed_chosen: _Optional[bool] = ..., fiche_value: _Optional[int] = ...) -> None: ...

@@ -184,6 +184,8 @@ pub(crate) fn pools_to_pb(p: &Pools) -> pb::Pools {
         heap_play: p.heaps[1],
         heap_triolet: p.heaps[2],
         bete_streak: p.bete_streak,
+        fiche_value: p.fiche_value,
+        on_table: p.on_table(),
     }
 }
 

@@ -159,6 +159,8 @@ fn pools(buf: &mut Vec<u8>, p: &Pools) {
     int64(buf, 8, p.heaps[1]);
     int64(buf, 9, p.heaps[2]);
     uint64(buf, 10, u64::from(p.bete_streak));
+    int64(buf, 11, p.fiche_value);
+    int64(buf, 12, p.on_table());
 }
 
 /// As `action_to_pb` builds it: kind, its cards, its text.

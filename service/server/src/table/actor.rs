@@ -91,8 +91,11 @@ struct Actor {
     log_len: u64,
     /// `events[i].seq == i + 1`.
     events: Vec<Arc<TableEvent>>,
-    /// Applied request ids per seat: the action and the seq it produced.
-    requests: HashMap<(u8, String), (Action, u64)>,
+    /// Applied request ids per (bot id, request id): the action and the seq it produced. Keyed
+    /// by the bot that submitted, not the seat, so a bot taking over a freed seat never meets
+    /// its predecessor's ids. The log names only the seat of an action; on replay the bot is
+    /// the seat's occupant at that point, as the log's Join and Leave entries made it.
+    requests: HashMap<(String, String), (Action, u64)>,
     /// When the current decision began (Unix ms): its deadline counts from here.
     decision_since_ms: i64,
     sinks: Vec<Sink>,
@@ -299,8 +302,13 @@ impl Actor {
                     self.push(t, *auto, Body::Game(e));
                 }
                 if let Some(id) = request_id {
-                    self.requests
-                        .insert((*seat, id.clone()), (a, self.last_seq()));
+                    // Only a bot's own submits carry a request id, so the seat holds that bot.
+                    if let Some(Occupant::Bot(bot)) =
+                        self.seats.get(usize::from(*seat)).map(|s| &s.occupant)
+                    {
+                        let (key, seq) = ((bot.clone(), id.clone()), self.last_seq());
+                        self.requests.insert(key, (a, seq));
+                    }
                 }
                 self.decision_since_ms = t;
             }
@@ -708,20 +716,26 @@ impl Actor {
             time_ms: now_ms(),
         })
         .await?;
-        if self.meta.visibility == crate::store::Visibility::Private {
-            // No longer seated: no longer allowed to watch a private table.
-            let before = self.sinks.len();
-            let meta = self.meta.clone();
-            self.sinks.retain(|s| {
-                if s.bot == bot {
+        // A WatchBot stream follows the tables its bot sits at: SeatLeft is the last it hears
+        // of this one, listed or private. A WatchTable stream of a listed table goes on in
+        // spectator form; of a private table it ends (no longer seated: no longer allowed).
+        let private = self.meta.visibility == crate::store::Visibility::Private;
+        let before = self.sinks.len();
+        let meta = self.meta.clone();
+        self.sinks.retain(|s| {
+            if s.bot != bot {
+                return true;
+            }
+            match s.tx {
+                SinkTx::Bot(_) => false,
+                SinkTx::Table(_) if private => {
                     s.end(&meta, Some(ServerError::TablePrivate));
                     false
-                } else {
-                    true
                 }
-            });
-            self.update_watchers(before);
-        }
+                SinkTx::Table(_) => true,
+            }
+        });
+        self.update_watchers(before);
         Ok(self.status())
     }
 
@@ -734,7 +748,7 @@ impl Actor {
     ) -> Result<Submitted, ServerError> {
         let seat = self.seat_of(bot).ok_or(ServerError::SpectatorCannotAct)?;
         if let Some(id) = &request_id
-            && let Some((done, seq)) = self.requests.get(&(seat, id.clone()))
+            && let Some((done, seq)) = self.requests.get(&(bot.to_string(), id.clone()))
         {
             return if *done == action {
                 Ok(Submitted {
@@ -790,6 +804,7 @@ impl Actor {
                 return Err(ServerError::FromSeqOutOfRange {
                     from_seq: f,
                     last_seq: last,
+                    table_id: None,
                 });
             }
             Some(f) => &self.events[f as usize..],
@@ -858,11 +873,15 @@ impl Actor {
                 }
             }
             _ => {
+                // Information only: on WatchBot the DecisionRequest below is the one message
+                // to act on, so the snapshot carries no legal actions and no deadline.
+                let mut snap = self.snapshot(viewer);
+                if let Some(view) = &mut snap.view {
+                    view.legal_actions.clear();
+                }
+                snap.deadline_ms = None;
                 ok = ok
-                    && sink.offer(
-                        &self.meta,
-                        WatchItem::Snapshot(Box::new(self.snapshot(viewer))),
-                    ) == Offer::Sent;
+                    && sink.offer(&self.meta, WatchItem::Snapshot(Box::new(snap))) == Offer::Sent;
             }
         }
         if self.game.as_ref().and_then(Game::to_act) == Some(Seat(seat)) {

@@ -414,7 +414,10 @@ func (x *Trick) GetWinner() uint32 {
 }
 
 // Everything on the table that is not a seat's balance. Fields a ruleset does not use are 0 or
-// empty. All amounts in jetons except `fiches`.
+// empty. All amounts in jetons except `fiches`. Chips are conserved (RULES.md 11.4): at every
+// seq, the sum of the seats' balances plus `on_table` is zero; a client checks it with
+// `sum(SeatView.seat_states[].balance) + SeatView.pools.on_table == 0` (or, in DealSettled,
+// `sum(balances) + pools.on_table == 0`), with no need to know which pools a ruleset uses.
 type Pools struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Bête: the deal pot beside the dish. Exchange games: the pot.
@@ -437,7 +440,14 @@ type Pools struct {
 	// Beast: the Triolet heap.
 	HeapTriolet int64 `protobuf:"varint,9,opt,name=heap_triolet,json=heapTriolet,proto3" json:"heap_triolet,omitempty"`
 	// Beste Boer, Lanterlui: the bête streak (k - 1 of RULES.md 0.4 item 10).
-	BeteStreak    uint32 `protobuf:"varint,10,opt,name=bete_streak,json=beteStreak,proto3" json:"bete_streak,omitempty"`
+	BeteStreak uint32 `protobuf:"varint,10,opt,name=bete_streak,json=beteStreak,proto3" json:"bete_streak,omitempty"`
+	// Bête: the jetons one fiche is worth (config key `fiche_value`, 5 or 10); 0 in rulesets
+	// without a dish and before the match starts. The same value as `Table.fiche_value`.
+	FicheValue int64 `protobuf:"varint,11,opt,name=fiche_value,json=ficheValue,proto3" json:"fiche_value,omitempty"`
+	// Everything on the table in jetons, whatever the ruleset: pot + fiches x fiche_value +
+	// king_pool + staked_bete + sum(bete_queue) + heap_king + heap_play + heap_triolet. Together
+	// with the seats' balances it sums to zero. 0 once the match is over.
+	OnTable       int64 `protobuf:"varint,12,opt,name=on_table,json=onTable,proto3" json:"on_table,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -542,6 +552,20 @@ func (x *Pools) GetBeteStreak() uint32 {
 	return 0
 }
 
+func (x *Pools) GetFicheValue() int64 {
+	if x != nil {
+		return x.FicheValue
+	}
+	return 0
+}
+
+func (x *Pools) GetOnTable() int64 {
+	if x != nil {
+		return x.OnTable
+	}
+	return 0
+}
+
 // A viewer's whole view of a table: built by the server only from what this viewer may know.
 // A seat sees its own hand and the public state; a spectator sees only the public state.
 type SeatView struct {
@@ -551,7 +575,9 @@ type SeatView struct {
 	// The sequence number of the latest event this view includes. Pass it as
 	// `SubmitActionRequest.expected_seq` and as `WatchTableRequest.from_seq` to resume.
 	Seq uint64 `protobuf:"varint,2,opt,name=seq,proto3" json:"seq,omitempty"`
-	// The viewer's seat; unset for a spectator.
+	// The viewer's seat; unset for a spectator. Explicit presence: seat 0 is a seat, so tell it
+	// from "unset" with the presence test of your language (Python `HasField("viewer_seat")`, Go
+	// `ViewerSeat != nil`, TypeScript `viewerSeat !== undefined`), never by comparing with 0.
 	ViewerSeat *uint32 `protobuf:"varint,3,opt,name=viewer_seat,json=viewerSeat,proto3,oneof" json:"viewer_seat,omitempty"`
 	// The game played.
 	Ruleset Ruleset `protobuf:"varint,4,opt,name=ruleset,proto3,enum=bete.v1.Ruleset" json:"ruleset,omitempty"`
@@ -567,7 +593,9 @@ type SeatView struct {
 	ExchangeRound uint32 `protobuf:"varint,9,opt,name=exchange_round,json=exchangeRound,proto3" json:"exchange_round,omitempty"`
 	// Phase TRICK: the trick being played, 0 .. 4; 0 otherwise.
 	TrickIndex uint32 `protobuf:"varint,10,opt,name=trick_index,json=trickIndex,proto3" json:"trick_index,omitempty"`
-	// The seat that must act now; unset when nobody must (between deals, match over).
+	// The seat that must act now; unset when nobody must (before the match, match over).
+	// Explicit presence, as `viewer_seat`: `to_act == 0` is seat 0's turn; test presence with
+	// `HasField("to_act")` (Python), `ToAct != nil` (Go).
 	ToAct *uint32 `protobuf:"varint,11,opt,name=to_act,json=toAct,proto3,oneof" json:"to_act,omitempty"`
 	// Your own hand (seats only; empty for spectators), sorted by suit S, H, D, C and then rank.
 	Hand []string `protobuf:"bytes,12,rep,name=hand,proto3" json:"hand,omitempty"`
@@ -589,11 +617,17 @@ type SeatView struct {
 	Tricks []*Trick `protobuf:"bytes,20,rep,name=tricks,proto3" json:"tricks,omitempty"`
 	// The pools on the table.
 	Pools *Pools `protobuf:"bytes,21,opt,name=pools,proto3" json:"pools,omitempty"`
-	// Your legal actions right now: non-empty only when you are the seat to act. Submit one of
-	// them unchanged.
+	// Your legal actions right now: non-empty only when you are the seat to act, in a view that
+	// asks you to act: GetSeatView, a WatchTable snapshot, and the `view` of a WatchBot
+	// DecisionRequest. A WatchBot `snapshot` never carries them (act on the DecisionRequest that
+	// follows it). Submit one of them unchanged.
 	LegalActions []*Action `protobuf:"bytes,22,rep,name=legal_actions,json=legalActions,proto3" json:"legal_actions,omitempty"`
-	// When you must have acted; set only when you are the seat to act. After it the server plays
-	// the first legal action in its fixed safe order for you, marks it `auto` and counts a strike.
+	// When you must have acted; set exactly when `legal_actions` is. After it the server plays
+	// the safe action for you (the first legal action in the order pass, stand, decline, drop,
+	// discard, card, hidden, play, contre, challenge, exchange; among cards of one kind the
+	// "lowest card first" in canonical order, suit first (S, then H, D, C) and rank 2 ... A within
+	// a suit, so 2S < AS < 2H, whatever the cards' playing strength), marks it `auto` and counts
+	// a strike.
 	Deadline *timestamppb.Timestamp `protobuf:"bytes,23,opt,name=deadline,proto3" json:"deadline,omitempty"`
 	// The match is over.
 	MatchOver     bool `protobuf:"varint,24,opt,name=match_over,json=matchOver,proto3" json:"match_over,omitempty"`
@@ -2914,7 +2948,7 @@ const file_bete_v1_game_proto_rawDesc = "" +
 	"\x06leader\x18\x01 \x01(\rR\x06leader\x12(\n" +
 	"\x05plays\x18\x02 \x03(\v2\x12.bete.v1.TrickPlayR\x05plays\x12\x1b\n" +
 	"\x06winner\x18\x03 \x01(\rH\x00R\x06winner\x88\x01\x01B\t\n" +
-	"\a_winner\"\xc9\x02\n" +
+	"\a_winner\"\x85\x03\n" +
 	"\x05Pools\x12\x10\n" +
 	"\x03pot\x18\x01 \x01(\x03R\x03pot\x12\x16\n" +
 	"\x06fiches\x18\x02 \x01(\x03R\x06fiches\x12&\n" +
@@ -2929,7 +2963,10 @@ const file_bete_v1_game_proto_rawDesc = "" +
 	"\fheap_triolet\x18\t \x01(\x03R\vheapTriolet\x12\x1f\n" +
 	"\vbete_streak\x18\n" +
 	" \x01(\rR\n" +
-	"beteStreakB\x0e\n" +
+	"beteStreak\x12\x1f\n" +
+	"\vfiche_value\x18\v \x01(\x03R\n" +
+	"ficheValue\x12\x19\n" +
+	"\bon_table\x18\f \x01(\x03R\aonTableB\x0e\n" +
 	"\f_staked_bete\"\xd4\x06\n" +
 	"\bSeatView\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x10\n" +

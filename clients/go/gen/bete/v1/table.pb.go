@@ -430,7 +430,10 @@ type Table struct {
 	SeedSha256 string `protobuf:"bytes,15,opt,name=seed_sha256,json=seedSha256,proto3" json:"seed_sha256,omitempty"`
 	// The creator chose the seed (CreateTableRequest.seed): the creator can know every deck.
 	// Such a table is never rated; clients should say so wherever they show it.
-	SeedChosen    bool `protobuf:"varint,16,opt,name=seed_chosen,json=seedChosen,proto3" json:"seed_chosen,omitempty"`
+	SeedChosen bool `protobuf:"varint,16,opt,name=seed_chosen,json=seedChosen,proto3" json:"seed_chosen,omitempty"`
+	// Bête (bete, bete-ace-high): the jetons one fiche is worth, the config key `fiche_value`
+	// (also in `config` as JSON text) as a number; 0 in rulesets without fiches.
+	FicheValue    int64 `protobuf:"varint,30,opt,name=fiche_value,json=ficheValue,proto3" json:"fiche_value,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -577,6 +580,13 @@ func (x *Table) GetSeedChosen() bool {
 	return false
 }
 
+func (x *Table) GetFicheValue() int64 {
+	if x != nil {
+		return x.FicheValue
+	}
+	return 0
+}
+
 var File_bete_v1_table_proto protoreflect.FileDescriptor
 
 const file_bete_v1_table_proto_rawDesc = "" +
@@ -591,7 +601,7 @@ const file_bete_v1_table_proto_rawDesc = "" +
 	"\x06bot_id\x18\x03 \x01(\tR\x05botId\x12\x19\n" +
 	"\bbot_name\x18\x04 \x01(\tR\abotName\x12/\n" +
 	"\x06policy\x18\x05 \x01(\x0e2\x17.bete.v1.HouseBotPolicyR\x06policy\x12\x18\n" +
-	"\astrikes\x18\x06 \x01(\rR\astrikes\"\xb7\x05\n" +
+	"\astrikes\x18\x06 \x01(\rR\astrikes\"\xd8\x05\n" +
 	"\x05Table\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12*\n" +
 	"\aruleset\x18\x02 \x01(\x0e2\x10.bete.v1.RulesetR\aruleset\x12\x1d\n" +
@@ -616,7 +626,9 @@ const file_bete_v1_table_proto_rawDesc = "" +
 	"\vseed_sha256\x18\x0f \x01(\tR\n" +
 	"seedSha256\x12\x1f\n" +
 	"\vseed_chosen\x18\x10 \x01(\bR\n" +
-	"seedChosen\x1a9\n" +
+	"seedChosen\x12\x1f\n" +
+	"\vfiche_value\x18\x1e \x01(\x03R\n" +
+	"ficheValue\x1a9\n" +
 	"\vConfigEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01*u\n" +

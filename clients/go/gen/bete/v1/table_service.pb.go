@@ -28,7 +28,8 @@ type CreateTableRequest struct {
 	// The game to play. Required.
 	Ruleset Ruleset `protobuf:"varint,1,opt,name=ruleset,proto3,enum=bete.v1.Ruleset" json:"ruleset,omitempty"`
 	// The number of seats; the ruleset's allowed range applies (e.g. bete 3-7, beast 3-5;
-	// bete with 2 needs `two_players`).
+	// bete with 2 needs `two_players`). 0 (unset) fails with INVALID_ARGUMENT; any other count
+	// the ruleset does not allow fails with BAD_CONFIG on field `seats`.
 	Seats uint32 `protobuf:"varint,2,opt,name=seats,proto3" json:"seats,omitempty"`
 	// RULES.md section 10 keys that differ from the defaults. Each value is read as JSON if it
 	// parses as JSON ("10", "true", "\"plurality\""), otherwise as a plain string ("plurality",
@@ -616,6 +617,8 @@ type SubmitActionRequest struct {
 	ExpectedSeq uint64 `protobuf:"varint,3,opt,name=expected_seq,json=expectedSeq,proto3" json:"expected_seq,omitempty"`
 	// A client-chosen id (up to 64 characters, e.g. a UUID) that makes the call idempotent: a retry
 	// with the same id returns the first result and applies the action once. Empty disables this.
+	// Scope: your bot at this table. Ids used by another bot, including a bot that held your seat
+	// before you, are not yours: reusing one is a new request, never `replayed`.
 	RequestId     string `protobuf:"bytes,4,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -684,7 +687,8 @@ type SubmitActionResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The table's sequence number after the action's events.
 	Seq uint64 `protobuf:"varint,1,opt,name=seq,proto3" json:"seq,omitempty"`
-	// True when this request_id was already applied and this is the stored result of that call.
+	// True when your bot already submitted this request_id at this table and this is the stored
+	// result of that call.
 	Replayed      bool `protobuf:"varint,2,opt,name=replayed,proto3" json:"replayed,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -748,7 +752,7 @@ type SubmitActionsRequest struct {
 	ExpectedSeq uint64 `protobuf:"varint,3,opt,name=expected_seq,json=expectedSeq,proto3" json:"expected_seq,omitempty"`
 	// A client-chosen id (up to 64 characters) that makes the request idempotent across streams
 	// and unary calls: a retry with the same id returns the first result (`replayed`) and applies
-	// the action once. Empty disables this. Set it, so a request lost with a broken stream can be
+	// the action once. Scope: your bot at this table, as for SubmitActionRequest. Empty disables this. Set it, so a request lost with a broken stream can be
 	// resent safely.
 	RequestId     string `protobuf:"bytes,4,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -1457,7 +1461,10 @@ func (*WatchTableResponse_Resync) isWatchTableResponse_Kind() {}
 type WatchBotRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Resume: per table id, the sequence number of the last event you processed there. Tables
-	// listed here continue with the next event; other tables start with a snapshot.
+	// listed here continue with the next event; other tables start with a snapshot. An entry
+	// beyond its table's last seq refuses the whole stream at open (OUT_OF_RANGE
+	// FROM_SEQ_OUT_OF_RANGE, BadRequest field `from_seq[<table id>]`, metadata "table_id" and
+	// "last_seq"). Entries for tables you do not sit at are ignored.
 	FromSeq       map[string]uint64 `protobuf:"bytes,1,rep,name=from_seq,json=fromSeq,proto3" json:"from_seq,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1565,7 +1572,10 @@ func (x *Seated) GetTable() *Table {
 	return nil
 }
 
-// It is your turn at a table: decide and call SubmitAction before `view.deadline`.
+// It is your turn at a table: decide and call SubmitAction before `view.deadline`. On a WatchBot
+// stream this is the one message to act on: every decision of yours is sent exactly once as a
+// DecisionRequest (also one pending when the stream opens, right after the table's snapshot or
+// resumed events), and no other message carries legal actions. Submit with `expected_seq = seq`.
 type DecisionRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The table.
@@ -1757,17 +1767,19 @@ type WatchBotResponse_Seated struct {
 }
 
 type WatchBotResponse_Snapshot struct {
-	// Your view of table_id, at `snapshot.seq`.
+	// Your view of table_id, at `snapshot.seq`: for information only, with no `legal_actions`
+	// and no `deadline` even when you are to act (a DecisionRequest follows then).
 	Snapshot *SeatView `protobuf:"bytes,3,opt,name=snapshot,proto3,oneof"`
 }
 
 type WatchBotResponse_Event struct {
-	// The next event of table_id, projected for your seat.
+	// The next event of table_id, projected for your seat. After your LeaveTable there the
+	// last message of that table is its SeatLeft: the stream follows only tables you sit at.
 	Event *Event `protobuf:"bytes,4,opt,name=event,proto3,oneof"`
 }
 
 type WatchBotResponse_Decision struct {
-	// You must act at table_id.
+	// You must act at table_id: the one message to act on.
 	Decision *DecisionRequest `protobuf:"bytes,5,opt,name=decision,proto3,oneof"`
 }
 

@@ -68,9 +68,9 @@ type TableServiceClient interface {
 	// SubmitAction would give it: the same checks, the same seat (the token's bot's, never a
 	// field), acknowledged only after it is durable, idempotent by request_id. A refused request
 	// is answered with a `rejected` response and the stream goes on; only a protocol failure (an
-	// undecodable message: INVALID_ARGUMENT; one over the 1 MiB transport limit: OUT_OF_RANGE, as
-	// for SubmitAction) or the server shutting down (UNAVAILABLE, SHUTTING_DOWN) ends it with a
-	// status. Limits: a request over the request limit (64 KiB by default) is rejected as by
+	// undecodable message, or one over the 1 MiB transport limit: INVALID_ARGUMENT with its
+	// ErrorInfo, as SubmitAction gets for the same bytes) or the server shutting down
+	// (UNAVAILABLE, SHUTTING_DOWN) ends it with a status. Limits: a request over the request limit (64 KiB by default) is rejected as by
 	// SubmitAction; there is no per-request deadline (a deadline the client sets bounds the whole
 	// stream); at most 8 answers wait for a client that stops reading, then the server stops
 	// reading requests; a connection carries at most 2048 concurrent streams. An idle stream stays open: the server
@@ -84,11 +84,18 @@ type TableServiceClient interface {
 	GetSeatView(ctx context.Context, in *GetSeatViewRequest, opts ...grpc.CallOption) (*GetSeatViewResponse, error)
 	// Follows one table: first a snapshot of the caller's view, then every event projected for the
 	// caller, in sequence order, with heartbeats while idle. Resume after a disconnect with
-	// `from_seq`: no gap and no duplicate. The stream ends after MatchEnded.
+	// `from_seq`: no gap and no duplicate. The stream ends after MatchEnded. It carries no
+	// DecisionRequest: a bot following it acts on the snapshot's legal actions, or calls
+	// GetSeatView when an event makes `to_act` its seat. After LeaveTable the stream goes on in
+	// spectator form on a listed table (a settled deal's `revealed` included) and ends with
+	// TABLE_PRIVATE on a private one.
 	WatchTable(ctx context.Context, in *WatchTableRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchTableResponse], error)
 	// One stream for every table the calling bot sits at, now and later: seatings, snapshots,
 	// events, decisions (with legal actions and deadline), each tagged with its table. The cheap
-	// way to play many tables on one connection.
+	// way to play many tables on one connection. Act on DecisionRequest messages only: each
+	// decision of yours comes exactly once as a DecisionRequest, and snapshots on this stream
+	// carry no legal actions. A `from_seq` entry beyond its table's last seq fails the stream at
+	// open with FROM_SEQ_OUT_OF_RANGE.
 	WatchBot(ctx context.Context, in *WatchBotRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchBotResponse], error)
 	// Returns the finished match's game record in `bete-record/1` JSON (RULES.md 11.4).
 	GetGameRecord(ctx context.Context, in *GetGameRecordRequest, opts ...grpc.CallOption) (*GetGameRecordResponse, error)
@@ -269,9 +276,9 @@ type TableServiceServer interface {
 	// SubmitAction would give it: the same checks, the same seat (the token's bot's, never a
 	// field), acknowledged only after it is durable, idempotent by request_id. A refused request
 	// is answered with a `rejected` response and the stream goes on; only a protocol failure (an
-	// undecodable message: INVALID_ARGUMENT; one over the 1 MiB transport limit: OUT_OF_RANGE, as
-	// for SubmitAction) or the server shutting down (UNAVAILABLE, SHUTTING_DOWN) ends it with a
-	// status. Limits: a request over the request limit (64 KiB by default) is rejected as by
+	// undecodable message, or one over the 1 MiB transport limit: INVALID_ARGUMENT with its
+	// ErrorInfo, as SubmitAction gets for the same bytes) or the server shutting down
+	// (UNAVAILABLE, SHUTTING_DOWN) ends it with a status. Limits: a request over the request limit (64 KiB by default) is rejected as by
 	// SubmitAction; there is no per-request deadline (a deadline the client sets bounds the whole
 	// stream); at most 8 answers wait for a client that stops reading, then the server stops
 	// reading requests; a connection carries at most 2048 concurrent streams. An idle stream stays open: the server
@@ -285,11 +292,18 @@ type TableServiceServer interface {
 	GetSeatView(context.Context, *GetSeatViewRequest) (*GetSeatViewResponse, error)
 	// Follows one table: first a snapshot of the caller's view, then every event projected for the
 	// caller, in sequence order, with heartbeats while idle. Resume after a disconnect with
-	// `from_seq`: no gap and no duplicate. The stream ends after MatchEnded.
+	// `from_seq`: no gap and no duplicate. The stream ends after MatchEnded. It carries no
+	// DecisionRequest: a bot following it acts on the snapshot's legal actions, or calls
+	// GetSeatView when an event makes `to_act` its seat. After LeaveTable the stream goes on in
+	// spectator form on a listed table (a settled deal's `revealed` included) and ends with
+	// TABLE_PRIVATE on a private one.
 	WatchTable(*WatchTableRequest, grpc.ServerStreamingServer[WatchTableResponse]) error
 	// One stream for every table the calling bot sits at, now and later: seatings, snapshots,
 	// events, decisions (with legal actions and deadline), each tagged with its table. The cheap
-	// way to play many tables on one connection.
+	// way to play many tables on one connection. Act on DecisionRequest messages only: each
+	// decision of yours comes exactly once as a DecisionRequest, and snapshots on this stream
+	// carry no legal actions. A `from_seq` entry beyond its table's last seq fails the stream at
+	// open with FROM_SEQ_OUT_OF_RANGE.
 	WatchBot(*WatchBotRequest, grpc.ServerStreamingServer[WatchBotResponse]) error
 	// Returns the finished match's game record in `bete-record/1` JSON (RULES.md 11.4).
 	GetGameRecord(context.Context, *GetGameRecordRequest) (*GetGameRecordResponse, error)
