@@ -46,6 +46,13 @@ pub(crate) enum LadderCommand {
     },
     /// A ladder table's record is stored.
     TableFinished(String),
+    /// What a finished table gave, read and replayed off the scheduler's task.
+    TableResult {
+        table: String,
+        match_id: String,
+        rotation: usize,
+        result: result::TableResult,
+    },
     /// Something may let a new match start (a bot came online, a slot freed).
     Poke,
     /// Counts for `Ladder.entrants` / `online` / `matches_rated`.

@@ -64,6 +64,8 @@ struct Scheduler {
     recent: VecDeque<(i64, Vec<String>, u32)>,
     /// How often each exact group (ids sorted) met in `recent`.
     meetings: HashMap<Vec<String>, u32>,
+    /// Ladder tables each entrant started in `recent` (its daily limit).
+    today: HashMap<String, u32>,
     ratings: HashMap<String, RatingRow>,
     rated: u64,
     /// The pairing's noise; seeds of record come from the OS (`fresh_seed`) unless
@@ -71,6 +73,9 @@ struct Scheduler {
     rng: StdRng,
     /// `ServerConfig::ladder_seed` was set: match seeds come from `rng` too.
     fixed_seeds: bool,
+    /// The scheduler's own channel, for the tasks it starts to report back (weak: it must not
+    /// keep the channel open by itself).
+    me: mpsc::WeakUnboundedSender<LadderCommand>,
 }
 
 pub(super) async fn spawn(
@@ -81,6 +86,7 @@ pub(super) async fn spawn(
     shutdown: Shutdown,
     seed: Option<u64>,
 ) -> Result<mpsc::UnboundedSender<LadderCommand>, ServerError> {
+    let (tx, rx) = mpsc::unbounded_channel();
     let mut s = Scheduler {
         spec,
         store,
@@ -91,13 +97,14 @@ pub(super) async fn spawn(
         playing: HashMap::new(),
         recent: VecDeque::new(),
         meetings: HashMap::new(),
+        today: HashMap::new(),
         ratings: HashMap::new(),
         rated: 0,
         rng: seed.map_or_else(StdRng::from_os_rng, StdRng::seed_from_u64),
         fixed_seeds: seed.is_some(),
+        me: tx.downgrade(),
     };
     s.load().await?;
-    let (tx, rx) = mpsc::unbounded_channel();
     tokio::spawn(s.run(rx));
     Ok(tx)
 }
@@ -208,8 +215,14 @@ impl Scheduler {
             LadderCommand::Leave { bot, reply } => {
                 let _ = reply.send(self.leave(bot).await);
             }
-            LadderCommand::TableFinished(table) => {
-                if let Err(e) = self.table_finished(&table).await {
+            LadderCommand::TableFinished(table) => self.table_finished(&table),
+            LadderCommand::TableResult {
+                table,
+                match_id,
+                rotation,
+                result,
+            } => {
+                if let Err(e) = self.table_result(&table, &match_id, rotation, result).await {
                     tracing::error!(ladder = %self.spec.id, %table, error = %e, "cannot take a finished ladder table");
                 }
             }
@@ -288,7 +301,15 @@ impl Scheduler {
             .front()
             .is_some_and(|(t, _, _)| *t < now - DAY_MS)
         {
-            if let Some((_, ids, _)) = self.recent.pop_front() {
+            if let Some((_, ids, tables)) = self.recent.pop_front() {
+                for id in &ids {
+                    if let Some(n) = self.today.get_mut(id) {
+                        *n = n.saturating_sub(tables);
+                        if *n == 0 {
+                            self.today.remove(id);
+                        }
+                    }
+                }
                 let key = group_key(&ids);
                 if let Some(n) = self.meetings.get_mut(&key) {
                     *n -= 1;
@@ -306,12 +327,6 @@ impl Scheduler {
                 *busy.entry(e.as_str()).or_default() += 1;
             }
         }
-        let mut today: HashMap<&str, u32> = HashMap::new();
-        for (_, es, n) in &self.recent {
-            for e in es {
-                *today.entry(e.as_str()).or_default() += n;
-            }
-        }
         let mut candidates: Vec<Candidate> = Vec::new();
         for e in self.entrants.values() {
             if !e.entry.active {
@@ -324,7 +339,9 @@ impl Scheduler {
                 continue;
             }
             if !e.house {
-                if today.get(id).copied().unwrap_or(0) + per_match > self.spec.max_matches_per_day {
+                if self.today.get(id).copied().unwrap_or(0) + per_match
+                    > self.spec.max_matches_per_day
+                {
                     continue;
                 }
                 if !self.online(id) {
@@ -381,6 +398,9 @@ impl Scheduler {
 
     fn remember(&mut self, at_ms: i64, entrants: Vec<String>, tables: u32) {
         *self.meetings.entry(group_key(&entrants)).or_default() += 1;
+        for id in &entrants {
+            *self.today.entry(id.clone()).or_default() += tables;
+        }
         self.recent.push_back((at_ms, entrants, tables));
     }
 
@@ -429,7 +449,10 @@ impl Scheduler {
         format!("t_{}r{rotation}", match_id.trim_start_matches("m_"))
     }
 
-    /// Create (if not yet there) the table of `rotation` and seat every bot entrant at it.
+    /// Start the table of `rotation`: built here, then created and seated in a task of its own,
+    /// so the scheduler never waits for the commits of one table (its row, one join per bot)
+    /// before it looks at the next. Creation and seating are idempotent (a fixed table id, an
+    /// "already seated" join), so a restart may simply do them again.
     async fn start_table(&mut self, match_id: &str, rotation: usize) -> Result<(), ServerError> {
         let Some(p) = self.playing.get(match_id) else {
             return Ok(());
@@ -437,77 +460,72 @@ impl Scheduler {
         let row = p.row.clone();
         let seats = usize::from(self.spec.seats);
         let id = Self::table_id(match_id, rotation);
-        let at_seat: Vec<&String> = (0..seats)
+        let at_seat: Vec<String> = (0..seats)
             .filter_map(|s| row.entrants.get(duplicate::entrant_at(s, rotation, seats)))
+            .cloned()
             .collect();
-        if self.store.table(id.clone()).await?.is_none() {
-            let table = TableRow {
-                id: id.clone(),
-                ruleset: self.spec.ruleset.id().to_string(),
-                seats: self.spec.seats,
-                config_json: serde_json::Value::Object(self.spec.config_json()).to_string(),
-                seed: row.seed.clone(),
-                first_dealer: 0,
-                deadline_ms: self.spec.deadline_ms,
-                // A set's later rotations deal the same decks: its tables stay private (no
-                // spectator sees a revealed hand, no record is served) until it is rated.
-                visibility: if row.duplicate {
-                    Visibility::Private
-                } else {
-                    Visibility::Listed
+        let table = TableRow {
+            id: id.clone(),
+            ruleset: self.spec.ruleset.id().to_string(),
+            seats: self.spec.seats,
+            config_json: serde_json::Value::Object(self.spec.config_json()).to_string(),
+            seed: row.seed.clone(),
+            first_dealer: 0,
+            deadline_ms: self.spec.deadline_ms,
+            // A set's later rotations deal the same decks: its tables stay private (no
+            // spectator sees a revealed hand, no record is served) until it is rated.
+            visibility: if row.duplicate {
+                Visibility::Private
+            } else {
+                Visibility::Listed
+            },
+            state: TableState::Waiting,
+            last_seq: 0,
+            created_by: format!("ladder:{}", self.spec.id),
+            created_at_ms: now_ms(),
+            seed_chosen: false,
+            ladder: Some(LadderTable {
+                ladder_id: self.spec.id.clone(),
+                match_id: match_id.to_string(),
+                rotation: rotation as u8,
+            }),
+        };
+        let seat_rows = at_seat
+            .iter()
+            .enumerate()
+            .map(|(s, bot)| SeatRow {
+                seat: s as u8,
+                occupant: match bot.strip_prefix("house:") {
+                    Some(p) => Occupant::House(bete_ladder::spec::house_policy(p).to_string()),
+                    None => Occupant::Empty,
                 },
-                state: TableState::Waiting,
-                last_seq: 0,
-                created_by: format!("ladder:{}", self.spec.id),
-                created_at_ms: now_ms(),
-                seed_chosen: false,
-                ladder: Some(LadderTable {
-                    ladder_id: self.spec.id.clone(),
-                    match_id: match_id.to_string(),
-                    rotation: rotation as u8,
-                }),
-            };
-            let seat_rows = at_seat
-                .iter()
-                .enumerate()
-                .map(|(s, bot)| SeatRow {
-                    seat: s as u8,
-                    occupant: match bot.strip_prefix("house:") {
-                        Some(p) => Occupant::House(bete_ladder::spec::house_policy(p).to_string()),
-                        None => Occupant::Empty,
-                    },
-                    name: String::new(),
-                    strikes: 0,
-                })
-                .collect();
-            self.store.create_table(table, seat_rows).await?;
-        }
-        for (s, bot) in at_seat.iter().enumerate() {
-            if bot.starts_with("house:") {
-                continue;
+                name: String::new(),
+                strikes: 0,
+            })
+            .collect();
+        let bots: Vec<(u8, String, String)> = at_seat
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| !b.starts_with("house:"))
+            .map(|(s, b)| {
+                let name = self
+                    .entrants
+                    .get(b.as_str())
+                    .map(|e| e.name.clone())
+                    .unwrap_or_default();
+                (s as u8, b.clone(), name)
+            })
+            .collect();
+        let (store, tables, ladder) = (
+            self.store.clone(),
+            self.tables.clone(),
+            self.spec.id.clone(),
+        );
+        tokio::spawn(async move {
+            if let Err(e) = seat_table(&*store, &tables, table, seat_rows, bots).await {
+                tracing::error!(%ladder, table = %id, error = %e, "cannot start a ladder table");
             }
-            let name = self
-                .entrants
-                .get(bot.as_str())
-                .map(|e| e.name.clone())
-                .unwrap_or_default();
-            let joined = self
-                .tables
-                .call(&id, |reply| crate::table::Command::Join {
-                    bot: (*bot).clone(),
-                    name: name.clone(),
-                    seat: Some(s as u8),
-                    by_ladder: true,
-                    reply,
-                })
-                .await?;
-            match joined {
-                // Already seated (a resumed match) is as good as seated now.
-                Ok(_) | Err(ServerError::AlreadySeated(_)) => {}
-                Err(e) => return Err(e),
-            }
-            self.tables.attach_bot_streams(bot, &id).await;
-        }
+        });
         Ok(())
     }
 
@@ -543,15 +561,51 @@ impl Scheduler {
         self.rate(match_id).await
     }
 
-    async fn table_finished(&mut self, table_id: &str) -> Result<(), ServerError> {
-        let Some(t) = self.store.table(table_id.to_string()).await? else {
-            return Ok(());
-        };
-        let Some(l) = t.table.ladder.clone() else {
-            return Ok(());
-        };
-        let rotation = usize::from(l.rotation);
-        let Some(p) = self.playing.get(&l.match_id) else {
+    /// A table's record is stored: read and replay it in a task of its own (a store read and a
+    /// whole match through the engine), which hands the result back as `TableResult`.
+    fn table_finished(&mut self, table_id: &str) {
+        let (store, back) = (self.store.clone(), self.me.clone());
+        let table_id = table_id.to_string();
+        tokio::spawn(async move {
+            let result = async {
+                let Some(t) = store.table(table_id.clone()).await? else {
+                    return Ok(None);
+                };
+                let Some(l) = t.table.ladder.clone() else {
+                    return Ok(None);
+                };
+                let r = table_result(&*store, &t).await?;
+                Ok::<_, ServerError>(Some((l.match_id, usize::from(l.rotation), r)))
+            }
+            .await;
+            let cmd = match result {
+                Ok(Some((match_id, rotation, result))) => LadderCommand::TableResult {
+                    table: table_id,
+                    match_id,
+                    rotation,
+                    result,
+                },
+                Ok(None) => return,
+                Err(e) => {
+                    tracing::error!(table = %table_id, error = %e, "cannot read a finished ladder table");
+                    return;
+                }
+            };
+            if let Some(tx) = back.upgrade() {
+                let _ = tx.send(cmd);
+            }
+        });
+    }
+
+    /// A finished table's result: the set's next table, or the match rated.
+    async fn table_result(
+        &mut self,
+        table_id: &str,
+        match_id: &str,
+        rotation: usize,
+        result: TableResult,
+    ) -> Result<(), ServerError> {
+        let Some(p) = self.playing.get(match_id) else {
             // Rated already (a notice repeated by recovery).
             return Ok(());
         };
@@ -559,16 +613,15 @@ impl Scheduler {
             // Seen already, or out of order: the match's own state decides.
             return Ok(());
         }
-        let result = table_result(&*self.store, &t).await?;
         self.strike_out(&p.row.entrants.clone(), rotation, &result, table_id)
             .await;
-        if let Some(p) = self.playing.get_mut(&l.match_id) {
+        if let Some(p) = self.playing.get_mut(match_id) {
             p.done.push(result);
         }
         if rotation + 1 < self.spec.tables_per_match() {
-            self.start_table(&l.match_id, rotation + 1).await
+            self.start_table(match_id, rotation + 1).await
         } else {
-            self.rate(&l.match_id).await
+            self.rate(match_id).await
         }
     }
 
@@ -690,6 +743,38 @@ impl Scheduler {
         let _ = self.results.send(match_to_pb(&row, &tables, &names));
         Ok(())
     }
+}
+
+/// Create a ladder table (unless a restart finds it made) and seat its bots through the table
+/// actor's own join (already seated counts as seated), then attach their WatchBot streams.
+async fn seat_table(
+    store: &dyn Store,
+    tables: &Tables,
+    table: TableRow,
+    seat_rows: Vec<SeatRow>,
+    bots: Vec<(u8, String, String)>,
+) -> Result<(), ServerError> {
+    let id = table.id.clone();
+    if store.table(id.clone()).await?.is_none() {
+        store.create_table(table, seat_rows).await?;
+    }
+    for (seat, bot, name) in bots {
+        let joined = tables
+            .call(&id, |reply| crate::table::Command::Join {
+                bot: bot.clone(),
+                name: name.clone(),
+                seat: Some(seat),
+                by_ladder: true,
+                reply,
+            })
+            .await?;
+        match joined {
+            Ok(_) | Err(ServerError::AlreadySeated(_)) => {}
+            Err(e) => return Err(e),
+        }
+        tables.attach_bot_streams(&bot, &id).await;
+    }
+    Ok(())
 }
 
 /// A group's identity whatever the seating: its ids, sorted.
