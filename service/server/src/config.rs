@@ -11,6 +11,8 @@ pub struct ServerConfig {
     pub data_dir: PathBuf,
     /// Where to serve `/metrics`; `None` serves no metrics endpoint.
     pub metrics_addr: Option<SocketAddr>,
+    /// Where to serve the web page and gRPC-Web; `None` serves neither.
+    pub web_addr: Option<SocketAddr>,
     /// Decision deadline of a table created without one.
     pub default_deadline_ms: u64,
     /// Idle time after which a stream gets a heartbeat.
@@ -51,6 +53,7 @@ impl Default for ServerConfig {
         ServerConfig {
             data_dir: PathBuf::from("./data"),
             metrics_addr: None,
+            web_addr: None,
             default_deadline_ms: 10_000,
             heartbeat_interval: Duration::from_secs(15),
             house_delay: Duration::ZERO,
