@@ -388,3 +388,36 @@ async fn the_web_listener_serves_the_page_and_grpc_web() {
     assert!(text.contains("grpc-status: 16"), "UNAUTHENTICATED: {text}");
     server.stop().await;
 }
+
+/// A table whose seats are all house bots starts at creation, without a join: ListTables'
+/// state filter (the lobby's) finds it as playing.
+#[tokio::test]
+async fn a_house_bot_table_is_listed_as_playing() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(dir.path().to_path_buf(), |c| {
+        c.house_delay = std::time::Duration::from_millis(50);
+    })
+    .await;
+    let ch = server.channel().await;
+    let mut owner = register(&ch, "owner").await.client;
+    let id = house_table(&mut owner, pb::Visibility::Listed).await;
+    let mut found = false;
+    for _ in 0..100 {
+        let playing = client_with(&ch, None)
+            .list_tables(pb::ListTablesRequest {
+                state: pb::TableState::Playing.into(),
+                ..Default::default()
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .tables;
+        if playing.iter().any(|t| t.table_id == id) {
+            found = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert!(found, "the playing house-bot table is listed as playing");
+    server.stop().await;
+}

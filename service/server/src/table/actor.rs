@@ -960,6 +960,18 @@ impl Actor {
     }
 
     async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
+        // A table whose seats were all filled at creation (house bots) started without a join,
+        // so `append` never stored it as playing, and ListTables' state filter missed it.
+        if self.state() == TableState::Playing
+            && !self.initial.iter().any(|s| s.occupant == Occupant::Empty)
+            && let Err(e) = self
+                .deps
+                .store
+                .set_state(self.meta.id.clone(), TableState::Playing)
+                .await
+        {
+            tracing::warn!(table = %self.meta.id, error = %e, "could not store the table state");
+        }
         let shared = self.shared.clone();
         // Made once, not per command: each fresh future registers (and on drop unregisters)
         // itself under a lock, and a fresh `Sleep` enters and leaves the timer wheel, which
