@@ -3,6 +3,7 @@ import { createClient, type Client } from "@connectrpc/connect";
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
 import { TableService } from "./gen/bete/v1/table_service_pb";
 import { ReplayService } from "./gen/bete/v1/replay_service_pb";
+import { LadderService } from "./gen/bete/v1/ladder_service_pb";
 
 /** The server: the page's own origin, or `?api=http://host:port` (e.g. under `vite dev`). */
 export function apiBase(): string {
@@ -14,3 +15,4 @@ const transport = createGrpcWebTransport({ baseUrl: apiBase(), useBinaryFormat: 
 
 export const tables: Client<typeof TableService> = createClient(TableService, transport);
 export const replays: Client<typeof ReplayService> = createClient(ReplayService, transport);
+export const ladders: Client<typeof LadderService> = createClient(LadderService, transport);

@@ -4,6 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 import { Lobby } from "./lobby";
 import { LiveTable } from "./table";
 import { Replay } from "./replay";
+import { BotPage, LadderBoard, Ladders } from "./ladders";
 import "./style.css";
 
 function route(): string[] {
@@ -17,10 +18,13 @@ function App() {
     addEventListener("hashchange", on);
     return () => removeEventListener("hashchange", on);
   }, []);
-  const [page, id] = path;
+  const [page, id, sub, botId] = path;
   let body;
   if (page === "table" && id) body = <LiveTable id={id} />;
   else if (page === "replay") body = <Replay id={id} />;
+  else if (page === "ladders" && id && sub === "bot" && botId) body = <BotPage ladderId={id} botId={botId} />;
+  else if (page === "ladders" && id) body = <LadderBoard id={id} />;
+  else if (page === "ladders") body = <Ladders />;
   else body = <Lobby />;
   const here = page ?? "lobby";
   return (
@@ -31,6 +35,7 @@ function App() {
         <nav aria-label="main">
           <a href="#/" aria-current={here === "lobby" || here === "table" ? "page" : undefined}>Tables</a>
           <a href="#/replay" aria-current={here === "replay" ? "page" : undefined}>Replays</a>
+          <a href="#/ladders" aria-current={here === "ladders" ? "page" : undefined}>Ladders</a>
         </nav>
       </header>
       <div id="content" tabIndex={-1}>{body}</div>

@@ -98,11 +98,11 @@ export function Replay({ id }: { id?: string }) {
         <>
           <p class="meta">{rulesetName(replay.ruleset)} · {replay.seats} seats · {steps.length - 1} actions · final {replay.balances.map((b, i) => `${name(i)} ${signed(b)}`).join(", ")}</p>
           <nav class="steps" aria-label="replay steps">
-            <button onClick={() => setStep(dealStart(step, -1))} disabled={step === 0} aria-label="previous deal" title="previous deal (Page Up)">⏮ deal</button>
+            <button onClick={() => setStep(dealStart(step, -1))} disabled={step === 0} aria-label="previous deal" title="previous deal (Page Up)">« deal</button>
             <button onClick={() => setStep(Math.max(0, step - 1))} disabled={step === 0} aria-label="previous action" title="previous action (←)" data-testid="step-back">◀ action</button>
             <input type="range" min={0} max={last} value={step} onInput={(e) => setStep(Number(e.currentTarget.value))} aria-label="step" />
             <button onClick={() => setStep(Math.min(last, step + 1))} disabled={step === last} aria-label="next action" title="next action (→)" data-testid="step-forward">action ▶</button>
-            <button onClick={() => setStep(dealStart(step, 1))} disabled={step === last} aria-label="next deal" title="next deal (Page Down)" data-testid="deal-forward">deal ⏭</button>
+            <button onClick={() => setStep(dealStart(step, 1))} disabled={step === last} aria-label="next deal" title="next deal (Page Down)" data-testid="deal-forward">deal »</button>
             <span data-testid="step" aria-live="polite">step {step} of {last} · deal {cur.deal + 1}</span>
           </nav>
           <p class="acted" data-testid="acted">

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file bete/v1/bot_service.proto.
  */
 export const file_bete_v1_bot_service: GenFile = /*@__PURE__*/
-  fileDesc("ChliZXRlL3YxL2JvdF9zZXJ2aWNlLnByb3RvEgdiZXRlLnYxIjEKElJlZ2lzdGVyQm90UmVxdWVzdBIMCgRuYW1lGAEgASgJEg0KBW93bmVyGAIgASgJIjQKE1JlZ2lzdGVyQm90UmVzcG9uc2USDgoGYm90X2lkGAEgASgJEg0KBXRva2VuGAIgASgJMlYKCkJvdFNlcnZpY2USSAoLUmVnaXN0ZXJCb3QSGy5iZXRlLnYxLlJlZ2lzdGVyQm90UmVxdWVzdBocLmJldGUudjEuUmVnaXN0ZXJCb3RSZXNwb25zZUI5WjdnaXRodWIuY29tL2JldGUtZ2FtZS9iZXRlL2NsaWVudHMvZ28vZ2VuL2JldGUvdjE7YmV0ZXYxYgZwcm90bzM");
+  fileDesc("ChliZXRlL3YxL2JvdF9zZXJ2aWNlLnByb3RvEgdiZXRlLnYxIkIKElJlZ2lzdGVyQm90UmVxdWVzdBIMCgRuYW1lGAEgASgJEg0KBW93bmVyGAIgASgJEg8KB3ZlcnNpb24YAyABKAkiVwoTUmVnaXN0ZXJCb3RSZXNwb25zZRIOCgZib3RfaWQYASABKAkSDQoFdG9rZW4YAiABKAkSEAoIb3duZXJfaWQYAyABKAkSDwoHdmVyc2lvbhgEIAEoCTJWCgpCb3RTZXJ2aWNlEkgKC1JlZ2lzdGVyQm90EhsuYmV0ZS52MS5SZWdpc3RlckJvdFJlcXVlc3QaHC5iZXRlLnYxLlJlZ2lzdGVyQm90UmVzcG9uc2VCOVo3Z2l0aHViLmNvbS9iZXRlLWdhbWUvYmV0ZS9jbGllbnRzL2dvL2dlbi9iZXRlL3YxO2JldGV2MWIGcHJvdG8z");
 
 /**
  * Request of BotService.RegisterBot.
@@ -26,11 +26,21 @@ export type RegisterBotRequest = Message<"bete.v1.RegisterBotRequest"> & {
   name: string;
 
   /**
-   * Who runs the bot (a person, team or e-mail), for the operators.
+   * Who runs the bot (a person, team or e-mail), for the operators. Free text: the owner that
+   * counts for ladders is the account (see RegisterBot).
    *
    * @generated from field: string owner = 2;
    */
   owner: string;
+
+  /**
+   * The bot's version (1-32 printable characters; empty means "1"). A new version of a bot is a
+   * new bot id with the same name, rated from scratch; leaderboards show the lineage. Unique
+   * per account and name.
+   *
+   * @generated from field: string version = 3;
+   */
+  version: string;
 };
 
 /**
@@ -59,6 +69,20 @@ export type RegisterBotResponse = Message<"bete.v1.RegisterBotResponse"> & {
    * @generated from field: string token = 2;
    */
   token: string;
+
+  /**
+   * The owner: the account's id, or the bot's own id when it was registered without one.
+   *
+   * @generated from field: string owner_id = 3;
+   */
+  ownerId: string;
+
+  /**
+   * The version stored ("1" when the request gave none).
+   *
+   * @generated from field: string version = 4;
+   */
+  version: string;
 };
 
 /**
@@ -76,8 +100,13 @@ export const RegisterBotResponseSchema: GenMessage<RegisterBotResponse> = /*@__P
  */
 export const BotService: GenService<{
   /**
-   * Registers a new bot and returns its id and its secret token. Needs no authorization. The
-   * server stores only a hash of the token: keep it, it cannot be shown again.
+   * Registers a new bot and returns its id and its secret token. The server stores only a hash
+   * of the token: keep it, it cannot be shown again.
+   *
+   * With an account token as `authorization: Bearer <account token>` (AccountService), the bot
+   * belongs to that account: its owner. Without one, the bot is its own owner; a server with
+   * open signup off refuses that (SIGNUP_CLOSED). Two bots of one owner never meet at a ladder
+   * table.
    *
    * @generated from rpc bete.v1.BotService.RegisterBot
    */

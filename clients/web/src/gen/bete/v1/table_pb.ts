@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file bete/v1/table.proto.
  */
 export const file_bete_v1_table: GenFile = /*@__PURE__*/
-  fileDesc("ChNiZXRlL3YxL3RhYmxlLnByb3RvEgdiZXRlLnYxIkUKDEhvdXNlQm90U2VhdBIMCgRzZWF0GAEgASgNEicKBnBvbGljeRgCIAEoDjIXLmJldGUudjEuSG91c2VCb3RQb2xpY3kingEKCVRhYmxlU2VhdBIMCgRzZWF0GAEgASgNEicKCG9jY3VwYW50GAIgASgOMhUuYmV0ZS52MS5PY2N1cGFudEtpbmQSDgoGYm90X2lkGAMgASgJEhAKCGJvdF9uYW1lGAQgASgJEicKBnBvbGljeRgFIAEoDjIXLmJldGUudjEuSG91c2VCb3RQb2xpY3kSDwoHc3RyaWtlcxgGIAEoDSKlAwoFVGFibGUSEAoIdGFibGVfaWQYASABKAkSIQoHcnVsZXNldBgCIAEoDjIQLmJldGUudjEuUnVsZXNldBISCgpzZWF0X2NvdW50GAMgASgNEioKBmNvbmZpZxgEIAMoCzIaLmJldGUudjEuVGFibGUuQ29uZmlnRW50cnkSIgoFc3RhdGUYBSABKA4yEy5iZXRlLnYxLlRhYmxlU3RhdGUSIQoFc2VhdHMYBiADKAsyEi5iZXRlLnYxLlRhYmxlU2VhdBIcChRkZWNpc2lvbl9kZWFkbGluZV9tcxgHIAEoDRInCgp2aXNpYmlsaXR5GAggASgOMhMuYmV0ZS52MS5WaXNpYmlsaXR5EhAKCGxhc3Rfc2VxGAkgASgEEhIKCmNyZWF0ZWRfYnkYCiABKAkSLgoKY3JlYXRlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFAoMZmlyc3RfZGVhbGVyGAwgASgNGi0KC0NvbmZpZ0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEqdQoKVGFibGVTdGF0ZRIbChdUQUJMRV9TVEFURV9VTlNQRUNJRklFRBAAEhcKE1RBQkxFX1NUQVRFX1dBSVRJTkcQARIXChNUQUJMRV9TVEFURV9QTEFZSU5HEAISGAoUVEFCTEVfU1RBVEVfRklOSVNIRUQQAypXCgpWaXNpYmlsaXR5EhoKFlZJU0lCSUxJVFlfVU5TUEVDSUZJRUQQABIVChFWSVNJQklMSVRZX0xJU1RFRBABEhYKElZJU0lCSUxJVFlfUFJJVkFURRACKm8KDkhvdXNlQm90UG9saWN5EiAKHEhPVVNFX0JPVF9QT0xJQ1lfVU5TUEVDSUZJRUQQABIbChdIT1VTRV9CT1RfUE9MSUNZX1JBTkRPTRABEh4KGkhPVVNFX0JPVF9QT0xJQ1lfSEVVUklTVElDEAIqegoMT2NjdXBhbnRLaW5kEh0KGU9DQ1VQQU5UX0tJTkRfVU5TUEVDSUZJRUQQABIXChNPQ0NVUEFOVF9LSU5EX0VNUFRZEAESFQoRT0NDVVBBTlRfS0lORF9CT1QQAhIbChdPQ0NVUEFOVF9LSU5EX0hPVVNFX0JPVBADQjlaN2dpdGh1Yi5jb20vYmV0ZS1nYW1lL2JldGUvY2xpZW50cy9nby9nZW4vYmV0ZS92MTtiZXRldjFiBnByb3RvMw", [file_bete_v1_cards, file_google_protobuf_timestamp]);
+  fileDesc("ChNiZXRlL3YxL3RhYmxlLnByb3RvEgdiZXRlLnYxIkUKDEhvdXNlQm90U2VhdBIMCgRzZWF0GAEgASgNEicKBnBvbGljeRgCIAEoDjIXLmJldGUudjEuSG91c2VCb3RQb2xpY3kingEKCVRhYmxlU2VhdBIMCgRzZWF0GAEgASgNEicKCG9jY3VwYW50GAIgASgOMhUuYmV0ZS52MS5PY2N1cGFudEtpbmQSDgoGYm90X2lkGAMgASgJEhAKCGJvdF9uYW1lGAQgASgJEicKBnBvbGljeRgFIAEoDjIXLmJldGUudjEuSG91c2VCb3RQb2xpY3kSDwoHc3RyaWtlcxgGIAEoDSL7AwoFVGFibGUSEAoIdGFibGVfaWQYASABKAkSIQoHcnVsZXNldBgCIAEoDjIQLmJldGUudjEuUnVsZXNldBISCgpzZWF0X2NvdW50GAMgASgNEioKBmNvbmZpZxgEIAMoCzIaLmJldGUudjEuVGFibGUuQ29uZmlnRW50cnkSIgoFc3RhdGUYBSABKA4yEy5iZXRlLnYxLlRhYmxlU3RhdGUSIQoFc2VhdHMYBiADKAsyEi5iZXRlLnYxLlRhYmxlU2VhdBIcChRkZWNpc2lvbl9kZWFkbGluZV9tcxgHIAEoDRInCgp2aXNpYmlsaXR5GAggASgOMhMuYmV0ZS52MS5WaXNpYmlsaXR5EhAKCGxhc3Rfc2VxGAkgASgEEhIKCmNyZWF0ZWRfYnkYCiABKAkSLgoKY3JlYXRlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFAoMZmlyc3RfZGVhbGVyGAwgASgNEhEKCWxhZGRlcl9pZBgNIAEoCRIXCg9sYWRkZXJfbWF0Y2hfaWQYDiABKAkSEwoLc2VlZF9zaGEyNTYYDyABKAkSEwoLc2VlZF9jaG9zZW4YECABKAgaLQoLQ29uZmlnRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASp1CgpUYWJsZVN0YXRlEhsKF1RBQkxFX1NUQVRFX1VOU1BFQ0lGSUVEEAASFwoTVEFCTEVfU1RBVEVfV0FJVElORxABEhcKE1RBQkxFX1NUQVRFX1BMQVlJTkcQAhIYChRUQUJMRV9TVEFURV9GSU5JU0hFRBADKlcKClZpc2liaWxpdHkSGgoWVklTSUJJTElUWV9VTlNQRUNJRklFRBAAEhUKEVZJU0lCSUxJVFlfTElTVEVEEAESFgoSVklTSUJJTElUWV9QUklWQVRFEAIqbwoOSG91c2VCb3RQb2xpY3kSIAocSE9VU0VfQk9UX1BPTElDWV9VTlNQRUNJRklFRBAAEhsKF0hPVVNFX0JPVF9QT0xJQ1lfUkFORE9NEAESHgoaSE9VU0VfQk9UX1BPTElDWV9IRVVSSVNUSUMQAip6CgxPY2N1cGFudEtpbmQSHQoZT0NDVVBBTlRfS0lORF9VTlNQRUNJRklFRBAAEhcKE09DQ1VQQU5UX0tJTkRfRU1QVFkQARIVChFPQ0NVUEFOVF9LSU5EX0JPVBACEhsKF09DQ1VQQU5UX0tJTkRfSE9VU0VfQk9UEANCOVo3Z2l0aHViLmNvbS9iZXRlLWdhbWUvYmV0ZS9jbGllbnRzL2dvL2dlbi9iZXRlL3YxO2JldGV2MWIGcHJvdG8z", [file_bete_v1_cards, file_google_protobuf_timestamp]);
 
 /**
  * A house bot for one seat, chosen at table creation.
@@ -191,6 +191,38 @@ export type Table = Message<"bete.v1.Table"> & {
    * @generated from field: uint32 first_dealer = 12;
    */
   firstDealer: number;
+
+  /**
+   * The ladder this table belongs to; empty for a table created with CreateTable.
+   *
+   * @generated from field: string ladder_id = 13;
+   */
+  ladderId: string;
+
+  /**
+   * The ladder match (a duplicate set, or a single table) this table is part of; empty when
+   * not a ladder table.
+   *
+   * @generated from field: string ladder_match_id = 14;
+   */
+  ladderMatchId: string;
+
+  /**
+   * The commitment to the table's seed: lower-case hex SHA-256 of the 32 seed bytes, published
+   * before the first deal. The finished record reveals the seed; `bete verify` checks that it
+   * matches this and that every deck is the seed's shuffle (RULES.md 11.5).
+   *
+   * @generated from field: string seed_sha256 = 15;
+   */
+  seedSha256: string;
+
+  /**
+   * The creator chose the seed (CreateTableRequest.seed): the creator can know every deck.
+   * Such a table is never rated; clients should say so wherever they show it.
+   *
+   * @generated from field: bool seed_chosen = 16;
+   */
+  seedChosen: boolean;
 };
 
 /**
