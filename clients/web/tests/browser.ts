@@ -231,6 +231,9 @@ async function main() {
     await pageWire.start();
     await page.goto(`${server.web}/`);
     await page.getByRole("heading", { name: "Tables" }).waitFor();
+    // A fresh server (default --house-tables 2) already shows live house-bot tables.
+    await page.locator("tr[data-table]").nth(1).waitFor({ timeout: 15_000 });
+    step("a fresh server's lobby shows its showcase tables");
     const live = await houseTable(server.web, token, 4, 40);
     await page.locator(`tr[data-table="${live}"]`).waitFor({ timeout: 10_000 });
     step(`lobby shows ${live} without a reload`);

@@ -14,6 +14,7 @@ pub mod registry;
 pub mod replay;
 pub mod server;
 pub mod service;
+pub mod showcase;
 pub mod shutdown;
 pub mod status;
 pub mod store;

@@ -46,6 +46,10 @@ struct Args {
     /// Serve no web page and no gRPC-Web.
     #[arg(long, env = "BETE_NO_WEB")]
     no_web: bool,
+    /// Listed tables of house bots to keep playing at a watchable pace (a new one replaces each
+    /// that finishes), so the web page has live tables to show; 0 for none.
+    #[arg(long, env = "BETE_HOUSE_TABLES", default_value_t = 2)]
+    house_tables: u32,
     /// Log format on standard error.
     #[arg(long, env = "BETE_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
@@ -196,6 +200,7 @@ async fn serve(args: Args, workers: usize) -> anyhow::Result<()> {
         data_dir: args.data_dir,
         metrics_addr: Some(args.metrics_listen),
         web_addr: (!args.no_web).then_some(args.web_listen),
+        house_tables: args.house_tables,
         default_deadline_ms: args.default_deadline_ms,
         heartbeat_interval: Duration::from_secs(args.heartbeat_secs.max(1)),
         house_delay: Duration::from_millis(args.house_delay_ms),

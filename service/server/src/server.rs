@@ -191,9 +191,20 @@ pub async fn run(
 
     // The web listener: the page, and the same services over gRPC-Web. It stops accepting when
     // the drain ends the streams (its calls meet the same SHUTTING_DOWN gate before that).
-    let web = match api.config.web_addr {
-        Some(addr) => {
-            let l = TcpListener::bind(addr).await.map_err(RunError::Web)?;
+    // A web address already in use (a second server on one machine, a test run beside a
+    // running server) costs the page, not the game service: logged, and gRPC goes on.
+    let web_listener = match api.config.web_addr {
+        Some(addr) => match TcpListener::bind(addr).await {
+            Ok(l) => Some(l),
+            Err(e) => {
+                tracing::error!(%addr, error = %e, "web page not served: cannot listen");
+                None
+            }
+        },
+        None => None,
+    };
+    let web = match web_listener {
+        Some(l) => {
             let addr = l.local_addr().map_err(RunError::Web)?;
             tracing::info!(%addr, "web page: http://{addr}/");
             let routes = crate::web::routes(
@@ -224,6 +235,12 @@ pub async fn run(
         None => None,
     };
     let _web = web.map(AbortOnDrop);
+    let _showcase = (api.config.house_tables > 0).then(|| {
+        AbortOnDrop(tokio::spawn(crate::showcase::keep(
+            api.clone(),
+            api.config.house_tables,
+        )))
+    });
 
     let addr = listener.local_addr().ok();
     tracing::info!(?addr, "bete-server listening");

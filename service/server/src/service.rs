@@ -96,7 +96,7 @@ fn seats_not_allowed(ruleset: bete_rules::RulesetId, seats: u32) -> ServerError 
 /// so it holds no seat and created no table.
 pub(crate) const SPECTATOR: &str = "";
 
-fn spectator() -> Arc<BotRow> {
+pub(crate) fn spectator() -> Arc<BotRow> {
     Arc::new(BotRow {
         id: SPECTATOR.to_string(),
         name: String::new(),
@@ -217,7 +217,7 @@ impl Api {
         r
     }
 
-    fn check_create(
+    pub(crate) fn check_create(
         &self,
         bot: &BotRow,
         req: pb::CreateTableRequest,
@@ -408,7 +408,7 @@ impl Api {
         Ok((t, record))
     }
 
-    async fn status(&self, id: &str) -> Result<TableStatus, ServerError> {
+    pub(crate) async fn status(&self, id: &str) -> Result<TableStatus, ServerError> {
         self.tables
             .call(id, |reply| Command::Status { reply })
             .await

@@ -421,3 +421,48 @@ async fn a_house_bot_table_is_listed_as_playing() {
     assert!(found, "the playing house-bot table is listed as playing");
     server.stop().await;
 }
+
+/// `house_tables`: a fresh server keeps that many listed house-bot tables playing, so the
+/// page's lobby has live tables to open.
+#[tokio::test]
+async fn a_fresh_server_shows_house_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(dir.path().to_path_buf(), |c| c.house_tables = 2).await;
+    let ch = server.channel().await;
+    let mut anon = client_with(&ch, None);
+    let mut shown = Vec::new();
+    for _ in 0..300 {
+        shown = anon
+            .list_tables(pb::ListTablesRequest {
+                state: pb::TableState::Playing.into(),
+                ..Default::default()
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .tables;
+        if shown.len() >= 2 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(shown.len(), 2, "{shown:?}");
+    for t in &shown {
+        assert_eq!(t.created_by, "house");
+        assert!(
+            t.seats
+                .iter()
+                .all(|s| s.occupant == pb::OccupantKind::HouseBot as i32)
+        );
+    }
+    // No more than asked for, however often the keeper looks.
+    tokio::time::sleep(std::time::Duration::from_millis(3500)).await;
+    let all = anon
+        .list_tables(pb::ListTablesRequest::default())
+        .await
+        .unwrap()
+        .into_inner()
+        .tables;
+    assert_eq!(all.len(), 2, "{all:?}");
+    server.stop().await;
+}
