@@ -65,8 +65,8 @@ async function startServer(dataDir: string, grpcPort: number, webPort: number, m
       BETE_WEB_LISTEN: `127.0.0.1:${webPort}`,
       BETE_METRICS_LISTEN: `127.0.0.1:${metricsPort}`,
       BETE_DATA_DIR: dataDir,
-      // House bots pause 10 ms a decision: a 7-seat table then streams ~100 events a second.
-      BETE_HOUSE_DELAY_MS: "10",
+      // House bots pause 7 ms a decision: a 7-seat table then streams ~100 events a second.
+      BETE_HOUSE_DELAY_MS: "7",
       BETE_HEARTBEAT_SECS: "2",
       RUST_LOG: "warn,bete_server=info",
     },
