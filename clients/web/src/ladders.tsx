@@ -4,7 +4,7 @@ import { useEffect, useState } from "preact/hooks";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { ladders } from "./api";
-import type { Ladder, LadderMatch, Standing } from "./gen/bete/v1/ladder_service_pb";
+import { LadderMatchState, type Ladder, type LadderMatch, type Standing } from "./gen/bete/v1/ladder_service_pb";
 import { rulesetName, signed } from "./format";
 import { errorText } from "./errors";
 
@@ -18,14 +18,16 @@ function ladderError(e: unknown): string {
 const fixed = (n: number, d = 1) => n.toFixed(d);
 const when = (m: LadderMatch) => (m.ratedAt ? new Date(timestampMs(m.ratedAt)).toLocaleString() : m.startedAt ? new Date(timestampMs(m.startedAt)).toLocaleString() : "");
 
-/** Replay links of a match's tables. */
+/** Replay links of a match's tables: once it is rated. Until then its tables are private and
+ * their records withheld (a set's later rotations share the earlier ones' decks). */
 function MatchTables({ m }: { m: LadderMatch }) {
+  if (m.state !== LadderMatchState.RATED) return <span class="meta">in play</span>;
   return (
     <>
       {m.tables.map((t, i) => (
         <span key={t.tableId}>
           {i ? ", " : ""}
-          {t.finished ? <a href={`#/replay/${t.tableId}`}>replay{m.tables.length > 1 ? ` ${i + 1}` : ""}</a> : <a href={`#/table/${t.tableId}`}>watch{m.tables.length > 1 ? ` ${i + 1}` : ""}</a>}
+          <a href={`#/replay/${t.tableId}`}>replay{m.tables.length > 1 ? ` ${i + 1}` : ""}</a>
         </span>
       ))}
     </>
@@ -151,7 +153,7 @@ export function LadderBoard({ id }: { id: string }) {
         </table>
       ) : null}
       <section aria-label="latest results">
-        <h2>Latest results <span class={`conn ${streaming ? "live" : "reconnecting"}`}>{streaming ? "● live" : "connecting…"}</span></h2>
+        <h2>Latest results <span class={`conn ${streaming ? "live" : ""}`}>{streaming ? "● live" : "listening…"}</span></h2>
         {results.length ? <ol class="results" data-testid="results">{results.map((m) => <MatchLine key={m.matchId} m={m} ladderId={id} />)}</ol> : <p>No rated match yet.</p>}
       </section>
     </main>

@@ -30,6 +30,7 @@ import {
   GetGameRecordResponseSchema,
 } from "../src/gen/bete/v1/table_service_pb";
 import { ReplayRecordResponseSchema } from "../src/gen/bete/v1/replay_service_pb";
+import { LadderService } from "../src/gen/bete/v1/ladder_service_pb";
 import { HouseBotPolicy, TableState, Visibility } from "../src/gen/bete/v1/table_pb";
 
 const root = resolve(import.meta.dirname, "../../..");
@@ -99,7 +100,34 @@ function api(base: string, token?: string) {
     return next(req);
   };
   const transport = createGrpcWebTransport({ baseUrl: base, useBinaryFormat: true, interceptors: [auth] });
-  return { tables: createClient(TableService, transport), bots: createClient(BotService, transport) };
+  return {
+    tables: createClient(TableService, transport),
+    bots: createClient(BotService, transport),
+    ladders: createClient(LadderService, transport),
+  };
+}
+
+/** A bot that enters `ladder` and plays the first legal action of every decision it is sent,
+ * until `signal` aborts (so the ladder has rated matches to show). */
+async function ladderBot(base: string, name: string, ladder: string, signal: AbortSignal) {
+  const me = await api(base).bots.registerBot({ name, owner: "scripts/test-web.sh" });
+  const c = api(base, me.token);
+  await c.ladders.enterLadder({ ladderId: ladder, capacity: 4 });
+  (async () => {
+    while (!signal.aborted) {
+      try {
+        for await (const m of c.tables.watchBot({}, { signal })) {
+          if (m.kind.case !== "decision") continue;
+          const d = m.kind.value;
+          const action = d.view?.legalActions[0];
+          if (!action) continue;
+          c.tables.submitAction({ tableId: m.tableId, action, expectedSeq: d.seq }).catch(() => {});
+        }
+      } catch { /* the stream broke: open it again */ }
+      await sleep(200);
+    }
+  })();
+  return me.botId;
 }
 
 async function houseTable(base: string, token: string, seats: number, rounds: number, houseSeats = seats): Promise<string> {
@@ -350,6 +378,12 @@ async function main() {
     step(`frames while streaming: ${JSON.stringify(frames)}`);
     check(frames.events_per_second > 0 && frames.frames > 0, "the table streamed and the page drew frames");
 
+    // Two bots enter the bete-4 ladder (with its two house entrants, a 4-seat group) and play
+    // (after the frames were measured) while the next steps run, so step 8 has rated matches to show.
+    const ladderStop = new AbortController();
+    await ladderBot(server.web, "ladder-a", "bete-4", ladderStop.signal);
+    await ladderBot(server.web, "ladder-b", "bete-4", ladderStop.signal);
+
     // 6. A 7-seat table on a phone screen.
     const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
     const pp = await phone.newPage();
@@ -388,8 +422,10 @@ async function main() {
     await page.keyboard.press("ArrowRight");
     await page.keyboard.press("ArrowRight");
     await page.getByTestId("step").filter({ hasText: "step 6 of" }).waitFor();
+    // A deal can end within a few steps (everyone passes), so "next deal" is counted from here.
+    const dealNow = Number((await page.getByTestId("step").innerText()).match(/deal (\d+)/)?.[1]);
     await page.getByTestId("deal-forward").click();
-    await page.getByTestId("step").filter({ hasText: "deal 2" }).waitFor();
+    await page.getByTestId("step").filter({ hasText: `deal ${dealNow + 1}` }).waitFor();
     await page.keyboard.press("PageUp");
     await page.getByTestId("step").filter({ hasText: "step 0 of" }).waitFor();
     await page.keyboard.press("PageDown");
@@ -419,17 +455,37 @@ async function main() {
       page.getByText("No ladder is declared on this server.").waitFor().then(() => "empty"),
     ]);
     if (ladderState === "ladders") {
-      await page.getByTestId("ladders").locator("a").first().click();
+      await page.getByTestId("ladders").locator('a[href="#/ladders/bete-4"]').click();
       await page.getByTestId("standings").waitFor();
+      // The board fills in when the first match (a duplicate set of 4 tables) is rated.
+      await page.getByTestId("standings").locator("tbody tr").nth(3).waitFor({ timeout: 120_000 });
+      const rows = await page.getByTestId("standings").locator("tbody tr").allInnerTexts();
+      check(rows.some((r) => r.includes("ladder-a")) && rows.some((r) => r.includes("ladder-b")), `our bots are on the leaderboard: ${rows}`);
+      check(await page.locator(".ratingbar .interval").count() >= 4, "every line has its rating interval bar");
+      await page.getByTestId("results").locator("li").first().waitFor({ timeout: 60_000 });
       await page.screenshot({ path: join(docs, "web-ladder.png"), fullPage: true });
-      step("a ladder's leaderboard is read");
+      step(`a ladder's leaderboard is read: ${rows.length} lines`);
+      // A bot's page: its matches link to their replays.
+      await page.getByTestId("standings").locator("a", { hasText: "ladder-a" }).click();
+      await page.locator('.results a[href^="#/replay/"]').first().waitFor({ timeout: 30_000 });
+      await page.screenshot({ path: join(docs, "web-ladder-bot.png"), fullPage: true });
+      await page.locator('.results a[href^="#/replay/"]').first().click();
+      await page.getByTestId("step").filter({ hasText: "step 0 of" }).waitFor();
+      step("a bot's page links its matches to their replays");
     } else {
       step(`ladders: ${ladderState === "none" ? "this server serves no LadderService yet" : "no ladder declared"}; the page says so`);
     }
+    ladderStop.abort();
     results.ladders = ladderState;
 
     writeFileSync(join(root, "target", "web-test-results.json"), JSON.stringify(results, null, 2));
     console.log("web: ok");
+  } catch (e) {
+    // What the pages showed when it failed, for the log reader.
+    for (const [i, p] of browser.contexts().flatMap((c) => c.pages()).entries()) {
+      await p.screenshot({ path: join(root, "target", `web-test-failure-${i}.png`), fullPage: true }).catch(() => {});
+    }
+    throw e;
   } finally {
     await browser.close();
     await stopServer(server);
