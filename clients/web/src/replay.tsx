@@ -26,11 +26,10 @@ export function Replay({ id }: { id?: string }) {
       const r = await replays.replayRecord({ source });
       setReplay(r);
       setStep(0);
+      setNames([]);
       if (source.case === "tableId") {
-        const t = (await tables.getTable({ tableId: source.value })).table;
-        setNames(t?.seats.map((s) => s.botName) ?? []);
-      } else {
-        setNames([]);
+        // The names are a nicety: the replay stands without them.
+        tables.getTable({ tableId: source.value }).then((r) => setNames(r.table?.seats.map((s) => s.botName) ?? []), () => {});
       }
     } catch (e) {
       setReplay(null);

@@ -531,7 +531,16 @@ impl TableService for TableApi {
             let status = api.status(&id).await?;
             // A bot may look up any table by id (to join it); the anonymous spectator only a
             // listed one.
-            if bot.id == SPECTATOR && status.meta.visibility == Visibility::Private {
+            // The actor's copy of the visibility is the one it loaded: a ladder set's tables are
+            // listed by the store once rated, so a private answer is checked there.
+            if bot.id == SPECTATOR
+                && status.meta.visibility == Visibility::Private
+                && !api
+                    .store
+                    .table(id.clone())
+                    .await?
+                    .is_some_and(|t| t.table.visibility == Visibility::Listed)
+            {
                 return Err(ServerError::TablePrivate);
             }
             Ok(pb::GetTableResponse {
