@@ -35,6 +35,17 @@ function MatchTables({ m }: { m: LadderMatch }) {
 }
 
 function MatchLine({ m, ladderId }: { m: LadderMatch; ladderId: string }) {
+  if (m.state !== LadderMatchState.RATED) {
+    return (
+      <li>
+        <span class="when">{when(m)}</span>{" "}
+        {m.entrants.map((e, i) => (
+          <span key={e.botId}>{i ? ", " : ""}<a href={`#/ladders/${ladderId}/bot/${e.botId}`}>{e.botName || e.botId}</a></span>
+        ))}{" "}
+        — <MatchTables m={m} />
+      </li>
+    );
+  }
   const order = [...m.entrants].sort((a, b) => a.place - b.place);
   return (
     <li>
