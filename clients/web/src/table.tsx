@@ -145,7 +145,10 @@ export function LiveTable({ id }: { id: string }) {
 
   const names = (table?.seats ?? []).map((s) => s.botName);
   const strikes = (table?.seats ?? []).map((s) => s.strikes);
-  const deadline = view?.toAct !== undefined && table && conn === "live" ? lastEventMs.current + table.decisionDeadlineMs : undefined;
+  // From the latest event's server time, capped at the table's deadline (clocks differ).
+  const deadline = view?.toAct !== undefined && table && conn === "live"
+    ? Math.min(lastEventMs.current, Date.now()) + table.decisionDeadlineMs
+    : undefined;
   return (
     <main>
       <h1>Table <code>{id}</code></h1>
@@ -160,7 +163,7 @@ export function LiveTable({ id }: { id: string }) {
       <section class="log" aria-label="event log">
         <h2>Events</h2>
         <ol data-testid="log" aria-live="off">
-          {log.current.slice(-60).reverse().map((l) => <li key={String(l.seq)} value={Number(l.seq)}>{l.text}</li>)}
+          {log.current.slice(-60).reverse().map((l) => <li key={String(l.seq)} value={Number(l.seq)}><span class="seq">{String(l.seq)}</span> {l.text}</li>)}
         </ol>
       </section>
     </main>
