@@ -426,7 +426,10 @@ async function main() {
     const dealNow = Number((await page.getByTestId("step").innerText()).match(/deal (\d+)/)?.[1]);
     await page.getByTestId("deal-forward").click();
     await page.getByTestId("step").filter({ hasText: `deal ${dealNow + 1}` }).waitFor();
+    // At a deal's start, Page Up goes to the start of the deal before.
     await page.keyboard.press("PageUp");
+    await page.getByTestId("step").filter({ hasText: `deal ${dealNow}` }).waitFor();
+    await page.keyboard.press("Home");
     await page.getByTestId("step").filter({ hasText: "step 0 of" }).waitFor();
     await page.keyboard.press("PageDown");
     await page.keyboard.press("ArrowRight");
