@@ -153,7 +153,7 @@ export function LadderBoard({ id }: { id: string }) {
             {standings.map((s) => (
               <tr key={s.botId} class={s.active ? "" : "inactive"}>
                 <td>{s.rank}</td>
-                <td><a href={`#/ladders/${id}/bot/${s.botId}`}>{s.botName || s.botId}</a>{s.botVersion && s.botVersion !== "1" ? ` v${s.botVersion}` : ""}{s.house ? " (house)" : ""}</td>
+                <td><a href={`#/ladders/${id}/bot/${s.botId}`}>{s.botName || s.botId}</a>{!s.house && s.botVersion && s.botVersion !== "1" ? ` v${s.botVersion}` : ""}{s.house ? " (house)" : ""}</td>
                 <td class="num">{fixed(s.rating, 2)}</td>
                 <td class="barcol"><RatingBar s={s} lo={lo} hi={hi} /></td>
                 <td class="num">{s.matches}</td>
