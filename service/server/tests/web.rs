@@ -466,3 +466,127 @@ async fn a_fresh_server_shows_house_tables() {
     assert_eq!(all.len(), 2, "{all:?}");
     server.stop().await;
 }
+
+const LADDERS: &str = r#"
+[[ladder]]
+id = "web-3"
+ruleset = "bete"
+seats = 3
+deals_per_match = 3
+decision_deadline_ms = 10000
+duplicate = true
+house_entrants = ["random", "heuristic"]
+"#;
+
+/// The matches of ladder web-3, newest first.
+async fn ladder_matches(ch: &Channel) -> Vec<pb::LadderMatch> {
+    bete_api::pb::ladder_service_client::LadderServiceClient::new(ch.clone())
+        .list_ladder_matches(pb::ListLadderMatchesRequest {
+            ladder_id: "web-3".into(),
+            page_size: 50,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .matches
+}
+
+/// Answers every decision of `token`'s bot with its first legal action, until aborted.
+async fn play_first_legal(ch: Channel, token: String) {
+    let mut c = client_with(&ch, Some(&token));
+    let mut stream = c
+        .watch_bot(pb::WatchBotRequest::default())
+        .await
+        .unwrap()
+        .into_inner();
+    while let Ok(Some(msg)) = stream.message().await {
+        let Some(pb::watch_bot_response::Kind::Decision(d)) = msg.kind else {
+            continue;
+        };
+        let Some(action) = d.view.and_then(|v| v.legal_actions.first().cloned()) else {
+            continue;
+        };
+        let _ = c
+            .submit_action(pb::SubmitActionRequest {
+                table_id: d.table_id.clone(),
+                action: Some(action),
+                expected_seq: d.seq,
+                request_id: format!("{}-{}", d.table_id, d.seq),
+            })
+            .await;
+    }
+}
+
+/// A ladder set's tables: while the set is unrated the anonymous spectator gets neither their
+/// description nor a replay (a later rotation shares the decks); once rated, both.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ladder_tables_are_replayed_only_once_their_set_is_rated() {
+    use bete_api::pb::ladder_service_client::LadderServiceClient;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("ladders.toml");
+    std::fs::write(&file, LADDERS).unwrap();
+    let server = TestServer::start(dir.path().join("data"), |c| {
+        c.ladders = Some(file.clone());
+    })
+    .await;
+    let ch = server.channel().await;
+    let me = register(&ch, "web-ladder-bot").await;
+    let token = me.token.clone();
+    LadderServiceClient::with_interceptor(ch.clone(), Bearer(Some(token.clone())))
+        .enter_ladder(pb::EnterLadderRequest {
+            ladder_id: "web-3".into(),
+            capacity: 3,
+        })
+        .await
+        .unwrap();
+    let bot = tokio::spawn(play_first_legal(ch.clone(), token));
+    let mut anon = client_with(&ch, None);
+    let mut replay = replay_client(&ch);
+    let (mut refused, mut served) = (0, 0);
+    for _ in 0..1200 {
+        for m in ladder_matches(&ch).await {
+            let table = m.tables[0].table_id.clone();
+            let got = replay
+                .replay_record(pb::ReplayRecordRequest {
+                    source: Some(pb::replay_record_request::Source::TableId(table.clone())),
+                })
+                .await;
+            let described = anon
+                .get_table(pb::GetTableRequest {
+                    table_id: table.clone(),
+                })
+                .await;
+            // Read the set's state after the calls: if it is still unrated, both were refused.
+            let rated_now = ladder_matches(&ch)
+                .await
+                .iter()
+                .any(|n| n.match_id == m.match_id && n.state == pb::LadderMatchState::Rated as i32);
+            if !rated_now {
+                let s = got.unwrap_err();
+                assert!(
+                    ["TABLE_PRIVATE", "TABLE_NOT_FINISHED"].contains(&reason(&s).as_str()),
+                    "{s:?}"
+                );
+                assert_eq!(reason(&described.unwrap_err()), "TABLE_PRIVATE");
+                refused += 1;
+            } else if m.state == pb::LadderMatchState::Rated as i32 {
+                // Rated before the calls: served, and described to the anonymous spectator.
+                assert!(!got.unwrap().into_inner().steps.is_empty());
+                assert_eq!(
+                    described.unwrap().into_inner().table.unwrap().table_id,
+                    table
+                );
+                served += 1;
+            }
+        }
+        if refused > 0 && served > 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    assert!(refused > 0, "an unrated set was looked at");
+    assert!(served > 0, "a rated set was looked at");
+    bot.abort();
+    server.stop().await;
+}
