@@ -92,17 +92,20 @@ export enum ErrorReason {
 
   /**
    * INVALID_ARGUMENT: the request is malformed (missing field, unknown enum number, a card code
-   * that is not a card, wrong number of cards, seat out of range, oversized message). A
-   * `google.rpc.BadRequest` detail names each bad field, e.g. `action.cards[1]`.
+   * that is not a card, wrong number of cards, seat out of range, a message over the request
+   * limit, 64 KiB by default, whatever its size). A `google.rpc.BadRequest` detail names each
+   * bad field, e.g. `action.cards[1]`, or `(request)` for the message as a whole.
    *
    * @generated from enum value: ERROR_REASON_INVALID_ARGUMENT = 9;
    */
   INVALID_ARGUMENT = 9,
 
   /**
-   * INVALID_ARGUMENT: CreateTable's config is not allowed for the ruleset (unknown key, bad
-   * value, seat count). A `google.rpc.BadRequest` detail names the field, e.g. `config.win_rule`,
-   * and the message lists the allowed values.
+   * INVALID_ARGUMENT: CreateTable's request is well formed but the ruleset does not allow it:
+   * an unknown config key, a bad value, or a seat count the ruleset does not allow (any count
+   * but 0, which is a missing field: ERROR_REASON_INVALID_ARGUMENT). A `google.rpc.BadRequest`
+   * detail names the field, e.g. `config.win_rule` or `seats`, and the message lists the
+   * allowed values.
    *
    * @generated from enum value: ERROR_REASON_BAD_CONFIG = 10;
    */
@@ -123,8 +126,10 @@ export enum ErrorReason {
   NOT_SEATED = 12,
 
   /**
-   * OUT_OF_RANGE: WatchTable's `from_seq` is beyond the table's last event (or no longer kept).
-   * Reconnect without `from_seq` to get a fresh snapshot.
+   * OUT_OF_RANGE: a `from_seq` is beyond the table's last event: WatchTable's (BadRequest field
+   * `from_seq`), or an entry of WatchBot's (field `from_seq[<table id>]`, ErrorInfo metadata
+   * "table_id"; the whole WatchBot stream is refused at open). Metadata "last_seq" holds the
+   * table's last seq. Reconnect without that `from_seq` to get a fresh snapshot.
    *
    * @generated from enum value: ERROR_REASON_FROM_SEQ_OUT_OF_RANGE = 13;
    */
@@ -155,8 +160,10 @@ export enum ErrorReason {
   RATE_LIMITED = 16,
 
   /**
-   * ALREADY_EXISTS: this `request_id` was already used for a different action at this table.
-   * Use a fresh request_id for every new decision; repeat one only to retry the same action.
+   * ALREADY_EXISTS: your bot already used this `request_id` at this table for a different
+   * action. Request ids are scoped to (bot, table): another bot's ids, or the ids of a bot that
+   * sat in your seat before you, never collide with yours. Use a fresh request_id for every new
+   * decision; repeat one only to retry the same action.
    *
    * @generated from enum value: ERROR_REASON_DUPLICATE_REQUEST_CONFLICT = 17;
    */

@@ -35,7 +35,8 @@ export type CreateTableRequest = Message<"bete.v1.CreateTableRequest"> & {
 
   /**
    * The number of seats; the ruleset's allowed range applies (e.g. bete 3-7, beast 3-5;
-   * bete with 2 needs `two_players`).
+   * bete with 2 needs `two_players`). 0 (unset) fails with INVALID_ARGUMENT; any other count
+   * the ruleset does not allow fails with BAD_CONFIG on field `seats`.
    *
    * @generated from field: uint32 seats = 2;
    */
@@ -357,6 +358,8 @@ export type SubmitActionRequest = Message<"bete.v1.SubmitActionRequest"> & {
   /**
    * A client-chosen id (up to 64 characters, e.g. a UUID) that makes the call idempotent: a retry
    * with the same id returns the first result and applies the action once. Empty disables this.
+   * Scope: your bot at this table. Ids used by another bot, including a bot that held your seat
+   * before you, are not yours: reusing one is a new request, never `replayed`.
    *
    * @generated from field: string request_id = 4;
    */
@@ -384,7 +387,8 @@ export type SubmitActionResponse = Message<"bete.v1.SubmitActionResponse"> & {
   seq: bigint;
 
   /**
-   * True when this request_id was already applied and this is the stored result of that call.
+   * True when your bot already submitted this request_id at this table and this is the stored
+   * result of that call.
    *
    * @generated from field: bool replayed = 2;
    */
@@ -431,7 +435,7 @@ export type SubmitActionsRequest = Message<"bete.v1.SubmitActionsRequest"> & {
   /**
    * A client-chosen id (up to 64 characters) that makes the request idempotent across streams
    * and unary calls: a retry with the same id returns the first result (`replayed`) and applies
-   * the action once. Empty disables this. Set it, so a request lost with a broken stream can be
+   * the action once. Scope: your bot at this table, as for SubmitActionRequest. Empty disables this. Set it, so a request lost with a broken stream can be
    * resent safely.
    *
    * @generated from field: string request_id = 4;
@@ -779,7 +783,10 @@ export const WatchTableResponseSchema: GenMessage<WatchTableResponse> = /*@__PUR
 export type WatchBotRequest = Message<"bete.v1.WatchBotRequest"> & {
   /**
    * Resume: per table id, the sequence number of the last event you processed there. Tables
-   * listed here continue with the next event; other tables start with a snapshot.
+   * listed here continue with the next event; other tables start with a snapshot. An entry
+   * beyond its table's last seq refuses the whole stream at open (OUT_OF_RANGE
+   * FROM_SEQ_OUT_OF_RANGE, BadRequest field `from_seq[<table id>]`, metadata "table_id" and
+   * "last_seq"). Entries for tables you do not sit at are ignored.
    *
    * @generated from field: map<string, uint64> from_seq = 1;
    */
@@ -830,7 +837,10 @@ export const SeatedSchema: GenMessage<Seated> = /*@__PURE__*/
   messageDesc(file_bete_v1_table_service, 23);
 
 /**
- * It is your turn at a table: decide and call SubmitAction before `view.deadline`.
+ * It is your turn at a table: decide and call SubmitAction before `view.deadline`. On a WatchBot
+ * stream this is the one message to act on: every decision of yours is sent exactly once as a
+ * DecisionRequest (also one pending when the stream opens, right after the table's snapshot or
+ * resumed events), and no other message carries legal actions. Submit with `expected_seq = seq`.
  *
  * @generated from message bete.v1.DecisionRequest
  */
@@ -892,7 +902,8 @@ export type WatchBotResponse = Message<"bete.v1.WatchBotResponse"> & {
     case: "seated";
   } | {
     /**
-     * Your view of table_id, at `snapshot.seq`.
+     * Your view of table_id, at `snapshot.seq`: for information only, with no `legal_actions`
+     * and no `deadline` even when you are to act (a DecisionRequest follows then).
      *
      * @generated from field: bete.v1.SeatView snapshot = 3;
      */
@@ -900,7 +911,8 @@ export type WatchBotResponse = Message<"bete.v1.WatchBotResponse"> & {
     case: "snapshot";
   } | {
     /**
-     * The next event of table_id, projected for your seat.
+     * The next event of table_id, projected for your seat. After your LeaveTable there the
+     * last message of that table is its SeatLeft: the stream follows only tables you sit at.
      *
      * @generated from field: bete.v1.Event event = 4;
      */
@@ -908,7 +920,7 @@ export type WatchBotResponse = Message<"bete.v1.WatchBotResponse"> & {
     case: "event";
   } | {
     /**
-     * You must act at table_id.
+     * You must act at table_id: the one message to act on.
      *
      * @generated from field: bete.v1.DecisionRequest decision = 5;
      */
@@ -1088,9 +1100,9 @@ export const TableService: GenService<{
    * SubmitAction would give it: the same checks, the same seat (the token's bot's, never a
    * field), acknowledged only after it is durable, idempotent by request_id. A refused request
    * is answered with a `rejected` response and the stream goes on; only a protocol failure (an
-   * undecodable message: INVALID_ARGUMENT; one over the 1 MiB transport limit: OUT_OF_RANGE, as
-   * for SubmitAction) or the server shutting down (UNAVAILABLE, SHUTTING_DOWN) ends it with a
-   * status. Limits: a request over the request limit (64 KiB by default) is rejected as by
+   * undecodable message, or one over the 1 MiB transport limit: INVALID_ARGUMENT with its
+   * ErrorInfo, as SubmitAction gets for the same bytes) or the server shutting down
+   * (UNAVAILABLE, SHUTTING_DOWN) ends it with a status. Limits: a request over the request limit (64 KiB by default) is rejected as by
    * SubmitAction; there is no per-request deadline (a deadline the client sets bounds the whole
    * stream); at most 8 answers wait for a client that stops reading, then the server stops
    * reading requests; a connection carries at most 2048 concurrent streams. An idle stream stays open: the server
@@ -1120,7 +1132,11 @@ export const TableService: GenService<{
   /**
    * Follows one table: first a snapshot of the caller's view, then every event projected for the
    * caller, in sequence order, with heartbeats while idle. Resume after a disconnect with
-   * `from_seq`: no gap and no duplicate. The stream ends after MatchEnded.
+   * `from_seq`: no gap and no duplicate. The stream ends after MatchEnded. It carries no
+   * DecisionRequest: a bot following it acts on the snapshot's legal actions, or calls
+   * GetSeatView when an event makes `to_act` its seat. After LeaveTable the stream goes on in
+   * spectator form on a listed table (a settled deal's `revealed` included) and ends with
+   * TABLE_PRIVATE on a private one.
    *
    * @generated from rpc bete.v1.TableService.WatchTable
    */
@@ -1132,7 +1148,10 @@ export const TableService: GenService<{
   /**
    * One stream for every table the calling bot sits at, now and later: seatings, snapshots,
    * events, decisions (with legal actions and deadline), each tagged with its table. The cheap
-   * way to play many tables on one connection.
+   * way to play many tables on one connection. Act on DecisionRequest messages only: each
+   * decision of yours comes exactly once as a DecisionRequest, and snapshots on this stream
+   * carry no legal actions. A `from_seq` entry beyond its table's last seq fails the stream at
+   * open with FROM_SEQ_OUT_OF_RANGE.
    *
    * @generated from rpc bete.v1.TableService.WatchBot
    */
