@@ -2,7 +2,8 @@
 # CI check of the schema and the committed stubs (fails on any difference):
 #   1. buf lint (STANDARD + COMMENTS), buf format -d --exit-code and buf breaking (FILE rules)
 #      against the schema as released at $BREAKING_BASE (read from git: needs that commit)
-#   2. scripts/gen-stubs.sh, then no diff and no untracked file under the stub paths
+#   2. scripts/gen-stubs.sh, then no diff and no untracked file under the stub paths (Python,
+#      Go, and the web page's TypeScript)
 #   3. the Rust code generates and compiles (cargo check -p bete-api), the Go stubs compile
 # buf is installed on first use: npm install --prefix .tools @bufbuild/buf@$BUF_VERSION.
 set -euo pipefail
@@ -14,7 +15,7 @@ BUF_VERSION=1.75.0
 # Move it forward only with a release (a tag), never to let a breaking change through.
 BREAKING_BASE=c02cbc0
 buf=$root/.tools/node_modules/.bin/buf
-stub_paths=(clients/python/bete clients/go/gen)
+stub_paths=(clients/python/bete clients/go/gen clients/web/src/gen)
 
 if ! { [ -x "$buf" ] && [ "$("$buf" --version 2>/dev/null)" = "$BUF_VERSION" ]; }; then
   echo "check-stubs: installing @bufbuild/buf@$BUF_VERSION into .tools" >&2

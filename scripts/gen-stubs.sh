@@ -2,6 +2,8 @@
 # Regenerates the committed protobuf stubs from proto/bete/v1 with pinned tools:
 #   Python  clients/python/bete/v1/*_pb2.py, *_pb2.pyi, *_pb2_grpc.py   (import as bete.v1.xxx_pb2)
 #   Go      clients/go/gen/bete/v1/*.pb.go, *_grpc.pb.go                 (package betev1)
+#   TS      clients/web/src/gen/bete/v1/*_pb.ts  (@bufbuild/protobuf v2, by buf + protoc-gen-es
+#           pinned in clients/web/package-lock.json; `npm ci` there on first use)
 # The Rust code is generated at build time by service/api/build.rs (cargo build -p bete-api).
 #
 # Tools are installed on first use into .tools/ (gitignored):
@@ -67,4 +69,12 @@ rm -f "$go_out"/bete/v1/*.pb.go
   --go-grpc_out="$go_out" --go-grpc_opt=module="$GO_STUB_MODULE" \
   "${protos[@]}"
 
-echo "gen-stubs: Python stubs in $py_out/bete/v1, Go stubs in $go_out/bete/v1" >&2
+# --- TypeScript (the web page) --------------------------------------------------------------
+web=clients/web
+if ! { [ -x "$web/node_modules/.bin/buf" ] && [ -x "$web/node_modules/.bin/protoc-gen-es" ]; }; then
+  echo "gen-stubs: npm ci in $web" >&2
+  (cd "$web" && npm ci --silent --no-audit --no-fund)
+fi
+(cd "$web" && node_modules/.bin/buf generate)
+
+echo "gen-stubs: Python stubs in $py_out/bete/v1, Go stubs in $go_out/bete/v1, TypeScript in $web/src/gen" >&2

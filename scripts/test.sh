@@ -2,7 +2,8 @@
 # Runs every test of the project, installing what it needs on the way (idempotent):
 # Rust workspace tests, schema lint, compatibility and stub freshness, the Python and Go SDK
 # suites against the real server, Kubernetes manifests, the protocol guide's walk-through bots
-# (scripts/walkthrough.sh) and the load harness smoke run.
+# (scripts/walkthrough.sh), the web page in Chromium against the real server, and the load
+# harness smoke run.
 #
 #   bash scripts/test.sh            # everything
 #   BETE_SKIP="python go" bash scripts/test.sh   # skip parts while iterating
@@ -65,6 +66,12 @@ if ! skip walkthrough; then
   step "the guide's first bot, from generated stubs only (Python, Go; TypeScript stubs)"
   bash scripts/walkthrough.sh
   record "walkthrough: ok"
+fi
+
+if ! skip web; then
+  step "web page: build freshness, size, browser tests (Chromium)"
+  bash scripts/test-web.sh
+  record "web: ok"
 fi
 
 if ! skip load && [ -x clients/load/smoke.sh ]; then

@@ -22,8 +22,10 @@ start=$(date +%s)
 run --report "$out/report.json"
 run --report "$out/report.md" --rate 200
 run --report "$out/stream.json" --submit stream
+# Ladder mode: 24 bots on a ladder the harness declares, seated by the server's scheduler.
+run --report "$out/ladder.json" --ladder --bots 24
 end=$(date +%s)
-echo "smoke: three runs took $((end - start)) s"
+echo "smoke: four runs took $((end - start)) s"
 
 python3 - "$out/report.json" <<'PY'
 import json, sys
@@ -56,6 +58,22 @@ assert r["submit"] == "stream" and r["stream"]["submit_streams_opened"] >= 1, r[
 assert r["moves_per_s"] > 0 and r["errors"]["total"] == 0, r["errors"]
 assert r["stream"]["event_gaps"] == 0 and r["stopped_by_itself"] is True
 print(f"smoke: stream ok: {r['moves_per_s']:.0f} moves/s on {r['stream']['submit_streams_opened']} streams")
+PY
+python3 - "$out/ladder.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+l = r["ladder"]
+assert r["errors"]["total"] == 0, r["errors"]
+assert r["stream"]["event_gaps"] == 0 and r["stopped_by_itself"] is True
+assert r["moves_per_s"] > 0 and r["server_cpu_us_per_move"] > 0
+assert l["bots"] == 24 and l["bots_seated_in_setup"] == 24, l
+assert l["tables_finished"] >= 1 and l["tables_per_min"] > 0, l
+f = l["free_to_seated_ms"]
+assert f["count"] == l["seated"] >= 1, l
+assert f["count"] == l["new_match_seated_ms"]["count"] + l["next_rotation_seated_ms"]["count"], l
+assert 0 <= f["p50"] <= f["p99"] <= f["max"], f
+print(f"smoke: ladder ok: {l['tables_per_min']:.0f} tables/min, {l['sets_per_min']:.0f} sets/min, "
+      f"free->seated p99 {f['p99']:.1f} ms")
 PY
 grep -q '^# bete-load report' "$out/report.md"
 grep -q '| submit_to_ack |' "$out/report.md"

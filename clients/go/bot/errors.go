@@ -47,6 +47,7 @@ const (
 	ReasonLadderTable              = "LADDER_TABLE"
 	ReasonBotVersionExists         = "BOT_VERSION_EXISTS"
 	ReasonAccountBotLimit          = "ACCOUNT_BOT_LIMIT"
+	ReasonBadRecord                = "BAD_RECORD"
 )
 
 // Error is a failed call to the bete server: the gRPC status code plus the ErrorInfo reason the

@@ -112,6 +112,29 @@ pub struct Options {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+    /// Ladder mode: `--bots` bots enter one ladder with `--capacity` each, hold their WatchBot
+    /// streams and play whatever the server's scheduler seats them at (no tables of their own).
+    /// Without `--server`, the started server gets a ladders file declaring that ladder from
+    /// `--ruleset`, `--seats`, `--config` (`rounds` gives the deals per match), `--deadline-ms`,
+    /// `--duplicate` and `--house`.
+    #[arg(long)]
+    pub ladder: bool,
+    /// Ladder mode: the ladder entered (declared by the harness unless `--server` is given).
+    #[arg(long, default_value = "load")]
+    pub ladder_id: String,
+    /// Ladder mode: bots entered.
+    #[arg(long, default_value_t = 24)]
+    pub bots: u32,
+    /// Ladder mode: ladder tables (or sets) each bot plays at once.
+    #[arg(long, default_value_t = 1)]
+    pub capacity: u32,
+    /// Ladder mode: duplicate sets (one seed, every rotation) or single tables.
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    pub duplicate: bool,
+    /// Ladder mode: house entrants of the declared ladder (random, heuristic), comma-separated;
+    /// none by default.
+    #[arg(long, value_delimiter = ',')]
+    pub house: Vec<String>,
 }
 
 impl Options {

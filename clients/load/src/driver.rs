@@ -216,6 +216,11 @@ impl Bot {
         r
     }
 
+    /// This bot's connection (cheap: clones the channel handle).
+    pub fn channel(&self) -> Channel {
+        self.channel.clone()
+    }
+
     /// A TableService client on this bot's connection (cheap: clones the channel handle).
     pub fn tables(&self) -> TableServiceClient<Channel> {
         TableServiceClient::new(self.channel.clone())
@@ -353,6 +358,8 @@ pub struct Shared {
     pub seats: u32,
     /// Unary calls or SubmitActions streams.
     pub submit: Submit,
+    /// Ladder mode: the scheduler seats the bots; their seatings are tracked here.
+    pub ladder: Option<Arc<crate::ladder::LadderTrack>>,
 }
 
 impl Shared {
@@ -368,7 +375,26 @@ impl Shared {
             think,
             seats,
             submit,
+            ladder: None,
         }
+    }
+
+    /// Ladder mode: tables come from the server's scheduler.
+    pub fn with_ladder(mut self, track: Arc<crate::ladder::LadderTrack>) -> Shared {
+        self.ladder = Some(track);
+        self
+    }
+
+    /// The track of a table a ladder scheduler seated a bot at, made by its first seat.
+    fn ladder_track(&self, table: &str) -> Option<Arc<TableTrack>> {
+        let mut tracks = self.tracks.write().ok()?;
+        let track = tracks.entry(table.to_string()).or_insert_with(|| {
+            if self.recording() {
+                bump(&self.stats.tables_created);
+            }
+            Arc::new(TableTrack::new(self.seats))
+        });
+        Some(track.clone())
     }
 
     fn recording(&self) -> bool {
@@ -404,6 +430,8 @@ struct Seen {
     /// The decision already answered, so a repeated request is not submitted twice.
     acted_seq: Option<u64>,
     track: Option<Arc<TableTrack>>,
+    /// Ladder mode: the Seated of this table was counted.
+    seated: bool,
 }
 
 /// Reads one bot's WatchBot stream until the run stops, answering every decision with a random
@@ -433,6 +461,9 @@ pub async fn bot_stream(bot: Arc<Bot>, shared: Arc<Shared>) {
                 continue;
             }
         };
+        if let Some(l) = &shared.ladder {
+            l.stream_opened();
+        }
         loop {
             let msg = tokio::select! {
                 _ = shared.stop.cancelled() => return,
@@ -462,7 +493,18 @@ fn on_message(
     let Some(kind) = m.kind else { return };
     let table = m.table_id;
     match kind {
-        Kind::Seated(_) | Kind::Heartbeat(_) => {}
+        Kind::Seated(seated) => {
+            if let Some(l) = &shared.ladder {
+                let s = seen.entry(table.clone()).or_default();
+                if !s.seated {
+                    s.seated = true;
+                    s.track = shared.ladder_track(&table);
+                    let match_id = seated.table.map(|t| t.ladder_match_id).unwrap_or_default();
+                    l.seated(bot.index, &match_id, shared.recording());
+                }
+            }
+        }
+        Kind::Heartbeat(_) => {}
         Kind::Snapshot(view) => {
             let s = seen.entry(table.clone()).or_default();
             s.last_seq = Some(view.seq);
@@ -508,9 +550,19 @@ fn on_message(
                 // Counted once per table: by the first seat to see the end.
                 if let Some(t) = &s.track
                     && t.end()
-                    && recording
                 {
-                    bump(&stats.matches_finished);
+                    if recording {
+                        bump(&stats.matches_finished);
+                    }
+                    // A ladder table has no slot to forget it; every seat holds its track.
+                    if shared.ladder.is_some()
+                        && let Ok(mut t) = shared.tracks.write()
+                    {
+                        t.remove(&table);
+                    }
+                }
+                if let Some(l) = &shared.ladder {
+                    l.freed(bot.index);
                 }
                 seen.remove(&table);
             }

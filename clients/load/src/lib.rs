@@ -8,6 +8,7 @@
 pub mod ceiling;
 pub mod cli;
 pub mod driver;
+pub mod ladder;
 pub mod procfs;
 pub mod report;
 pub mod server;
@@ -172,7 +173,11 @@ pub async fn run(opts: &Options, command: String) -> Result<Report, LoadError> {
             "--tables, --seats and --connections must be at least 1".into(),
         ));
     }
-    let bots = opts.bots_per_seat() as usize * opts.seats as usize;
+    let bots = if opts.ladder {
+        opts.bots as usize
+    } else {
+        opts.bots_per_seat() as usize * opts.seats as usize
+    };
     if opts.submit == cli::Submit::Stream
         && driver::lanes_per_bot(bots, opts.connections as usize) == 0
     {
@@ -191,10 +196,32 @@ pub async fn run(opts: &Options, command: String) -> Result<Report, LoadError> {
             "--rate must be a positive number of moves per second".into(),
         ));
     }
+    // Ladder mode declares its ladder for the server it starts (a remote one has its own).
+    let ladders = if opts.ladder {
+        if opts.capacity == 0 || opts.bots == 0 {
+            return Err(LoadError::Options(
+                "--ladder: --bots and --capacity must be at least 1".into(),
+            ));
+        }
+        if opts.house.is_empty() && opts.bots < opts.seats {
+            return Err(LoadError::Options(format!(
+                "--ladder: {} bots cannot fill a {}-seat table without house entrants (--house)",
+                opts.bots, opts.seats
+            )));
+        }
+        let text = ladder::ladders_file(opts, &config)?;
+        opts.server.is_none().then_some(text)
+    } else {
+        None
+    };
     let started_unix_s = unix_now();
     let machine = Machine::read();
-    let server = Server::start(opts).await?;
-    let result = drive(opts, &server, ruleset_pb, &config).await;
+    let server = Server::start(opts, ladders.as_deref()).await?;
+    let result = if opts.ladder {
+        ladder::drive(opts, &server).await
+    } else {
+        drive(opts, &server, ruleset_pb, &config).await
+    };
     let peak = server.proc.peak_rss_kib();
     let metrics = server.scrape_metrics().await;
     let tail = server.log_tail();
@@ -206,6 +233,12 @@ pub async fn run(opts: &Options, command: String) -> Result<Report, LoadError> {
     })?;
 
     let window_s = m.window.as_secs_f64();
+    // Ladder mode: the tables the bots' capacity keeps busy at once.
+    let tables = if opts.ladder {
+        (opts.bots * opts.capacity / opts.seats.max(1)).max(1)
+    } else {
+        opts.tables
+    };
     let moves = get(&m.shared.stats.moves);
     let events = get(&m.shared.stats.events);
     let server_cpu_s = m.server_cpu.map(|d| d.as_secs_f64());
@@ -250,7 +283,7 @@ pub async fn run(opts: &Options, command: String) -> Result<Report, LoadError> {
         machine,
         server: info,
         settings: RunSettings {
-            tables: opts.tables,
+            tables,
             seats: opts.seats,
             ruleset: opts.ruleset.clone(),
             duration_s: opts.duration.as_secs_f64(),
@@ -294,7 +327,7 @@ pub async fn run(opts: &Options, command: String) -> Result<Report, LoadError> {
         server_rss_kib_before_tables: m.rss_before,
         server_rss_kib_after_setup: m.rss_after,
         server_rss_per_table_kib: match (m.rss_before, m.rss_after) {
-            (Some(b), Some(a)) => Some(a.saturating_sub(b) as f64 / f64::from(opts.tables)),
+            (Some(b), Some(a)) => Some(a.saturating_sub(b) as f64 / f64::from(tables)),
             _ => None,
         },
         stream,
@@ -310,6 +343,7 @@ pub async fn run(opts: &Options, command: String) -> Result<Report, LoadError> {
             other_errors: get(&s.slow_errors),
         },
         server_metrics: metrics,
+        ladder: m.ladder.take(),
     })
 }
 
@@ -329,6 +363,8 @@ struct Measured {
     /// Taken after the drain, before the server stops (its shutdown would add UNAVAILABLE noise).
     errors: BTreeMap<(String, String), u64>,
     error_samples: BTreeMap<String, String>,
+    /// Ladder mode's own figures.
+    ladder: Option<ladder::LadderFigures>,
 }
 
 async fn drive(
@@ -458,7 +494,36 @@ async fn drive(
         }
     }
 
-    // 3. The measured window.
+    let w = window(opts, server, &shared).await;
+    let drain = drain(opts, &shared, &mut tasks).await;
+    Ok(Measured {
+        errors: drain.errors,
+        error_samples: drain.error_samples,
+        shared,
+        ceiling,
+        bots: bots.len(),
+        setup,
+        window: w.window,
+        drain: drain.took,
+        drained: drain.drained,
+        server_cpu: w.server_cpu,
+        harness_cpu: w.harness_cpu,
+        rss_before,
+        rss_after,
+        ladder: None,
+    })
+}
+
+/// What the measured window took.
+struct Window {
+    window: Duration,
+    server_cpu: Option<Duration>,
+    harness_cpu: Option<Duration>,
+}
+
+/// The measured window: counters record for `--duration`, server and harness CPU are read
+/// at both ends.
+async fn window(opts: &Options, server: &Server, shared: &Shared) -> Window {
     let bar = progress(opts);
     let cpu0 = server.proc.cpu();
     let own0 = own_cpu();
@@ -490,8 +555,24 @@ async fn drive(
         _ => None,
     };
     bar.finish_and_clear();
+    Window {
+        window,
+        server_cpu,
+        harness_cpu,
+    }
+}
 
-    // 4. Drain: no new submits or tables; in-flight submits get `--drain` to finish.
+/// How the drain went, and the errors counted up to its end.
+struct Drain {
+    took: Duration,
+    drained: bool,
+    /// Taken after the drain, before the server stops (its shutdown would add UNAVAILABLE noise).
+    errors: BTreeMap<(String, String), u64>,
+    error_samples: BTreeMap<String, String>,
+}
+
+/// No new submits or tables; in-flight submits get `--drain` to finish; then every task ends.
+async fn drain(opts: &Options, shared: &Shared, tasks: &mut tokio::task::JoinSet<()>) -> Drain {
     shared.stop.cancel();
     let drain_started = Instant::now();
     let mut drained = false;
@@ -502,26 +583,15 @@ async fn drive(
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    let drain = drain_started.elapsed();
+    let took = drain_started.elapsed();
     tasks.abort_all();
     while tasks.join_next().await.is_some() {}
-    let errors = shared.stats.errors.snapshot();
-    let error_samples = shared.stats.errors.samples();
-    Ok(Measured {
-        errors,
-        error_samples,
-        shared,
-        ceiling,
-        bots: bots.len(),
-        setup,
-        window,
-        drain,
+    Drain {
+        took,
         drained,
-        server_cpu,
-        harness_cpu,
-        rss_before,
-        rss_after,
-    })
+        errors: shared.stats.errors.snapshot(),
+        error_samples: shared.stats.errors.samples(),
+    }
 }
 
 #[cfg(test)]

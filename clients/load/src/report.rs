@@ -154,6 +154,9 @@ pub struct Report {
     pub slow_watchers: SlowWatchers,
     /// `bete_*` samples scraped from the server's /metrics at the end (child mode).
     pub server_metrics: Option<BTreeMap<String, f64>>,
+    /// Ladder mode (`--ladder`): matches per minute and the wait from free capacity to seated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ladder: Option<crate::ladder::LadderFigures>,
 }
 
 impl Report {
@@ -226,6 +229,25 @@ impl Report {
             self.stream.reconnects,
             self.stream.auto_moves
         );
+        if let Some(l) = &self.ladder {
+            let f = &l.free_to_seated_ms;
+            let _ = write!(
+                s,
+                "\nladder {}: {} bots × {}; {:.0} tables/min, {:.0} {}/min; free→seated ms: p50 {:.1} p99 {:.1} max {:.1} ({} seatings, {} waiting at end, longest {:.0} ms)",
+                l.ladder_id,
+                l.bots,
+                l.capacity,
+                l.tables_per_min,
+                l.sets_per_min,
+                if l.duplicate { "sets" } else { "matches" },
+                f.p50,
+                f.p99,
+                f.max,
+                f.count,
+                l.waiting_at_end,
+                l.longest_wait_at_end_ms
+            );
+        }
         if self.slow_watchers.watchers > 0 {
             let w = &self.slow_watchers;
             let _ = write!(
@@ -322,6 +344,28 @@ impl Report {
                 .map_or("n/a".into(), |v| v.to_string()),
             opt(self.server_rss_per_table_kib, 1)
         );
+        if let Some(l) = &self.ladder {
+            let _ = writeln!(
+                s,
+                "| ladder | {} ({}; {} bots × capacity {}; house {:?}): {} tables ({:.0}/min), {} {} rated ({:.0}/min); {} free slots waiting at the end, longest {:.0} ms |",
+                l.ladder_id,
+                if l.duplicate {
+                    "duplicate sets"
+                } else {
+                    "single tables"
+                },
+                l.bots,
+                l.capacity,
+                l.house_entrants,
+                l.tables_finished,
+                l.tables_per_min,
+                l.sets_rated,
+                if l.duplicate { "sets" } else { "matches" },
+                l.sets_per_min,
+                l.waiting_at_end,
+                l.longest_wait_at_end_ms
+            );
+        }
         let _ = writeln!(s, "| stopped by itself | {} |\n", self.stopped_by_itself);
         let _ = writeln!(
             s,
@@ -333,6 +377,26 @@ impl Report {
                 "| {path} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {} |",
                 p.p50, p.p90, p.p99, p.p999, p.max, p.count
             );
+        }
+        if let Some(l) = &self.ladder {
+            for (path, p) in [
+                ("ladder: free → seated", &l.free_to_seated_ms),
+                ("ladder: free → seated, new match", &l.new_match_seated_ms),
+                (
+                    "ladder: free → seated, next rotation",
+                    &l.next_rotation_seated_ms,
+                ),
+                (
+                    "ladder: enter → first seated (setup)",
+                    &l.enter_to_first_seated_ms,
+                ),
+            ] {
+                let _ = writeln!(
+                    s,
+                    "| {path} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {} |",
+                    p.p50, p.p90, p.p99, p.p999, p.max, p.count
+                );
+            }
         }
         let c = &self.ceiling.latency_ms;
         let _ = writeln!(

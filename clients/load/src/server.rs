@@ -84,9 +84,18 @@ fn default_bin() -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// Writes the ladders file into the server's temporary folder.
+fn write_ladders(dir: &Path, text: Option<&str>) -> Result<Option<PathBuf>, LoadError> {
+    let Some(text) = text else { return Ok(None) };
+    let file = dir.join("ladders.toml");
+    std::fs::write(&file, text)?;
+    Ok(Some(file))
+}
+
 impl Server {
     /// Starts (or finds) the server the options ask for and waits until it answers health checks.
-    pub async fn start(opts: &Options) -> Result<Server, LoadError> {
+    /// `ladders` is the text of a ladders file for a server the harness starts (`--ladders`).
+    pub async fn start(opts: &Options, ladders: Option<&str>) -> Result<Server, LoadError> {
         if let Some(addr) = &opts.server {
             let uri = if addr.contains("://") {
                 addr.clone()
@@ -117,15 +126,16 @@ impl Server {
                     "no bete-server binary next to bete-load; build it (cargo build -p bete-server) or pass --server-bin".into(),
                 ));
             }
-            (Embed::Child | Embed::Auto, Some(bin)) => Server::child(&bin).await?,
-            (Embed::Inproc | Embed::Auto, _) => Server::inproc()?,
+            (Embed::Child | Embed::Auto, Some(bin)) => Server::child(&bin, ladders).await?,
+            (Embed::Inproc | Embed::Auto, _) => Server::inproc(ladders)?,
         };
         server.wait_healthy().await?;
         Ok(server)
     }
 
-    async fn child(bin: &Path) -> Result<Server, LoadError> {
+    async fn child(bin: &Path, ladders: Option<&str>) -> Result<Server, LoadError> {
         let data = tempfile::Builder::new().prefix("bete-load-").tempdir()?;
+        let ladders = write_ladders(data.path(), ladders)?;
         let port = free_port()?;
         let metrics_port = free_port()?;
         let log = std::fs::File::create(data.path().join("server.log"))?;
@@ -134,7 +144,11 @@ impl Server {
             .output()
             .ok()
             .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
-        let child = tokio::process::Command::new(bin)
+        let mut command = tokio::process::Command::new(bin);
+        if let Some(file) = &ladders {
+            command.arg("--ladders").arg(file);
+        }
+        let child = command
             .arg("--listen")
             .arg(format!("127.0.0.1:{port}"))
             .arg("--data-dir")
@@ -171,13 +185,15 @@ impl Server {
         })
     }
 
-    fn inproc() -> Result<Server, LoadError> {
+    fn inproc(ladders: Option<&str>) -> Result<Server, LoadError> {
         let data = tempfile::Builder::new().prefix("bete-load-").tempdir()?;
+        let ladders = write_ladders(data.path(), ladders)?;
         let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
         let config = bete_server::ServerConfig {
             data_dir: data.path().join("data"),
+            ladders,
             ..bete_server::ServerConfig::default()
         };
         let (tx, rx) = oneshot::channel::<()>();

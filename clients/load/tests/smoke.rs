@@ -198,3 +198,100 @@ async fn too_many_stream_bots_per_connection_fail_before_anything_starts() {
     let err = run(&opts, String::new()).await.unwrap_err();
     assert!(err.to_string().contains("--connections"), "{err}");
 }
+
+/// Ladder mode: bots enter a ladder the harness declares, hold their WatchBot streams, and play
+/// only what the server's scheduler seats them at; the report counts the ladder's tables and
+/// rated matches and times every seating from the bot's free slot.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ladder_run_plays_scheduled_tables_and_times_the_seatings() {
+    let opts = Options::try_parse_from([
+        "bete-load",
+        "--ladder",
+        "--bots",
+        "9",
+        "--seats",
+        "3",
+        "--duplicate",
+        "false",
+        "--duration",
+        "3s",
+        "--embed",
+        "inproc",
+        "--connections",
+        "2",
+        "--ceiling-duration",
+        "0s",
+        "--drain",
+        "3s",
+        "--quiet",
+        "--config",
+        "rounds=1",
+    ])
+    .unwrap();
+    let report = tokio::time::timeout(
+        Duration::from_secs(120),
+        run(&opts, "bete-load (test)".into()),
+    )
+    .await
+    .expect("the harness stops by itself")
+    .expect("the run succeeds");
+    assert!(report.stopped_by_itself);
+    assert_eq!(report.errors.total, 0, "{:?}", report.errors);
+    assert_eq!(report.stream.event_gaps, 0);
+    assert_eq!(report.stream.event_duplicates, 0);
+    assert!(report.moves > 0);
+    assert_eq!(report.settings.bots, 9);
+    let l = report.ladder.as_ref().expect("ladder figures");
+    assert_eq!((l.ladder_id.as_str(), l.bots, l.capacity), ("load", 9, 1));
+    // Every bot was seated during setup: 9 bots make three 3-seat tables.
+    assert_eq!(l.bots_seated_in_setup, 9);
+    assert_eq!(l.enter_to_first_seated_ms.count, 9);
+    assert!(
+        l.tables_finished >= 1,
+        "rounds=1 at 3 seats ends within seconds"
+    );
+    assert_eq!(l.tables_finished, report.matches_finished);
+    // Single tables: each finished table is a rated match on WatchLadderResults.
+    assert!(l.sets_rated >= 1, "{l:?}");
+    // Every seating in the window was timed from a free slot, and split by kind.
+    let f = &l.free_to_seated_ms;
+    assert!(f.count >= 1 && f.count == l.seated, "{l:?}");
+    assert_eq!(
+        f.count,
+        l.new_match_seated_ms.count + l.next_rotation_seated_ms.count
+    );
+    assert_eq!(
+        l.next_rotation_seated_ms.count, 0,
+        "single tables have no rotations"
+    );
+    assert!(f.p50 <= f.p99 && f.p99 <= f.max, "{f:?}");
+    let v = serde_json::to_value(&report).unwrap();
+    for key in [
+        "tables_per_min",
+        "sets_per_min",
+        "free_to_seated_ms",
+        "waiting_at_end",
+    ] {
+        assert!(v["ladder"].get(key).is_some(), "missing ladder.{key}");
+    }
+    let md = report.markdown();
+    assert!(md.contains("| ladder: free → seated |"), "{md}");
+}
+
+/// A ladder without house entrants needs at least a table's worth of bots.
+#[tokio::test]
+async fn a_ladder_too_small_to_seat_a_table_fails_before_anything_starts() {
+    let opts = Options::try_parse_from([
+        "bete-load",
+        "--ladder",
+        "--bots",
+        "2",
+        "--seats",
+        "4",
+        "--embed",
+        "inproc",
+    ])
+    .unwrap();
+    let err = run(&opts, String::new()).await.unwrap_err();
+    assert!(err.to_string().contains("--house"), "{err}");
+}

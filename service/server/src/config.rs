@@ -11,6 +11,10 @@ pub struct ServerConfig {
     pub data_dir: PathBuf,
     /// Where to serve `/metrics`; `None` serves no metrics endpoint.
     pub metrics_addr: Option<SocketAddr>,
+    /// Where to serve the web page and gRPC-Web; `None` serves neither.
+    pub web_addr: Option<SocketAddr>,
+    /// Listed tables of house bots kept playing at a watchable pace (showcase.rs); 0 for none.
+    pub house_tables: u32,
     /// Decision deadline of a table created without one.
     pub default_deadline_ms: u64,
     /// Idle time after which a stream gets a heartbeat.
@@ -51,6 +55,8 @@ impl Default for ServerConfig {
         ServerConfig {
             data_dir: PathBuf::from("./data"),
             metrics_addr: None,
+            web_addr: None,
+            house_tables: 0,
             default_deadline_ms: 10_000,
             heartbeat_interval: Duration::from_secs(15),
             house_delay: Duration::ZERO,

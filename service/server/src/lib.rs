@@ -11,14 +11,17 @@ pub mod ladder;
 pub mod metrics;
 pub mod project;
 pub mod registry;
+pub mod replay;
 pub mod server;
 pub mod service;
+pub mod showcase;
 pub mod shutdown;
 pub mod status;
 pub mod store;
 pub mod stream;
 pub mod submits;
 pub mod table;
+pub mod web;
 
 pub use config::ServerConfig;
 pub use server::{RunError, run};

@@ -40,6 +40,16 @@ struct Args {
     /// Address of the Prometheus endpoint (`GET /metrics`).
     #[arg(long, env = "BETE_METRICS_LISTEN", default_value = "127.0.0.1:9464")]
     metrics_listen: SocketAddr,
+    /// Address of the web page and of gRPC-Web (the same services as --listen, for browsers).
+    #[arg(long, env = "BETE_WEB_LISTEN", default_value = "127.0.0.1:8080")]
+    web_listen: SocketAddr,
+    /// Serve no web page and no gRPC-Web.
+    #[arg(long, env = "BETE_NO_WEB")]
+    no_web: bool,
+    /// Listed tables of house bots to keep playing at a watchable pace (a new one replaces each
+    /// that finishes), so the web page has live tables to show; 0 for none.
+    #[arg(long, env = "BETE_HOUSE_TABLES", default_value_t = 2)]
+    house_tables: u32,
     /// Log format on standard error.
     #[arg(long, env = "BETE_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
@@ -189,6 +199,8 @@ async fn serve(args: Args, workers: usize) -> anyhow::Result<()> {
     let config = bete_server::ServerConfig {
         data_dir: args.data_dir,
         metrics_addr: Some(args.metrics_listen),
+        web_addr: (!args.no_web).then_some(args.web_listen),
+        house_tables: args.house_tables,
         default_deadline_ms: args.default_deadline_ms,
         heartbeat_interval: Duration::from_secs(args.heartbeat_secs.max(1)),
         house_delay: Duration::from_millis(args.house_delay_ms),

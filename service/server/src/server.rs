@@ -9,6 +9,7 @@ use std::time::Duration;
 use bete_api::pb::account_service_server::AccountServiceServer;
 use bete_api::pb::bot_service_server::BotServiceServer;
 use bete_api::pb::ladder_service_server::LadderServiceServer;
+use bete_api::pb::replay_service_server::ReplayServiceServer;
 use bete_api::pb::table_service_server::TableServiceServer;
 use tokio::net::TcpListener;
 use tokio_stream::StreamExt as _;
@@ -25,6 +26,7 @@ use crate::config::ServerConfig;
 use crate::ladder::service::LadderApi;
 use crate::metrics::{self, Metrics};
 use crate::registry::Tables;
+use crate::replay::ReplayApi;
 use crate::service::{Api, BotApi, TableApi, WatchBotFrames, WatchTableFrames};
 use crate::shutdown::Shutdown;
 use crate::store::{SqliteStore, Store};
@@ -42,6 +44,8 @@ pub enum RunError {
     Reflection(#[from] tonic_reflection::server::Error),
     #[error("metrics listener: {0}")]
     Metrics(std::io::Error),
+    #[error("web listener: {0}")]
+    Web(std::io::Error),
     #[error("recovery: {0}")]
     Recovery(#[from] crate::status::ServerError),
     #[error("ladders: {0}")]
@@ -178,6 +182,65 @@ pub async fn run(
             .max_decoding_message_size(TRANSPORT_MAX_MESSAGE),
         request_limit,
     };
+    let replay_service = WithErrorInfo {
+        inner: ReplayServiceServer::new(ReplayApi(api.clone()))
+            .max_decoding_message_size(TRANSPORT_MAX_MESSAGE),
+        request_limit,
+    };
+    health.set_serving::<ReplayServiceServer<ReplayApi>>().await;
+
+    // The web listener: the page, and the same services over gRPC-Web. It stops accepting when
+    // the drain ends the streams (its calls meet the same SHUTTING_DOWN gate before that).
+    // A web address already in use (a second server on one machine, a test run beside a
+    // running server) costs the page, not the game service: logged, and gRPC goes on.
+    let web_listener = match api.config.web_addr {
+        Some(addr) => match TcpListener::bind(addr).await {
+            Ok(l) => Some(l),
+            Err(e) => {
+                tracing::error!(%addr, error = %e, "web page not served: cannot listen");
+                None
+            }
+        },
+        None => None,
+    };
+    let web = match web_listener {
+        Some(l) => {
+            let addr = l.local_addr().map_err(RunError::Web)?;
+            tracing::info!(%addr, "web page: http://{addr}/");
+            let routes = crate::web::routes(
+                tonic::service::Routes::new(table_service.clone())
+                    .add_service(bot_service.clone())
+                    .add_service(account_service.clone())
+                    .add_service(ladder_service.clone())
+                    .add_service(replay_service.clone()),
+            );
+            let stopped = token.stopped();
+            let serve = tonic::transport::Server::builder()
+                .accept_http1(true)
+                .tcp_nodelay(true)
+                .max_concurrent_streams(MAX_STREAMS_PER_CONNECTION)
+                .http2_keepalive_interval(Some(KEEPALIVE_INTERVAL))
+                .http2_keepalive_timeout(Some(KEEPALIVE_TIMEOUT))
+                .add_routes(routes)
+                .serve_with_incoming_shutdown(
+                    TcpIncoming::from(l).with_nodelay(Some(true)),
+                    stopped,
+                );
+            Some(tokio::spawn(async move {
+                if let Err(e) = serve.await {
+                    tracing::error!(error = %e, "web listener failed");
+                }
+            }))
+        }
+        None => None,
+    };
+    let _web = web.map(AbortOnDrop);
+    let _showcase = (api.config.house_tables > 0).then(|| {
+        AbortOnDrop(tokio::spawn(crate::showcase::keep(
+            api.clone(),
+            api.config.house_tables,
+        )))
+    });
 
     let addr = listener.local_addr().ok();
     tracing::info!(?addr, "bete-server listening");
@@ -239,6 +302,7 @@ pub async fn run(
         .add_service(bot_service)
         .add_service(account_service)
         .add_service(ladder_service)
+        .add_service(replay_service)
         // The builder's tcp_nodelay applies only to listeners tonic binds itself; without it on
         // accepted sockets every unary reply waits ~40 ms (Nagle against delayed ACK).
         // On a one-worker runtime each connection's writes yield once to the tasks already
@@ -266,6 +330,15 @@ pub async fn run(
         return Err(RunError::StoreStopped);
     }
     Ok(())
+}
+
+/// Stops the web listener's task when `run` returns (its open connections with it).
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// Waits for the asked shutdown or for the store to stop writing, whichever comes first; true

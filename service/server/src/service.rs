@@ -92,10 +92,37 @@ fn seats_not_allowed(ruleset: bete_rules::RulesetId, seats: u32) -> ServerError 
     }
 }
 
+/// The bot id of the anonymous spectator: empty, which no registered bot has (ids are `b_...`),
+/// so it holds no seat and created no table.
+pub(crate) const SPECTATOR: &str = "";
+
+pub(crate) fn spectator() -> Arc<BotRow> {
+    Arc::new(BotRow {
+        id: SPECTATOR.to_string(),
+        name: String::new(),
+        owner: String::new(),
+        token_hash: String::new(),
+        created_at_ms: 0,
+        account_id: None,
+        version: String::new(),
+    })
+}
+
+/// Whether `bot` may read `t` (its record, its description): a listed table, or a private one
+/// it created or sits at.
+pub(crate) fn may_read(t: &crate::store::StoredTable, bot: &BotRow) -> bool {
+    t.table.visibility == Visibility::Listed
+        || (bot.id != SPECTATOR
+            && (t.table.created_by == bot.id
+                || t.seats
+                    .iter()
+                    .any(|s| s.occupant == Occupant::Bot(bot.id.clone()))))
+}
+
 /// The longest `request_id` a submit accepts (and a SubmitActions answer echoes).
 pub(crate) const MAX_REQUEST_ID_CHARS: usize = 64;
 
-fn table_id(id: &str) -> Result<String, ServerError> {
+pub(crate) fn table_id(id: &str) -> Result<String, ServerError> {
     if id.is_empty() {
         return Err(ServerError::field("table_id", "is required"));
     }
@@ -124,7 +151,22 @@ impl Api {
         self.auth.authenticate(req.metadata()).await
     }
 
-    fn gate<T: Message>(&self, req: &Request<T>) -> Result<(), ServerError> {
+    /// [`Api::begin`] for the read-only calls a spectator may make without a token (the web
+    /// page): no `authorization` metadata gives the anonymous spectator, [`SPECTATOR`]; a token,
+    /// if sent, must still be valid. Only listed tables are shown to the anonymous spectator
+    /// (the checks on `bot.id` refuse private ones, as for any bot not seated there).
+    pub(crate) async fn begin_read<T: Message>(
+        &self,
+        req: &Request<T>,
+    ) -> Result<Arc<BotRow>, ServerError> {
+        self.gate(req)?;
+        if req.metadata().get("authorization").is_none() {
+            return Ok(spectator());
+        }
+        self.auth.authenticate(req.metadata()).await
+    }
+
+    pub(crate) fn gate<T: Message>(&self, req: &Request<T>) -> Result<(), ServerError> {
         self.gate_message(req.get_ref())
     }
 
@@ -175,7 +217,7 @@ impl Api {
         r
     }
 
-    fn check_create(
+    pub(crate) fn check_create(
         &self,
         bot: &BotRow,
         req: pb::CreateTableRequest,
@@ -327,7 +369,46 @@ impl Api {
         Ok((row, seat_rows))
     }
 
-    async fn status(&self, id: &str) -> Result<TableStatus, ServerError> {
+    /// Finished table `id` and its record, if `bot` may read it.
+    pub(crate) async fn finished_record(
+        &self,
+        bot: &BotRow,
+        id: String,
+    ) -> Result<(crate::store::StoredTable, String), ServerError> {
+        let t = self
+            .store
+            .table(id.clone())
+            .await?
+            .ok_or_else(|| ServerError::TableNotFound(id.clone()))?;
+        if !may_read(&t, bot) {
+            return Err(ServerError::TablePrivate);
+        }
+        let mut record = self
+            .store
+            .record(id)
+            .await?
+            .ok_or(ServerError::TableNotFinished)?;
+        if let Some(l) = &t.table.ladder {
+            // A set's tables share their decks: no record (hence no seed) of one may reach
+            // anyone while a later rotation can still be played.
+            let rated = self
+                .store
+                .ladder_match(l.match_id.clone())
+                .await?
+                .is_some_and(|m| m.rated);
+            if !rated {
+                return Err(ServerError::TableNotFinished);
+            }
+            // Every deck listed, so `bete verify` checks each against the seed.
+            if let Ok(mut r) = bete_rules::record::Record::from_json(&record) {
+                r.include_decks();
+                record = r.to_json();
+            }
+        }
+        Ok((t, record))
+    }
+
+    pub(crate) async fn status(&self, id: &str) -> Result<TableStatus, ServerError> {
         self.tables
             .call(id, |reply| Command::Status { reply })
             .await
@@ -445,9 +526,23 @@ impl TableService for TableApi {
     ) -> Result<Response<pb::GetTableResponse>, Status> {
         let api = &self.0;
         api.call("GetTable", async {
-            api.begin(&request).await?;
+            let bot = api.begin_read(&request).await?;
             let id = table_id(&request.get_ref().table_id)?;
             let status = api.status(&id).await?;
+            // A bot may look up any table by id (to join it); the anonymous spectator only a
+            // listed one.
+            // The actor's copy of the visibility is the one it loaded: a ladder set's tables are
+            // listed by the store once rated, so a private answer is checked there.
+            if bot.id == SPECTATOR
+                && status.meta.visibility == Visibility::Private
+                && !api
+                    .store
+                    .table(id.clone())
+                    .await?
+                    .is_some_and(|t| t.table.visibility == Visibility::Listed)
+            {
+                return Err(ServerError::TablePrivate);
+            }
             Ok(pb::GetTableResponse {
                 table: Some(project::table_to_pb(&status)),
             })
@@ -461,7 +556,7 @@ impl TableService for TableApi {
     ) -> Result<Response<pb::ListTablesResponse>, Status> {
         let api = &self.0;
         api.call("ListTables", async {
-            api.begin(&request).await?;
+            api.begin_read(&request).await?;
             let req = request.into_inner();
             let limit = match req.page_size {
                 0 => DEFAULT_PAGE,
@@ -612,7 +707,7 @@ impl TableService for TableApi {
     ) -> Result<Response<pb::GetSeatViewResponse>, Status> {
         let api = &self.0;
         api.call("GetSeatView", async {
-            let bot = api.begin(&request).await?;
+            let bot = api.begin_read(&request).await?;
             let id = table_id(&request.get_ref().table_id)?;
             let handle = api.tables.get(&id).await?;
             let snap = api
@@ -657,44 +752,9 @@ impl TableService for TableApi {
     ) -> Result<Response<pb::GetGameRecordResponse>, Status> {
         let api = &self.0;
         api.call("GetGameRecord", async {
-            let bot = api.begin(&request).await?;
+            let bot = api.begin_read(&request).await?;
             let id = table_id(&request.get_ref().table_id)?;
-            let t = api
-                .store
-                .table(id.clone())
-                .await?
-                .ok_or_else(|| ServerError::TableNotFound(id.clone()))?;
-            if t.table.visibility == Visibility::Private
-                && t.table.created_by != bot.id
-                && !t
-                    .seats
-                    .iter()
-                    .any(|s| s.occupant == Occupant::Bot(bot.id.clone()))
-            {
-                return Err(ServerError::TablePrivate);
-            }
-            let mut record = api
-                .store
-                .record(id)
-                .await?
-                .ok_or(ServerError::TableNotFinished)?;
-            if let Some(l) = &t.table.ladder {
-                // A set's tables share their decks: no record (hence no seed) of one may reach
-                // anyone while a later rotation can still be played.
-                let rated = api
-                    .store
-                    .ladder_match(l.match_id.clone())
-                    .await?
-                    .is_some_and(|m| m.rated);
-                if !rated {
-                    return Err(ServerError::TableNotFinished);
-                }
-                // Every deck listed, so `bete verify` checks each against the seed.
-                if let Ok(mut r) = bete_rules::record::Record::from_json(&record) {
-                    r.include_decks();
-                    record = r.to_json();
-                }
-            }
+            let (t, record) = api.finished_record(&bot, id).await?;
             let seed_sha256 = t
                 .table
                 .seed
@@ -718,7 +778,7 @@ impl Api {
     ) -> Result<Response<WatchStream<TableShape>>, Status> {
         let api = self;
         api.call("WatchTable", async {
-            let bot = api.begin(&request).await?;
+            let bot = api.begin_read(&request).await?;
             let req = request.into_inner();
             let id = table_id(&req.table_id)?;
             let from_seq = req.from_seq;

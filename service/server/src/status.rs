@@ -95,6 +95,9 @@ pub enum ServerError {
     BotVersionExists { name: String, version: String },
     #[error("the account has {0} bots, the most it may have")]
     AccountBotLimit(u32),
+    /// A record sent to ReplayRecord that is not one, or does not replay; names what is wrong.
+    #[error("not a replayable record: {0}")]
+    BadRecord(String),
 }
 
 /// The request field a `from_seq` came from: `from_seq`, or WatchBot's `from_seq[<table id>]`.
@@ -152,14 +155,15 @@ impl ServerError {
             ServerError::LadderTable(_) => "LADDER_TABLE",
             ServerError::BotVersionExists { .. } => "BOT_VERSION_EXISTS",
             ServerError::AccountBotLimit(_) => "ACCOUNT_BOT_LIMIT",
+            ServerError::BadRecord(_) => "BAD_RECORD",
         }
     }
 
     pub fn code(&self) -> Code {
         match self {
-            ServerError::InvalidArgument(_) | ServerError::BadConfig { .. } => {
-                Code::InvalidArgument
-            }
+            ServerError::InvalidArgument(_)
+            | ServerError::BadConfig { .. }
+            | ServerError::BadRecord(_) => Code::InvalidArgument,
             ServerError::IllegalAction(_)
             | ServerError::NobodyToAct
             | ServerError::SeatTaken(_)
@@ -488,6 +492,7 @@ mod tests {
                 version: "2".into(),
             },
             ServerError::AccountBotLimit(100),
+            ServerError::BadRecord("not valid JSON: EOF".into()),
         ]
     }
 
@@ -524,6 +529,7 @@ mod tests {
             ServerError::LadderTable(_) => 26,
             ServerError::BotVersionExists { .. } => 27,
             ServerError::AccountBotLimit(_) => 28,
+            ServerError::BadRecord(_) => 29,
         }
     }
 
@@ -535,7 +541,7 @@ mod tests {
         let seen: Vec<usize> = all.iter().map(variant).collect();
         assert_eq!(
             seen,
-            (0..=28).collect::<Vec<_>>(),
+            (0..=29).collect::<Vec<_>>(),
             "one of every variant, in order"
         );
         for e in &all {

@@ -173,7 +173,7 @@ async fn closed_watch_stream_leaves_the_watchers_gauge() {
     srv.stop().await;
 }
 
-const ENV_VARS: [&str; 16] = [
+const ENV_VARS: [&str; 19] = [
     "BETE_LISTEN",
     "BETE_DATA_DIR",
     "BETE_METRICS_LISTEN",
@@ -187,6 +187,9 @@ const ENV_VARS: [&str; 16] = [
     "BETE_DRAIN_GRACE_SECS",
     "BETE_DRAIN_TIMEOUT_SECS",
     "BETE_WORKER_THREADS",
+    "BETE_WEB_LISTEN",
+    "BETE_NO_WEB",
+    "BETE_HOUSE_TABLES",
     "BETE_ADMIN_TOKEN",
     "BETE_OPEN_SIGNUP",
     "BETE_LADDERS",

@@ -36,6 +36,7 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ERROR_REASON_LADDER_TABLE: _ClassVar[ErrorReason]
     ERROR_REASON_BOT_VERSION_EXISTS: _ClassVar[ErrorReason]
     ERROR_REASON_ACCOUNT_BOT_LIMIT: _ClassVar[ErrorReason]
+    ERROR_REASON_BAD_RECORD: _ClassVar[ErrorReason]
 ERROR_REASON_UNSPECIFIED: ErrorReason
 ERROR_REASON_ILLEGAL_ACTION: ErrorReason
 ERROR_REASON_STALE_SEQ: ErrorReason
@@ -66,3 +67,4 @@ ERROR_REASON_LADDER_NOT_ENTERED: ErrorReason
 ERROR_REASON_LADDER_TABLE: ErrorReason
 ERROR_REASON_BOT_VERSION_EXISTS: ErrorReason
 ERROR_REASON_ACCOUNT_BOT_LIMIT: ErrorReason
+ERROR_REASON_BAD_RECORD: ErrorReason

@@ -26,8 +26,11 @@ if _version_not_supported:
 
 
 class TableServiceStub:
-    """Tables, seats, moves and event streams. Every call needs `authorization: Bearer <token>`
-    metadata (see BotService). The seat a call acts for is the seat the token's bot took with
+    """Tables, seats, moves and event streams. Every call that changes something, and WatchBot, needs
+    `authorization: Bearer <token>` metadata (see BotService). The reads ListTables, GetTable,
+    GetSeatView, WatchTable and GetGameRecord may also be made without one, as an anonymous
+    spectator (the web page): then only listed tables are shown and private ones are refused with
+    TABLE_PRIVATE. A token, when sent, must be valid. The seat a call acts for is the seat the token's bot took with
     JoinTable, never a field of the request. Failures carry a google.rpc.ErrorInfo whose reason is
     documented in ErrorReason.
     """
@@ -96,8 +99,11 @@ class TableServiceStub:
 
 
 class TableServiceServicer:
-    """Tables, seats, moves and event streams. Every call needs `authorization: Bearer <token>`
-    metadata (see BotService). The seat a call acts for is the seat the token's bot took with
+    """Tables, seats, moves and event streams. Every call that changes something, and WatchBot, needs
+    `authorization: Bearer <token>` metadata (see BotService). The reads ListTables, GetTable,
+    GetSeatView, WatchTable and GetGameRecord may also be made without one, as an anonymous
+    spectator (the web page): then only listed tables are shown and private ones are refused with
+    TABLE_PRIVATE. A token, when sent, must be valid. The seat a call acts for is the seat the token's bot took with
     JoinTable, never a field of the request. Failures carry a google.rpc.ErrorInfo whose reason is
     documented in ErrorReason.
     """
@@ -282,8 +288,11 @@ def add_TableServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class TableService:
-    """Tables, seats, moves and event streams. Every call needs `authorization: Bearer <token>`
-    metadata (see BotService). The seat a call acts for is the seat the token's bot took with
+    """Tables, seats, moves and event streams. Every call that changes something, and WatchBot, needs
+    `authorization: Bearer <token>` metadata (see BotService). The reads ListTables, GetTable,
+    GetSeatView, WatchTable and GetGameRecord may also be made without one, as an anonymous
+    spectator (the web page): then only listed tables are shown and private ones are refused with
+    TABLE_PRIVATE. A token, when sent, must be valid. The seat a call acts for is the seat the token's bot took with
     JoinTable, never a field of the request. Failures carry a google.rpc.ErrorInfo whose reason is
     documented in ErrorReason.
     """

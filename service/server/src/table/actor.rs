@@ -904,6 +904,15 @@ impl Actor {
 
     // ---- timers ----
 
+    /// A house bot's pause before acting: the server's, or a showcase table's slower pace.
+    fn house_delay(&self) -> Duration {
+        if self.meta.created_by == crate::showcase::CREATOR {
+            self.deps.house_delay.max(crate::showcase::PACE)
+        } else {
+            self.deps.house_delay
+        }
+    }
+
     /// When the actor must act by itself: a house bot's turn, a deadline, or unloading.
     fn next_wake(&self) -> Option<Instant> {
         let Some(game) = &self.game else { return None };
@@ -914,7 +923,7 @@ impl Actor {
         let after_ms = |ms: i64| Instant::now() + Duration::from_millis(ms.max(0) as u64);
         match &self.seats[seat.index()].occupant {
             Occupant::House(_) => Some(after_ms(
-                self.decision_since_ms + self.deps.house_delay.as_millis() as i64 - now_ms(),
+                self.decision_since_ms + self.house_delay().as_millis() as i64 - now_ms(),
             )),
             _ => Some(after_ms(self.deadline_ms() - now_ms())),
         }
@@ -960,6 +969,18 @@ impl Actor {
     }
 
     async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
+        // A table whose seats were all filled at creation (house bots) started without a join,
+        // so `append` never stored it as playing, and ListTables' state filter missed it.
+        if self.state() == TableState::Playing
+            && !self.initial.iter().any(|s| s.occupant == Occupant::Empty)
+            && let Err(e) = self
+                .deps
+                .store
+                .set_state(self.meta.id.clone(), TableState::Playing)
+                .await
+        {
+            tracing::warn!(table = %self.meta.id, error = %e, "could not store the table state");
+        }
         let shared = self.shared.clone();
         // Made once, not per command: each fresh future registers (and on drop unregisters)
         // itself under a lock, and a fresh `Sleep` enters and leaves the timer wheel, which

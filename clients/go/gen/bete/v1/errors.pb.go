@@ -121,6 +121,9 @@ const (
 	ErrorReason_ERROR_REASON_BOT_VERSION_EXISTS ErrorReason = 28
 	// RESOURCE_EXHAUSTED: the account has as many bots as the server allows one account.
 	ErrorReason_ERROR_REASON_ACCOUNT_BOT_LIMIT ErrorReason = 29
+	// INVALID_ARGUMENT: ReplayService.ReplayRecord was sent a text that is not a `bete-record/1`
+	// record, or one whose actions do not replay; the message names what is wrong.
+	ErrorReason_ERROR_REASON_BAD_RECORD ErrorReason = 80
 )
 
 // Enum value maps for ErrorReason.
@@ -156,6 +159,7 @@ var (
 		27: "ERROR_REASON_LADDER_TABLE",
 		28: "ERROR_REASON_BOT_VERSION_EXISTS",
 		29: "ERROR_REASON_ACCOUNT_BOT_LIMIT",
+		80: "ERROR_REASON_BAD_RECORD",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":                0,
@@ -188,6 +192,7 @@ var (
 		"ERROR_REASON_LADDER_TABLE":               27,
 		"ERROR_REASON_BOT_VERSION_EXISTS":         28,
 		"ERROR_REASON_ACCOUNT_BOT_LIMIT":          29,
+		"ERROR_REASON_BAD_RECORD":                 80,
 	}
 )
 
@@ -222,7 +227,7 @@ var File_bete_v1_errors_proto protoreflect.FileDescriptor
 
 const file_bete_v1_errors_proto_rawDesc = "" +
 	"\n" +
-	"\x14bete/v1/errors.proto\x12\abete.v1*\xfd\a\n" +
+	"\x14bete/v1/errors.proto\x12\abete.v1*\x9a\b\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bERROR_REASON_ILLEGAL_ACTION\x10\x01\x12\x1a\n" +
@@ -254,7 +259,8 @@ const file_bete_v1_errors_proto_rawDesc = "" +
 	"\x1fERROR_REASON_LADDER_NOT_ENTERED\x10\x1a\x12\x1d\n" +
 	"\x19ERROR_REASON_LADDER_TABLE\x10\x1b\x12#\n" +
 	"\x1fERROR_REASON_BOT_VERSION_EXISTS\x10\x1c\x12\"\n" +
-	"\x1eERROR_REASON_ACCOUNT_BOT_LIMIT\x10\x1dB9Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3"
+	"\x1eERROR_REASON_ACCOUNT_BOT_LIMIT\x10\x1d\x12\x1b\n" +
+	"\x17ERROR_REASON_BAD_RECORD\x10PB9Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3"
 
 var (
 	file_bete_v1_errors_proto_rawDescOnce sync.Once

@@ -86,7 +86,7 @@ type Visibility int32
 const (
 	// Treated as LISTED on CreateTable; "any" nowhere else.
 	Visibility_VISIBILITY_UNSPECIFIED Visibility = 0
-	// Shown by ListTables; any authenticated caller may watch it as a spectator.
+	// Shown by ListTables; anyone may watch it as a spectator, with or without a token.
 	Visibility_VISIBILITY_LISTED Visibility = 1
 	// Not shown by ListTables; only its seated bots may watch it. Anyone who knows the id may
 	// still join a free seat.

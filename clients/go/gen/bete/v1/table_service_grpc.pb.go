@@ -36,8 +36,11 @@ const (
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// Tables, seats, moves and event streams. Every call needs `authorization: Bearer <token>`
-// metadata (see BotService). The seat a call acts for is the seat the token's bot took with
+// Tables, seats, moves and event streams. Every call that changes something, and WatchBot, needs
+// `authorization: Bearer <token>` metadata (see BotService). The reads ListTables, GetTable,
+// GetSeatView, WatchTable and GetGameRecord may also be made without one, as an anonymous
+// spectator (the web page): then only listed tables are shown and private ones are refused with
+// TABLE_PRIVATE. A token, when sent, must be valid. The seat a call acts for is the seat the token's bot took with
 // JoinTable, never a field of the request. Failures carry a google.rpc.ErrorInfo whose reason is
 // documented in ErrorReason.
 type TableServiceClient interface {
@@ -244,8 +247,11 @@ func (c *tableServiceClient) GetGameRecord(ctx context.Context, in *GetGameRecor
 // All implementations must embed UnimplementedTableServiceServer
 // for forward compatibility.
 //
-// Tables, seats, moves and event streams. Every call needs `authorization: Bearer <token>`
-// metadata (see BotService). The seat a call acts for is the seat the token's bot took with
+// Tables, seats, moves and event streams. Every call that changes something, and WatchBot, needs
+// `authorization: Bearer <token>` metadata (see BotService). The reads ListTables, GetTable,
+// GetSeatView, WatchTable and GetGameRecord may also be made without one, as an anonymous
+// spectator (the web page): then only listed tables are shown and private ones are refused with
+// TABLE_PRIVATE. A token, when sent, must be valid. The seat a call acts for is the seat the token's bot took with
 // JoinTable, never a field of the request. Failures carry a google.rpc.ErrorInfo whose reason is
 // documented in ErrorReason.
 type TableServiceServer interface {

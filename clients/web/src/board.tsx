@@ -1,0 +1,124 @@
+// The table as drawn for a spectator (live) or with every hand face up (replay, a settled deal).
+import type { Pools, SeatView } from "./gen/bete/v1/game_pb";
+import { Card, CardBack, suitSymbol } from "./cards";
+import { actionText, phaseName, signed } from "./format";
+import { Countdown } from "./countdown";
+
+export interface BoardProps {
+  view: SeatView;
+  names: string[];
+  strikes?: number[];
+  /** Hands to draw face up, by seat; a seat without one is drawn face down. */
+  hands?: (string[] | undefined)[];
+  /** When the seat to act must have acted (ms since the epoch), if known. */
+  deadline?: number;
+}
+
+function PoolsLine({ pools }: { pools?: Pools }) {
+  if (!pools) return null;
+  const items: [string, string][] = [];
+  if (pools.pot) items.push(["pot", `${pools.pot}`]);
+  if (pools.fiches) items.push(["fiches", `${pools.fiches}`]);
+  if (pools.kingPool) items.push(["King/Ace pool", `${pools.kingPool}`]);
+  if (pools.stakedBete !== undefined) items.push(["bête staked", `${pools.stakedBete}`]);
+  if (pools.beteQueue.length) items.push(["bête queue", pools.beteQueue.join(", ")]);
+  if (pools.heapKing || pools.heapPlay || pools.heapTriolet) {
+    items.push(["heaps", `King ${pools.heapKing} · Play ${pools.heapPlay} · Triolet ${pools.heapTriolet}`]);
+  }
+  if (pools.beteStreak) items.push(["bête streak", `${pools.beteStreak}`]);
+  if (pools.dealsSinceWon) items.push(["deals since won", `${pools.dealsSinceWon}`]);
+  if (!items.length) return <p class="pools">Pools empty.</p>;
+  return (
+    <dl class="pools">
+      {items.map(([k, v]) => (
+        <div key={k}><dt>{k}</dt><dd>{v}</dd></div>
+      ))}
+    </dl>
+  );
+}
+
+export function Board({ view, names, strikes, hands, deadline }: BoardProps) {
+  const trick = view.tricks[view.tricks.length - 1];
+  const toAct = view.toAct;
+  return (
+    <div class="board">
+      <section class="center" aria-label="table centre">
+        <p class="status">
+          Deal {view.deal + 1} · {phaseName(view.phase)}
+          {view.muss ? " · Muss" : ""}
+          {toAct !== undefined && !view.matchOver ? (
+            <>
+              {" "}· <strong>#{toAct + 1} {names[toAct] ?? ""}</strong> to act
+              {deadline ? <> · <Countdown until={deadline} /></> : null}
+            </>
+          ) : null}
+        </p>
+        <div class="row">
+          <div class="turnup">
+            <span class="label">Turn-up</span>
+            {view.turnUp ? <Card code={view.turnUp} /> : <span class="none">none</span>}
+            {view.setAsideTurnUps.length ? (
+              <span class="aside">
+                set aside: {view.setAsideTurnUps.map((c) => <Card key={c} code={c} small />)}
+              </span>
+            ) : null}
+            <span class="trump">trump: {suitSymbol(view.trump) || "none"}</span>
+            {view.talonLen ? <span class="talon">talon: {view.talonLen}</span> : null}
+          </div>
+          <div class="trick" aria-label="current trick" data-testid="trick">
+            <span class="label">Trick {view.tricks.length || ""}</span>
+            {trick?.plays.length ? (
+              <ol>
+                {trick.plays.map((p) => (
+                  <li key={p.seat}>
+                    <span class="who">#{p.seat + 1} {names[p.seat] ?? ""}</span>
+                    {p.faceDown && !p.card ? <CardBack /> : <Card code={p.card} />}
+                  </li>
+                ))}
+              </ol>
+            ) : (
+              <span class="none">no card yet</span>
+            )}
+          </div>
+        </div>
+        <PoolsLine pools={view.pools} />
+      </section>
+      <ol class="seats" aria-label="seats">
+        {view.seatStates.map((s) => {
+          const hand = hands?.[s.seat];
+          const acting = toAct === s.seat && !view.matchOver;
+          return (
+            <li
+              key={s.seat}
+              class={`seat${acting ? " acting" : ""}${s.dropped ? " dropped" : ""}`}
+              aria-current={acting ? "true" : undefined}
+              data-testid={`seat-${s.seat}`}
+            >
+              <header>
+                <span class="name"><span class="seatno" aria-label={`seat ${s.seat + 1}`}>{s.seat + 1}</span> {names[s.seat] || "empty"}</span>
+                <span class="badges">
+                  {s.seat === view.dealer ? <span class="badge" title="dealer">D</span> : null}
+                  {s.declarer ? <span class="badge" title="declarer">declarer</span> : null}
+                  {s.contrer ? <span class="badge" title="contre">contre</span> : null}
+                  {s.dropped ? <span class="badge">dropped</span> : null}
+                  {acting ? <span class="badge turn">to act</span> : null}
+                </span>
+              </header>
+              <p class="numbers">
+                <span>balance <b>{signed(s.balance)}</b></span>
+                <span>tricks <b>{s.tricks}</b></span>
+                {strikes?.[s.seat] ? <span>strikes <b>{strikes[s.seat]}</b></span> : null}
+              </p>
+              <div class="hand" data-testid={`hand-${s.seat}`} aria-label={hand ? "hand, face up" : `hand, ${s.handLen} cards face down`}>
+                {hand
+                  ? hand.map((c) => <Card key={c} code={c} small />)
+                  : Array.from({ length: s.handLen }, (_, i) => <CardBack key={i} small />)}
+              </div>
+              {s.lastSpoke ? <p class="spoke">{actionText(s.lastSpoke)}</p> : null}
+            </li>
+          );
+        })}
+      </ol>
+    </div>
+  );
+}

@@ -1,0 +1,47 @@
+// The bete web page: lobby, live tables, replays (and ladders), routed by the URL's hash.
+import { render } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { Lobby } from "./lobby";
+import { LiveTable } from "./table";
+import { Replay } from "./replay";
+import { BotPage, LadderBoard, Ladders } from "./ladders";
+import "./style.css";
+
+function route(): string[] {
+  return location.hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decodeURIComponent);
+}
+
+function App() {
+  const [path, setPath] = useState(route());
+  useEffect(() => {
+    const on = () => { setPath(route()); window.scrollTo(0, 0); };
+    addEventListener("hashchange", on);
+    return () => removeEventListener("hashchange", on);
+  }, []);
+  const [page, id, sub, botId] = path;
+  let body;
+  if (page === "table" && id) body = <LiveTable id={id} />;
+  else if (page === "replay") body = <Replay id={id} />;
+  else if (page === "ladders" && id && sub === "bot" && botId) body = <BotPage ladderId={id} botId={botId} />;
+  else if (page === "ladders" && id) body = <LadderBoard id={id} />;
+  else if (page === "ladders") body = <Ladders />;
+  else body = <Lobby />;
+  const here = page ?? "lobby";
+  return (
+    <>
+      <a class="skip" href="#content" onClick={(e) => { e.preventDefault(); document.getElementById("content")?.focus(); }}>Skip to content</a>
+      <header class="top">
+        <a class="brand" href="#/">bete</a>
+        <nav aria-label="main">
+          <a href="#/" aria-current={here === "lobby" || here === "table" ? "page" : undefined}>Tables</a>
+          <a href="#/replay" aria-current={here === "replay" ? "page" : undefined}>Replays</a>
+          <a href="#/ladders" aria-current={here === "ladders" ? "page" : undefined}>Ladders</a>
+        </nav>
+      </header>
+      <div id="content" tabIndex={-1}>{body}</div>
+    </>
+  );
+}
+
+const root = document.getElementById("app");
+if (root) render(<App />, root);

@@ -1,0 +1,119 @@
+// Replays: a finished table by id, or a record file dropped on the page, stepped by action and
+// by deal. The steps (every hand face up) come from ReplayService: the engine runs on the server.
+import { useEffect, useState } from "preact/hooks";
+import { replays, tables } from "./api";
+import type { ReplayRecordResponse } from "./gen/bete/v1/replay_service_pb";
+import { Board } from "./board";
+import { actionText, describe, rulesetName, signed } from "./format";
+import { errorText } from "./errors";
+
+/** The largest record file the page sends (the server's request limit is 64 KiB by default). */
+const MAX_FILE = 1024 * 1024;
+
+export function Replay({ id }: { id?: string }) {
+  const [input, setInput] = useState(id ?? "");
+  const [replay, setReplay] = useState<ReplayRecordResponse | null>(null);
+  const [names, setNames] = useState<string[]>([]);
+  const [step, setStep] = useState(0);
+  const [error, setError] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [dragging, setDragging] = useState(false);
+
+  const load = async (source: { case: "tableId"; value: string } | { case: "recordJson"; value: string }, label: string) => {
+    setBusy(true);
+    setError("");
+    try {
+      const r = await replays.replayRecord({ source });
+      setReplay(r);
+      setStep(0);
+      setNames([]);
+      if (source.case === "tableId") {
+        // The names are a nicety: the replay stands without them.
+        tables.getTable({ tableId: source.value }).then((r) => setNames(r.table?.seats.map((s) => s.botName) ?? []), () => {});
+      }
+    } catch (e) {
+      setReplay(null);
+      setError(`${label}: ${errorText(e)}`);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  useEffect(() => {
+    if (id) { setInput(id); load({ case: "tableId", value: id }, `table ${id}`); }
+  }, [id]);
+
+  const readFile = async (f: File | undefined) => {
+    if (!f) return;
+    if (f.size > MAX_FILE) { setError(`${f.name}: the file is ${f.size} bytes, too large for a record`); return; }
+    const text = await f.text();
+    load({ case: "recordJson", value: text }, f.name);
+  };
+
+  const steps = replay?.steps ?? [];
+  const cur = steps[step];
+  const last = steps.length - 1;
+  const dealStart = (from: number, dir: 1 | -1) => {
+    if (!cur) return from;
+    const deal = steps[from].deal;
+    let i = from;
+    if (dir > 0) { while (i < last && steps[i].deal === deal) i++; return i; }
+    // Back: to the start of this deal, or of the previous one when already at its start.
+    while (i > 0 && steps[i - 1].deal === deal) i--;
+    if (i === from && i > 0) { const prev = steps[i - 1].deal; i--; while (i > 0 && steps[i - 1].deal === prev) i--; }
+    return i;
+  };
+  useEffect(() => {
+    const key = (e: KeyboardEvent) => {
+      if (!replay || (e.target as HTMLElement)?.tagName === "INPUT") return;
+      if (e.key === "ArrowRight") { setStep((s) => Math.min(last, s + 1)); e.preventDefault(); }
+      else if (e.key === "ArrowLeft") { setStep((s) => Math.max(0, s - 1)); e.preventDefault(); }
+      else if (e.key === "PageDown") { setStep((s) => dealStart(s, 1)); e.preventDefault(); }
+      else if (e.key === "PageUp") { setStep((s) => dealStart(s, -1)); e.preventDefault(); }
+      else if (e.key === "Home") { setStep(0); e.preventDefault(); }
+      else if (e.key === "End") { setStep(last); e.preventDefault(); }
+    };
+    addEventListener("keydown", key);
+    return () => removeEventListener("keydown", key);
+  }, [replay, last, step]);
+
+  const name = (s: number) => `#${s + 1} ${names[s] ?? ""}`.trim();
+  return (
+    <main
+      class={dragging ? "dropping" : ""}
+      onDragOver={(e) => { e.preventDefault(); setDragging(true); }}
+      onDragLeave={() => setDragging(false)}
+      onDrop={(e) => { e.preventDefault(); setDragging(false); readFile(e.dataTransfer?.files[0]); }}
+    >
+      <h1>Replay</h1>
+      <form class="filters" onSubmit={(e) => { e.preventDefault(); const v = input.trim(); if (v) location.hash = `#/replay/${v}`; }}>
+        <label>Finished table <input value={input} onInput={(e) => setInput(e.currentTarget.value)} placeholder="t_…" data-testid="replay-id" /></label>
+        <button type="submit">Replay</button>
+        <label class="file">or a record file (bete-record/1 JSON; drop it anywhere on the page) <input type="file" accept=".json,application/json" onChange={(e) => readFile(e.currentTarget.files?.[0])} data-testid="replay-file" /></label>
+      </form>
+      {busy ? <p role="status">replaying…</p> : null}
+      {error ? <p class="error" role="alert" data-testid="replay-error">{error}</p> : null}
+      {replay && cur ? (
+        <>
+          <p class="meta">{rulesetName(replay.ruleset)} · {replay.seats} seats · {steps.length - 1} actions · final {replay.balances.map((b, i) => `${name(i)} ${signed(b)}`).join(", ")}</p>
+          <nav class="steps" aria-label="replay steps">
+            <button onClick={() => setStep(dealStart(step, -1))} disabled={step === 0} aria-label="previous deal" title="previous deal (Page Up)">« deal</button>
+            <button onClick={() => setStep(Math.max(0, step - 1))} disabled={step === 0} aria-label="previous action" title="previous action (←)" data-testid="step-back">◀ action</button>
+            <input type="range" min={0} max={last} value={step} onInput={(e) => setStep(Number(e.currentTarget.value))} aria-label="step" />
+            <button onClick={() => setStep(Math.min(last, step + 1))} disabled={step === last} aria-label="next action" title="next action (→)" data-testid="step-forward">action ▶</button>
+            <button onClick={() => setStep(dealStart(step, 1))} disabled={step === last} aria-label="next deal" title="next deal (Page Down)" data-testid="deal-forward">deal »</button>
+            <span data-testid="step" aria-live="polite">step {step} of {last} · deal {cur.deal + 1}</span>
+          </nav>
+          <p class="acted" data-testid="acted">
+            {cur.seat === undefined ? "The first deal is dealt." : `${name(cur.seat)} ${actionText(cur.action)}${cur.auto ? " (auto-move)" : ""}.`}
+          </p>
+          {cur.view ? <Board view={cur.view} names={names} hands={cur.hands.map((h) => h.cards)} /> : null}
+          <section class="log" aria-label="events of this step">
+            <h2>What happened</h2>
+            <ul>{cur.events.map((e, i) => { const t = describe(e, name); return t ? <li key={i}>{t}</li> : null; })}</ul>
+          </section>
+        </>
+      ) : null}
+    </main>
+  );
+}
