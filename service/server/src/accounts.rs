@@ -36,7 +36,7 @@ pub fn check_display_name(field: &str, name: &str, bad: &mut Vec<FieldViolation>
     let n = name.chars().count();
     let printable = name
         .chars()
-        .all(|c| c == ' ' || !(c.is_control() || c.is_whitespace() || is_format(c)));
+        .all(|c| crate::names::printable(c) && !is_format(c));
     if n == 0 || n > 64 || !printable || name.trim() != name {
         bad.push(FieldViolation {
             field: field.into(),
@@ -82,17 +82,17 @@ pub async fn register_bot(
     req: pb::RegisterBotRequest,
 ) -> Result<pb::RegisterBotResponse, ServerError> {
     let mut bad = Vec::new();
-    check_display_name("name", &req.name, &mut bad);
-    if req.name.starts_with("house:") {
+    // Printable, bounded, and not a name the server uses (`house:*`, ...): see names.rs.
+    if let Err(description) = crate::names::check_name(&req.name) {
         bad.push(FieldViolation {
             field: "name".into(),
-            description: "names starting with \"house:\" are the server's own house bots".into(),
+            description,
         });
     }
-    if req.owner.chars().count() > 128 || req.owner.chars().any(char::is_control) {
+    if let Err(description) = crate::names::check_owner(&req.owner) {
         bad.push(FieldViolation {
             field: "owner".into(),
-            description: "must be at most 128 characters, none of them a control character".into(),
+            description,
         });
     }
     let version = if req.version.is_empty() {

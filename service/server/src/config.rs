@@ -48,6 +48,20 @@ pub struct ServerConfig {
     /// OS's CSPRNG: for reproducible experiments and tests only. The seeds are still the
     /// server's, committed before play; no client ever chooses one.
     pub ladder_seed: Option<u64>,
+    /// Rates, streams and tables one caller may take (docs/security.md).
+    pub limits: crate::limits::LimitsConfig,
+    /// A table still waiting for its seats this long after its creation is closed and unloaded
+    /// (30 minutes by default): waiting tables otherwise stay in memory for ever.
+    pub waiting_ttl: Duration,
+    /// A connection that has not sent the HTTP/2 preface this long after it was accepted is
+    /// closed (idle sockets would otherwise hold file descriptors for ever).
+    pub preface_timeout: Duration,
+    /// Open client connections at most; the next one is closed at once. Keep it below the
+    /// process's file limit, with room for the database and the metrics endpoint.
+    pub max_connections: usize,
+    /// Calls being handled at once at most (a stream counts until it is set up); above it, new
+    /// calls are shed with UNAVAILABLE / OVERLOADED and a RetryInfo delay. 0 is no limit.
+    pub max_in_flight: usize,
 }
 
 impl Default for ServerConfig {
@@ -69,6 +83,11 @@ impl Default for ServerConfig {
             open_signup: true,
             ladders: None,
             ladder_seed: None,
+            limits: crate::limits::LimitsConfig::default(),
+            waiting_ttl: Duration::from_secs(30 * 60),
+            preface_timeout: Duration::from_secs(10),
+            max_connections: 1000,
+            max_in_flight: 4096,
         }
     }
 }

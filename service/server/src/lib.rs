@@ -5,10 +5,16 @@
 
 pub mod accounts;
 pub mod auth;
+pub mod admin;
 pub mod coalesce;
 pub mod config;
 pub mod ladder;
+pub mod conn;
+pub mod edge;
+pub mod limits;
 pub mod metrics;
+pub mod names;
+pub mod progress;
 pub mod project;
 pub mod registry;
 pub mod replay;

@@ -97,6 +97,36 @@ struct Args {
     /// experiments only: whoever knows it knows every ladder deck).
     #[arg(long, env = "BETE_LADDER_SEED", hide = true)]
     ladder_seed: Option<u64>,
+    /// Seconds a table may wait for its seats after its creation before it is closed.
+    #[arg(long, env = "BETE_WAITING_TTL_SECS", default_value_t = 1800)]
+    waiting_ttl_secs: u64,
+    /// Seconds a new connection has to send the HTTP/2 preface before it is closed.
+    #[arg(long, env = "BETE_PREFACE_TIMEOUT_SECS", default_value_t = 10)]
+    preface_timeout_secs: u64,
+    /// Open client connections at most (keep below the file limit, `ulimit -n`).
+    #[arg(long, env = "BETE_MAX_CONNECTIONS", default_value_t = 1000)]
+    max_connections: usize,
+    /// Calls in progress at most before new ones are shed (UNAVAILABLE, OVERLOADED); 0: none.
+    #[arg(long, env = "BETE_MAX_IN_FLIGHT", default_value_t = 4096)]
+    max_in_flight: usize,
+    /// Calls per bot and second, as RATE or RATE/BURST; 0 switches the limit off.
+    #[arg(long, env = "BETE_RATE_CALLS_PER_BOT", default_value = "1000/2000")]
+    rate_calls_per_bot: bete_server::limits::Rate,
+    /// RegisterBot calls per client address and second, as RATE or RATE/BURST; 0: off.
+    #[arg(long, env = "BETE_RATE_REGISTRATIONS_PER_ADDRESS", default_value = "20/1000")]
+    rate_registrations_per_address: bete_server::limits::Rate,
+    /// CreateTable calls per bot and second, as RATE or RATE/BURST; 0: off.
+    #[arg(long, env = "BETE_RATE_CREATIONS_PER_BOT", default_value = "20/200")]
+    rate_creations_per_bot: bete_server::limits::Rate,
+    /// Open streams per bot (WatchBot, WatchTable, SubmitActions); 0: no limit.
+    #[arg(long, env = "BETE_MAX_STREAMS_PER_BOT", default_value_t = 512)]
+    max_streams_per_bot: usize,
+    /// Unfinished tables a bot may have created; 0: no limit.
+    #[arg(long, env = "BETE_MAX_OPEN_TABLES_PER_BOT", default_value_t = 256)]
+    max_open_tables_per_bot: usize,
+    /// Unfinished tables a bot may sit at; 0: no limit.
+    #[arg(long, env = "BETE_MAX_SEATS_PER_BOT", default_value_t = 256)]
+    max_seats_per_bot: usize,
 }
 
 /// Install logging; with `OTEL_EXPORTER_OTLP_ENDPOINT` set, also export spans over OTLP/gRPC.
@@ -213,6 +243,18 @@ async fn serve(args: Args, workers: usize) -> anyhow::Result<()> {
         open_signup: args.open_signup,
         ladders: args.ladders,
         ladder_seed: args.ladder_seed,
+        limits: bete_server::limits::LimitsConfig {
+            calls_per_bot: args.rate_calls_per_bot,
+            registrations_per_address: args.rate_registrations_per_address,
+            creations_per_bot: args.rate_creations_per_bot,
+            streams_per_bot: args.max_streams_per_bot,
+            open_tables_per_bot: args.max_open_tables_per_bot,
+            seats_per_bot: args.max_seats_per_bot,
+        },
+        waiting_ttl: Duration::from_secs(args.waiting_ttl_secs.max(1)),
+        preface_timeout: Duration::from_secs(args.preface_timeout_secs.max(1)),
+        max_connections: args.max_connections.max(1),
+        max_in_flight: args.max_in_flight,
     };
     let result = bete_server::run(listener, config, signal()).await;
     if let Some(p) = provider {

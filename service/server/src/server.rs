@@ -7,6 +7,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bete_api::pb::account_service_server::AccountServiceServer;
+use bete_api::pb::admin_service_server::AdminServiceServer;
 use bete_api::pb::bot_service_server::BotServiceServer;
 use bete_api::pb::ladder_service_server::LadderServiceServer;
 use bete_api::pb::replay_service_server::ReplayServiceServer;
@@ -20,7 +21,12 @@ use tonic::transport::server::TcpIncoming;
 use tonic_health::ServingStatus;
 
 use crate::accounts::AccountApi;
+use crate::admin::AdminApi;
 use crate::auth::Auth;
+use crate::conn::{Guarded, Places};
+use crate::edge::EdgeLayer;
+use crate::limits::Limits;
+use crate::progress::Progress;
 use crate::coalesce::Coalesced;
 use crate::config::ServerConfig;
 use crate::ladder::service::LadderApi;
@@ -85,11 +91,37 @@ pub async fn run(
     config: ServerConfig,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), RunError> {
+    std::fs::create_dir_all(&config.data_dir).map_err(|e| {
+        crate::store::StoreError::Damaged(format!(
+            "cannot create {}: {e}",
+            config.data_dir.display()
+        ))
+    })?;
+    // Held until run() returns: one server per data folder.
+    let _lock = crate::store::guard::lock(&config.data_dir)?;
     let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&config.data_dir).await?);
     let metrics = Arc::new(Metrics::new());
     let token = Shutdown::new();
     // Finished ladder tables, from their actors to the ladders' schedulers.
     let (finished_tx, finished_rx) = tokio::sync::mpsc::unbounded_channel();
+    let background = CancellationToken::new();
+    let _background = background.clone().drop_guard();
+    let progress = Arc::new(Progress::default());
+    tokio::spawn(progress.clone().run(background.clone().cancelled_owned()));
+    let limits = Arc::new(Limits::new(config.limits.clone()));
+    {
+        // Limiter state of callers gone quiet is dropped, so it stays bounded.
+        let (limits, stop) = (limits.clone(), background.clone());
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(Duration::from_secs(60));
+            loop {
+                tokio::select! {
+                    () = stop.cancelled() => return,
+                    _ = every.tick() => limits.shrink(),
+                }
+            }
+        });
+    }
     let deps = Arc::new(ActorDeps {
         store: store.clone(),
         metrics: metrics.clone(),
@@ -98,6 +130,9 @@ pub async fn run(
         idle_unload: config.idle_unload,
         watch_buffer: config.watch_buffer,
         ladder_finished: Some(finished_tx),
+        limits,
+        progress,
+        waiting_ttl: config.waiting_ttl,
     });
     let tables = Arc::new(Tables::new(deps));
     let recovered = tables.recover().await?;
@@ -241,6 +276,13 @@ pub async fn run(
             api.config.house_tables,
         )))
     });
+    let admin_service = WithErrorInfo {
+        inner: AdminServiceServer::new(AdminApi(api.clone()))
+            .max_decoding_message_size(TRANSPORT_MAX_MESSAGE),
+        request_limit,
+    };
+    let places = Places::new(api.config.max_connections);
+    let preface_timeout = api.config.preface_timeout;
 
     let addr = listener.local_addr().ok();
     tracing::info!(?addr, "bete-server listening");
@@ -295,6 +337,7 @@ pub async fn run(
         .http2_adaptive_window(Some(false))
         .initial_stream_window_size(4 * 1024 * 1024)
         .initial_connection_window_size(16 * 1024 * 1024)
+        .layer(EdgeLayer::new(api.config.max_in_flight))
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
@@ -303,14 +346,29 @@ pub async fn run(
         .add_service(account_service)
         .add_service(ladder_service)
         .add_service(replay_service)
+        .add_service(admin_service)
         // The builder's tcp_nodelay applies only to listeners tonic binds itself; without it on
         // accepted sockets every unary reply waits ~40 ms (Nagle against delayed ACK).
         // On a one-worker runtime each connection's writes yield once to the tasks already
         // runnable (`coalesce`).
         .serve_with_incoming_shutdown(
+            // At the connection cap a new connection is closed at once (its descriptor freed);
+            // every connection must send the HTTP/2 preface within `preface_timeout`.
             TcpIncoming::from(listener)
                 .with_nodelay(Some(true))
-                .map(move |conn| conn.map(|io| Coalesced::new(io, coalesce))),
+                .filter_map(move |conn| match conn {
+                    Ok(io) => match places.take() {
+                        Some(place) => Some(Ok(Coalesced::new(
+                            Guarded::new(io, place, preface_timeout),
+                            coalesce,
+                        ))),
+                        None => {
+                            tracing::debug!("connection refused: at the connection cap");
+                            None
+                        }
+                    },
+                    Err(e) => Some(Err(e)),
+                }),
             drain,
         );
     tokio::pin!(serve);

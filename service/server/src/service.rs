@@ -148,7 +148,13 @@ impl Api {
     /// authenticate.
     async fn begin<T: Message>(&self, req: &Request<T>) -> Result<Arc<BotRow>, ServerError> {
         self.gate(req)?;
-        self.auth.authenticate(req.metadata()).await
+        let bot = self.auth.authenticate(req.metadata()).await?;
+        self.limits().check_call(&bot.id)?;
+        Ok(bot)
+    }
+
+    pub(crate) fn limits(&self) -> &crate::limits::Limits {
+        &self.tables.deps.limits
     }
 
     /// [`Api::begin`] for the read-only calls a spectator may make without a token (the web
@@ -163,7 +169,9 @@ impl Api {
         if req.metadata().get("authorization").is_none() {
             return Ok(spectator());
         }
-        self.auth.authenticate(req.metadata()).await
+        let bot = self.auth.authenticate(req.metadata()).await?;
+        self.limits().check_call(&bot.id)?;
+        Ok(bot)
     }
 
     pub(crate) fn gate<T: Message>(&self, req: &Request<T>) -> Result<(), ServerError> {
@@ -280,7 +288,21 @@ impl Api {
         }
         let mut house = vec![None; usize::from(seats.unwrap_or(0))];
         let mut seen = HashSet::new();
-        for (i, h) in req.house_bots.iter().enumerate() {
+        // More entries than any table has seats: one violation, not one per entry.
+        let house_bots = if req.house_bots.len() > bete_rules::MAX_SEATS {
+            bad.push(FieldError::new(
+                "house_bots",
+                format!(
+                    "has {} entries; a table has at most {} seats",
+                    req.house_bots.len(),
+                    bete_rules::MAX_SEATS
+                ),
+            ));
+            &req.house_bots[..0]
+        } else {
+            &req.house_bots[..]
+        };
+        for (i, h) in house_bots.iter().enumerate() {
             if seats.is_some() && h.seat >= u32::from(n) {
                 bad.push(FieldError::new(
                     format!("house_bots[{i}].seat"),
@@ -383,11 +405,16 @@ impl Api {
         if !may_read(&t, bot) {
             return Err(ServerError::TablePrivate);
         }
-        let mut record = self
-            .store
-            .record(id)
-            .await?
-            .ok_or(ServerError::TableNotFinished)?;
+        let mut record = match self.store.record(id).await? {
+            Some(r) => r,
+            // Finished without a record: closed before its match was over.
+            None if t.table.state == TableState::Finished => {
+                return Err(ServerError::TableClosed(
+                    "closed before its match was over".into(),
+                ));
+            }
+            None => return Err(ServerError::TableNotFinished),
+        };
         if let Some(l) = &t.table.ladder {
             // A set's tables share their decks: no record (hence no seed) of one may reach
             // anyone while a later rotation can still be played.
@@ -492,6 +519,8 @@ impl BotService for BotApi {
         let api = &self.0;
         api.call("RegisterBot", async {
             api.gate(&request)?;
+            api.limits()
+                .check_registration(request.remote_addr().map(|a| a.ip()))?;
             let (md, _, req) = request.into_parts();
             crate::accounts::register_bot(api, &md, req).await
         })
@@ -508,9 +537,14 @@ impl TableService for TableApi {
         let api = &self.0;
         api.call("CreateTable", async {
             let bot = api.begin(&request).await?;
+            api.limits().check_creation(&bot.id)?;
             let (row, seats) = api.check_create(&bot, request.into_inner())?;
             let id = row.id.clone();
-            api.store.create_table(row, seats).await?;
+            api.limits().reserve_table(&bot.id, &id)?;
+            if let Err(e) = api.store.create_table(row, seats).await {
+                api.limits().table_done(&bot.id, &id);
+                return Err(e.into());
+            }
             let status = api.status(&id).await?;
             tracing::info!(table = %id, "table created");
             Ok(pb::CreateTableResponse {
@@ -529,12 +563,21 @@ impl TableService for TableApi {
             let bot = api.begin_read(&request).await?;
             let id = table_id(&request.get_ref().table_id)?;
             let status = api.status(&id).await?;
-            // A bot may look up any table by id (to join it); the anonymous spectator only a
-            // listed one.
-            // The actor's copy of the visibility is the one it loaded: a ladder set's tables are
-            // listed by the store once rated, so a private answer is checked there.
-            if bot.id == SPECTATOR
-                && status.meta.visibility == Visibility::Private
+            // A private table's seats, bot ids and config are for its creator and its seats
+            // (JoinTable by id needs no GetTable). A ladder table's facts are public through
+            // LadderService, so any bot may read them (`bete verify` reads the commitment); the
+            // anonymous spectator only once the store lists it (a rated set). The actor's copy of
+            // the visibility is the one it loaded, so a private answer is checked in the store.
+            let private = status.meta.visibility == Visibility::Private;
+            let own = status.meta.created_by == bot.id
+                || status
+                    .seats
+                    .iter()
+                    .any(|s| s.occupant == Occupant::Bot(bot.id.clone()));
+            let ladder_for_bot = status.meta.ladder.is_some() && bot.id != SPECTATOR;
+            if private
+                && !own
+                && !ladder_for_bot
                 && !api
                     .store
                     .table(id.clone())
@@ -631,6 +674,16 @@ impl TableService for TableApi {
             let bot = api.begin(&request).await?;
             let req = request.into_inner();
             let id = table_id(&req.table_id)?;
+            let limit = api.limits().config.seats_per_bot;
+            if limit > 0 {
+                let seated = api.store.tables_of_bot(bot.id.clone(), Vec::new()).await?;
+                if seated.len() >= limit && !seated.contains(&id) {
+                    return Err(ServerError::TooManyTables {
+                        what: "seated",
+                        limit,
+                    });
+                }
+            }
             let seat =
                 match req.seat {
                     None => None,
@@ -779,6 +832,13 @@ impl Api {
         let api = self;
         api.call("WatchTable", async {
             let bot = api.begin_read(&request).await?;
+            // The anonymous spectators share no bot's count (they are bounded by the
+            // connection cap and the streams per connection).
+            let permit = if bot.id == SPECTATOR {
+                None
+            } else {
+                Some(api.limits().open_stream(&bot.id)?)
+            };
             let req = request.into_inner();
             let id = table_id(&req.table_id)?;
             let from_seq = req.from_seq;
@@ -796,7 +856,10 @@ impl Api {
                 api.tables.deps.shutdown.stopped(),
                 from_seq.unwrap_or(0),
                 None,
-                Some(Box::new(move || shared.watcher_left.notify_one())),
+                Some(Box::new(move || {
+                    drop(permit);
+                    shared.watcher_left.notify_one()
+                })),
             ))
         })
         .await
@@ -809,6 +872,7 @@ impl Api {
         let api = self;
         api.call("WatchBot", async {
             let bot = api.begin(&request).await?;
+            let permit = api.limits().open_stream(&bot.id)?;
             let req = request.into_inner();
             let (tx, rx) = mpsc::channel(BOT_STREAM_BUFFER);
             let stream = BotStream::new(api.tables.new_stream_id(), tx);
@@ -859,6 +923,7 @@ impl Api {
                 0,
                 Some(stream.cut.clone()),
                 Some(Box::new(move || {
+                    drop(permit);
                     tables.remove_bot_stream(&bot_id, stream_id);
                     BotStream::ring_closed(&following);
                 })),

@@ -5,6 +5,7 @@
 //! `google.rpc.BadRequest` naming each bad field.
 
 use std::collections::HashMap;
+use std::time::Duration;
 
 use bete_api::pb;
 use bete_rules::ActionError;
@@ -98,6 +99,51 @@ pub enum ServerError {
     /// A record sent to ReplayRecord that is not one, or does not replay; names what is wrong.
     #[error("not a replayable record: {0}")]
     BadRecord(String),
+    /// A rate limit (per bot, per client address, per kind of call): retry after the delay.
+    #[error("too many {what}: retry in {} ms", .retry_after.as_millis())]
+    RateLimited {
+        what: &'static str,
+        retry_after: Duration,
+    },
+    /// The bot already has `limit` tables of this kind that are not finished.
+    #[error("you already have {limit} {what} tables that are not finished (the limit)")]
+    TooManyTables { what: &'static str, limit: usize },
+    /// A seat change within a deal after seeing another seat's hand.
+    #[error(
+        "you held seat {held} in this deal and saw its hand: you may come back to seat {held} \
+         only, until the deal ends"
+    )]
+    SeatChangeRefused { held: u8 },
+    /// The table was closed without a finished match (by an operator, or it expired waiting).
+    #[error("the table was closed ({0}); it has no match to play or record")]
+    TableClosed(String),
+    /// The server sheds load: too many calls in progress.
+    #[error("the server is overloaded: retry in {} ms", .retry_after.as_millis())]
+    Overloaded { retry_after: Duration },
+    /// The bot has `limit` streams open already.
+    #[error("you already have {limit} streams open (the limit)")]
+    TooManyStreams { limit: usize },
+}
+
+/// Most field violations a status carries: 5,000 bad `house_bots` entries once made a 207 KB
+/// trailer, larger than clients accept as metadata, so they saw a transport error instead.
+pub const MAX_VIOLATIONS: usize = 16;
+/// Longest status message, field path and violation description, in bytes (each may quote the
+/// caller's input).
+pub const MAX_MESSAGE_BYTES: usize = 1024;
+const MAX_FIELD_BYTES: usize = 128;
+const MAX_DESCRIPTION_BYTES: usize = 256;
+
+/// `s` cut to at most `max` bytes on a character boundary, with `…` when cut.
+pub fn bounded(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_string();
+    }
+    let mut end = max.saturating_sub('…'.len_utf8());
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end])
 }
 
 /// The request field a `from_seq` came from: `from_seq`, or WatchBot's `from_seq[<table id>]`.
@@ -109,10 +155,22 @@ fn from_seq_field(table_id: Option<&str>) -> String {
 }
 
 fn join(v: &[FieldViolation]) -> String {
-    v.iter()
-        .map(|f| format!("{}: {}", f.field, f.description))
+    let mut s = v
+        .iter()
+        .take(MAX_VIOLATIONS)
+        .map(|f| {
+            format!(
+                "{}: {}",
+                bounded(&f.field, MAX_FIELD_BYTES),
+                bounded(&f.description, MAX_DESCRIPTION_BYTES)
+            )
+        })
         .collect::<Vec<_>>()
-        .join("; ")
+        .join("; ");
+    if v.len() > MAX_VIOLATIONS {
+        s.push_str(&format!("; and {} more", v.len() - MAX_VIOLATIONS));
+    }
+    s
 }
 
 impl ServerError {
@@ -156,6 +214,12 @@ impl ServerError {
             ServerError::BotVersionExists { .. } => "BOT_VERSION_EXISTS",
             ServerError::AccountBotLimit(_) => "ACCOUNT_BOT_LIMIT",
             ServerError::BadRecord(_) => "BAD_RECORD",
+            ServerError::RateLimited { .. } => "RATE_LIMITED",
+            ServerError::TooManyTables { .. } => "TOO_MANY_TABLES",
+            ServerError::SeatChangeRefused { .. } => "SEAT_CHANGE_REFUSED",
+            ServerError::TableClosed(_) => "TABLE_CLOSED",
+            ServerError::Overloaded { .. } => "OVERLOADED",
+            ServerError::TooManyStreams { .. } => "TOO_MANY_STREAMS",
         }
     }
 
@@ -170,16 +234,22 @@ impl ServerError {
             | ServerError::TableFinished
             | ServerError::NotSeated
             | ServerError::AlreadySeated(_)
-            | ServerError::TableNotFinished => Code::FailedPrecondition,
+            | ServerError::TableNotFinished
+            | ServerError::SeatChangeRefused { .. }
+            | ServerError::TableClosed(_) => Code::FailedPrecondition,
             ServerError::StaleSeq { .. } => Code::Aborted,
             ServerError::TableNotFound(_) => Code::NotFound,
             ServerError::Unauthenticated(_) => Code::Unauthenticated,
             ServerError::NotYourSeat { .. }
             | ServerError::SpectatorCannotAct
             | ServerError::TablePrivate => Code::PermissionDenied,
-            ServerError::TableFull | ServerError::WatcherTooSlow { .. } => Code::ResourceExhausted,
+            ServerError::TableFull
+            | ServerError::WatcherTooSlow { .. }
+            | ServerError::RateLimited { .. }
+            | ServerError::TooManyTables { .. }
+            | ServerError::TooManyStreams { .. } => Code::ResourceExhausted,
             ServerError::FromSeqOutOfRange { .. } => Code::OutOfRange,
-            ServerError::ShuttingDown => Code::Unavailable,
+            ServerError::ShuttingDown | ServerError::Overloaded { .. } => Code::Unavailable,
             ServerError::DuplicateRequestConflict(_) => Code::AlreadyExists,
             ServerError::Internal(_) => Code::Internal,
             ServerError::AdminRequired(_) | ServerError::SignupClosed(_) => Code::PermissionDenied,
@@ -216,7 +286,13 @@ impl ServerError {
                 m.insert("to_act".into(), to_act.to_string());
             }
             ServerError::TableNotFound(id) | ServerError::LadderTable(id) => {
-                m.insert("table_id".into(), id.clone());
+                m.insert("table_id".into(), bounded(id, MAX_FIELD_BYTES));
+            }
+            ServerError::TooManyTables { limit, .. } | ServerError::TooManyStreams { limit } => {
+                m.insert("limit".into(), limit.to_string());
+            }
+            ServerError::SeatChangeRefused { held } => {
+                m.insert("seat".into(), held.to_string());
             }
             ServerError::LadderNotFound(id)
             | ServerError::LadderAlreadyEntered(id)
@@ -228,18 +304,41 @@ impl ServerError {
         m
     }
 
-    /// The gRPC status for this error.
+    /// How long the caller should wait before retrying, for the errors that say so.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            ServerError::RateLimited { retry_after, .. }
+            | ServerError::Overloaded { retry_after } => Some(*retry_after),
+            _ => None,
+        }
+    }
+
+    /// The gRPC status for this error. Bounded in size whatever the input: at most
+    /// [`MAX_VIOLATIONS`] violations (then one saying how many more), each field and
+    /// description cut, the message cut to [`MAX_MESSAGE_BYTES`].
     pub fn to_status(&self) -> Status {
         let mut details = ErrorDetails::new();
         details.set_error_info(self.reason(), DOMAIN, self.metadata());
         match self {
             ServerError::InvalidArgument(fields) => {
-                for f in fields {
-                    details.add_bad_request_violation(f.field.clone(), f.description.clone());
+                for f in fields.iter().take(MAX_VIOLATIONS) {
+                    details.add_bad_request_violation(
+                        bounded(&f.field, MAX_FIELD_BYTES),
+                        bounded(&f.description, MAX_DESCRIPTION_BYTES),
+                    );
+                }
+                if fields.len() > MAX_VIOLATIONS {
+                    details.add_bad_request_violation(
+                        "(request)",
+                        format!("and {} more bad fields", fields.len() - MAX_VIOLATIONS),
+                    );
                 }
             }
             ServerError::BadConfig { field, message } => {
-                details.add_bad_request_violation(field.clone(), message.clone());
+                details.add_bad_request_violation(
+                    bounded(field, MAX_FIELD_BYTES),
+                    bounded(message, MAX_DESCRIPTION_BYTES),
+                );
             }
             ServerError::FromSeqOutOfRange { table_id, .. } => {
                 details.add_bad_request_violation(
@@ -249,7 +348,14 @@ impl ServerError {
             }
             _ => {}
         }
-        Status::with_error_details(self.code(), self.to_string(), details)
+        if let Some(delay) = self.retry_after() {
+            details.set_retry_info(Some(delay));
+        }
+        Status::with_error_details(
+            self.code(),
+            bounded(&self.to_string(), MAX_MESSAGE_BYTES),
+            details,
+        )
     }
 
     /// What a SubmitActions stream answers for a refused request: built from the very status
@@ -330,10 +436,15 @@ impl From<ServerError> for Status {
 }
 
 impl From<StoreError> for ServerError {
+    /// SQLite's own wording stays in the server's log: it names files, statements and
+    /// constraints, none of which a client can act on.
     fn from(e: StoreError) -> ServerError {
         match e {
             StoreError::Closed => ServerError::ShuttingDown,
-            other => ServerError::Internal(format!("store: {other}")),
+            other => {
+                tracing::error!(error = %other, "store error");
+                ServerError::Internal("the store failed; retrying later is safe".into())
+            }
         }
     }
 }
@@ -493,6 +604,20 @@ mod tests {
             },
             ServerError::AccountBotLimit(100),
             ServerError::BadRecord("not valid JSON: EOF".into()),
+            ServerError::RateLimited {
+                what: "calls",
+                retry_after: Duration::from_millis(250),
+            },
+            ServerError::TooManyTables {
+                what: "created",
+                limit: 3,
+            },
+            ServerError::SeatChangeRefused { held: 1 },
+            ServerError::TableClosed("stopped by an operator".into()),
+            ServerError::Overloaded {
+                retry_after: Duration::from_millis(100),
+            },
+            ServerError::TooManyStreams { limit: 8 },
         ]
     }
 
@@ -530,6 +655,12 @@ mod tests {
             ServerError::BotVersionExists { .. } => 27,
             ServerError::AccountBotLimit(_) => 28,
             ServerError::BadRecord(_) => 29,
+            ServerError::RateLimited { .. } => 30,
+            ServerError::TooManyTables { .. } => 31,
+            ServerError::SeatChangeRefused { .. } => 32,
+            ServerError::TableClosed(_) => 33,
+            ServerError::Overloaded { .. } => 34,
+            ServerError::TooManyStreams { .. } => 35,
         }
     }
 
@@ -541,7 +672,7 @@ mod tests {
         let seen: Vec<usize> = all.iter().map(variant).collect();
         assert_eq!(
             seen,
-            (0..=29).collect::<Vec<_>>(),
+            (0..=35).collect::<Vec<_>>(),
             "one of every variant, in order"
         );
         for e in &all {
@@ -581,6 +712,34 @@ mod tests {
                 }
                 _ => assert!(fields.is_empty(), "{e:?}"),
             }
+            assert_eq!(
+                d.retry_info().and_then(|r| r.retry_delay),
+                e.retry_after(),
+                "{e:?}"
+            );
         }
+    }
+
+    /// However many and however long the bad fields, the status stays small.
+    #[test]
+    fn statuses_are_bounded() {
+        let many = ServerError::InvalidArgument(
+            (0..5000)
+                .map(|i| FieldViolation {
+                    field: format!("house_bots[{i}].seat"),
+                    description: "x".repeat(10_000),
+                })
+                .collect(),
+        );
+        let st = many.to_status();
+        assert!(st.message().len() <= MAX_MESSAGE_BYTES);
+        assert!(st.details().len() < 8 * 1024, "{}", st.details().len());
+        let d = st.get_error_details();
+        let v = &d.bad_request().unwrap().field_violations;
+        assert_eq!(v.len(), MAX_VIOLATIONS + 1);
+        assert_eq!(v[MAX_VIOLATIONS].description, "and 4984 more bad fields");
+        assert_eq!(bounded("abc", 3), "abc");
+        assert_eq!(bounded("abcdef", 5), "ab…");
+        assert_eq!(bounded("ééé", 4), "…");
     }
 }

@@ -118,10 +118,13 @@ pub async fn open(
             return Err(ServerError::ShuttingDown);
         }
         let bot = api.auth.authenticate(request.metadata()).await?;
+        api.limits().check_call(&bot.id)?;
+        let permit = api.limits().open_stream(&bot.id)?;
         let (mut answers, stream) = channel();
         let api = api.clone();
         tokio::spawn(async move {
             let _open = Open::count(&api.metrics);
+            let _permit = permit;
             let status = serve(&api, &bot, request.into_inner(), &answers.tx).await;
             answers.end_with(status);
         });
@@ -186,7 +189,10 @@ async fn serve(
         } else {
             String::new()
         };
-        let r = match api.gate_message(&req) {
+        let r = match api
+            .gate_message(&req)
+            .and_then(|()| api.limits().check_call(&bot.id))
+        {
             Ok(()) => api.submit(bot, unary(req)).await,
             Err(e) => Err(e),
         };

@@ -4,6 +4,7 @@
 //! never projected events: events are re-derived by replaying the commands through the engine.
 //! That keeps hidden cards out of the log format and makes recovery a replay.
 
+pub mod guard;
 #[cfg(test)]
 mod probe;
 mod sqlite;
@@ -28,6 +29,16 @@ pub enum StoreError {
     Corrupt(String),
     #[error("the store is closed")]
     Closed,
+    /// The database or its folder is damaged: the server refuses to serve it.
+    #[error("the store is damaged: {0}")]
+    Damaged(String),
+    /// Another server holds the data folder.
+    #[error(
+        "the data folder {} is in use by another bete-server (its lock file bete.lock is held); \
+         stop that server first, or give this one another --data-dir",
+        .0.display()
+    )]
+    Locked(std::path::PathBuf),
 }
 
 /// A registered bot. The token itself is never stored, only its SHA-256.
@@ -255,6 +266,9 @@ pub enum LogEntry {
         request_id: Option<String>,
         time_ms: i64,
     },
+    /// The table was closed without a finished match (an operator stopped it, or it waited for
+    /// its seats too long); nothing follows it.
+    Close { reason: String, time_ms: i64 },
 }
 
 impl LogEntry {
@@ -262,7 +276,8 @@ impl LogEntry {
         match self {
             LogEntry::Join { time_ms, .. }
             | LogEntry::Leave { time_ms, .. }
-            | LogEntry::Action { time_ms, .. } => *time_ms,
+            | LogEntry::Action { time_ms, .. }
+            | LogEntry::Close { time_ms, .. } => *time_ms,
         }
     }
 }

@@ -18,6 +18,7 @@ use sqlx::sqlite::{
 use sqlx::{Connection, Executor, Row, SqliteConnection};
 use tokio::sync::{mpsc, oneshot};
 
+use super::guard;
 use super::{
     AccountRow, BotRow, EntrantResult, EntryRow, LadderTable, LogEntry, MatchRow, Occupant,
     RatingDelta, RatingRow, SeatRow, Store, StoreError, StoreFuture, StoredTable, TableFilter,
@@ -254,6 +255,7 @@ impl SqliteStore {
             StoreError::Corrupt(format!("cannot create {}: {e}", data_dir.display()))
         })?;
         let path = data_dir.join("bete.sqlite3");
+        guard::check_file(&path)?;
         let base = SqliteConnectOptions::from_str("sqlite://")?
             .filename(&path)
             .create_if_missing(true)
@@ -290,12 +292,15 @@ impl SqliteStore {
         sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
             .execute(&mut writer)
             .await?;
+        let acked = data_dir.join(guard::ACKED_FILE);
+        guard::check_database(&mut writer, &acked).await?;
+        let watermark = guard::Watermark::open(acked, guard::newest_entry(&mut writer).await?);
         let reads = SqlitePoolOptions::new()
             .max_connections(4)
             .connect_with(base.read_only(true))
             .await?;
         let (tx, rx) = mpsc::channel(WRITE_QUEUE);
-        tokio::spawn(writer_loop(writer, rx));
+        tokio::spawn(writer_loop(writer, rx, watermark));
         Ok(SqliteStore { reads, writes: tx })
     }
 
@@ -348,7 +353,11 @@ async fn migrate(conn: &mut SqliteConnection) -> Result<(), StoreError> {
     Ok(())
 }
 
-async fn writer_loop(mut conn: SqliteConnection, mut rx: mpsc::Receiver<WriteReq>) {
+async fn writer_loop(
+    mut conn: SqliteConnection,
+    mut rx: mpsc::Receiver<WriteReq>,
+    mut watermark: guard::Watermark,
+) {
     let mut batch: Vec<WriteReq> = Vec::with_capacity(MAX_BATCH);
     while let Some(first) = rx.recv().await {
         batch.push(first);
@@ -359,8 +368,13 @@ async fn writer_loop(mut conn: SqliteConnection, mut rx: mpsc::Receiver<WriteReq
             }
         }
         let ops: Vec<&WriteOp> = batch.iter().map(|r| &r.op).collect();
+        let appends = ops.iter().any(|op| matches!(op, WriteOp::Append { .. }));
         match apply_batch(&mut conn, &ops).await {
             Ok(()) => {
+                // The watermark before the answers: an acknowledged entry is always covered.
+                if appends {
+                    record_newest(&mut conn, &mut watermark).await;
+                }
                 for req in batch.drain(..) {
                     let _ = req.done.send(Ok(()));
                 }
@@ -377,6 +391,8 @@ async fn writer_loop(mut conn: SqliteConnection, mut rx: mpsc::Receiver<WriteReq
                     let res = apply_batch(&mut conn, &[&req.op]).await;
                     if res.is_err() {
                         intact = no_open_transaction(&mut conn).await;
+                    } else if matches!(req.op, WriteOp::Append { .. }) {
+                        record_newest(&mut conn, &mut watermark).await;
                     }
                     let _ = req.done.send(res);
                 }
@@ -390,6 +406,14 @@ async fn writer_loop(mut conn: SqliteConnection, mut rx: mpsc::Receiver<WriteReq
                 }
             }
         }
+    }
+}
+
+/// Writes the newest log entry's id to the watermark (a failed read leaves it behind, which
+/// only hides a loss, never invents one).
+async fn record_newest(conn: &mut SqliteConnection, watermark: &mut guard::Watermark) {
+    if let Ok(newest) = guard::newest_entry(conn).await {
+        watermark.record(newest);
     }
 }
 
@@ -606,6 +630,12 @@ async fn update_seats(
                 .await?;
         }
         LogEntry::Action { .. } => {}
+        LogEntry::Close { .. } => {
+            sqlx::query("UPDATE tables SET state = 'finished' WHERE id = ?")
+                .bind(table)
+                .execute(&mut *conn)
+                .await?;
+        }
     }
     Ok(())
 }

@@ -44,6 +44,12 @@ pub struct ActorDeps {
     /// Told the id of every ladder table whose finished record is stored, so its ladder's
     /// scheduler rates the match or starts the set's next table.
     pub ladder_finished: Option<tokio::sync::mpsc::UnboundedSender<String>>,
+    /// Unfinished tables per creator, and the other per-caller limits.
+    pub limits: Arc<crate::limits::Limits>,
+    /// The server's own progress: deadlines are extended by the time it was paused.
+    pub progress: Arc<crate::progress::Progress>,
+    /// A table still waiting for its seats this long after its creation is closed.
+    pub waiting_ttl: Duration,
 }
 
 /// Load a table from the store, rebuild it by replaying its log, and start its actor.
@@ -63,6 +69,12 @@ pub async fn spawn(
     let mut actor = Actor::new(deps, meta, shared.clone(), &stored.seats);
     actor.replay(&log)?;
     actor.enter_metrics();
+    if actor.state() != TableState::Finished && stored.table.state != TableState::Finished {
+        actor
+            .deps
+            .limits
+            .table_open(&actor.meta.created_by, &actor.meta.id);
+    }
     if actor.game.as_ref().is_some_and(Game::is_over) && stored.table.state != TableState::Finished
     {
         // The process died between the last append and storing the record.
@@ -108,6 +120,14 @@ struct Actor {
     /// Bot seats counted in the seats gauge.
     counted_seats: i64,
     broken: bool,
+    /// Why the table was closed without a finished match (operator, expiry), if it was.
+    closed: Option<String>,
+    /// Bots that left a seat during a deal: the deal's index and the seat. Such a bot saw that
+    /// seat's hand, so until the deal ends it may come back to that seat only.
+    left_in_deal: HashMap<String, (u32, u8)>,
+    /// The server's pause total (ms) when the current decision began: the pause since then
+    /// extends its deadline.
+    paused_at_decision_ms: i64,
 }
 
 impl Actor {
@@ -151,6 +171,9 @@ impl Actor {
             counted_playing: false,
             counted_seats: 0,
             broken: false,
+            closed: None,
+            left_in_deal: HashMap::default(),
+            paused_at_decision_ms: 0,
         }
     }
 
@@ -163,6 +186,8 @@ impl Actor {
         self.events.clear();
         self.requests.clear();
         self.decision_since_ms = 0;
+        self.closed = None;
+        self.left_in_deal.clear();
     }
 
     fn replay(&mut self, log: &[LogEntry]) -> Result<(), ServerError> {
@@ -223,8 +248,15 @@ impl Actor {
         for e in events {
             self.push(time_ms, false, Body::Game(e));
         }
-        self.decision_since_ms = time_ms;
+        self.begin_decision(time_ms);
         Ok(true)
+    }
+
+    /// A decision began at `time_ms`: its deadline counts from here, plus any pause of the
+    /// server from now on.
+    fn begin_decision(&mut self, time_ms: i64) {
+        self.decision_since_ms = time_ms;
+        self.paused_at_decision_ms = self.deps.progress.paused_ms();
     }
 
     /// Apply one log entry; on error nothing changed.
@@ -258,6 +290,10 @@ impl Actor {
                 }
                 s.occupant = Occupant::Empty;
                 s.name.clear();
+                if let Some(g) = self.game.as_ref().filter(|g| !g.is_over()) {
+                    self.left_in_deal
+                        .insert(bot.clone(), (g.deal_index(), *seat));
+                }
                 self.push(
                     t,
                     false,
@@ -310,7 +346,10 @@ impl Actor {
                         self.requests.insert(key, (a, seq));
                     }
                 }
-                self.decision_since_ms = t;
+                self.begin_decision(t);
+            }
+            LogEntry::Close { reason, .. } => {
+                self.closed = Some(reason.clone());
             }
         }
         Ok(())
@@ -372,6 +411,9 @@ impl Actor {
         if finished_now {
             self.finish().await;
             self.finished_stored = true;
+            self.deps
+                .limits
+                .table_done(&self.meta.created_by, &self.meta.id);
         }
         self.fan_out(first, decide);
         if finished_now {
@@ -435,6 +477,9 @@ impl Actor {
     }
 
     fn state(&self) -> TableState {
+        if self.closed.is_some() {
+            return TableState::Finished;
+        }
         match &self.game {
             None => TableState::Waiting,
             Some(g) if g.is_over() => TableState::Finished,
@@ -518,8 +563,11 @@ impl Actor {
         Ok(viewer)
     }
 
+    /// The current decision's deadline (Unix ms): its start, plus the table's deadline, plus
+    /// the time the server itself was paused since it began (never a bot's fault).
     fn deadline_ms(&self) -> i64 {
-        self.decision_since_ms + self.meta.deadline_ms as i64
+        let paused = (self.deps.progress.paused_ms() - self.paused_at_decision_ms).max(0);
+        self.decision_since_ms + self.meta.deadline_ms as i64 + paused
     }
 
     fn snapshot(&self, viewer: Viewer) -> Snapshot {
@@ -654,6 +702,10 @@ impl Actor {
                 stream,
                 from_seq,
             } => self.watch_bot(bot, stream, from_seq),
+            Command::Close { reason, reply } => {
+                let r = self.close(reason).await;
+                let _ = reply.send(r);
+            }
         }
     }
 
@@ -663,12 +715,28 @@ impl Actor {
         name: String,
         seat: Option<u8>,
     ) -> Result<(u8, TableStatus), ServerError> {
+        if let Some(reason) = &self.closed {
+            return Err(ServerError::TableClosed(reason.clone()));
+        }
         if self.state() == TableState::Finished {
             return Err(ServerError::TableFinished);
         }
         if let Some(s) = self.seat_of(&bot) {
             return Err(ServerError::AlreadySeated(s));
         }
+        // A hand seen at a seat stays seen: within the deal, only that seat again.
+        let held = match (self.left_in_deal.get(&bot), &self.game) {
+            (Some((deal, held)), Some(g)) if *deal == g.deal_index() => Some(*held),
+            _ => None,
+        };
+        let seat = match (seat, held) {
+            (Some(s), Some(h)) if s != h => return Err(ServerError::SeatChangeRefused { held: h }),
+            (None, Some(h)) if self.seats[h as usize].occupant != Occupant::Empty => {
+                return Err(ServerError::SeatChangeRefused { held: h });
+            }
+            (None, Some(h)) => Some(h),
+            (s, _) => s,
+        };
         let seat = match seat {
             Some(s) if s >= self.meta.seats => {
                 return Err(ServerError::field(
@@ -706,6 +774,9 @@ impl Actor {
             // The result of a ladder match is its entrants'; a freed seat could be taken by
             // another bot (or left to a friend's auto-moves). The match is played out.
             return Err(ServerError::LadderTable(self.meta.id.clone()));
+        }
+        if let Some(reason) = &self.closed {
+            return Err(ServerError::TableClosed(reason.clone()));
         }
         if self.state() == TableState::Finished {
             return Err(ServerError::TableFinished);
@@ -747,6 +818,9 @@ impl Actor {
         request_id: Option<String>,
     ) -> Result<Submitted, ServerError> {
         let seat = self.seat_of(bot).ok_or(ServerError::SpectatorCannotAct)?;
+        if let Some(reason) = &self.closed {
+            return Err(ServerError::TableClosed(reason.clone()));
+        }
         if let Some(id) = &request_id
             && let Some((done, seq)) = self.requests.get(&(bot.to_string(), id.clone()))
         {
@@ -915,12 +989,17 @@ impl Actor {
 
     /// When the actor must act by itself: a house bot's turn, a deadline, or unloading.
     fn next_wake(&self) -> Option<Instant> {
-        let Some(game) = &self.game else { return None };
+        let after_ms = |ms: i64| Instant::now() + Duration::from_millis(ms.max(0) as u64);
+        if self.closed.is_some() {
+            return Some(self.last_request + self.deps.idle_unload);
+        }
+        let Some(game) = &self.game else {
+            return Some(after_ms(self.expires_at_ms() - now_ms()));
+        };
         if game.is_over() {
             return Some(self.last_request + self.deps.idle_unload);
         }
         let seat = game.to_act()?;
-        let after_ms = |ms: i64| Instant::now() + Duration::from_millis(ms.max(0) as u64);
         match &self.seats[seat.index()].occupant {
             Occupant::House(_) => Some(after_ms(
                 self.decision_since_ms + self.house_delay().as_millis() as i64 - now_ms(),
@@ -931,7 +1010,27 @@ impl Actor {
 
     /// Returns false when the actor should stop.
     async fn on_timer(&mut self) -> bool {
-        let Some(game) = &self.game else { return true };
+        if self.closed.is_some() {
+            return false;
+        }
+        let Some(game) = &self.game else {
+            if now_ms() < self.expires_at_ms() {
+                return true;
+            }
+            let ttl = self.deps.waiting_ttl.as_secs();
+            return match self
+                .close(format!("no match began within {ttl} s of its creation"))
+                .await
+            {
+                Ok(_) => false,
+                Err(e) => {
+                    tracing::warn!(table = %self.meta.id, error = %e, "could not close an expired table");
+                    // Do not spin on a failing store.
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                    true
+                }
+            };
+        };
         if game.is_over() {
             return false;
         }
@@ -966,6 +1065,41 @@ impl Actor {
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
         true
+    }
+
+    /// When a table still waiting for its seats expires (Unix ms).
+    fn expires_at_ms(&self) -> i64 {
+        self.meta.created_at_ms
+            .saturating_add(self.deps.waiting_ttl.as_millis().min(i64::MAX as u128) as i64)
+    }
+
+    /// Close the table without a finished match: stored as a log entry (the table's state
+    /// becomes finished in the same transaction), streams end with TABLE_CLOSED, and the actor
+    /// stops when this returns Ok.
+    async fn close(&mut self, reason: String) -> Result<TableStatus, ServerError> {
+        if let Some(r) = &self.closed {
+            return Err(ServerError::TableClosed(r.clone()));
+        }
+        if self.state() == TableState::Finished {
+            return Err(ServerError::TableFinished);
+        }
+        self.commit(LogEntry::Close {
+            reason: reason.clone(),
+            time_ms: now_ms(),
+        })
+        .await?;
+        tracing::info!(table = %self.meta.id, %reason, "table closed");
+        self.deps
+            .limits
+            .table_done(&self.meta.created_by, &self.meta.id);
+        let before = self.sinks.len();
+        for s in &self.sinks {
+            s.end(&self.meta, Some(ServerError::TableClosed(reason.clone())));
+        }
+        self.sinks.clear();
+        self.update_watchers(before);
+        self.update_metrics();
+        Ok(self.status())
     }
 
     async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
@@ -1011,7 +1145,13 @@ impl Actor {
                     break;
                 }
                 cmd = rx.recv() => match cmd {
-                    Some(cmd) => self.handle(cmd).await,
+                    Some(cmd) => {
+                        let closing = matches!(cmd, Command::Close { .. });
+                        self.handle(cmd).await;
+                        if closing && self.closed.is_some() {
+                            break;
+                        }
+                    }
                     None => break,
                 },
                 () = &mut left => {

@@ -164,6 +164,11 @@ pub enum Command {
         stream: BotStream,
         from_seq: Option<u64>,
     },
+    /// Close the table without a finished match (AdminService.StopTable).
+    Close {
+        reason: String,
+        reply: oneshot::Sender<Result<TableStatus, ServerError>>,
+    },
 }
 
 /// A new WatchTable stream's items, and its table (to ring `watcher_left` when it closes).

@@ -1,0 +1,110 @@
+//! What every call meets around its service: load shedding (a bound on the calls in progress),
+//! and the status of an undecodable request rewritten to INVALID_ARGUMENT.
+//!
+//! tonic reports a request that does not decode as INTERNAL ("failed to decode Protobuf
+//! message"), which docs/operations.md says to alert on as store trouble, and without an
+//! ErrorInfo. It is the client's fault, so it becomes INVALID_ARGUMENT with the usual ErrorInfo.
+
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use tokio::sync::Semaphore;
+use tonic::body::Body;
+use tonic::codegen::{BoxFuture, Service, http};
+use tower::Layer;
+
+use crate::status::ServerError;
+
+/// How long a shed call is told to wait.
+pub const SHED_RETRY_AFTER: Duration = Duration::from_millis(100);
+
+/// Wraps the whole router.
+#[derive(Clone, Debug)]
+pub struct EdgeLayer {
+    /// `None`: no bound.
+    in_flight: Option<Arc<Semaphore>>,
+}
+
+impl EdgeLayer {
+    /// At most `max_in_flight` calls in progress (0: no bound).
+    pub fn new(max_in_flight: usize) -> EdgeLayer {
+        EdgeLayer {
+            in_flight: (max_in_flight > 0)
+                .then(|| Arc::new(Semaphore::new(max_in_flight.min(Semaphore::MAX_PERMITS)))),
+        }
+    }
+}
+
+impl<S> Layer<S> for EdgeLayer {
+    type Service = Edge<S>;
+    fn layer(&self, inner: S) -> Edge<S> {
+        Edge {
+            inner,
+            in_flight: self.in_flight.clone(),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Edge<S> {
+    inner: S,
+    in_flight: Option<Arc<Semaphore>>,
+}
+
+impl<S, B> Service<http::Request<B>> for Edge<S>
+where
+    S: Service<http::Request<B>, Response = http::Response<Body>> + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: Send + 'static,
+{
+    type Response = http::Response<Body>;
+    type Error = S::Error;
+    type Future = BoxFuture<http::Response<Body>, S::Error>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: http::Request<B>) -> Self::Future {
+        // Health answers even under load: shedding it would have the orchestrator restart a
+        // server that is merely busy.
+        let exempt = req.uri().path().starts_with("/grpc.health.");
+        let permit = match &self.in_flight {
+            Some(sem) if !exempt => match sem.clone().try_acquire_owned() {
+                Ok(p) => Some(p),
+                Err(_) => {
+                    let shed = ServerError::Overloaded {
+                        retry_after: SHED_RETRY_AFTER,
+                    };
+                    return Box::pin(async move { Ok(shed.to_status().into_http()) });
+                }
+            },
+            _ => None,
+        };
+        let fut = self.inner.call(req);
+        Box::pin(async move {
+            // Held until the response's head is ready: a whole unary call, a stream's setup.
+            let res = fut.await;
+            drop(permit);
+            res.map(undecodable_is_invalid)
+        })
+    }
+}
+
+/// A trailers-only INTERNAL answer for a request that did not decode, as INVALID_ARGUMENT.
+fn undecodable_is_invalid(res: http::Response<Body>) -> http::Response<Body> {
+    let h = res.headers();
+    let internal = h.get("grpc-status").is_some_and(|v| v == "13");
+    let undecodable = h
+        .get("grpc-message")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|m| m.starts_with("failed to decode Protobuf message"));
+    if internal && undecodable {
+        ServerError::field("(request)", "is not a valid protobuf message of this method")
+            .to_status()
+            .into_http()
+    } else {
+        res
+    }
+}

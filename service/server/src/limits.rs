@@ -1,0 +1,295 @@
+//! What one caller may take: call rates (keyed GCRA limiters from `governor`), open streams per
+//! bot, and unfinished tables per bot. Every refusal is a [`ServerError`] that carries a
+//! `RetryInfo` delay where waiting helps. Values and reasons: docs/security.md.
+
+use std::collections::{HashMap, HashSet};
+use std::net::IpAddr;
+use std::num::NonZeroU32;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use governor::clock::{Clock, DefaultClock};
+use governor::{DefaultKeyedRateLimiter, Quota};
+
+use crate::status::ServerError;
+
+/// A sustained rate with a burst; `per_second == 0` switches the limit off.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Rate {
+    pub per_second: u32,
+    pub burst: u32,
+}
+
+impl Rate {
+    pub const OFF: Rate = Rate {
+        per_second: 0,
+        burst: 0,
+    };
+
+    fn quota(self) -> Option<Quota> {
+        let per_second = NonZeroU32::new(self.per_second)?;
+        let burst = NonZeroU32::new(self.burst.max(1)).unwrap_or(NonZeroU32::MIN);
+        Some(Quota::per_second(per_second).allow_burst(burst))
+    }
+}
+
+impl std::str::FromStr for Rate {
+    type Err = String;
+    /// `RATE` or `RATE/BURST` (per second); `0` is off.
+    fn from_str(s: &str) -> Result<Rate, String> {
+        let (rate, burst) = match s.split_once('/') {
+            Some((r, b)) => (r, Some(b)),
+            None => (s, None),
+        };
+        let per_second: u32 = rate
+            .trim()
+            .parse()
+            .map_err(|_| format!("{s:?}: expected RATE or RATE/BURST (per second)"))?;
+        let burst = match burst {
+            Some(b) => b
+                .trim()
+                .parse()
+                .map_err(|_| format!("{s:?}: the burst is not a number"))?,
+            None => per_second,
+        };
+        Ok(Rate { per_second, burst })
+    }
+}
+
+/// Every limit a caller meets; the defaults are in [`crate::config::ServerConfig`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LimitsConfig {
+    /// Authenticated calls per bot (each request of a SubmitActions stream counts as one).
+    pub calls_per_bot: Rate,
+    /// RegisterBot calls per client address (the only call without a token).
+    pub registrations_per_address: Rate,
+    /// CreateTable calls per bot.
+    pub creations_per_bot: Rate,
+    /// Open streams (WatchBot, WatchTable, SubmitActions) per bot; 0 is no limit.
+    pub streams_per_bot: usize,
+    /// Unfinished tables a bot created (waiting or playing); 0 is no limit.
+    pub open_tables_per_bot: usize,
+    /// Unfinished tables a bot sits at; 0 is no limit.
+    pub seats_per_bot: usize,
+}
+
+impl Default for LimitsConfig {
+    fn default() -> Self {
+        LimitsConfig {
+            calls_per_bot: Rate {
+                per_second: 1000,
+                burst: 2000,
+            },
+            registrations_per_address: Rate {
+                per_second: 20,
+                burst: 1000,
+            },
+            creations_per_bot: Rate {
+                per_second: 20,
+                burst: 200,
+            },
+            streams_per_bot: 512,
+            open_tables_per_bot: 256,
+            seats_per_bot: 256,
+        }
+    }
+}
+
+type Keyed<K> = DefaultKeyedRateLimiter<K>;
+
+/// The live limiters and counts.
+#[derive(Debug)]
+pub struct Limits {
+    pub config: LimitsConfig,
+    calls: Option<Keyed<String>>,
+    registrations: Option<Keyed<IpAddr>>,
+    creations: Option<Keyed<String>>,
+    clock: DefaultClock,
+    streams: Arc<Mutex<HashMap<String, usize>>>,
+    /// Unfinished tables by creator: filled by table actors as they load, emptied as their
+    /// tables finish or close (every unfinished table is loaded: recovery loads them all).
+    open: Mutex<HashMap<String, HashSet<String>>>,
+}
+
+impl Limits {
+    pub fn new(config: LimitsConfig) -> Limits {
+        Limits {
+            calls: config.calls_per_bot.quota().map(Keyed::keyed),
+            registrations: config.registrations_per_address.quota().map(Keyed::keyed),
+            creations: config.creations_per_bot.quota().map(Keyed::keyed),
+            clock: DefaultClock::default(),
+            streams: Arc::new(Mutex::new(HashMap::new())),
+            open: Mutex::new(HashMap::new()),
+            config,
+        }
+    }
+
+    fn check<K: std::hash::Hash + Eq + Clone>(
+        &self,
+        limiter: &Option<Keyed<K>>,
+        key: &K,
+        what: &'static str,
+    ) -> Result<(), ServerError> {
+        let Some(l) = limiter else { return Ok(()) };
+        l.check_key(key).map_err(|not_until| ServerError::RateLimited {
+            what,
+            // At least 1 ms, so a client that honours it never spins.
+            retry_after: not_until
+                .wait_time_from(self.clock.now())
+                .max(Duration::from_millis(1)),
+        })
+    }
+
+    pub fn check_call(&self, bot: &str) -> Result<(), ServerError> {
+        self.check(&self.calls, &bot.to_string(), "calls")
+    }
+
+    pub fn check_registration(&self, addr: Option<IpAddr>) -> Result<(), ServerError> {
+        // A call without a peer address (not over TCP) shares one key.
+        let key = addr.unwrap_or(IpAddr::from([0, 0, 0, 0]));
+        self.check(&self.registrations, &key, "registrations from your address")
+    }
+
+    pub fn check_creation(&self, bot: &str) -> Result<(), ServerError> {
+        self.check(&self.creations, &bot.to_string(), "table creations")
+    }
+
+    /// Forget limiter state of keys that are back to a full burst (memory stays bounded by
+    /// the callers of the last few seconds).
+    pub fn shrink(&self) {
+        for l in [&self.calls, &self.creations].into_iter().flatten() {
+            l.retain_recent();
+            l.shrink_to_fit();
+        }
+        if let Some(l) = &self.registrations {
+            l.retain_recent();
+            l.shrink_to_fit();
+        }
+    }
+
+    /// One more open stream for `bot`, released when the permit drops.
+    pub fn open_stream(&self, bot: &str) -> Result<StreamPermit, ServerError> {
+        let limit = self.config.streams_per_bot;
+        let mut m = self
+            .streams
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let n = m.entry(bot.to_string()).or_insert(0);
+        if limit > 0 && *n >= limit {
+            return Err(ServerError::TooManyStreams { limit });
+        }
+        *n += 1;
+        Ok(StreamPermit {
+            bot: bot.to_string(),
+            streams: self.streams.clone(),
+        })
+    }
+
+    /// Reserve a place for a new table of `bot`'s, or refuse at the limit.
+    pub fn reserve_table(&self, bot: &str, table: &str) -> Result<(), ServerError> {
+        let limit = self.config.open_tables_per_bot;
+        let mut m = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        let set = m.entry(bot.to_string()).or_default();
+        if limit > 0 && set.len() >= limit {
+            return Err(ServerError::TooManyTables {
+                what: "created",
+                limit,
+            });
+        }
+        set.insert(table.to_string());
+        Ok(())
+    }
+
+    /// A table of `bot`'s is loaded and not finished.
+    pub fn table_open(&self, bot: &str, table: &str) {
+        let mut m = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        m.entry(bot.to_string())
+            .or_default()
+            .insert(table.to_string());
+    }
+
+    /// A table of `bot`'s finished or closed (or was never stored).
+    pub fn table_done(&self, bot: &str, table: &str) {
+        let mut m = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(set) = m.get_mut(bot) {
+            set.remove(table);
+            if set.is_empty() {
+                m.remove(bot);
+            }
+        }
+    }
+}
+
+/// An open stream, counted against its bot until dropped.
+#[derive(Debug)]
+pub struct StreamPermit {
+    bot: String,
+    streams: Arc<Mutex<HashMap<String, usize>>>,
+}
+
+impl Drop for StreamPermit {
+    fn drop(&mut self) {
+        let mut m = self.streams.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(n) = m.get_mut(&self.bot) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                m.remove(&self.bot);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates_parse() {
+        assert_eq!(
+            "10/50".parse::<Rate>().unwrap(),
+            Rate {
+                per_second: 10,
+                burst: 50
+            }
+        );
+        assert_eq!("7".parse::<Rate>().unwrap().burst, 7);
+        assert_eq!("0".parse::<Rate>().unwrap().quota(), None);
+        assert!("x".parse::<Rate>().is_err());
+    }
+
+    /// The burst passes, the next call is refused with a delay, and other keys are untouched.
+    #[test]
+    fn a_burst_then_a_delay() {
+        let l = Limits::new(LimitsConfig {
+            creations_per_bot: Rate {
+                per_second: 1,
+                burst: 3,
+            },
+            ..LimitsConfig::default()
+        });
+        for _ in 0..3 {
+            l.check_creation("a").unwrap();
+        }
+        let e = l.check_creation("a").unwrap_err();
+        let delay = e.retry_after().unwrap();
+        assert!(delay > Duration::ZERO && delay <= Duration::from_secs(1), "{delay:?}");
+        l.check_creation("b").unwrap();
+    }
+
+    #[test]
+    fn stream_permits_count_and_release() {
+        let l = Limits::new(LimitsConfig {
+            streams_per_bot: 2,
+            ..LimitsConfig::default()
+        });
+        let a = l.open_stream("a").unwrap();
+        let _b = l.open_stream("a").unwrap();
+        assert_eq!(
+            l.open_stream("a").unwrap_err(),
+            ServerError::TooManyStreams { limit: 2 }
+        );
+        drop(a);
+        l.open_stream("a").unwrap();
+    }
+}
