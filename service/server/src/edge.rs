@@ -99,7 +99,11 @@ fn undecodable_is_invalid(res: http::Response<Body>) -> http::Response<Body> {
     let undecodable = h
         .get("grpc-message")
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|m| m.starts_with("failed to decode Protobuf message"));
+        .is_some_and(|m| {
+            // Percent-encoded as tonic writes it (spaces as %20), or plain.
+            m.starts_with("failed%20to%20decode%20Protobuf%20message")
+                || m.starts_with("failed to decode Protobuf message")
+        });
     if internal && undecodable {
         ServerError::field("(request)", "is not a valid protobuf message of this method")
             .to_status()
