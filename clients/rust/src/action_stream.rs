@@ -167,7 +167,7 @@ impl ActionStream {
                             .await;
                     }
                     fresh = true;
-                    if reused && error.is_transient() {
+                    if reused && error.is_transient() && error.retry_after().is_none() {
                         // The idle streams likely died together (a cut link, a restarted
                         // server): drop them all and go again now on a new stream.
                         if let Ok(mut l) = self.free.lock() {
@@ -181,7 +181,11 @@ impl ActionStream {
                         return Err(error);
                     }
                     tracing::debug!(%error, failed, "resending on a new stream");
-                    tokio::time::sleep(backoff.delay(failed)).await;
+                    // Never sooner than the server asked (RetryInfo of RATE_LIMITED, OVERLOADED).
+                    let delay = backoff
+                        .delay(failed)
+                        .max(error.retry_after().unwrap_or_default());
+                    tokio::time::sleep(delay).await;
                 }
             }
         }

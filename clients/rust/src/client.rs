@@ -338,7 +338,12 @@ impl Client {
                         return Err(error.into());
                     }
                     tracing::debug!(%error, failed, "retrying");
-                    tokio::time::sleep(self.backoff.delay(failed)).await;
+                    // Never sooner than the server asked (RetryInfo of RATE_LIMITED, OVERLOADED).
+                    let delay = self
+                        .backoff
+                        .delay(failed)
+                        .max(error.retry_after.unwrap_or_default());
+                    tokio::time::sleep(delay).await;
                 }
             }
         }

@@ -62,6 +62,14 @@ impl Error {
             _ => false,
         }
     }
+
+    /// The delay the server asked for before a retry (RATE_LIMITED, OVERLOADED).
+    pub fn retry_after(&self) -> Option<std::time::Duration> {
+        match self {
+            Error::Rpc(e) => e.retry_after,
+            _ => None,
+        }
+    }
 }
 
 /// A failure status from the server, decoded.
@@ -80,6 +88,18 @@ pub struct RpcError {
     pub metadata: HashMap<String, String>,
     /// `BadRequest` field violations as (field, description), e.g. ("action.cards[1]", ...).
     pub field_violations: Vec<(String, String)>,
+    /// How long the server asked the caller to wait before retrying: the `RetryInfo` detail of
+    /// a status, or ErrorInfo metadata "retry_after_ms" (which a SubmitActions rejection
+    /// carries too). Retries of this client wait at least this long.
+    pub retry_after: Option<std::time::Duration>,
+}
+
+/// ErrorInfo metadata "retry_after_ms" as a delay.
+fn retry_after_ms(metadata: &HashMap<String, String>) -> Option<std::time::Duration> {
+    metadata
+        .get("retry_after_ms")
+        .and_then(|v| v.parse().ok())
+        .map(std::time::Duration::from_millis)
 }
 
 impl RpcError {
@@ -100,6 +120,10 @@ impl RpcError {
                     .collect()
             })
             .unwrap_or_default();
+        let retry_after = status
+            .get_details_retry_info()
+            .and_then(|r| r.retry_delay)
+            .or_else(|| retry_after_ms(&metadata));
         RpcError {
             code: status.code(),
             reason,
@@ -107,6 +131,7 @@ impl RpcError {
             message: status.message().to_string(),
             metadata,
             field_violations,
+            retry_after,
         }
     }
 
@@ -118,6 +143,7 @@ impl RpcError {
             reason: typed_reason(&r.reason),
             reason_text: r.reason,
             message: r.message,
+            retry_after: retry_after_ms(&r.metadata),
             metadata: r.metadata,
             field_violations: r
                 .field_violations
@@ -130,6 +156,12 @@ impl RpcError {
     /// True for failures where the same call may succeed later (UNAVAILABLE, or a connection
     /// that broke mid-call, which tonic reports as UNKNOWN/CANCELLED without an ErrorInfo).
     pub fn is_transient(&self) -> bool {
+        if matches!(
+            self.reason,
+            Some(ErrorReason::RateLimited | ErrorReason::Overloaded)
+        ) {
+            return true;
+        }
         match self.code {
             Code::Unavailable => true,
             Code::Unknown | Code::Cancelled => self.reason.is_none(),
@@ -158,7 +190,12 @@ impl RpcError {
             R::TablePrivate => "only seated bots may watch a private table",
             R::BadConfig => "see RULES.md section 10 for the allowed keys and values",
             R::ShuttingDown => "the server is restarting; try again in a moment",
-            R::RateLimited => "slow down and retry",
+            R::RateLimited => "slow down and retry after the delay the server gave",
+            R::Overloaded => "the server is busy; retry after the delay it gave",
+            R::TooManyTables => "finish or leave one of your tables first",
+            R::TooManyStreams => "close one of your open streams first",
+            R::SeatChangeRefused => "come back to the seat you held in this deal",
+            R::TableClosed => "the table was closed without a match; pick another one",
             R::StaleSeq => "refresh the view and decide again",
             R::IllegalAction => "choose one of the legal actions",
             _ => return None,

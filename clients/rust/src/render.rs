@@ -120,7 +120,7 @@ pub fn action(action: &pb::Action) -> String {
     format!("{name} {}", cards(&action.cards))
 }
 
-/// The name shown for a seat: the occupant's name when the table is known.
+/// The name shown for a seat: the occupant's name when the table is known (escaped).
 pub fn seat_name(table: Option<&pb::Table>, seat: u32) -> String {
     table
         .and_then(|t| t.seats.get(seat as usize))

@@ -151,10 +151,22 @@ fn wrong_type_or_value_names_the_allowed_values() {
         (RulesetId::Bete, json!({"rounds": 1.5}), "1 or more"),
         (RulesetId::Bete, json!({"max_extra_deals": -1}), "0 or more"),
         // Bounded, so a match always ends (issue #14: rounds = u32::MAX played for ever).
-        (RulesetId::Bete, json!({"rounds": 4294967295u64}), "at most 20"),
+        (
+            RulesetId::Bete,
+            json!({"rounds": 4294967295u64}),
+            "at most 20",
+        ),
         (RulesetId::Bete, json!({"rounds": 21}), "at most 20"),
-        (RulesetId::Bete, json!({"max_extra_deals": 4294967295u64}), "at most 50"),
-        (RulesetId::Bete, json!({"max_extra_deals": 51}), "at most 50"),
+        (
+            RulesetId::Bete,
+            json!({"max_extra_deals": 4294967295u64}),
+            "at most 50",
+        ),
+        (
+            RulesetId::Bete,
+            json!({"max_extra_deals": 51}),
+            "at most 50",
+        ),
     ];
     for (r, v, allowed) in cases {
         let e = Config::from_json(*r, 4, &obj(v.clone())).unwrap_err();

@@ -22,7 +22,9 @@ pub struct Places(Arc<Semaphore>);
 
 impl Places {
     pub fn new(max: usize) -> Places {
-        Places(Arc::new(Semaphore::new(max.clamp(1, Semaphore::MAX_PERMITS))))
+        Places(Arc::new(Semaphore::new(
+            max.clamp(1, Semaphore::MAX_PERMITS),
+        )))
     }
 
     pub fn take(&self) -> Option<OwnedSemaphorePermit> {

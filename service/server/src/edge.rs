@@ -105,9 +105,12 @@ fn undecodable_is_invalid(res: http::Response<Body>) -> http::Response<Body> {
                 || m.starts_with("failed to decode Protobuf message")
         });
     if internal && undecodable {
-        ServerError::field("(request)", "is not a valid protobuf message of this method")
-            .to_status()
-            .into_http()
+        ServerError::field(
+            "(request)",
+            "is not a valid protobuf message of this method",
+        )
+        .to_status()
+        .into_http()
     } else {
         res
     }

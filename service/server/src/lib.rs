@@ -4,13 +4,13 @@
 //! event streams. [`run`] serves everything on one listener; the `bete-server` binary wraps it.
 
 pub mod accounts;
-pub mod auth;
 pub mod admin;
+pub mod auth;
 pub mod coalesce;
 pub mod config;
-pub mod ladder;
 pub mod conn;
 pub mod edge;
+pub mod ladder;
 pub mod limits;
 pub mod metrics;
 pub mod names;

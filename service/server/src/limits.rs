@@ -131,13 +131,14 @@ impl Limits {
         what: &'static str,
     ) -> Result<(), ServerError> {
         let Some(l) = limiter else { return Ok(()) };
-        l.check_key(key).map_err(|not_until| ServerError::RateLimited {
-            what,
-            // At least 1 ms, so a client that honours it never spins.
-            retry_after: not_until
-                .wait_time_from(self.clock.now())
-                .max(Duration::from_millis(1)),
-        })
+        l.check_key(key)
+            .map_err(|not_until| ServerError::RateLimited {
+                what,
+                // At least 1 ms, so a client that honours it never spins.
+                retry_after: not_until
+                    .wait_time_from(self.clock.now())
+                    .max(Duration::from_millis(1)),
+            })
     }
 
     pub fn check_call(&self, bot: &str) -> Result<(), ServerError> {
@@ -273,7 +274,10 @@ mod tests {
         }
         let e = l.check_creation("a").unwrap_err();
         let delay = e.retry_after().unwrap();
-        assert!(delay > Duration::ZERO && delay <= Duration::from_secs(1), "{delay:?}");
+        assert!(
+            delay > Duration::ZERO && delay <= Duration::from_secs(1),
+            "{delay:?}"
+        );
         l.check_creation("b").unwrap();
     }
 

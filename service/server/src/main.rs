@@ -113,7 +113,11 @@ struct Args {
     #[arg(long, env = "BETE_RATE_CALLS_PER_BOT", default_value = "1000/2000")]
     rate_calls_per_bot: bete_server::limits::Rate,
     /// RegisterBot calls per client address and second, as RATE or RATE/BURST; 0: off.
-    #[arg(long, env = "BETE_RATE_REGISTRATIONS_PER_ADDRESS", default_value = "20/1000")]
+    #[arg(
+        long,
+        env = "BETE_RATE_REGISTRATIONS_PER_ADDRESS",
+        default_value = "20/1000"
+    )]
     rate_registrations_per_address: bete_server::limits::Rate,
     /// CreateTable calls per bot and second, as RATE or RATE/BURST; 0: off.
     #[arg(long, env = "BETE_RATE_CREATIONS_PER_BOT", default_value = "20/200")]

@@ -53,9 +53,11 @@ pub fn check_name(name: &str) -> Result<(), String> {
         ));
     }
     if reserved(name) {
-        return Err("is reserved: names with a colon and the words house, admin, operator, \
+        return Err(
+            "is reserved: names with a colon and the words house, admin, operator, \
                     server and system belong to the server"
-            .into());
+                .into(),
+        );
     }
     Ok(())
 }
@@ -88,7 +90,14 @@ mod tests {
 
     #[test]
     fn plain_names_pass() {
-        for n in ["alice", "Bot 7", "Éloïse-β", "牌手", "a_b.c-d (v2)", "🂡 ace"] {
+        for n in [
+            "alice",
+            "Bot 7",
+            "Éloïse-β",
+            "牌手",
+            "a_b.c-d (v2)",
+            "🂡 ace",
+        ] {
             assert_eq!(check_name(n), Ok(()), "{n}");
         }
     }

@@ -105,10 +105,16 @@ mod tests {
         p.state.lock().unwrap().last_tick = Instant::now() - Duration::from_secs(5);
         let during = p.paused();
         let want = Duration::from_secs(5) - TICK - SLACK;
-        assert!(during >= want && during < want + Duration::from_secs(1), "{during:?}");
+        assert!(
+            during >= want && during < want + Duration::from_secs(1),
+            "{during:?}"
+        );
         p.tick();
         let after = p.paused();
-        assert!(after >= during && after < during + Duration::from_secs(1), "{after:?}");
+        assert!(
+            after >= during && after < during + Duration::from_secs(1),
+            "{after:?}"
+        );
         p.tick();
         assert!(p.paused() < after + Duration::from_secs(1));
     }

@@ -299,6 +299,14 @@ impl ServerError {
             | ServerError::LadderNotEntered(id) => {
                 m.insert("ladder_id".into(), id.clone());
             }
+            ServerError::RateLimited { retry_after, .. }
+            | ServerError::Overloaded { retry_after } => {
+                // Also here, not only in RetryInfo: a SubmitActions rejection carries metadata.
+                m.insert(
+                    "retry_after_ms".into(),
+                    retry_after.as_millis().max(1).to_string(),
+                );
+            }
             _ => {}
         }
         m

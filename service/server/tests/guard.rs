@@ -212,7 +212,10 @@ async fn lost_acknowledged_entries_are_detected() {
     let mut p = spawn(&dir, "two", &[]);
     let (status, log) = exited(&mut p).await;
     assert!(!status.success());
-    assert!(log.contains("acknowledged log entries are missing"), "{log}");
+    assert!(
+        log.contains("acknowledged log entries are missing"),
+        "{log}"
+    );
 }
 
 /// Hole 9: a server stopped (SIGSTOP) for longer than the deadline, then continued, does not
@@ -250,10 +253,7 @@ async fn a_server_pause_is_not_a_strike() {
         .await
         .unwrap();
     for round in 0..2 {
-        let v = view_when(&mut a.client, &id, "never my turn", |v| {
-            v.to_act == Some(0)
-        })
-        .await;
+        let v = view_when(&mut a.client, &id, "never my turn", |v| v.to_act == Some(0)).await;
         signal(&p, "-STOP");
         tokio::time::sleep(Duration::from_millis(2500)).await;
         signal(&p, "-CONT");

@@ -1,6 +1,7 @@
 //! The subcommands of `bete`, one module each. `run` dispatches and turns each subcommand's
 //! outcome into the process exit status.
 
+pub mod admin;
 pub mod bot;
 pub mod common;
 pub mod demo;
@@ -46,6 +47,8 @@ pub enum Command {
     Ladder(ladder::Args),
     /// Check a record's seed against its table's commitment and every deck against the seed.
     Verify(verify::Args),
+    /// Operator commands (stop a table); they need the server's admin token.
+    Admin(admin::Args),
 }
 
 /// Runs one parsed command line and returns the exit status.
@@ -61,6 +64,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Demo(args) => network(demo::run(args)),
         Command::Ladder(args) => network(ladder::run(args)),
         Command::Verify(args) => verify::run(args),
+        Command::Admin(args) => network(admin::run(args)),
     }
 }
 

@@ -1069,7 +1069,8 @@ impl Actor {
 
     /// When a table still waiting for its seats expires (Unix ms).
     fn expires_at_ms(&self) -> i64 {
-        self.meta.created_at_ms
+        self.meta
+            .created_at_ms
             .saturating_add(self.deps.waiting_ttl.as_millis().min(i64::MAX as u128) as i64)
     }
 
