@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
@@ -48,6 +50,11 @@ const (
 	ReasonBotVersionExists         = "BOT_VERSION_EXISTS"
 	ReasonAccountBotLimit          = "ACCOUNT_BOT_LIMIT"
 	ReasonBadRecord                = "BAD_RECORD"
+	ReasonTooManyTables            = "TOO_MANY_TABLES"
+	ReasonSeatChangeRefused        = "SEAT_CHANGE_REFUSED"
+	ReasonTableClosed              = "TABLE_CLOSED"
+	ReasonOverloaded               = "OVERLOADED"
+	ReasonTooManyStreams           = "TOO_MANY_STREAMS"
 )
 
 // Error is a failed call to the bete server: the gRPC status code plus the ErrorInfo reason the
@@ -65,6 +72,10 @@ type Error struct {
 	Metadata map[string]string
 	// Violations are the BadRequest field violations, field name to description (INVALID_ARGUMENT).
 	Violations map[string]string
+	// RetryAfter is how long the server asked the caller to wait before retrying (a RetryInfo
+	// detail, or ErrorInfo metadata "retry_after_ms"), for RATE_LIMITED and OVERLOADED; zero
+	// otherwise. The runner's retries wait at least this long.
+	RetryAfter time.Duration
 
 	status *status.Status
 }
@@ -109,6 +120,8 @@ func AsError(err error) *Error {
 		case *errdetails.ErrorInfo:
 			e.Reason = d.GetReason()
 			e.Metadata = d.GetMetadata()
+		case *errdetails.RetryInfo:
+			e.RetryAfter = d.GetRetryDelay().AsDuration()
 		case *errdetails.BadRequest:
 			if e.Violations == nil {
 				e.Violations = map[string]string{}
@@ -117,6 +130,9 @@ func AsError(err error) *Error {
 				e.Violations[v.GetField()] = v.GetDescription()
 			}
 		}
+	}
+	if ms, err := strconv.Atoi(e.Metadata["retry_after_ms"]); e.RetryAfter == 0 && err == nil && ms > 0 {
+		e.RetryAfter = time.Duration(ms) * time.Millisecond
 	}
 	return e
 }

@@ -237,6 +237,16 @@ func (r *Runner) waitFinished(ctx context.Context, ids []string) {
 	}
 }
 
+// wait returns the pause before attempt n after failure e: the backoff, but never less than the
+// delay the server asked for (RetryInfo of RATE_LIMITED, OVERLOADED).
+func (r *Runner) wait(n int, e *Error) time.Duration {
+	d := r.backoff(n)
+	if e != nil && e.RetryAfter > d {
+		return e.RetryAfter
+	}
+	return d
+}
+
 // backoff returns the wait before attempt n (0-based): doubling with jitter, capped.
 func (r *Runner) backoff(n int) time.Duration {
 	d := r.opts.MinBackoff
@@ -291,7 +301,7 @@ func (r *Runner) followBot(ctx context.Context, wg *sync.WaitGroup) error {
 		if got {
 			failures = 0
 		}
-		if !sleep(ctx, r.backoff(failures)) {
+		if !sleep(ctx, r.wait(failures, e)) {
 			return nil
 		}
 		failures++
@@ -371,7 +381,7 @@ func (r *Runner) followTable(ctx context.Context, wg *sync.WaitGroup, id string)
 		if got {
 			failures = 0
 		}
-		if !sleep(ctx, r.backoff(failures)) {
+		if !sleep(ctx, r.wait(failures, e)) {
 			return nil
 		}
 		failures++

@@ -259,11 +259,12 @@ func (t *table) pollView(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		if e := AsError(err); !retryable(e) || attempt >= 30 {
+		e := AsError(err)
+		if !retryable(e) || attempt >= 30 {
 			t.r.report(t.id, fmt.Errorf("bete: GetSeatView: %w", e))
 			return
 		}
-		if !sleep(ctx, t.r.backoff(attempt)) {
+		if !sleep(ctx, t.r.wait(attempt, e)) {
 			return
 		}
 	}
@@ -363,7 +364,7 @@ func (t *table) submit(ctx context.Context, v *betev1.SeatView, action *betev1.A
 		switch {
 		case retryable(e) && attempt < 30:
 			r.count(func(s *Stats) { s.Retries++ })
-			if !sleep(ctx, r.backoff(attempt)) {
+			if !sleep(ctx, r.wait(attempt, e)) {
 				return
 			}
 		case e.Reason == ReasonIllegalAction && !fallback:
@@ -391,7 +392,7 @@ func retryable(e *Error) bool {
 	case codes.Unavailable, codes.DeadlineExceeded:
 		return true
 	}
-	return e.Reason == ReasonInternal || e.Reason == ReasonRateLimited
+	return e.Reason == ReasonInternal || e.Reason == ReasonRateLimited || e.Reason == ReasonOverloaded
 }
 
 // setPoll marks a table followed by WatchTable alone (no DecisionRequests): its worker looks

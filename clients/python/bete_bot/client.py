@@ -231,7 +231,7 @@ class Client:
                 if not (e.retryable or e.code == grpc.StatusCode.DEADLINE_EXCEEDED) or attempt == attempts:
                     raise
                 log.info("submit %s at %s: %s; retrying with the same request_id", request.request_id, table_id, e)
-                await asyncio.sleep(next(delays))
+                await asyncio.sleep(e.delay(next(delays)))
         raise AssertionError("unreachable: the loop returns or raises")
 
     # ---- ladders (LadderService) ---------------------------------------------------------------
@@ -321,6 +321,7 @@ class Client:
         delays = backoff_delays()
         while True:
             call = self.watch_table(table_id, last)
+            floor = 0.0  # the server's RetryInfo delay, if it gave one
             try:
                 while True:
                     try:
@@ -357,9 +358,10 @@ class Client:
                 elif not (err.retryable or err.code in _STREAM_RETRY_CODES):
                     raise err from None
                 log.info("watch %s dropped (%s); resuming from %s", table_id, err, last)
+                floor = err.retry_after or 0.0
             finally:
                 call.cancel()
-            await asyncio.sleep(next(delays))
+            await asyncio.sleep(max(next(delays), floor))
 
 
 #: Stream failures after which reconnecting is right (the link, not the request, failed).

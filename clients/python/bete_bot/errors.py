@@ -27,6 +27,9 @@ class BeteError(Exception):
         metadata: the ``ErrorInfo.metadata`` map (e.g. ``{"last_seq": "17"}`` for STALE_SEQ).
         bad_fields: ``{field: description}`` from a ``google.rpc.BadRequest`` detail, if any.
         domain: the ``ErrorInfo.domain`` (``"bete.v1"``).
+        retry_after: seconds the server asked the caller to wait before retrying (a
+            ``google.rpc.RetryInfo`` detail, or metadata ``retry_after_ms``), for RATE_LIMITED and
+            OVERLOADED; ``None`` otherwise. The client's retries wait at least this long.
     """
 
     def __init__(
@@ -37,6 +40,7 @@ class BeteError(Exception):
         metadata: Optional[dict[str, str]] = None,
         bad_fields: Optional[dict[str, str]] = None,
         domain: str = "",
+        retry_after: Optional[float] = None,
     ) -> None:
         super().__init__(f"{code.name}{' ' + reason if reason else ''}: {message}")
         self.code = code
@@ -45,11 +49,26 @@ class BeteError(Exception):
         self.metadata = dict(metadata or {})
         self.bad_fields = dict(bad_fields or {})
         self.domain = domain
+        if retry_after is None and "retry_after_ms" in self.metadata:
+            try:
+                retry_after = int(self.metadata["retry_after_ms"]) / 1000.0
+            except ValueError:
+                retry_after = None
+        self.retry_after = retry_after
 
     @property
     def retryable(self) -> bool:
         """The call may be repeated unchanged (with the same request_id): the server did not apply it."""
-        return self.code in (grpc.StatusCode.UNAVAILABLE,) or self.reason in ("INTERNAL", "SHUTTING_DOWN")
+        return self.code in (grpc.StatusCode.UNAVAILABLE,) or self.reason in (
+            "INTERNAL",
+            "SHUTTING_DOWN",
+            "RATE_LIMITED",
+            "OVERLOADED",
+        )
+
+    def delay(self, backoff: float) -> float:
+        """How long to wait before a retry: the backoff's pause, but never less than the server asked."""
+        return max(backoff, self.retry_after or 0.0)
 
     @classmethod
     def from_rpc_error(cls, err: grpc.RpcError) -> "BeteError":
@@ -57,7 +76,7 @@ class BeteError(Exception):
         code = err.code() if callable(getattr(err, "code", None)) else grpc.StatusCode.UNKNOWN
         message = err.details() if callable(getattr(err, "details", None)) else str(err)
         status = _rich_status(err)
-        reason, domain, metadata, bad = "", "", {}, {}
+        reason, domain, metadata, bad, retry_after = "", "", {}, {}, None
         if status is not None:
             for any_detail in status.details:
                 if any_detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
@@ -68,7 +87,11 @@ class BeteError(Exception):
                     br = error_details_pb2.BadRequest()
                     any_detail.Unpack(br)
                     bad.update({v.field: v.description for v in br.field_violations})
-        return cls(code or grpc.StatusCode.UNKNOWN, message or "", reason, metadata, bad, domain)
+                elif any_detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
+                    ri = error_details_pb2.RetryInfo()
+                    any_detail.Unpack(ri)
+                    retry_after = ri.retry_delay.seconds + ri.retry_delay.nanos / 1e9
+        return cls(code or grpc.StatusCode.UNKNOWN, message or "", reason, metadata, bad, domain, retry_after)
 
 
 def _rich_status(err: grpc.RpcError) -> Optional[status_pb2.Status]:

@@ -151,6 +151,7 @@ class Runner:
     async def _run_watch_bot(self) -> None:
         delays = backoff_delays()
         while not self._all_done():
+            floor = 0.0  # the server's RetryInfo delay, if it gave one
             from_seq = {t: st.last_seq for t, st in self.tables.items() if st.last_seq is not None and not st.done}
             call = self.client.watch_bot(from_seq)
             self._call = call
@@ -182,6 +183,7 @@ class Runner:
                 pass
             except grpc.RpcError as e:
                 err = BeteError.from_rpc_error(e)
+                floor = err.retry_after or 0.0
                 if self._dropping and err.code == grpc.StatusCode.CANCELLED:
                     pass
                 elif err.reason == "FROM_SEQ_OUT_OF_RANGE":
@@ -202,7 +204,7 @@ class Runner:
                 self._dropping = False
                 call.cancel()
             if not self._all_done():
-                await asyncio.sleep(next(delays))
+                await asyncio.sleep(max(next(delays), floor))
 
     async def _check_after_connect(self, call) -> None:
         """Shortly after (re)connecting, look for turns that were pending across the reconnect.

@@ -165,3 +165,39 @@ def test_submit_retries_unavailable_with_the_same_request_id(server):
     assert len(ids) == 3 and len(set(ids)) == 1, f"three attempts, one request_id: {ids}"
     assert resp.replayed, "the first attempt had applied the action; the retry got its stored result"
     assert resp.seq > view.seq and after.seq >= resp.seq
+
+
+class _RateLimited(grpc.RpcError):
+    """A failed call as grpc.aio reports one: RESOURCE_EXHAUSTED / RATE_LIMITED with a RetryInfo."""
+
+    def __init__(self, delay_ms: int) -> None:
+        from google.protobuf import any_pb2
+        from google.rpc import status_pb2
+
+        info, retry = any_pb2.Any(), any_pb2.Any()
+        info.Pack(error_details_pb2.ErrorInfo(reason="RATE_LIMITED", domain="bete.v1"))
+        ri = error_details_pb2.RetryInfo()
+        ri.retry_delay.FromMilliseconds(delay_ms)
+        retry.Pack(ri)
+        self._status = status_pb2.Status(code=8, message="too many calls", details=[info, retry])
+
+    def code(self):
+        return grpc.StatusCode.RESOURCE_EXHAUSTED
+
+    def details(self):
+        return "too many calls"
+
+    def trailing_metadata(self):
+        return (("grpc-status-details-bin", self._status.SerializeToString()),)
+
+
+def test_rate_limited_is_retried_no_sooner_than_the_server_asks():
+    err = BeteError.from_rpc_error(_RateLimited(1500))
+    assert err.reason == "RATE_LIMITED"
+    assert err.retryable
+    assert err.retry_after == pytest.approx(1.5)
+    assert err.delay(0.05) == pytest.approx(1.5)
+    assert err.delay(3.0) == 3.0
+    # A SubmitActions rejection carries the delay as ErrorInfo metadata.
+    rejected = BeteError(grpc.StatusCode.RESOURCE_EXHAUSTED, "x", "RATE_LIMITED", {"retry_after_ms": "250"})
+    assert rejected.retry_after == pytest.approx(0.25)
