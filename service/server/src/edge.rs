@@ -115,3 +115,54 @@ fn undecodable_is_invalid(res: http::Response<Body>) -> http::Response<Body> {
         res
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use std::convert::Infallible;
+
+    use tonic_types::StatusExt;
+
+    use super::*;
+
+    /// A call over the bound is shed at once with OVERLOADED and a RetryInfo; health is not;
+    /// once a call ends its place is free again.
+    #[tokio::test]
+    async fn calls_over_the_bound_are_shed() {
+        // Calls to /block wait until the gate opens; every other call answers at once.
+        let gate = Arc::new(Semaphore::new(0));
+        let inner = {
+            let gate = gate.clone();
+            tower::service_fn(move |req: http::Request<()>| {
+                let gate = gate.clone();
+                async move {
+                    if req.uri().path() == "/block" {
+                        let _ = gate.acquire().await;
+                    }
+                    Ok::<_, Infallible>(http::Response::new(Body::empty()))
+                }
+            })
+        };
+        let mut svc = EdgeLayer::new(1).layer(inner);
+        let req = |path: &str| http::Request::builder().uri(path).body(()).unwrap();
+        let first = tokio::spawn(svc.call(req("/block")));
+        let shed = svc
+            .call(req("/bete.v1.TableService/GetTable"))
+            .await
+            .unwrap();
+        let status = tonic::Status::from_header_map(shed.headers()).unwrap();
+        assert_eq!(status.code(), tonic::Code::Unavailable);
+        let d = status.get_error_details();
+        assert_eq!(d.error_info().unwrap().reason, "OVERLOADED");
+        assert_eq!(d.retry_info().unwrap().retry_delay, Some(SHED_RETRY_AFTER));
+        let health = svc.call(req("/grpc.health.v1.Health/Check")).await.unwrap();
+        assert!(health.headers().get("grpc-status").is_none());
+        gate.add_permits(1);
+        first.await.unwrap().unwrap();
+        let after = svc
+            .call(req("/bete.v1.TableService/GetTable"))
+            .await
+            .unwrap();
+        assert!(after.headers().get("grpc-status").is_none());
+    }
+}

@@ -53,7 +53,8 @@ class AdminServiceServicer:
     def StopTable(self, request, context):
         """Stops a table that is not finished: it is closed without a finished match (no record, no
         rating), its streams end with TABLE_CLOSED, it is unloaded and never recovered. Stopping a
-        finished or already closed table fails with TABLE_FINISHED or TABLE_CLOSED.
+        finished or already closed table fails with TABLE_FINISHED or TABLE_CLOSED, a ladder table
+        with LADDER_TABLE (its ladder's scheduler owns it; its matches are bounded).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -994,6 +994,10 @@ impl Actor {
             return Some(self.last_request + self.deps.idle_unload);
         }
         let Some(game) = &self.game else {
+            // Ladder tables are seated by their scheduler, which owns their fate.
+            if self.meta.ladder.is_some() {
+                return None;
+            }
             return Some(after_ms(self.expires_at_ms() - now_ms()));
         };
         if game.is_over() {
@@ -1014,7 +1018,7 @@ impl Actor {
             return false;
         }
         let Some(game) = &self.game else {
-            if now_ms() < self.expires_at_ms() {
+            if self.meta.ladder.is_some() || now_ms() < self.expires_at_ms() {
                 return true;
             }
             let ttl = self.deps.waiting_ttl.as_secs();
@@ -1083,6 +1087,11 @@ impl Actor {
         }
         if self.state() == TableState::Finished {
             return Err(ServerError::TableFinished);
+        }
+        if self.meta.ladder.is_some() {
+            // Its ladder's scheduler waits for the match to be rated; ladder matches are
+            // bounded by the ladder's declaration, so there is no runaway to stop.
+            return Err(ServerError::LadderTable(self.meta.id.clone()));
         }
         self.commit(LogEntry::Close {
             reason: reason.clone(),

@@ -32,7 +32,8 @@ const (
 type AdminServiceClient interface {
 	// Stops a table that is not finished: it is closed without a finished match (no record, no
 	// rating), its streams end with TABLE_CLOSED, it is unloaded and never recovered. Stopping a
-	// finished or already closed table fails with TABLE_FINISHED or TABLE_CLOSED.
+	// finished or already closed table fails with TABLE_FINISHED or TABLE_CLOSED, a ladder table
+	// with LADDER_TABLE (its ladder's scheduler owns it; its matches are bounded).
 	StopTable(ctx context.Context, in *StopTableRequest, opts ...grpc.CallOption) (*StopTableResponse, error)
 }
 
@@ -64,7 +65,8 @@ func (c *adminServiceClient) StopTable(ctx context.Context, in *StopTableRequest
 type AdminServiceServer interface {
 	// Stops a table that is not finished: it is closed without a finished match (no record, no
 	// rating), its streams end with TABLE_CLOSED, it is unloaded and never recovered. Stopping a
-	// finished or already closed table fails with TABLE_FINISHED or TABLE_CLOSED.
+	// finished or already closed table fails with TABLE_FINISHED or TABLE_CLOSED, a ladder table
+	// with LADDER_TABLE (its ladder's scheduler owns it; its matches are bounded).
 	StopTable(context.Context, *StopTableRequest) (*StopTableResponse, error)
 	mustEmbedUnimplementedAdminServiceServer()
 }
