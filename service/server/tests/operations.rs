@@ -203,8 +203,6 @@ const ENV_VARS: [&str; 29] = [
     "BETE_MAX_STREAMS_PER_BOT",
     "BETE_MAX_OPEN_TABLES_PER_BOT",
     "BETE_MAX_SEATS_PER_BOT",
-    "BETE_OPEN_SIGNUP",
-    "BETE_LADDERS",
 ];
 
 /// Every flag `--x-y` has the environment variable `BETE_X_Y`, and `--help` says so.
