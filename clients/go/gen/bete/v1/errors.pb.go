@@ -80,7 +80,8 @@ const (
 	// UNAVAILABLE: the server is shutting down. Retry against it after restart; streams resume
 	// with `from_seq`.
 	ErrorReason_ERROR_REASON_SHUTTING_DOWN ErrorReason = 15
-	// RESOURCE_EXHAUSTED: too many requests from this caller; back off and retry.
+	// RESOURCE_EXHAUSTED: too many requests from this caller (bot, or client address for calls
+	// without a token). A `google.rpc.RetryInfo` detail gives the delay; retry after it.
 	ErrorReason_ERROR_REASON_RATE_LIMITED ErrorReason = 16
 	// ALREADY_EXISTS: your bot already used this `request_id` at this table for a different
 	// action. Request ids are scoped to (bot, table): another bot's ids, or the ids of a bot that
@@ -124,6 +125,24 @@ const (
 	// INVALID_ARGUMENT: ReplayService.ReplayRecord was sent a text that is not a `bete-record/1`
 	// record, or one whose actions do not replay; the message names what is wrong.
 	ErrorReason_ERROR_REASON_BAD_RECORD ErrorReason = 80
+	// RESOURCE_EXHAUSTED: you already have as many unfinished tables as a bot may have, either
+	// created (waiting or playing) or seated at. ErrorInfo metadata "limit" holds the limit. Finish
+	// or leave a table first.
+	ErrorReason_ERROR_REASON_TOO_MANY_TABLES ErrorReason = 40
+	// FAILED_PRECONDITION: JoinTable at another seat than the one you held earlier in this deal: you
+	// saw that seat's hand, so you may come back to it only until the deal ends. ErrorInfo metadata
+	// "seat" holds that seat.
+	ErrorReason_ERROR_REASON_SEAT_CHANGE_REFUSED ErrorReason = 41
+	// FAILED_PRECONDITION: the table was closed without a finished match, by an operator
+	// (AdminService.StopTable) or because it waited for its seats too long. It accepts nothing and
+	// has no record.
+	ErrorReason_ERROR_REASON_TABLE_CLOSED ErrorReason = 42
+	// UNAVAILABLE: the server sheds load (too many calls in progress). A `google.rpc.RetryInfo`
+	// detail gives the delay; retry after it.
+	ErrorReason_ERROR_REASON_OVERLOADED ErrorReason = 43
+	// RESOURCE_EXHAUSTED: you already have as many streams open (WatchBot, WatchTable,
+	// SubmitActions) as a bot may have. ErrorInfo metadata "limit" holds the limit. Close one first.
+	ErrorReason_ERROR_REASON_TOO_MANY_STREAMS ErrorReason = 44
 )
 
 // Enum value maps for ErrorReason.
@@ -160,6 +179,11 @@ var (
 		28: "ERROR_REASON_BOT_VERSION_EXISTS",
 		29: "ERROR_REASON_ACCOUNT_BOT_LIMIT",
 		80: "ERROR_REASON_BAD_RECORD",
+		40: "ERROR_REASON_TOO_MANY_TABLES",
+		41: "ERROR_REASON_SEAT_CHANGE_REFUSED",
+		42: "ERROR_REASON_TABLE_CLOSED",
+		43: "ERROR_REASON_OVERLOADED",
+		44: "ERROR_REASON_TOO_MANY_STREAMS",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":                0,
@@ -193,6 +217,11 @@ var (
 		"ERROR_REASON_BOT_VERSION_EXISTS":         28,
 		"ERROR_REASON_ACCOUNT_BOT_LIMIT":          29,
 		"ERROR_REASON_BAD_RECORD":                 80,
+		"ERROR_REASON_TOO_MANY_TABLES":            40,
+		"ERROR_REASON_SEAT_CHANGE_REFUSED":        41,
+		"ERROR_REASON_TABLE_CLOSED":               42,
+		"ERROR_REASON_OVERLOADED":                 43,
+		"ERROR_REASON_TOO_MANY_STREAMS":           44,
 	}
 )
 
@@ -227,7 +256,7 @@ var File_bete_v1_errors_proto protoreflect.FileDescriptor
 
 const file_bete_v1_errors_proto_rawDesc = "" +
 	"\n" +
-	"\x14bete/v1/errors.proto\x12\abete.v1*\x9a\b\n" +
+	"\x14bete/v1/errors.proto\x12\abete.v1*\xc1\t\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bERROR_REASON_ILLEGAL_ACTION\x10\x01\x12\x1a\n" +
@@ -260,7 +289,12 @@ const file_bete_v1_errors_proto_rawDesc = "" +
 	"\x19ERROR_REASON_LADDER_TABLE\x10\x1b\x12#\n" +
 	"\x1fERROR_REASON_BOT_VERSION_EXISTS\x10\x1c\x12\"\n" +
 	"\x1eERROR_REASON_ACCOUNT_BOT_LIMIT\x10\x1d\x12\x1b\n" +
-	"\x17ERROR_REASON_BAD_RECORD\x10PB9Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3"
+	"\x17ERROR_REASON_BAD_RECORD\x10P\x12 \n" +
+	"\x1cERROR_REASON_TOO_MANY_TABLES\x10(\x12$\n" +
+	" ERROR_REASON_SEAT_CHANGE_REFUSED\x10)\x12\x1d\n" +
+	"\x19ERROR_REASON_TABLE_CLOSED\x10*\x12\x1b\n" +
+	"\x17ERROR_REASON_OVERLOADED\x10+\x12!\n" +
+	"\x1dERROR_REASON_TOO_MANY_STREAMS\x10,B9Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3"
 
 var (
 	file_bete_v1_errors_proto_rawDescOnce sync.Once
