@@ -139,6 +139,15 @@ impl Tables {
         }
     }
 
+    /// Whether the bot holds an open WatchBot stream (a ladder's "online"), without copying
+    /// its streams: the scheduler asks this of every entrant on every pass.
+    pub fn has_bot_stream(&self, bot: &str) -> bool {
+        self.bot_streams
+            .lock()
+            .ok()
+            .is_some_and(|m| m.get(bot).is_some_and(|v| v.iter().any(|s| !s.is_cut())))
+    }
+
     pub fn bot_streams(&self, bot: &str) -> Vec<BotStream> {
         self.bot_streams
             .lock()

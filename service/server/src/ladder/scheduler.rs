@@ -182,28 +182,37 @@ impl Scheduler {
 
     async fn run(mut self, mut rx: mpsc::UnboundedReceiver<LadderCommand>) {
         let mut tick = tokio::time::interval(TICK);
+        let mut dirty = true;
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tokio::select! {
                 cmd = rx.recv() => {
                     let Some(cmd) = cmd else { return };
-                    self.handle(cmd).await;
+                    dirty |= self.handle(cmd).await;
                     // Take every command already queued before looking for groups once.
                     while let Ok(cmd) = rx.try_recv() {
-                        self.handle(cmd).await;
+                        dirty |= self.handle(cmd).await;
                     }
                 }
-                _ = tick.tick() => {}
+                // A stream that closed or a day that rolled over changes nothing by itself.
+                _ = tick.tick() => dirty = true,
                 _ = self.shutdown.stopped() => return,
             }
             if self.shutdown.is_cancelled() {
                 return;
             }
-            self.schedule().await;
+            // A pass looks at every entrant: only when something may let a match start.
+            if dirty {
+                self.schedule().await;
+                dirty = false;
+            }
         }
     }
 
-    async fn handle(&mut self, cmd: LadderCommand) {
+    /// Handles one command; true when it may let a new match start (an entry, a bot online, a
+    /// slot freed), so the loop looks for groups.
+    async fn handle(&mut self, cmd: LadderCommand) -> bool {
+        let before = self.playing.len();
         match cmd {
             LadderCommand::Enter {
                 bot,
@@ -211,6 +220,7 @@ impl Scheduler {
                 reply,
             } => {
                 let _ = reply.send(self.enter(bot, capacity).await);
+                return true;
             }
             LadderCommand::Leave { bot, reply } => {
                 let _ = reply.send(self.leave(bot).await);
@@ -226,7 +236,7 @@ impl Scheduler {
                     tracing::error!(ladder = %self.spec.id, %table, error = %e, "cannot take a finished ladder table");
                 }
             }
-            LadderCommand::Poke => {}
+            LadderCommand::Poke => return true,
             LadderCommand::Counts { reply } => {
                 let entrants = self.entrants.values().filter(|e| e.entry.active).count() as u32;
                 let online = self
@@ -237,6 +247,8 @@ impl Scheduler {
                 let _ = reply.send((entrants, online, self.rated));
             }
         }
+        // A match rated frees a slot of each of its entrants.
+        self.playing.len() < before
     }
 
     async fn enter(&mut self, bot_id: String, capacity: u32) -> Result<EntryRow, ServerError> {
@@ -290,7 +302,7 @@ impl Scheduler {
     }
 
     fn online(&self, bot: &str) -> bool {
-        !self.tables.bot_streams(bot).is_empty()
+        self.tables.has_bot_stream(bot)
     }
 
     /// Form and start every match the entrants allow now.
