@@ -200,10 +200,14 @@ async fn refusals_carry_a_typed_reason() {
         "the message says what to do: {err}"
     );
 
-    // No token at all.
+    // No token at all: reads of listed tables are open to spectators, writes are not.
     let anonymous = Client::connect(&server.url).await.expect("connect");
-    let err = anonymous
+    anonymous
         .list_tables(pb::Ruleset::Unspecified, pb::TableState::Unspecified)
+        .await
+        .expect("spectators list tables without a token");
+    let err = anonymous
+        .create_table(common::house_table(pb::Ruleset::Bete, 3, 0))
         .await
         .expect_err("anon");
     assert_eq!(
