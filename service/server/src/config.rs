@@ -92,6 +92,15 @@ impl Default for ServerConfig {
     }
 }
 
+/// Most `rounds` a table may ask for. A match is `rounds` × seats deals plus at most
+/// `max_extra_deals`: without a bound, `rounds = 4294967295` with house bots in every seat played
+/// for ever (≈ 860 moves/s and 93 KiB/s of log per table). 20 rounds of 8 seats is 160 deals,
+/// far beyond any session of the sources (RULES.md B36 recommends 2). The engine itself follows
+/// section 10 (any value), so records of longer matches still replay.
+pub const MAX_ROUNDS: u32 = 20;
+/// Most `max_extra_deals` a table may ask for (the default is 2 × seats, at most 14).
+pub const MAX_EXTRA_DEALS: u32 = 50;
+
 /// Shortest decision deadline a table may ask for.
 pub const MIN_DEADLINE_MS: u64 = 20;
 /// Longest decision deadline a table may ask for (one hour).

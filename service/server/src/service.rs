@@ -17,7 +17,9 @@ use tonic::{Request, Response, Status};
 use tracing::Instrument;
 
 use crate::auth::{self, Auth};
-use crate::config::{MAX_DEADLINE_MS, MIN_DEADLINE_MS, ServerConfig};
+use crate::config::{
+    MAX_DEADLINE_MS, MAX_EXTRA_DEALS, MAX_ROUNDS, MIN_DEADLINE_MS, ServerConfig,
+};
 use crate::metrics::Metrics;
 use crate::now_ms;
 use crate::project;
@@ -357,6 +359,20 @@ impl Api {
         };
         let config = Config::from_json(ruleset, seats, &convert::config_from_pb(&req.config))
             .map_err(|e| config_error(&e))?;
+        // The engine plays any match length section 10 allows; a table on this server may ask
+        // for at most MAX_ROUNDS rounds and MAX_EXTRA_DEALS extra deals, so every match ends
+        // (`rounds = 4294967295` with house bots in every seat played for ever).
+        for (key, value, max) in [
+            ("rounds", config.rounds, MAX_ROUNDS),
+            ("max_extra_deals", config.max_extra_deals, MAX_EXTRA_DEALS),
+        ] {
+            if value > max {
+                return Err(ServerError::BadConfig {
+                    field: format!("config.{key}"),
+                    message: format!("{key} is {value}: a table on this server takes at most {max}"),
+                });
+            }
+        }
         let config_json = serde_json::Value::Object(config.to_json(ruleset)).to_string();
         let id = format!("t_{}", auth::hex(&rand::random::<[u8; 8]>()));
         let row = TableRow {
