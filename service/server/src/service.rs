@@ -17,9 +17,7 @@ use tonic::{Request, Response, Status};
 use tracing::Instrument;
 
 use crate::auth::{self, Auth};
-use crate::config::{
-    MAX_DEADLINE_MS, MAX_EXTRA_DEALS, MAX_ROUNDS, MIN_DEADLINE_MS, ServerConfig,
-};
+use crate::config::{MAX_DEADLINE_MS, MAX_EXTRA_DEALS, MAX_ROUNDS, MIN_DEADLINE_MS, ServerConfig};
 use crate::metrics::Metrics;
 use crate::now_ms;
 use crate::project;
@@ -369,7 +367,9 @@ impl Api {
             if value > max {
                 return Err(ServerError::BadConfig {
                     field: format!("config.{key}"),
-                    message: format!("{key} is {value}: a table on this server takes at most {max}"),
+                    message: format!(
+                        "{key} is {value}: a table on this server takes at most {max}"
+                    ),
                 });
             }
         }
