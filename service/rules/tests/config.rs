@@ -150,23 +150,6 @@ fn wrong_type_or_value_names_the_allowed_values() {
         (RulesetId::Bete, json!({"rounds": 0}), "1 or more"),
         (RulesetId::Bete, json!({"rounds": 1.5}), "1 or more"),
         (RulesetId::Bete, json!({"max_extra_deals": -1}), "0 or more"),
-        // Bounded, so a match always ends (issue #14: rounds = u32::MAX played for ever).
-        (
-            RulesetId::Bete,
-            json!({"rounds": 4294967295u64}),
-            "at most 20",
-        ),
-        (RulesetId::Bete, json!({"rounds": 21}), "at most 20"),
-        (
-            RulesetId::Bete,
-            json!({"max_extra_deals": 4294967295u64}),
-            "at most 50",
-        ),
-        (
-            RulesetId::Bete,
-            json!({"max_extra_deals": 51}),
-            "at most 50",
-        ),
     ];
     for (r, v, allowed) in cases {
         let e = Config::from_json(*r, 4, &obj(v.clone())).unwrap_err();
@@ -225,4 +208,18 @@ fn pairs_read_json_or_plain_strings() {
     assert!(!c.must_head_in_suit);
     assert!(Config::from_pairs(RulesetId::Bete, 5, &[p("fiche_value", "ten")]).is_err());
     assert!(Config::from_pairs(RulesetId::Bete, 5, &[p("nope", "1")]).is_err());
+}
+
+/// The engine follows section 10 as written: any `rounds` of 1 or more and any
+/// `max_extra_deals`, so a record of a long match replays. (The server bounds what a table may
+/// ask for: service/server/src/config.rs `MAX_ROUNDS`, `MAX_EXTRA_DEALS`.)
+#[test]
+fn the_engine_takes_any_match_length_section_10_allows() {
+    let c = Config::from_json(
+        RulesetId::Bete,
+        4,
+        &obj(json!({"rounds": 4294967295u64, "max_extra_deals": 4294967295u64})),
+    )
+    .unwrap();
+    assert_eq!((c.rounds, c.max_extra_deals), (u32::MAX, u32::MAX));
 }
