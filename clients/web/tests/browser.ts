@@ -262,7 +262,7 @@ async function main() {
     // A fresh server (default --house-tables 2) already shows live house-bot tables.
     await page.locator("tr[data-table]").nth(1).waitFor({ timeout: 15_000 });
     step("a fresh server's lobby shows its showcase tables");
-    const live = await houseTable(server.web, token, 4, 40);
+    const live = await houseTable(server.web, token, 4, 20);
     await page.locator(`tr[data-table="${live}"]`).waitFor({ timeout: 10_000 });
     step(`lobby shows ${live} without a reload`);
     // Filters: by ruleset (Beast shows none of these Bête tables), then back to any.
@@ -271,7 +271,7 @@ async function main() {
     await page.getByTestId("filter-ruleset").selectOption(String(Ruleset.UNSPECIFIED));
     await page.getByTestId("filter-state").selectOption(String(TableState.PLAYING));
     await page.locator(`tr[data-table="${live}"]`).waitFor();
-    await houseTable(server.web, token, 5, 40);
+    await houseTable(server.web, token, 5, 20);
     await houseTable(server.web, token, 3, 1);
     await sleep(2500);
     await page.screenshot({ path: join(docs, "web-lobby.png") });
@@ -341,7 +341,7 @@ async function main() {
     step(`back live after the restart, resumed past seq ${seqBefore}`);
 
     // 5. Frames while a 7-seat table streams: rAF intervals over 5 s on its page.
-    const fast = await houseTable(server.web, token, 7, 40);
+    const fast = await houseTable(server.web, token, 7, 20);
     await page.goto(`${server.web}/#/table/${fast}`);
     await page.getByRole("heading", { name: `Table ${fast}` }).waitFor();
     await page.getByTestId("conn").filter({ hasText: "live" }).waitFor();
