@@ -8,15 +8,22 @@ use std::sync::{Arc, Mutex, RwLock};
 use tokio::sync::oneshot;
 
 use crate::status::ServerError;
-use crate::table::{ActorDeps, BotStream, Command, Handle, spawn};
+use crate::store::{SeatRow, TableRow};
+use crate::table::{ActorDeps, BotStream, Command, Handle, Seating, create, spawn};
+
+/// Locks that keep a table from being spawned twice. Sharded by table id: a load waits only
+/// for loads of tables in its shard, not for every load in the server (a ladder starting a
+/// generation of tables loads hundreds at once, and each load reads the store).
+const LOAD_SHARDS: usize = 64;
 
 /// Live table actors, loaded on demand from the store.
 #[derive(Debug)]
 pub struct Tables {
     pub deps: Arc<ActorDeps>,
     map: RwLock<HashMap<String, Handle>>,
-    /// Serialises loads so a table is never spawned twice (loads are rare).
-    loading: tokio::sync::Mutex<()>,
+    /// Serialises the loads (and creations) of one shard's tables, so a table is never
+    /// spawned twice.
+    loading: Box<[tokio::sync::Mutex<()>]>,
     generation: AtomicU64,
     /// Open WatchBot streams per bot, so a later JoinTable attaches them to the new table.
     bot_streams: Mutex<HashMap<String, Vec<BotStream>>>,
@@ -28,7 +35,9 @@ impl Tables {
         Tables {
             deps,
             map: RwLock::new(HashMap::default()),
-            loading: tokio::sync::Mutex::new(()),
+            loading: (0..LOAD_SHARDS)
+                .map(|_| tokio::sync::Mutex::new(()))
+                .collect(),
             generation: AtomicU64::new(1),
             bot_streams: Mutex::new(HashMap::default()),
             stream_ids: AtomicU64::new(1),
@@ -53,7 +62,7 @@ impl Tables {
         if self.deps.shutdown.is_cancelled() {
             return Err(ServerError::ShuttingDown);
         }
-        let _guard = self.loading.lock().await;
+        let _guard = self.load_lock(id).lock().await;
         if let Some(h) = self.lookup(id) {
             return Ok(h);
         }
@@ -67,6 +76,35 @@ impl Tables {
         let handle = spawn(self.deps.clone(), stored, generation).await?;
         if let Ok(mut map) = self.map.write() {
             map.insert(id.to_string(), handle.clone());
+        }
+        Ok(handle)
+    }
+
+    fn load_lock(&self, id: &str) -> &tokio::sync::Mutex<()> {
+        use std::hash::BuildHasher;
+        let h = foldhash::fast::FixedState::with_seed(0).hash_one(id);
+        &self.loading[(h as usize) % self.loading.len()]
+    }
+
+    /// Create a table the server seats itself (see [`create`]) and hold its actor, in one
+    /// store transaction and without reading it back.
+    pub async fn create_seated(
+        &self,
+        table: TableRow,
+        seats: Vec<SeatRow>,
+        bots: Vec<Seating>,
+    ) -> Result<Handle, ServerError> {
+        if self.deps.shutdown.is_cancelled() {
+            return Err(ServerError::ShuttingDown);
+        }
+        let id = table.id.clone();
+        // Held across the commit: a load of the same id (a guessed id, a caller racing the
+        // creation) waits and then finds the actor rather than spawning a second one.
+        let _guard = self.load_lock(&id).lock().await;
+        let generation = self.generation.fetch_add(1, Ordering::Relaxed);
+        let handle = create(self.deps.clone(), table, seats, bots, generation).await?;
+        if let Ok(mut map) = self.map.write() {
+            map.insert(id, handle.clone());
         }
         Ok(handle)
     }

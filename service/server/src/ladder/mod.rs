@@ -4,10 +4,11 @@
 //!
 //! A ladder match is one table, or a duplicate set of `seats` tables with one seed played one
 //! after another (entrant i at seat (i + r) mod n of rotation r). Ladder tables are ordinary
-//! tables with a ladder id: the scheduler creates them and seats the entrants through the
-//! table actor's own join, so a bot plays them on its WatchBot stream like any other table.
-//! When a table's finished record is stored, its actor tells the scheduler, which starts the
-//! set's next table or rates the match. Ratings move in the same store transaction that marks
+//! tables with a ladder id: the scheduler creates each with its entrants already seated (one
+//! store transaction: the table, its seats and their joins), so a bot plays them on its
+//! WatchBot stream like any other table.
+//! When a table's finished record is stored, its actor tells the scheduler the result, which
+//! starts the set's next table or rates the match. Ratings move in the same store transaction that marks
 //! the match rated, so a result counts exactly once whatever crashes come between; after a
 //! restart every unrated match is picked up from the store where it stood.
 
@@ -27,6 +28,7 @@ use crate::shutdown::Shutdown;
 use crate::status::ServerError;
 use crate::store::{EntryRow, Store};
 
+pub use result::{FinishedTable, TableResult};
 pub use scheduler::HOUSE_OWNER;
 
 /// Results kept for a slow WatchLadderResults reader before it skips ahead.
@@ -44,9 +46,7 @@ pub(crate) enum LadderCommand {
         bot: String,
         reply: oneshot::Sender<Result<EntryRow, ServerError>>,
     },
-    /// A ladder table's record is stored.
-    TableFinished(String),
-    /// What a finished table gave, read and replayed off the scheduler's task.
+    /// What a finished table gave (its actor's word, once its record is stored).
     TableResult {
         table: String,
         match_id: String,
@@ -79,7 +79,7 @@ impl Ladders {
         store: Arc<dyn Store>,
         tables: Arc<Tables>,
         shutdown: Shutdown,
-        mut finished: mpsc::UnboundedReceiver<String>,
+        mut finished: mpsc::UnboundedReceiver<FinishedTable>,
         seed: Option<u64>,
     ) -> Result<Arc<Ladders>, ServerError> {
         let (results, _) = broadcast::channel(RESULTS_BUFFER);
@@ -108,19 +108,14 @@ impl Ladders {
         });
         let router = ladders.clone();
         tokio::spawn(async move {
-            while let Some(table) = finished.recv().await {
-                match store.table(table.clone()).await {
-                    Ok(Some(t)) => {
-                        if let Some(l) = t.table.ladder
-                            && let Some(tx) = router.schedulers.get(&l.ladder_id)
-                        {
-                            let _ = tx.send(LadderCommand::TableFinished(table));
-                        }
-                    }
-                    Ok(None) => {}
-                    Err(e) => {
-                        tracing::error!(%table, error = %e, "cannot read a finished ladder table")
-                    }
+            while let Some(f) = finished.recv().await {
+                if let Some(tx) = router.schedulers.get(&f.ladder.ladder_id) {
+                    let _ = tx.send(LadderCommand::TableResult {
+                        table: f.table,
+                        match_id: f.ladder.match_id,
+                        rotation: usize::from(f.ladder.rotation),
+                        result: f.result,
+                    });
                 }
             }
         });

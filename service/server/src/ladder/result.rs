@@ -3,7 +3,17 @@
 //! its strikes, and the deals played.
 
 use crate::status::ServerError;
-use crate::store::{Store, StoredTable};
+use crate::store::{LadderTable, Store, StoredTable};
+
+/// A ladder table's end, as its actor tells the ladder (after the record is stored): the
+/// result comes from the live game, so the scheduler reads and replays nothing. Recovery after
+/// a restart replays the stored record instead ([`table_result`]), to the same result.
+#[derive(Clone, Debug)]
+pub struct FinishedTable {
+    pub table: String,
+    pub ladder: LadderTable,
+    pub result: TableResult,
+}
 
 /// One finished table's outcome, by seat.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -73,9 +73,6 @@ struct Scheduler {
     rng: StdRng,
     /// `ServerConfig::ladder_seed` was set: match seeds come from `rng` too.
     fixed_seeds: bool,
-    /// The scheduler's own channel, for the tasks it starts to report back (weak: it must not
-    /// keep the channel open by itself).
-    me: mpsc::WeakUnboundedSender<LadderCommand>,
 }
 
 pub(super) async fn spawn(
@@ -102,7 +99,6 @@ pub(super) async fn spawn(
         rated: 0,
         rng: seed.map_or_else(StdRng::from_os_rng, StdRng::seed_from_u64),
         fixed_seeds: seed.is_some(),
-        me: tx.downgrade(),
     };
     s.load().await?;
     tokio::spawn(s.run(rx));
@@ -225,7 +221,6 @@ impl Scheduler {
             LadderCommand::Leave { bot, reply } => {
                 let _ = reply.send(self.leave(bot).await);
             }
-            LadderCommand::TableFinished(table) => self.table_finished(&table),
             LadderCommand::TableResult {
                 table,
                 match_id,
@@ -453,7 +448,7 @@ impl Scheduler {
                 done: Vec::new(),
             },
         );
-        self.start_table(&id, 0).await
+        self.start_table(&id, 0, true).await
     }
 
     /// The id of a match's table of `rotation`: fixed, so a restart finds the table it made.
@@ -465,7 +460,12 @@ impl Scheduler {
     /// so the scheduler never waits for the commits of one table (its row, one join per bot)
     /// before it looks at the next. Creation and seating are idempotent (a fixed table id, an
     /// "already seated" join), so a restart may simply do them again.
-    async fn start_table(&mut self, match_id: &str, rotation: usize) -> Result<(), ServerError> {
+    async fn start_table(
+        &mut self,
+        match_id: &str,
+        rotation: usize,
+        fresh: bool,
+    ) -> Result<(), ServerError> {
         let Some(p) = self.playing.get(match_id) else {
             return Ok(());
         };
@@ -515,7 +515,7 @@ impl Scheduler {
                 strikes: 0,
             })
             .collect();
-        let bots: Vec<(u8, String, String)> = at_seat
+        let bots: Vec<crate::table::Seating> = at_seat
             .iter()
             .enumerate()
             .filter(|(_, b)| !b.starts_with("house:"))
@@ -534,7 +534,7 @@ impl Scheduler {
             self.spec.id.clone(),
         );
         tokio::spawn(async move {
-            if let Err(e) = seat_table(&*store, &tables, table, seat_rows, bots).await {
+            if let Err(e) = seat_table(&*store, &tables, table, seat_rows, bots, fresh).await {
                 tracing::error!(%ladder, table = %id, error = %e, "cannot start a ladder table");
             }
         });
@@ -557,13 +557,13 @@ impl Scheduler {
                 if let Some(p) = self.playing.get_mut(match_id) {
                     p.done = done;
                 }
-                return self.start_table(match_id, r).await;
+                return self.start_table(match_id, r, false).await;
             };
             if t.table.state != TableState::Finished {
                 if let Some(p) = self.playing.get_mut(match_id) {
                     p.done = done;
                 }
-                return self.start_table(match_id, r).await;
+                return self.start_table(match_id, r, false).await;
             }
             done.push(table_result(&*self.store, t).await?);
         }
@@ -571,42 +571,6 @@ impl Scheduler {
             p.done = done;
         }
         self.rate(match_id).await
-    }
-
-    /// A table's record is stored: read and replay it in a task of its own (a store read and a
-    /// whole match through the engine), which hands the result back as `TableResult`.
-    fn table_finished(&mut self, table_id: &str) {
-        let (store, back) = (self.store.clone(), self.me.clone());
-        let table_id = table_id.to_string();
-        tokio::spawn(async move {
-            let result = async {
-                let Some(t) = store.table(table_id.clone()).await? else {
-                    return Ok(None);
-                };
-                let Some(l) = t.table.ladder.clone() else {
-                    return Ok(None);
-                };
-                let r = table_result(&*store, &t).await?;
-                Ok::<_, ServerError>(Some((l.match_id, usize::from(l.rotation), r)))
-            }
-            .await;
-            let cmd = match result {
-                Ok(Some((match_id, rotation, result))) => LadderCommand::TableResult {
-                    table: table_id,
-                    match_id,
-                    rotation,
-                    result,
-                },
-                Ok(None) => return,
-                Err(e) => {
-                    tracing::error!(table = %table_id, error = %e, "cannot read a finished ladder table");
-                    return;
-                }
-            };
-            if let Some(tx) = back.upgrade() {
-                let _ = tx.send(cmd);
-            }
-        });
     }
 
     /// A finished table's result: the set's next table, or the match rated.
@@ -631,7 +595,7 @@ impl Scheduler {
             p.done.push(result);
         }
         if rotation + 1 < self.spec.tables_per_match() {
-            self.start_table(match_id, rotation + 1).await
+            self.start_table(match_id, rotation + 1, true).await
         } else {
             self.rate(match_id).await
         }
@@ -757,34 +721,40 @@ impl Scheduler {
     }
 }
 
-/// Create a ladder table (unless a restart finds it made) and seat its bots through the table
-/// actor's own join (already seated counts as seated), then attach their WatchBot streams.
+/// Create a ladder table with its bots seated, in one store transaction, then attach their
+/// WatchBot streams. After a restart (`fresh` false) the table may exist already, perhaps
+/// from an older server that seated bots one join at a time: then each bot is seated through
+/// the table actor's own join, where already seated counts as seated.
 async fn seat_table(
     store: &dyn Store,
     tables: &Tables,
     table: TableRow,
     seat_rows: Vec<SeatRow>,
-    bots: Vec<(u8, String, String)>,
+    bots: Vec<crate::table::Seating>,
+    fresh: bool,
 ) -> Result<(), ServerError> {
     let id = table.id.clone();
-    if store.table(id.clone()).await?.is_none() {
-        store.create_table(table, seat_rows).await?;
-    }
-    for (seat, bot, name) in bots {
-        let joined = tables
-            .call(&id, |reply| crate::table::Command::Join {
-                bot: bot.clone(),
-                name: name.clone(),
-                seat: Some(seat),
-                by_ladder: true,
-                reply,
-            })
-            .await?;
-        match joined {
-            Ok(_) | Err(ServerError::AlreadySeated(_)) => {}
-            Err(e) => return Err(e),
+    if fresh || store.table(id.clone()).await?.is_none() {
+        tables.create_seated(table, seat_rows, bots.clone()).await?;
+    } else {
+        for (seat, bot, name) in &bots {
+            let joined = tables
+                .call(&id, |reply| crate::table::Command::Join {
+                    bot: bot.clone(),
+                    name: name.clone(),
+                    seat: Some(*seat),
+                    by_ladder: true,
+                    reply,
+                })
+                .await?;
+            match joined {
+                Ok(_) | Err(ServerError::AlreadySeated(_)) => {}
+                Err(e) => return Err(e),
+            }
         }
-        tables.attach_bot_streams(&bot, &id).await;
+    }
+    for (_, bot, _) in &bots {
+        tables.attach_bot_streams(bot, &id).await;
     }
     Ok(())
 }

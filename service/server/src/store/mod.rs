@@ -317,8 +317,20 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     fn create_bot(&self, bot: BotRow) -> StoreFuture<'_, ()>;
     fn bot_by_token_hash(&self, hash: String) -> StoreFuture<'_, Option<BotRow>>;
     fn bot(&self, id: String) -> StoreFuture<'_, Option<BotRow>>;
+    /// The bots of these ids that exist, in any order: one read for a page of names.
+    fn bots(&self, ids: Vec<String>) -> StoreFuture<'_, Vec<BotRow>>;
 
     fn create_table(&self, table: TableRow, seats: Vec<SeatRow>) -> StoreFuture<'_, ()>;
+    /// Create a table together with the first entries of its log, in one transaction: a table
+    /// the server seats itself (a ladder's) is written once, not once plus once per seat.
+    /// `seats` already show what the entries did (the bots in their seats); each entry comes
+    /// with its `last_seq` as in [`Store::append`], and `log[i]` is entry `i`.
+    fn create_seated_table(
+        &self,
+        table: TableRow,
+        seats: Vec<SeatRow>,
+        log: Vec<(LogEntry, u64)>,
+    ) -> StoreFuture<'_, ()>;
     /// Append entry `seq` (0-based, gap-free) to a table's log, updating the seats table to
     /// match; `last_seq` is the table's event seq after the entry (shown by ListTables).
     fn append(

@@ -190,7 +190,9 @@ CREATE TABLE ladder_ratings (
 
 enum WriteOp {
     CreateBot(BotRow),
-    CreateTable(TableRow, Vec<SeatRow>),
+    /// A table, its seats, and the first entries of its log (with their `last_seq`), which
+    /// the seats already reflect.
+    CreateTable(TableRow, Vec<SeatRow>, Vec<(LogEntry, u64)>),
     Append {
         table: String,
         seq: u64,
@@ -218,6 +220,15 @@ enum WriteOp {
 }
 
 impl WriteOp {
+    /// Whether it writes log entries (the watermark then moves).
+    fn appends(&self) -> bool {
+        match self {
+            WriteOp::Append { .. } => true,
+            WriteOp::CreateTable(_, _, log) => !log.is_empty(),
+            _ => false,
+        }
+    }
+
     /// An append that changes nothing but the log (a client's move): the bulk of all writes.
     fn is_plain_append(&self) -> bool {
         matches!(
@@ -368,7 +379,7 @@ async fn writer_loop(
             }
         }
         let ops: Vec<&WriteOp> = batch.iter().map(|r| &r.op).collect();
-        let appends = ops.iter().any(|op| matches!(op, WriteOp::Append { .. }));
+        let appends = ops.iter().any(|op| op.appends());
         match apply_batch(&mut conn, &ops).await {
             Ok(()) => {
                 // The watermark before the answers: an acknowledged entry is always covered.
@@ -391,7 +402,7 @@ async fn writer_loop(
                     let res = apply_batch(&mut conn, &[&req.op]).await;
                     if res.is_err() {
                         intact = no_open_transaction(&mut conn).await;
-                    } else if matches!(req.op, WriteOp::Append { .. }) {
+                    } else if req.op.appends() {
                         record_newest(&mut conn, &mut watermark).await;
                     }
                     let _ = req.done.send(res);
@@ -576,23 +587,33 @@ fn log_rows<'a>(ops: &[&'a WriteOp]) -> Result<LogRows<'a>, StoreError> {
     let mut rows = Vec::with_capacity(ops.len());
     // Each table's newest row so far in this batch, by place in `rows`.
     let mut newest: HashMap<&str, usize> = HashMap::default();
-    for op in ops {
-        if let WriteOp::Append {
+    let mut push = |table: &'a str, seq: u64, entry: &LogEntry, last_seq: u64| {
+        let payload = serde_json::to_string(entry).map_err(encode)?;
+        let prev = newest.insert(table, rows.len());
+        rows.push((
             table,
-            seq,
-            entry,
-            last_seq,
-        } = op
-        {
-            let payload = serde_json::to_string(entry).map_err(encode)?;
-            let prev = newest.insert(table.as_str(), rows.len());
-            rows.push((
-                table.as_str(),
-                *seq as i64,
-                payload,
-                *last_seq as i64,
-                prev.map(|i| i as i64),
-            ));
+            seq as i64,
+            payload,
+            last_seq as i64,
+            prev.map(|i| i as i64),
+        ));
+        Ok::<_, StoreError>(())
+    };
+    for op in ops {
+        match op {
+            WriteOp::Append {
+                table,
+                seq,
+                entry,
+                last_seq,
+            } => push(table, *seq, entry, *last_seq)?,
+            // A new table's first entries, in the transaction that creates it.
+            WriteOp::CreateTable(t, _, log) => {
+                for (seq, (entry, last_seq)) in log.iter().enumerate() {
+                    push(&t.id, seq as u64, entry, *last_seq)?;
+                }
+            }
+            _ => {}
         }
     }
     Ok(LogRows { rows })
@@ -760,7 +781,7 @@ async fn apply(conn: &mut SqliteConnection, op: &WriteOp) -> Result<(), StoreErr
                     .await?;
             }
         }
-        WriteOp::CreateTable(t, seats) => {
+        WriteOp::CreateTable(t, seats, _) => {
             sqlx::query(
                 "INSERT INTO tables (id, ruleset, seats, config, seed, first_dealer, deadline_ms, \
                  visibility, state, created_by, created_at, seed_chosen, ladder_id, ladder_match, \
@@ -1041,8 +1062,31 @@ impl Store for SqliteStore {
         })
     }
 
+    fn bots(&self, ids: Vec<String>) -> StoreFuture<'_, Vec<BotRow>> {
+        Box::pin(async move {
+            // One statement whatever the count: the ids as one JSON array.
+            let ids = serde_json::to_string(&ids)
+                .map_err(|e| StoreError::Corrupt(format!("cannot encode bot ids: {e}")))?;
+            let rows =
+                sqlx::query("SELECT * FROM bots WHERE id IN (SELECT value FROM json_each(?))")
+                    .bind(ids)
+                    .fetch_all(&self.reads)
+                    .await?;
+            rows.iter().map(bot_from_row).collect()
+        })
+    }
+
     fn create_table(&self, table: TableRow, seats: Vec<SeatRow>) -> StoreFuture<'_, ()> {
-        Box::pin(self.write(WriteOp::CreateTable(table, seats)))
+        Box::pin(self.write(WriteOp::CreateTable(table, seats, Vec::new())))
+    }
+
+    fn create_seated_table(
+        &self,
+        table: TableRow,
+        seats: Vec<SeatRow>,
+        log: Vec<(LogEntry, u64)>,
+    ) -> StoreFuture<'_, ()> {
+        Box::pin(self.write(WriteOp::CreateTable(table, seats, log)))
     }
 
     fn append(
@@ -1467,6 +1511,103 @@ mod tests {
         ]
     }
 
+    /// A table the server seats itself is written with its first log entries in one
+    /// transaction: after a reopen the log, the seats and the state are all there, and the
+    /// log's chain goes on from those entries.
+    #[tokio::test]
+    async fn a_seated_table_is_created_with_its_joins() {
+        let dir = tempfile::tempdir().unwrap();
+        let join = |seat: u8, bot: &str| LogEntry::Join {
+            seat,
+            bot: bot.into(),
+            name: format!("{bot}-name"),
+            time_ms: 7,
+        };
+        {
+            let s = SqliteStore::open(dir.path()).await.unwrap();
+            let mut seated = seats();
+            seated[0].occupant = Occupant::Bot("b1".into());
+            seated[2].occupant = Occupant::Bot("b2".into());
+            let mut row = table("t1", Visibility::Private);
+            row.state = TableState::Playing;
+            s.create_seated_table(row, seated, vec![(join(0, "b1"), 2), (join(2, "b2"), 9)])
+                .await
+                .unwrap();
+            s.append(
+                "t1".into(),
+                2,
+                LogEntry::Action {
+                    seat: 2,
+                    action: "pass".into(),
+                    auto: false,
+                    request_id: None,
+                    time_ms: 9,
+                },
+                10,
+            )
+            .await
+            .unwrap();
+            // The chain refuses a second entry 0: the joins are the log's first entries.
+            assert!(s.append("t1".into(), 0, join(1, "b3"), 11).await.is_err());
+        }
+        let s = SqliteStore::open(dir.path()).await.unwrap();
+        let log = s.log("t1".into()).await.unwrap();
+        assert_eq!(log.len(), 3);
+        assert_eq!(log[0], join(0, "b1"));
+        assert_eq!(log[1], join(2, "b2"));
+        let t = s.table("t1".into()).await.unwrap().unwrap();
+        assert_eq!(t.table.state, TableState::Playing);
+        assert_eq!(t.table.last_seq, 10);
+        let occupants: Vec<Occupant> = t.seats.iter().map(|s| s.occupant.clone()).collect();
+        assert_eq!(
+            occupants,
+            vec![
+                Occupant::Bot("b1".into()),
+                Occupant::House("random".into()),
+                Occupant::Bot("b2".into())
+            ]
+        );
+        assert_eq!(
+            s.tables_of_bot("b2".into(), Vec::new()).await.unwrap(),
+            vec!["t1".to_string()]
+        );
+    }
+
+    /// A page of names is one read: every existing id comes back, unknown ones are left out.
+    #[tokio::test]
+    async fn bots_reads_many_ids_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = SqliteStore::open(dir.path()).await.unwrap();
+        for i in 0..3 {
+            s.create_bot(BotRow {
+                id: format!("b{i}"),
+                name: format!("bot {i}"),
+                owner: "me".into(),
+                token_hash: format!("h{i}"),
+                created_at_ms: 5,
+                account_id: None,
+                version: "1".into(),
+            })
+            .await
+            .unwrap();
+        }
+        let mut got: Vec<String> = s
+            .bots(vec![
+                "b2".into(),
+                "nope".into(),
+                "b0".into(),
+                "x'); --".into(),
+            ])
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|b| b.name)
+            .collect();
+        got.sort();
+        assert_eq!(got, ["bot 0", "bot 2"]);
+        assert!(s.bots(Vec::new()).await.unwrap().is_empty());
+    }
+
     #[tokio::test]
     async fn round_trip_survives_reopen() {
         let dir = tempfile::tempdir().unwrap();
@@ -1566,7 +1707,7 @@ mod tests {
     async fn create_tables(conn: &mut SqliteConnection, ids: &[&str]) {
         let ops: Vec<WriteOp> = ids
             .iter()
-            .map(|id| WriteOp::CreateTable(table(id, Visibility::Listed), seats()))
+            .map(|id| WriteOp::CreateTable(table(id, Visibility::Listed), seats(), Vec::new()))
             .collect();
         apply_batch(conn, &ops.iter().collect::<Vec<_>>())
             .await
@@ -1634,7 +1775,7 @@ mod tests {
             .unwrap();
         // A mixed batch (a table created, a seat taken) appends inside its transaction.
         let mixed = [
-            WriteOp::CreateTable(table("t3", Visibility::Listed), seats()),
+            WriteOp::CreateTable(table("t3", Visibility::Listed), seats(), Vec::new()),
             pass_append("t3", 0, 30),
             pass_append("t1", 4, 14),
             WriteOp::Append {

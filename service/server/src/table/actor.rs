@@ -27,7 +27,9 @@ use crate::now_ms;
 use crate::project;
 use crate::shutdown::Shutdown;
 use crate::status::ServerError;
-use crate::store::{LogEntry, Occupant, RatingDelta, SeatRow, Store, StoredTable, TableState};
+use crate::store::{
+    LogEntry, Occupant, RatingDelta, SeatRow, Store, StoredTable, TableRow, TableState,
+};
 
 /// What every table actor needs from the server.
 #[derive(Debug)]
@@ -43,7 +45,7 @@ pub struct ActorDeps {
     pub watch_buffer: usize,
     /// Told the id of every ladder table whose finished record is stored, so its ladder's
     /// scheduler rates the match or starts the set's next table.
-    pub ladder_finished: Option<tokio::sync::mpsc::UnboundedSender<String>>,
+    pub ladder_finished: Option<tokio::sync::mpsc::UnboundedSender<crate::ladder::FinishedTable>>,
     /// Unfinished tables per creator, and the other per-caller limits.
     pub limits: Arc<crate::limits::Limits>,
     /// The server's own progress: deadlines are extended by the time it was paused.
@@ -81,6 +83,65 @@ pub async fn spawn(
         actor.finish().await;
     }
     actor.finished_stored = actor.game.as_ref().is_some_and(Game::is_over);
+    actor.publish();
+    let (tx, rx) = mpsc::channel(super::COMMAND_QUEUE);
+    tokio::spawn(actor.run(rx));
+    Ok(Handle {
+        tx,
+        shared,
+        generation,
+    })
+}
+
+/// A bot the server seats itself at a table it creates: (seat, bot id, name).
+pub type Seating = (u8, String, String);
+
+/// Create a table the server seats itself (a ladder's): the bots' joins are stepped here and
+/// written with the table in one store transaction, and the actor starts from memory, with no
+/// read back. A table whose seats are all filled starts its match at once.
+pub async fn create(
+    deps: Arc<ActorDeps>,
+    mut table: TableRow,
+    mut seats: Vec<SeatRow>,
+    bots: Vec<Seating>,
+    generation: u64,
+) -> Result<Handle, ServerError> {
+    let meta = Arc::new(TableMeta::from_row(&table)?);
+    let shared = Arc::new(Shared {
+        meta: meta.clone(),
+        last_seq: AtomicU64::new(0),
+        state: AtomicU8::new(0),
+        watcher_left: tokio::sync::Notify::new(),
+    });
+    let mut actor = Actor::new(deps, meta, shared.clone(), &seats);
+    actor.replay(&[])?;
+    let now = now_ms();
+    let mut log = Vec::with_capacity(bots.len());
+    for (seat, bot, name) in bots {
+        let entry = LogEntry::Join {
+            seat,
+            bot: bot.clone(),
+            name,
+            time_ms: now,
+        };
+        actor.step(&entry)?;
+        log.push((entry, actor.last_seq()));
+        if let Some(row) = seats.iter_mut().find(|s| s.seat == seat) {
+            row.occupant = Occupant::Bot(bot);
+        }
+    }
+    actor.log_len = log.len() as u64;
+    table.state = actor.state();
+    actor
+        .deps
+        .store
+        .create_seated_table(table, seats, log)
+        .await?;
+    actor.enter_metrics();
+    actor
+        .deps
+        .limits
+        .table_open(&actor.meta.created_by, &actor.meta.id);
     actor.publish();
     let (tx, rx) = mpsc::channel(super::COMMAND_QUEUE);
     tokio::spawn(actor.run(rx));
@@ -469,10 +530,19 @@ impl Actor {
             tracing::error!(table = %self.meta.id, error = %e, "could not store the finished record");
             return;
         }
-        if self.meta.ladder.is_some()
+        if let Some(ladder) = &self.meta.ladder
             && let Some(tx) = &self.deps.ladder_finished
         {
-            let _ = tx.send(self.meta.id.clone());
+            let result = crate::ladder::TableResult {
+                nets: balances.to_vec(),
+                strikes: self.seats.iter().map(|s| s.strikes).collect(),
+                deals: game.log().len() as u32,
+            };
+            let _ = tx.send(crate::ladder::FinishedTable {
+                table: self.meta.id.clone(),
+                ladder: ladder.clone(),
+                result,
+            });
         }
     }
 

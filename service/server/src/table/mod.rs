@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use bete_rules::{Action, Config, RulesetId, Seed, Setup, View, Viewer};
 use tokio::sync::{mpsc, oneshot};
 
-pub use actor::{ActorDeps, spawn};
+pub use actor::{ActorDeps, Seating, create, spawn};
 pub use event::{Body, TableEvent};
 pub use sink::{BotStream, Outbound, WatchItem};
 
