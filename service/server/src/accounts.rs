@@ -30,30 +30,6 @@ pub const MAX_BOTS_PER_ACCOUNT: usize = 100;
 /// Longest bot version.
 const MAX_VERSION_CHARS: usize = 32;
 
-/// A display name: 1-64 characters, none of them a control, format (bidi override,
-/// zero-width) or separator other than a plain space, no leading or trailing space.
-pub fn check_display_name(field: &str, name: &str, bad: &mut Vec<FieldViolation>) {
-    let n = name.chars().count();
-    let printable = name
-        .chars()
-        .all(|c| crate::names::printable(c) && !is_format(c));
-    if n == 0 || n > 64 || !printable || name.trim() != name {
-        bad.push(FieldViolation {
-            field: field.into(),
-            description: "must be 1-64 printable characters (no control or invisible \
-                          characters, no leading or trailing space)"
-                .into(),
-        });
-    }
-}
-
-/// Unicode "format" characters that change how text around them shows (bidi overrides,
-/// zero-width joiners and spaces, the BOM).
-fn is_format(c: char) -> bool {
-    matches!(c, '\u{00AD}' | '\u{061C}' | '\u{180E}' | '\u{200B}'..='\u{200F}'
-        | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{206F}' | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}')
-}
-
 /// The account of `authorization: Bearer <account token>`, if the call carries one.
 async fn calling_account(
     api: &Api,
@@ -177,10 +153,12 @@ impl AccountService for AccountApi {
                 api.auth.require_admin(request.metadata())?;
             }
             let req = request.into_inner();
-            let mut bad = Vec::new();
-            check_display_name("name", &req.name, &mut bad);
-            if !bad.is_empty() {
-                return Err(ServerError::InvalidArgument(bad));
+            // The rules of a bot's name (names.rs): an account's name is shown beside its bots.
+            if let Err(description) = crate::names::check_name(&req.name) {
+                return Err(ServerError::InvalidArgument(vec![FieldViolation {
+                    field: "name".into(),
+                    description,
+                }]));
             }
             let token = format!("{ACCOUNT_TOKEN_PREFIX}{}", hex(&rand::random::<[u8; 32]>()));
             let account = AccountRow {
@@ -224,41 +202,5 @@ impl AccountService for AccountApi {
             })
         })
         .await
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn display_names_refuse_controls_and_invisible_characters() {
-        let ok = ["bot", "Le Gras 1739", "Bête à cœur", "名前"];
-        let bad = [
-            "",
-            " x",
-            "x ",
-            "a\u{1b}[31mred",
-            "a\nb",
-            "a\rb",
-            "a\0b",
-            "a\u{202e}b",
-            "a\u{200b}b",
-            "\u{1b}]0;title\u{7}",
-            "a\tb",
-        ];
-        for n in ok {
-            let mut v = Vec::new();
-            check_display_name("name", n, &mut v);
-            assert!(v.is_empty(), "{n:?}");
-        }
-        for n in bad {
-            let mut v = Vec::new();
-            check_display_name("name", n, &mut v);
-            assert_eq!(v.len(), 1, "{n:?}");
-        }
-        let mut v = Vec::new();
-        check_display_name("name", &"x".repeat(65), &mut v);
-        assert_eq!(v.len(), 1);
     }
 }

@@ -169,11 +169,22 @@ async fn open_signup_keeps_the_old_registration_and_refuses_bad_names() {
         .await
         .unwrap_err();
     assert_eq!(bad_fields(&e), ["version"]);
-    let e = accounts(&ch, None)
-        .create_account(pb::CreateAccountRequest { name: "\n".into() })
-        .await
-        .unwrap_err();
-    assert_eq!(bad_fields(&e), ["name"]);
+    // An account's name follows a bot name's rules, reserved names included.
+    for name in [
+        "\n",
+        "house",
+        "house:heuristic",
+        "a\u{1b}[31m",
+        "x\u{202e}y",
+        " pad",
+    ] {
+        let e = accounts(&ch, None)
+            .create_account(pb::CreateAccountRequest { name: name.into() })
+            .await
+            .unwrap_err();
+        assert_eq!(e.code(), tonic::Code::InvalidArgument, "{name:?}");
+        assert_eq!(bad_fields(&e), ["name"], "{name:?}");
+    }
     let e = accounts(&ch, Some(&r.token))
         .list_account_bots(pb::ListAccountBotsRequest {})
         .await

@@ -106,41 +106,57 @@ impl LadderApi {
         ids: impl Iterator<Item = &String>,
     ) -> HashMap<String, (String, String, String)> {
         let mut out = HashMap::new();
+        let mut wanted = Vec::new();
         for id in ids {
-            if out.contains_key(id) {
-                continue;
-            }
-            let v = if id.starts_with("house:") {
-                (
+            if id.starts_with("house:") {
+                let house = (
                     id.clone(),
                     "house".to_string(),
                     super::HOUSE_OWNER.to_string(),
-                )
+                );
+                out.insert(id.clone(), house);
             } else {
-                match self.0.store.bot(id.clone()).await {
-                    Ok(Some(b)) => (b.name.clone(), b.version.clone(), b.owner_id().to_string()),
-                    _ => (id.clone(), String::new(), String::new()),
-                }
-            };
-            out.insert(id.clone(), v);
+                // Until read (or if gone): the id stands for the name.
+                out.insert(id.clone(), (id.clone(), String::new(), String::new()));
+                wanted.push(id.clone());
+            }
+        }
+        if let Ok(bots) = self.0.store.bots(wanted).await {
+            for b in bots {
+                let v = (b.name.clone(), b.version.clone(), b.owner_id().to_string());
+                out.insert(b.id, v);
+            }
         }
         out
     }
 }
 
+fn conservative(r: &RatingRow) -> f64 {
+    Rating {
+        mu: r.mu,
+        sigma: r.sigma,
+    }
+    .conservative()
+}
+
+/// The ranks of the first `n` rows in leaderboard order: equal conservative ratings share the
+/// better rank (1, 2, 2, 4). One pass, whatever page is asked for.
+fn ranks(rows: &[RatingRow], n: usize) -> Vec<u32> {
+    let mut out: Vec<u32> = Vec::with_capacity(n);
+    for (i, r) in rows.iter().take(n).enumerate() {
+        let rank = match (i.checked_sub(1), out.last()) {
+            (Some(p), Some(&prev)) if conservative(&rows[p]) == conservative(r) => prev,
+            _ => i as u32 + 1,
+        };
+        out.push(rank);
+    }
+    out
+}
+
 /// The leaderboard's order: conservative rating, then more matches, then id (a total order,
 /// so pages never overlap).
 fn order(a: &RatingRow, b: &RatingRow) -> std::cmp::Ordering {
-    let ra = Rating {
-        mu: a.mu,
-        sigma: a.sigma,
-    }
-    .conservative();
-    let rb = Rating {
-        mu: b.mu,
-        sigma: b.sigma,
-    }
-    .conservative();
+    let (ra, rb) = (conservative(a), conservative(b));
     rb.total_cmp(&ra)
         .then(b.matches.cmp(&a.matches))
         .then(a.bot_id.cmp(&b.bot_id))
@@ -292,26 +308,11 @@ impl LadderService for LadderApi {
                 .collect();
             let page: Vec<&RatingRow> = rows.iter().skip(offset).take(limit).collect();
             let names = self.names(page.iter().map(|r| &r.bot_id)).await;
+            let ranks = ranks(&rows, offset + page.len());
             let mut standings = Vec::with_capacity(page.len());
             for (i, r) in page.iter().enumerate() {
-                let rating = Rating {
-                    mu: r.mu,
-                    sigma: r.sigma,
-                }
-                .conservative();
-                // Equal conservative ratings share the better rank.
-                let rank = 1 + rows
-                    .iter()
-                    .take(offset + i)
-                    .filter(|o| {
-                        Rating {
-                            mu: o.mu,
-                            sigma: o.sigma,
-                        }
-                        .conservative()
-                            > rating
-                    })
-                    .count() as u32;
+                let rating = conservative(r);
+                let rank = ranks[offset + i];
                 let house = r.bot_id.starts_with("house:");
                 let (name, version, owner) = names.get(&r.bot_id).cloned().unwrap_or_default();
                 standings.push(pb::Standing {
@@ -460,4 +461,42 @@ where
     let (tx, rx) = tokio::sync::mpsc::channel(16);
     tokio::spawn(f(tx));
     Box::pin(tokio_stream::wrappers::ReceiverStream::new(rx))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(bot: &str, mu: f64, sigma: f64, matches: u32) -> RatingRow {
+        RatingRow {
+            ladder_id: "l".into(),
+            bot_id: bot.into(),
+            mu,
+            sigma,
+            matches,
+            jetons: 0,
+            deals: 0,
+            last_net: 0,
+            last_place: 0,
+        }
+    }
+
+    /// Equal conservative ratings share the better rank, and the rank after a tie skips the
+    /// places the tie took, as the leaderboard shows it on every page.
+    #[test]
+    fn ties_share_the_better_rank() {
+        let mut rows = vec![
+            row("d", 20.0, 3.0, 1),
+            row("a", 31.0, 2.0, 5),
+            row("c", 27.0, 1.0, 2),
+            row("b", 27.0, 1.0, 3),
+            row("e", 10.0, 1.0, 1),
+        ];
+        rows.sort_by(order);
+        let ids: Vec<&str> = rows.iter().map(|r| r.bot_id.as_str()).collect();
+        assert_eq!(ids, ["a", "b", "c", "d", "e"]);
+        assert_eq!(ranks(&rows, 5), [1, 2, 2, 4, 5]);
+        assert_eq!(ranks(&rows, 3), [1, 2, 2]);
+        assert_eq!(ranks(&rows, 9).len(), 5);
+    }
 }
