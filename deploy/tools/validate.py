@@ -168,12 +168,12 @@ def main(argv=None) -> int:
         try:
             docs = render(path)
         except subprocess.CalledProcessError as e:
-            print(f"{path}: kustomize build failed:\n{e.stderr}", file=sys.stderr)
+            print(f"{path}: kustomize build failed:\n{e.stderr}")
             failed = True
             continue
         problems = validate_documents(docs, args.kubernetes_version)
         for p in problems:
-            print(f"{path}: {p}", file=sys.stderr)
+            print(f"{path}: {p}")
         kinds = sorted({d.get("kind") for d in docs if isinstance(d, dict)})
         state = "FAILED" if problems else "ok"
         print(f"{path}: {len(docs)} resources ({', '.join(kinds)}), Kubernetes {args.kubernetes_version}: {state}")
