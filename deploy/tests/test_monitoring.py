@@ -181,6 +181,26 @@ def test_alert_rules_are_well_formed():
         parse(r["expr"])  # raises on bad PromQL
 
 
+def result_labels(node):
+    """The labels an alert expression's result keeps, or None if any selector label may stay."""
+    while isinstance(node, (promql_parser.BinaryExpr, promql_parser.ParenExpr)):
+        node = node.lhs if isinstance(node, promql_parser.BinaryExpr) else node.expr
+    if isinstance(node, promql_parser.AggregateExpr):
+        m = node.modifier
+        if m is not None and str(m.type).endswith("By"):
+            return set(m.labels)
+        return set() if m is None else None
+    return None
+
+
+def test_alert_annotations_use_only_labels_the_result_keeps():
+    for r in alert_rules():
+        keeps = result_labels(parse(r["expr"]))
+        text = " ".join(r["annotations"].values())
+        for label in re.findall(r"\$labels\.(\w+)", text):
+            assert keeps is None or label in keeps, f"{r['alert']}: $labels.{label} is aggregated away"
+
+
 def test_dashboard_is_well_formed():
     dash = json.loads((MONITORING / "dashboard.json").read_text())
     assert dash["uid"] and dash["title"] and dash["schemaVersion"] >= 36
