@@ -55,8 +55,8 @@ if ! skip deploy; then
   fi
   # Every overlay renders and validates (deploy/tools/validate.py says what is checked).
   "$kvenv/bin/python" deploy/tools/validate.py
-  # The validator refuses broken manifests; the metrics the alerts and the dashboard use are
-  # the ones a real bete-server exports.
+  # The validator refuses broken manifests; the manifests' environment starts a real
+  # bete-server; the metrics the alerts and the dashboard use are the ones it exports.
   if [ -z "${BETE_SERVER_BIN:-}" ]; then
     cargo build -p bete-server --locked
   fi

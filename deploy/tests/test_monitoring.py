@@ -5,14 +5,9 @@ gRPC (committed Python stubs) so its per-call families exist, and its /metrics s
 from __future__ import annotations
 
 import json
-import os
 import re
-import socket
-import subprocess
-import sys
 import time
 import urllib.request
-from pathlib import Path
 
 import grpc
 import promql_parser
@@ -20,12 +15,12 @@ import pytest
 import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
-REPO = Path(__file__).resolve().parents[2]
-MONITORING = REPO / "deploy" / "monitoring"
-sys.path.insert(0, str(REPO / "clients" / "python"))
+import realserver
+from bete.v1 import bot_service_pb2, bot_service_pb2_grpc
+from bete.v1 import table_service_pb2, table_service_pb2_grpc
 
-from bete.v1 import bot_service_pb2, bot_service_pb2_grpc  # noqa: E402
-from bete.v1 import table_service_pb2, table_service_pb2_grpc  # noqa: E402
+REPO = realserver.REPO
+MONITORING = REPO / "deploy" / "monitoring"
 
 # Labels Prometheus adds at scrape time (job, instance) or Kubernetes service discovery commonly
 # relabels in; `up` is Prometheus's own series per target.
@@ -104,29 +99,11 @@ def used() -> list[tuple[str, str, list]]:
 # ---- the real server --------------------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def scrape(tmp_path_factory):
     """The metric families of a real server after a few calls: {sample name: label names}."""
-    binary = Path(os.environ.get("BETE_SERVER_BIN") or REPO / "target" / "debug" / "bete-server")
-    if not binary.is_file():
-        pytest.fail(f"no server binary at {binary}: run `cargo build -p bete-server` or set BETE_SERVER_BIN")
-    data = tmp_path_factory.mktemp("bete-metrics")
-    api, metrics = f"127.0.0.1:{free_port()}", f"127.0.0.1:{free_port()}"
-    with open(data / "server.log", "wb") as log:
-        proc = subprocess.Popen(
-            [str(binary), "--listen", api, "--metrics-listen", metrics, "--data-dir", str(data / "d"),
-             "--no-web", "--house-tables", "0"],
-            stdout=log, stderr=subprocess.STDOUT,
-        )
-    try:
+    with realserver.running(tmp_path_factory.mktemp("bete-metrics")) as (api, metrics):
         with grpc.insecure_channel(api) as ch:
-            grpc.channel_ready_future(ch).result(timeout=30)
             tables = table_service_pb2_grpc.TableServiceStub(ch)
             bots = bot_service_pb2_grpc.BotServiceStub(ch)
             bots.RegisterBot(bot_service_pb2.RegisterBotRequest(name="metrics-probe", owner="deploy tests"), timeout=10)
@@ -144,9 +121,6 @@ def scrape(tmp_path_factory):
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.1)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
     samples: dict[str, set[str]] = {}
     for family in text_string_to_metric_families(text):
         for s in family.samples:
