@@ -38,13 +38,30 @@ if ! skip proto && [ -x scripts/check-stubs.sh ]; then
 fi
 
 if ! skip deploy; then
-  step "kustomize build deploy/overlays/*"
+  step "Kubernetes manifests: kustomize build, offline schema validation; alert rules and dashboard against the real server's metrics"
   if ! command -v kustomize >/dev/null; then
     GOBIN="$root/.tools/bin" go install sigs.k8s.io/kustomize/kustomize/v5@v5.5.0
   fi
-  for o in deploy/overlays/*/; do
-    kustomize build "$o" >/dev/null
-  done
+  # The checks' Python tools (deploy/tools/requirements.txt, exact pins) in a venv of their own,
+  # reinstalled only when the pins change.
+  kvenv=$root/.tools/k8s-venv
+  kreq=deploy/tools/requirements.txt
+  if [ ! -x "$kvenv/bin/python" ]; then
+    python3 -m venv "$kvenv"
+  fi
+  if [ "$(cat "$kvenv/.bete-requirements" 2>/dev/null)" != "$(sha256sum <"$kreq")" ]; then
+    "$kvenv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$kreq"
+    sha256sum <"$kreq" >"$kvenv/.bete-requirements"
+  fi
+  # Every overlay renders and validates (deploy/tools/validate.py says what is checked).
+  "$kvenv/bin/python" deploy/tools/validate.py
+  # The validator refuses broken manifests; the manifests' environment starts a real
+  # bete-server; the metrics the alerts and the dashboard use are the ones it exports.
+  if [ -z "${BETE_SERVER_BIN:-}" ]; then
+    cargo build -p bete-server --locked
+  fi
+  BETE_SERVER_BIN=${BETE_SERVER_BIN:-$root/target/debug/bete-server} \
+    "$kvenv/bin/python" -m pytest deploy/tests -p no:cacheprovider -q
   record "deploy: ok"
 fi
 
