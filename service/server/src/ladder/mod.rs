@@ -55,6 +55,9 @@ pub(crate) enum LadderCommand {
     },
     /// Something may let a new match start (a bot came online, a slot freed).
     Poke,
+    /// A match's table could not be created or seated: the match no longer holds its
+    /// entrants' slots.
+    StartFailed { match_id: String },
     /// Counts for `Ladder.entrants` / `online` / `matches_rated`.
     Counts {
         reply: oneshot::Sender<(u32, u32, u64)>,

@@ -56,7 +56,6 @@ struct Scheduler {
     spec: Arc<LadderSpec>,
     store: Arc<dyn Store>,
     tables: Arc<Tables>,
-    results: broadcast::Sender<pb::LadderMatch>,
     shutdown: Shutdown,
     entrants: HashMap<String, Entrant>,
     playing: HashMap<String, Playing>,
@@ -73,6 +72,19 @@ struct Scheduler {
     rng: StdRng,
     /// `ServerConfig::ladder_seed` was set: match seeds come from `rng` too.
     fixed_seeds: bool,
+    /// The rating writer: rated matches are stored (and announced) there, in the order they
+    /// were rated, so the loop never waits for a commit while a generation of sets ends.
+    rater: mpsc::UnboundedSender<Rated>,
+    /// The scheduler's own channel, for the table starts it spawns to report a failure (weak:
+    /// it must not keep the channel open by itself).
+    me: mpsc::WeakUnboundedSender<LadderCommand>,
+}
+
+/// A match rated in memory, for the rating writer to store and announce.
+struct Rated {
+    row: MatchRow,
+    ratings: Vec<RatingRow>,
+    names: HashMap<String, String>,
 }
 
 pub(super) async fn spawn(
@@ -84,11 +96,12 @@ pub(super) async fn spawn(
     seed: Option<u64>,
 ) -> Result<mpsc::UnboundedSender<LadderCommand>, ServerError> {
     let (tx, rx) = mpsc::unbounded_channel();
+    let (rater, rated) = mpsc::unbounded_channel();
+    tokio::spawn(write_ratings(store.clone(), results, rated));
     let mut s = Scheduler {
         spec,
         store,
         tables,
-        results,
         shutdown,
         entrants: HashMap::new(),
         playing: HashMap::new(),
@@ -99,6 +112,8 @@ pub(super) async fn spawn(
         rated: 0,
         rng: seed.map_or_else(StdRng::from_os_rng, StdRng::seed_from_u64),
         fixed_seeds: seed.is_some(),
+        rater,
+        me: tx.downgrade(),
     };
     s.load().await?;
     tokio::spawn(s.run(rx));
@@ -232,6 +247,9 @@ impl Scheduler {
                 }
             }
             LadderCommand::Poke => return true,
+            LadderCommand::StartFailed { match_id } => {
+                self.playing.remove(&match_id);
+            }
             LadderCommand::Counts { reply } => {
                 let entrants = self.entrants.values().filter(|e| e.entry.active).count() as u32;
                 let online = self
@@ -438,17 +456,17 @@ impl Scheduler {
             results: Vec::new(),
             cursor: 0,
         };
-        self.store.create_match(row.clone()).await?;
         let id = row.id.clone();
         tracing::info!(ladder = %self.spec.id, r#match = %id, entrants = ?row.entrants, "ladder match scheduled");
         self.playing.insert(
             id.clone(),
             Playing {
-                row,
+                row: row.clone(),
                 done: Vec::new(),
             },
         );
-        self.start_table(&id, 0, true).await
+        // The match row is stored by the table's start, before its first table.
+        self.start_table(&id, 0, true, Some(row)).await
     }
 
     /// The id of a match's table of `rotation`: fixed, so a restart finds the table it made.
@@ -465,6 +483,7 @@ impl Scheduler {
         match_id: &str,
         rotation: usize,
         fresh: bool,
+        new_match: Option<MatchRow>,
     ) -> Result<(), ServerError> {
         let Some(p) = self.playing.get(match_id) else {
             return Ok(());
@@ -528,14 +547,28 @@ impl Scheduler {
                 (s as u8, b.clone(), name)
             })
             .collect();
-        let (store, tables, ladder) = (
+        let (store, tables, ladder, back) = (
             self.store.clone(),
             self.tables.clone(),
             self.spec.id.clone(),
+            self.me.clone(),
         );
+        let match_id = match_id.to_string();
         tokio::spawn(async move {
-            if let Err(e) = seat_table(&*store, &tables, table, seat_rows, bots, fresh).await {
+            let started = async {
+                if let Some(m) = new_match {
+                    store.create_match(m).await?;
+                }
+                seat_table(&*store, &tables, table, seat_rows, bots, fresh).await
+            }
+            .await;
+            if let Err(e) = started {
                 tracing::error!(%ladder, table = %id, error = %e, "cannot start a ladder table");
+                // Its entrants' slots are freed; whatever the store holds of the match is
+                // picked up where it stood after a restart.
+                if let Some(tx) = back.upgrade() {
+                    let _ = tx.send(LadderCommand::StartFailed { match_id });
+                }
             }
         });
         Ok(())
@@ -557,13 +590,13 @@ impl Scheduler {
                 if let Some(p) = self.playing.get_mut(match_id) {
                     p.done = done;
                 }
-                return self.start_table(match_id, r, false).await;
+                return self.start_table(match_id, r, false, None).await;
             };
             if t.table.state != TableState::Finished {
                 if let Some(p) = self.playing.get_mut(match_id) {
                     p.done = done;
                 }
-                return self.start_table(match_id, r, false).await;
+                return self.start_table(match_id, r, false, None).await;
             }
             done.push(table_result(&*self.store, t).await?);
         }
@@ -595,7 +628,7 @@ impl Scheduler {
             p.done.push(result);
         }
         if rotation + 1 < self.spec.tables_per_match() {
-            self.start_table(match_id, rotation + 1, true).await
+            self.start_table(match_id, rotation + 1, true, None).await
         } else {
             self.rate(match_id).await
         }
@@ -661,7 +694,7 @@ impl Scheduler {
         let after = bete_ladder::update(&before, &nets);
         let places = bete_ladder::places(&nets);
         let mut results = Vec::new();
-        let mut ratings = Vec::new();
+        let mut ratings: Vec<RatingRow> = Vec::new();
         for (i, bot) in p.row.entrants.iter().enumerate() {
             results.push(EntrantResult {
                 bot_id: bot.clone(),
@@ -688,16 +721,8 @@ impl Scheduler {
             });
         }
         let rated_at = now_ms();
-        self.store
-            .rate_match(
-                match_id.to_string(),
-                results.clone(),
-                ratings.clone(),
-                rated_at,
-            )
-            .await?;
-        for r in ratings {
-            self.ratings.insert(r.bot_id.clone(), r);
+        for r in &ratings {
+            self.ratings.insert(r.bot_id.clone(), r.clone());
         }
         self.playing.remove(match_id);
         self.rated += 1;
@@ -706,18 +731,46 @@ impl Scheduler {
         row.rated_at_ms = Some(rated_at);
         row.results = results;
         tracing::info!(ladder = %self.spec.id, r#match = %match_id, ?nets, "ladder match rated");
-        let tables = self
-            .store
-            .match_tables(match_id.to_string())
-            .await
-            .unwrap_or_default();
-        let names: HashMap<String, String> = self
+        let names: HashMap<String, String> = row
             .entrants
-            .values()
-            .map(|e| (e.entry.bot_id.clone(), e.name.clone()))
+            .iter()
+            .filter_map(|b| Some((b.clone(), self.entrants.get(b)?.name.clone())))
             .collect();
-        let _ = self.results.send(match_to_pb(&row, &tables, &names));
+        // Stored in rating order by the writer; until then (or if the store fails) the match
+        // is unrated in the store, and a restart rates it again from the stored ratings.
+        let _ = self.rater.send(Rated {
+            row,
+            ratings,
+            names,
+        });
         Ok(())
+    }
+}
+
+/// The rating writer: each rated match in one store transaction (which applies it once), one
+/// after another in the order the scheduler rated them (each carries absolute ratings, so the
+/// order matters), then announced to WatchLadderResults.
+async fn write_ratings(
+    store: Arc<dyn Store>,
+    results: broadcast::Sender<pb::LadderMatch>,
+    mut rated: mpsc::UnboundedReceiver<Rated>,
+) {
+    while let Some(r) = rated.recv().await {
+        let m = &r.row;
+        if let Err(e) = store
+            .rate_match(
+                m.id.clone(),
+                m.results.clone(),
+                r.ratings,
+                m.rated_at_ms.unwrap_or_default(),
+            )
+            .await
+        {
+            tracing::error!(ladder = %m.ladder_id, r#match = %m.id, error = %e, "cannot store a rated match");
+            continue;
+        }
+        let tables = store.match_tables(m.id.clone()).await.unwrap_or_default();
+        let _ = results.send(match_to_pb(m, &tables, &r.names));
     }
 }
 
