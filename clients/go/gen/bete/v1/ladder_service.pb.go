@@ -708,7 +708,8 @@ type LadderMatch struct {
 	Duplicate bool `protobuf:"varint,4,opt,name=duplicate,proto3" json:"duplicate,omitempty"`
 	// The entrants in their rotation-0 seat order.
 	Entrants []*LadderMatchEntrant `protobuf:"bytes,5,rep,name=entrants,proto3" json:"entrants,omitempty"`
-	// Its tables, in rotation order (a set's later tables appear as they start).
+	// Its tables, in rotation order, each from the moment it is created (a match just scheduled
+	// may list none for a moment; a set's later tables appear as they start).
 	Tables []*LadderMatchTable `protobuf:"bytes,6,rep,name=tables,proto3" json:"tables,omitempty"`
 	// When it was scheduled.
 	StartedAt *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`

@@ -469,7 +469,8 @@ export type LadderMatch = Message<"bete.v1.LadderMatch"> & {
   entrants: LadderMatchEntrant[];
 
   /**
-   * Its tables, in rotation order (a set's later tables appear as they start).
+   * Its tables, in rotation order, each from the moment it is created (a match just scheduled
+   * may list none for a moment; a set's later tables appear as they start).
    *
    * @generated from field: repeated bete.v1.LadderMatchTable tables = 6;
    */
