@@ -7,7 +7,6 @@
 
 use foldhash::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, AtomicU64};
 use std::time::Duration;
 
 use bete_rules::record::Record;
@@ -62,12 +61,7 @@ pub async fn spawn(
 ) -> Result<Handle, ServerError> {
     let meta = Arc::new(TableMeta::from_row(&stored.table)?);
     let log = deps.store.log(meta.id.clone()).await?;
-    let shared = Arc::new(Shared {
-        meta: meta.clone(),
-        last_seq: AtomicU64::new(0),
-        state: AtomicU8::new(0),
-        watcher_left: tokio::sync::Notify::new(),
-    });
+    let shared = Arc::new(Shared::new(meta.clone()));
     let mut actor = Actor::new(deps, meta, shared.clone(), &stored.seats);
     actor.replay(&log)?;
     actor.enter_metrics();
@@ -83,14 +77,7 @@ pub async fn spawn(
         actor.finish().await;
     }
     actor.finished_stored = actor.game.as_ref().is_some_and(Game::is_over);
-    actor.publish();
-    let (tx, rx) = mpsc::channel(super::COMMAND_QUEUE);
-    tokio::spawn(actor.run(rx));
-    Ok(Handle {
-        tx,
-        shared,
-        generation,
-    })
+    Ok(actor.start(generation))
 }
 
 /// A bot the server seats itself at a table it creates: (seat, bot id, name).
@@ -107,12 +94,7 @@ pub async fn create(
     generation: u64,
 ) -> Result<Handle, ServerError> {
     let meta = Arc::new(TableMeta::from_row(&table)?);
-    let shared = Arc::new(Shared {
-        meta: meta.clone(),
-        last_seq: AtomicU64::new(0),
-        state: AtomicU8::new(0),
-        watcher_left: tokio::sync::Notify::new(),
-    });
+    let shared = Arc::new(Shared::new(meta.clone()));
     let mut actor = Actor::new(deps, meta, shared.clone(), &seats);
     actor.replay(&[])?;
     let now = now_ms();
@@ -142,14 +124,7 @@ pub async fn create(
         .deps
         .limits
         .table_open(&actor.meta.created_by, &actor.meta.id);
-    actor.publish();
-    let (tx, rx) = mpsc::channel(super::COMMAND_QUEUE);
-    tokio::spawn(actor.run(rx));
-    Ok(Handle {
-        tx,
-        shared,
-        generation,
-    })
+    Ok(actor.start(generation))
 }
 
 struct Actor {
@@ -192,6 +167,19 @@ struct Actor {
 }
 
 impl Actor {
+    /// Publish the table's state and run the actor in a task of its own.
+    fn start(self, generation: u64) -> Handle {
+        self.publish();
+        let shared = self.shared.clone();
+        let (tx, rx) = mpsc::channel(super::COMMAND_QUEUE);
+        tokio::spawn(self.run(rx));
+        Handle {
+            tx,
+            shared,
+            generation,
+        }
+    }
+
     fn new(
         deps: Arc<ActorDeps>,
         meta: Arc<TableMeta>,

@@ -186,6 +186,15 @@ pub struct Shared {
 }
 
 impl Shared {
+    pub fn new(meta: Arc<TableMeta>) -> Shared {
+        Shared {
+            meta,
+            last_seq: AtomicU64::new(0),
+            state: AtomicU8::new(0),
+            watcher_left: tokio::sync::Notify::new(),
+        }
+    }
+
     pub fn last_seq(&self) -> u64 {
         self.last_seq.load(Ordering::Acquire)
     }
