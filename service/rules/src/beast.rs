@@ -338,6 +338,11 @@ impl Family for BeastTable {
         }
     }
 
+    fn restore_carried(&mut self, view: &View) {
+        self.heaps = view.pools.heaps;
+        self.empty = [false; 3];
+    }
+
     fn fill_view(&self, viewer: Viewer, view: &mut View) {
         if self.stage == Stage::Idle {
             return;

@@ -1002,6 +1002,22 @@ impl Family for BeteTable {
         }
     }
 
+    fn restore_carried(&mut self, view: &View) {
+        let p = &view.pools;
+        // Who paid a waiting bête is not public (it matters only for the final return of the
+        // stakes); the dealer stands in for every payer.
+        let bete = |amount| Bete {
+            payer: view.dealer,
+            amount,
+        };
+        self.pot = p.pot;
+        self.fiches = p.fiches;
+        self.n = p.deals_since_won;
+        self.king_pool = p.king_pool;
+        self.staked = p.staked_bete.map(bete);
+        self.queue = p.bete_queue.iter().copied().map(bete).collect();
+    }
+
     fn record_summary(&self, log: &mut SummaryLog) {
         log.push(
             SummaryHead {

@@ -695,6 +695,17 @@ impl Family for ExchangeTable {
         }
     }
 
+    fn restore_carried(&mut self, view: &View) {
+        let p = &view.pools;
+        // The pot does not move between the antes and the settlement, so it is also the
+        // deal's pay-out base. Payers of queued bêtes are not public: the dealer stands in.
+        self.pot = p.pot;
+        self.start_pot = p.pot;
+        self.queue = p.bete_queue.iter().map(|&a| (view.dealer, a)).collect();
+        self.streak = p.bete_streak;
+        self.muss = view.muss;
+    }
+
     fn fill_view(&self, viewer: Viewer, view: &mut View) {
         let settled = self.stage == Stage::Settled;
         if let Viewer::Seat(s) = viewer {

@@ -141,4 +141,11 @@ pub(crate) trait Family: std::fmt::Debug + Clone {
     fn is_revoke(&self, _seat: Seat, _action: Action) -> bool {
         false
     }
+
+    /// Determinization (`crate::determinize`): takes what a seat's view shows of the state
+    /// carried between deals (pools, queues, streaks; the Muss flag) into this state, which
+    /// was built from a fresh match. Called after the antes and again after the replay. A
+    /// family that does not implement it leaves its own values, and the sample's view then
+    /// differs from the seat's, so determinization refuses it rather than guess.
+    fn restore_carried(&mut self, _view: &View) {}
 }

@@ -224,6 +224,9 @@ pub struct Game {
     /// neither: a search that plays thousands of deals from one position needs only the
     /// state, and copying or growing the record would dominate its cost.
     record: bool,
+    /// The balances right after the last settlement, before the next deal's antes: what a
+    /// search scores a deal by (`settled_balances`).
+    settled: Amounts,
 }
 
 /// The order in which the server picks the safe action for a seat whose time ran out: the
@@ -316,6 +319,7 @@ impl Game {
             to_act: None,
             over: false,
             record,
+            settled: [0; MAX_SEATS],
         };
         game.start_deal(out);
         Ok(game)
@@ -396,6 +400,7 @@ impl Game {
     /// A deal was settled: record its summary and start the next deal, unless the match is over.
     #[cold]
     fn end_deal(&mut self, out: &mut impl Sink) {
+        self.settled = self.balances;
         if self.record {
             family!(&self.table, t => t.record_summary(&mut self.summaries));
         }
@@ -652,7 +657,26 @@ impl Game {
             to_act: self.to_act,
             over: self.over,
             record: false,
+            settled: self.settled,
         }
+    }
+
+    /// Determinization: makes this fresh playout match (waiting for its first deck) stand at
+    /// the view's deal with the view's balances and carried pools (see `Family::restore_carried`).
+    pub(crate) fn restore_carried(&mut self, view: &View) {
+        self.deal = view.deal;
+        for st in &view.seat_states {
+            if let Some(b) = self.balances.get_mut(st.seat.index()) {
+                *b = st.balance;
+            }
+        }
+        family!(&mut self.table, t => t.restore_carried(view));
+    }
+
+    /// Each seat's balance right after the last settled deal, before the next deal's antes
+    /// (zeros before the first settlement). A search scores a playout by it.
+    pub fn settled_balances(&self) -> &[i64] {
+        &self.settled[..self.setup.seats as usize]
     }
 
     /// Whether this match keeps its record (false for a `playout` copy).

@@ -54,6 +54,7 @@ pub mod bete;
 pub mod bots;
 pub mod config;
 pub mod deal;
+pub mod determinize;
 pub mod event;
 pub mod exchange;
 mod family;
@@ -67,6 +68,7 @@ mod trick;
 pub mod view;
 
 pub use config::{Config, ConfigError};
+pub use determinize::{DeterminizeError, Determinizer, Seen, determinize};
 pub use event::{
     DealStart, Event, PrivateEvent, Privates, Projected, PublicEvent, Reveal, Settlement,
 };

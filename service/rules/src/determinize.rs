@@ -1,0 +1,670 @@
+//! Determinization: from what one seat knows of the deal in progress, sample full deals that
+//! agree with all of it, as matches that play on with the normal `play`/`apply`.
+//!
+//! What the seat knows is its [`View`] (its hand, every card played face up and who played
+//! it, the turn-ups, exchanged-card counts, who dropped, bids, pools) plus, optionally, what
+//! only it saw of its own earlier moves ([`Seen`]: the cards it set aside and drew, its
+//! discard), which a view no longer shows once its hand has changed.
+//!
+//! ## How a sample is made, and why it is uniform
+//!
+//! 1. The unseen cards (the pack minus everything the seat has seen) are shuffled uniformly
+//!    into the hidden places, whose sizes the view gives: each other seat's hand, its
+//!    face-down leads, the cards it set aside (and the dealer's discard), and the talon. An
+//!    opposing dealer who took up the turn-up holds it in one of his own places. Every
+//!    assignment of cards to places is equally likely.
+//! 2. One history that leads there is built: for each exchanging seat, which of its cards it
+//!    drew in each round and which it set aside (random choices among its own cards); the
+//!    deck is stacked so that the deal and the talon give exactly those cards.
+//! 3. The deal is replayed through the engine with the actions the view shows (bids, drops,
+//!    stands, exchanges, the discard, every card in every trick), and the sample is kept only
+//!    if every action is legal and the seat's view of the result equals the given view.
+//!
+//! Step 3 is the whole test of consistency, so nothing a ruleset reveals is missed: a card
+//! not followed where following is forced (a revealed void), a bower not played where the
+//! bower obligation of Beste Boer or Bester Bube applies, a face-down lead by a seat that must
+//! have held no trump, a Lanterlui flush that would have been shown. Rejection from a uniform
+//! proposal leaves the accepted samples uniform over the consistent ones, because whether a
+//! sample is consistent depends only on the hidden places of step 1 (hands only shrink during
+//! the tricks, so a void shown earlier is a void now), with one exception: in Lanterlui a
+//! dealt flush depends on which cards were dealt rather than drawn, so there a hidden state
+//! is weighted by the share of its histories with no dealt flush (the Bayesian weight of
+//! "nobody was dealt a flush").
+//!
+//! A view that no sample reconciles within [`MAX_TRIES`] draws (a stale view, another
+//! ruleset version, or one this module cannot reproduce) is an error, never a guess.
+
+use rand_chacha::rand_core::RngCore;
+use thiserror::Error;
+
+use crate::action::Action;
+use crate::card::Card;
+use crate::cardset::CardSet;
+use crate::config::{Config, DealPattern};
+use crate::deal::deal_hands;
+use crate::event::PrivateEvent;
+use crate::game::{Decks, Game, Setup};
+use crate::playout::uniform_index;
+use crate::ruleset::{MAX_SEATS, RulesetId};
+use crate::seat::Seat;
+use crate::view::{Phase, PlayedCard, View, Viewer};
+
+/// Draws before a view is declared irreconcilable.
+pub const MAX_TRIES: u32 = 20_000;
+
+/// Why no deal can be sampled from a view.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum DeterminizeError {
+    #[error("a spectator's view has no hand to determinize from")]
+    Spectator,
+    #[error("no deal is in progress (phase {0:?})")]
+    NoDeal(Phase),
+    #[error("the view does not fit this table: {0}")]
+    Mismatch(String),
+    #[error(
+        "no deal agrees with the view after {0} draws (a stale view, or another rules version)"
+    )]
+    Unreconciled(u32),
+}
+
+/// What a seat saw of its own moves in the current deal that its view may no longer show.
+/// Everything is optional: without it, the seat's own set-aside cards count as unseen.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Seen {
+    /// The deal this is about; `observe` resets on a new one.
+    pub deal: Option<u32>,
+    /// The hand dealt to the seat.
+    pub dealt: Option<CardSet>,
+    /// Per buying round: the cards set aside and the cards drawn.
+    pub exchanges: [Option<(CardSet, CardSet)>; 2],
+    /// The dealer's discard after taking up the turn-up.
+    pub discarded: Option<Card>,
+}
+
+impl Seen {
+    /// Takes in one of the seat's own private events of deal `deal`.
+    pub fn observe(&mut self, deal: u32, event: &PrivateEvent) {
+        if self.deal != Some(deal) {
+            *self = Seen {
+                deal: Some(deal),
+                ..Seen::default()
+            };
+        }
+        match *event {
+            PrivateEvent::Hand(h) => self.dealt = Some(h),
+            PrivateEvent::Exchange { set_aside, drawn } => {
+                if let Some(slot) = self.exchanges.iter_mut().find(|e| e.is_none()) {
+                    *slot = Some((set_aside, drawn));
+                }
+            }
+            PrivateEvent::Discarded(c) => self.discarded = Some(c),
+            PrivateEvent::HiddenCard(_) => {}
+        }
+    }
+}
+
+/// Everything about the deal that is the same for every sample, worked out once.
+#[derive(Clone, Debug)]
+pub struct Determinizer {
+    me: Seat,
+    view: View,
+    /// A fresh match at the view's deal, waiting for its deck.
+    template: Game,
+    /// Deck indices of each seat's dealt hand (by seat).
+    dealt_at: Vec<Vec<usize>>,
+    /// Index in the deck of the first turn-up.
+    turn_up_at: usize,
+    pack_len: usize,
+    unseen: Vec<Card>,
+    /// Per seat: known cards it holds or played (own hand; face-up plays; own face-down leads).
+    known: [CardSet; MAX_SEATS],
+    /// Per seat: unknown cards now in hand, face-down leads unseen, and cards gone (set aside,
+    /// discarded) that are unknown.
+    hand_len: [usize; MAX_SEATS],
+    hidden_leads: [usize; MAX_SEATS],
+    gone_len: [usize; MAX_SEATS],
+    /// Exchanged counts per seat and round.
+    exchanged: [[u8; 2]; MAX_SEATS],
+    /// The seat's own set-aside and drawn cards per round, when known.
+    own_aside: [Option<CardSet>; 2],
+    own_drawn: [Option<CardSet>; 2],
+    own_discard: Option<Card>,
+    /// The dealer took up the turn-up (exchange family).
+    dealer_took: bool,
+    /// Bête: the bids in order. Exchange family: each seat's word per round (None: has not
+    /// spoken), and its answer in a Lanterlui challenge.
+    bids: Vec<(Seat, Action)>,
+    round_words: [[Option<Word>; MAX_SEATS]; 2],
+    challenge_words: [Option<Action>; MAX_SEATS],
+    /// Lanterlui: a seat that may have challenged and then spoken again in round 2 (its
+    /// challenge is then hidden in the view); tried as a second hypothesis.
+    hidden_challenger: Option<Seat>,
+    /// Every trick play in order.
+    plays: Vec<(Seat, PlayedCard)>,
+    /// The turn-ups in the order they were turned (Bête's Curieuse; otherwise one).
+    turn_ups: Vec<Card>,
+    talon_len: usize,
+}
+
+/// A word in a buying round, before the sample gives its cards.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Word {
+    Stand,
+    Drop,
+    Exchange(u8),
+}
+
+/// One sample's hidden choices: what each seat holds, leads face down, set aside and drew.
+#[derive(Debug, Default)]
+struct Hidden {
+    hands: [CardSet; MAX_SEATS],
+    leads: [Vec<Card>; MAX_SEATS],
+    set_aside: [[CardSet; 2]; MAX_SEATS],
+    drawn: [[CardSet; 2]; MAX_SEATS],
+    discard: Option<Card>,
+}
+
+impl Determinizer {
+    /// Works out what is fixed about the deal from the seat's `view`, the table's `config`
+    /// and what the seat saw of its own moves (`seen`; `Seen::default()` if nothing).
+    pub fn new(
+        view: &View,
+        config: &Config,
+        seen: &Seen,
+    ) -> Result<Determinizer, DeterminizeError> {
+        let Viewer::Seat(me) = view.viewer else {
+            return Err(DeterminizeError::Spectator);
+        };
+        if view.to_act.is_none()
+            || matches!(view.phase, Phase::AwaitingDeck | Phase::MatchOver)
+            || view.match_over
+        {
+            return Err(DeterminizeError::NoDeal(view.phase));
+        }
+        let mismatch = |s: String| DeterminizeError::Mismatch(s);
+        let n = view.seats;
+        if view.seat_states.len() != n as usize || me.0 >= n {
+            return Err(mismatch(format!(
+                "{} seat states for {n} seats",
+                view.seat_states.len()
+            )));
+        }
+        let setup = Setup {
+            ruleset: view.ruleset,
+            config: config.clone(),
+            seats: n,
+            first_dealer: view.dealer,
+            decks: Decks::Explicit(Vec::new()),
+        };
+        let mut template = Game::new_playout(setup).map_err(|e| mismatch(e.to_string()))?;
+        template.restore_carried(view);
+        let pack = template.pack().to_vec();
+        let pack_set: CardSet = pack.iter().copied().collect();
+        let hand = view
+            .hand
+            .ok_or_else(|| mismatch("a seat's view without its hand".into()))?;
+        let exchange = view.ruleset.is_exchange_family();
+        let pattern = if exchange {
+            DealPattern::ThreeTwo
+        } else {
+            config.deal_pattern
+        };
+        // Where each card of a deck goes: deal the canonical pack and look the cards up.
+        let probe = deal_hands(&pack, n, view.dealer, pattern);
+        let index_of = |c: Card| pack.iter().position(|&p| p == c).unwrap_or(0);
+        let dealt_at: Vec<Vec<usize>> = (0..n as usize)
+            .map(|s| probe.hands[s].iter().map(index_of).collect())
+            .collect();
+
+        let mut d = Determinizer {
+            me,
+            view: view.clone(),
+            template,
+            dealt_at,
+            turn_up_at: probe.talon_start - 1,
+            pack_len: pack.len(),
+            unseen: Vec::new(),
+            known: [CardSet::EMPTY; MAX_SEATS],
+            hand_len: [0; MAX_SEATS],
+            hidden_leads: [0; MAX_SEATS],
+            gone_len: [0; MAX_SEATS],
+            exchanged: [[0; 2]; MAX_SEATS],
+            own_aside: [None; 2],
+            own_drawn: [None; 2],
+            own_discard: None,
+            dealer_took: exchange && view.turn_up_taken,
+            bids: Vec::new(),
+            round_words: [[None; MAX_SEATS]; 2],
+            challenge_words: [None; MAX_SEATS],
+            hidden_challenger: None,
+            plays: Vec::new(),
+            turn_ups: Vec::new(),
+            talon_len: view.talon_len as usize,
+        };
+        let mut seen_cards = hand;
+        d.known[me.index()] = hand;
+        for t in &view.tricks {
+            for &(s, pc) in &t.cards {
+                if s.0 >= n {
+                    return Err(mismatch(format!("a trick card of seat {s}")));
+                }
+                match pc {
+                    PlayedCard::FaceUp(c) | PlayedCard::FaceDown(Some(c)) => {
+                        if seen_cards.contains(c) || !pack_set.contains(c) {
+                            return Err(mismatch(format!("{c} seen twice or not in the pack")));
+                        }
+                        seen_cards.insert(c);
+                        d.known[s.index()].insert(c);
+                    }
+                    PlayedCard::FaceDown(None) => d.hidden_leads[s.index()] += 1,
+                }
+                d.plays.push((s, pc));
+            }
+        }
+        // The turn-ups, first turned first.
+        d.turn_ups.extend(view.set_aside_turn_ups.iter().copied());
+        let turn_up = view
+            .turn_up
+            .ok_or_else(|| mismatch("a deal in progress without a turn-up".into()))?;
+        d.turn_ups.push(turn_up);
+        for &c in &d.turn_ups {
+            if !pack_set.contains(c) {
+                return Err(mismatch(format!("turn-up {c} is not in the pack")));
+            }
+        }
+        // The turn-up is seen by all; an opposing dealer who took it up may hold it still.
+        let turn_up_hidden = d.dealer_took && view.dealer != me && !seen_cards.contains(turn_up);
+        for &c in &d.turn_ups {
+            if !(d.dealer_took && c == turn_up) {
+                seen_cards.insert(c);
+            }
+        }
+        if d.dealer_took && view.dealer == me {
+            seen_cards.insert(turn_up);
+        }
+        for st in &view.seat_states {
+            let i = st.seat.index();
+            if i >= n as usize {
+                return Err(mismatch(format!("seat state of seat {}", st.seat)));
+            }
+            d.exchanged[i] = st.exchanged;
+            let k = st.exchanged[0] as usize + st.exchanged[1] as usize;
+            let discard = usize::from(d.dealer_took && st.seat == view.dealer);
+            if st.seat == me {
+                if st.hand_len as u32 != hand.len() {
+                    return Err(mismatch("own hand length".into()));
+                }
+                d.gone_len[i] = k + discard;
+            } else {
+                d.hand_len[i] = st.hand_len as usize;
+                d.gone_len[i] = k + discard;
+            }
+        }
+        // The seat's own moves: what it remembers, and what its view still shows (its last
+        // word: the cards of its last exchange, or its discard).
+        if exchange {
+            let mine = d.exchanged[me.index()];
+            let rounds: Vec<usize> = (0..2).filter(|&r| mine[r] > 0).collect();
+            let remembered: Vec<(CardSet, CardSet)> =
+                seen.exchanges.iter().flatten().copied().collect();
+            if remembered.len() == rounds.len() {
+                for (&r, &(aside, drawn)) in rounds.iter().zip(&remembered) {
+                    if aside.len() == u32::from(mine[r]) && drawn.len() == aside.len() {
+                        d.own_aside[r] = Some(aside);
+                        d.own_drawn[r] = Some(drawn);
+                    }
+                }
+            }
+            let last_word = view.seat_states[me.index()].last_spoke;
+            if let (Some(Action::Exchange(aside)), Some(&r)) = (last_word, rounds.last())
+                && aside.len() == u32::from(mine[r])
+            {
+                d.own_aside[r] = Some(aside);
+            }
+            for aside in d.own_aside.iter().flatten() {
+                if aside.intersect(seen_cards).is_empty() {
+                    seen_cards = seen_cards.union(*aside);
+                    d.gone_len[me.index()] -= aside.len() as usize;
+                }
+            }
+            if d.dealer_took && view.dealer == me {
+                // A dealer who no longer holds the turn-up and played it nowhere discarded it.
+                let shown = match last_word {
+                    Some(Action::Discard(c)) => Some(c),
+                    _ => None,
+                };
+                let discard = seen
+                    .discarded
+                    .or(shown)
+                    .or_else(|| (!d.known[me.index()].contains(turn_up)).then_some(turn_up));
+                if let Some(c) = discard {
+                    d.own_discard = Some(c);
+                    // The turn-up itself may be the discard; it is already seen.
+                    seen_cards.insert(c);
+                    d.gone_len[me.index()] -= 1;
+                }
+            }
+        }
+        d.unseen = pack
+            .iter()
+            .copied()
+            .filter(|&c| !seen_cards.contains(c))
+            .collect();
+        if turn_up_hidden && !d.unseen.contains(&turn_up) {
+            d.unseen.push(turn_up);
+        }
+        let places: usize = (0..n as usize)
+            .map(|i| d.hand_len[i] + d.hidden_leads[i] + d.gone_len[i])
+            .sum::<usize>()
+            + d.talon_len;
+        if places != d.unseen.len() {
+            return Err(mismatch(format!(
+                "{} unseen cards for {places} hidden places",
+                d.unseen.len()
+            )));
+        }
+        d.words(view)?;
+        Ok(d)
+    }
+
+    /// The spoken actions of the deal, from the view.
+    fn words(&mut self, view: &View) -> Result<(), DeterminizeError> {
+        let n = view.seats;
+        if view.ruleset.is_bete_family() {
+            // Every Curieuse ended a round in which all passed; in the last round each seat
+            // that spoke is shown by its last word, from eldest on.
+            for _ in 0..view.set_aside_turn_ups.len() {
+                for k in 1..=n {
+                    self.bids.push((view.dealer.offset(k, n), Action::Pass));
+                }
+            }
+            for k in 1..=n {
+                let s = view.dealer.offset(k, n);
+                match view.seat_states[s.index()].last_spoke {
+                    Some(a) => self.bids.push((s, a)),
+                    None => break,
+                }
+            }
+            return Ok(());
+        }
+        if !view.ruleset.is_exchange_family() {
+            return Ok(());
+        }
+        // Position from Vorhand (0) to the dealer (n - 1).
+        let pos = |s: Seat| (s.0 + n - view.dealer.0 - 1) % n;
+        let round = match view.phase {
+            Phase::Exchange { round } => round,
+            Phase::Challenge => 2,
+            _ => 3,
+        };
+        let to_act_pos = view.to_act.map_or(n, pos);
+        for st in &view.seat_states {
+            let s = st.seat;
+            let i = s.index();
+            let ex = st.exchanged;
+            let challenged = matches!(st.last_spoke, Some(Action::Challenge | Action::Decline));
+            if challenged {
+                self.challenge_words[i] = st.last_spoke;
+            }
+            let spoke1 = round > 1 || pos(s) < to_act_pos;
+            if spoke1 {
+                self.round_words[0][i] = Some(if ex[0] > 0 {
+                    Word::Exchange(ex[0])
+                } else if st.dropped || challenged {
+                    Word::Drop
+                } else {
+                    Word::Stand
+                });
+            }
+            let spoke2 = !st.dropped
+                && (round > 2
+                    || (round == 2 && view.phase != Phase::Challenge && pos(s) < to_act_pos));
+            if spoke2 {
+                self.round_words[1][i] = Some(if ex[1] > 0 {
+                    Word::Exchange(ex[1])
+                } else {
+                    Word::Stand
+                });
+            }
+        }
+        // Lanterlui: every non-dealer dropped and one then challenged and has spoken again in
+        // round 2 since: the view shows him in, with no Drop. Tried as a second hypothesis.
+        if view.ruleset == RulesetId::Lanterlui {
+            let ins: Vec<Seat> = view
+                .seat_states
+                .iter()
+                .filter(|st| !st.dropped && st.seat != view.dealer)
+                .map(|st| st.seat)
+                .collect();
+            if let [c] = ins[..]
+                && self.exchanged[c.index()][0] == 0
+                && self.challenge_words[c.index()].is_none()
+            {
+                self.hidden_challenger = Some(c);
+            }
+        }
+        Ok(())
+    }
+
+    /// The seat this determinizer samples for.
+    pub fn seat(&self) -> Seat {
+        self.me
+    }
+
+    /// One full deal that agrees with the view, drawn uniformly (see the module notes), as a
+    /// match (without a record) standing exactly where the view stands.
+    pub fn sample(&self, rng: &mut impl RngCore) -> Result<Game, DeterminizeError> {
+        let hypotheses = 1 + u32::from(self.hidden_challenger.is_some());
+        for k in 0..MAX_TRIES {
+            if let Some(g) = self.try_once(rng, k % hypotheses == 1) {
+                return Ok(g);
+            }
+        }
+        Err(DeterminizeError::Unreconciled(MAX_TRIES))
+    }
+
+    /// One proposal, replayed and checked; None if it does not agree with the view.
+    fn try_once(&self, rng: &mut impl RngCore, challenger: bool) -> Option<Game> {
+        let n = self.view.seats as usize;
+        let me = self.me.index();
+        let dealer = self.view.dealer.index();
+        let turn_up = *self.turn_ups.last()?;
+        let mut cards = self.unseen.clone();
+        shuffle(&mut cards, rng);
+        let mut next = cards.into_iter();
+        let mut take = |k: usize| -> CardSet { next.by_ref().take(k).collect() };
+        let mut h = Hidden::default();
+        let mut gone = [CardSet::EMPTY; MAX_SEATS];
+        for s in 0..n {
+            h.hands[s] = if s == me {
+                self.known[s]
+            } else {
+                take(self.hand_len[s])
+            };
+            h.leads[s] = take(self.hidden_leads[s]).iter().collect();
+            gone[s] = take(self.gone_len[s]);
+        }
+        let talon_rest: Vec<Card> = take(self.talon_len).iter().collect();
+        let mut talon_rest = talon_rest;
+        shuffle(&mut talon_rest, rng);
+        // Each seat's five cards after the exchanges and the discard.
+        let mut after = [CardSet::EMPTY; MAX_SEATS];
+        for s in 0..n {
+            let mut f = h.hands[s].union(self.known[s]);
+            for &c in &h.leads[s] {
+                f.insert(c);
+            }
+            after[s] = f;
+        }
+        if self.dealer_took {
+            // The dealer held five cards and the turn-up, and discarded one of the six.
+            let discard = match self.own_discard {
+                Some(c) if dealer == me => c,
+                _ => {
+                    let c = pick(gone[dealer], 1, rng).first()?;
+                    gone[dealer].remove(c);
+                    c
+                }
+            };
+            h.discard = Some(discard);
+            let mut six = after[dealer];
+            six.insert(discard);
+            if !six.contains(turn_up) {
+                return None;
+            }
+            six.remove(turn_up);
+            after[dealer] = six;
+        }
+        if after.iter().any(|a| a.contains(turn_up)) && self.view.ruleset.is_exchange_family() {
+            // Only the dealer's discard swap above may hold the turn-up.
+            return None;
+        }
+        // Which cards each seat set aside and drew, round by round, backwards from `after`.
+        let mut dealt = [CardSet::EMPTY; MAX_SEATS];
+        for s in 0..n {
+            let ex = self.exchanged[s];
+            let mut hand = after[s];
+            let mut g = gone[s];
+            for r in (0..2).rev() {
+                let k = ex[r] as usize;
+                if k == 0 {
+                    continue;
+                }
+                let (known_aside, known_drawn) = if s == me {
+                    (self.own_aside[r], self.own_drawn[r])
+                } else {
+                    (None, None)
+                };
+                let aside = known_aside.unwrap_or_else(|| pick(g, k, rng));
+                g = g.minus(aside);
+                let drawn = known_drawn.unwrap_or_else(|| pick(hand, k, rng));
+                if !drawn.is_subset(hand) || aside.len() as usize != k {
+                    return None;
+                }
+                h.set_aside[s][r] = aside;
+                h.drawn[s][r] = drawn;
+                hand = hand.minus(drawn).union(aside);
+            }
+            dealt[s] = hand;
+        }
+        // The deck: dealt hands, the turn-ups, the talon in the order it is drawn.
+        let mut deck = vec![turn_up; self.pack_len];
+        for s in 0..n {
+            if dealt[s].len() as usize != self.dealt_at[s].len() {
+                return None;
+            }
+            for (c, &at) in dealt[s].iter().zip(&self.dealt_at[s]) {
+                deck[at] = c;
+            }
+        }
+        let mut talon: Vec<Card> = self.turn_ups.clone();
+        let vorhand_order = (1..=n as u8).map(|k| self.view.dealer.offset(k, n as u8));
+        let order: Vec<Seat> = vorhand_order.collect();
+        for r in 0..2 {
+            for &s in &order {
+                talon.extend(h.drawn[s.index()][r].iter());
+            }
+        }
+        talon.extend(talon_rest);
+        if self.turn_up_at + talon.len() != self.pack_len {
+            return None;
+        }
+        deck[self.turn_up_at..].copy_from_slice(&talon);
+
+        let mut g = self.template.clone();
+        g.play_deck(&deck).ok()?;
+        self.replay(&mut g, &h, challenger)?;
+        g.restore_carried(&self.view);
+        (g.view(Viewer::Seat(self.me)) == self.view).then_some(g)
+    }
+
+    /// Plays the view's actions on `g`, filling in the sample's hidden cards, until the view's
+    /// decision point. None if an action is refused.
+    fn replay(&self, g: &mut Game, h: &Hidden, challenger: bool) -> Option<()> {
+        let mut bids = self.bids.iter();
+        let mut plays = self.plays.iter();
+        let mut leads: [usize; MAX_SEATS] = [0; MAX_SEATS];
+        let hidden_challenger = self.hidden_challenger.filter(|_| challenger);
+        loop {
+            let seat = g.to_act()?;
+            let i = seat.index();
+            let action = match g.phase() {
+                Phase::Bidding => match bids.next() {
+                    Some(&(s, a)) if s == seat => a,
+                    Some(_) => return None,
+                    None => break,
+                },
+                Phase::Exchange { round } => {
+                    let r = usize::from(round.clamp(1, 2) - 1);
+                    let word = if r == 0 && hidden_challenger == Some(seat) {
+                        Some(Word::Drop)
+                    } else {
+                        self.round_words[r][i]
+                    };
+                    match word {
+                        None => break,
+                        Some(Word::Stand) => Action::Stand,
+                        Some(Word::Drop) => Action::Drop,
+                        Some(Word::Exchange(_)) => Action::Exchange(h.set_aside[i][r]),
+                    }
+                }
+                Phase::Challenge => {
+                    if hidden_challenger == Some(seat) {
+                        Action::Challenge
+                    } else {
+                        match self.challenge_words[i] {
+                            Some(a) => a,
+                            None => break,
+                        }
+                    }
+                }
+                Phase::DealerDiscard => match h.discard {
+                    Some(c) if self.dealer_took => Action::Discard(c),
+                    _ => break,
+                },
+                Phase::Trick { .. } => match plays.next() {
+                    Some(&(s, pc)) if s == seat => match pc {
+                        PlayedCard::FaceUp(c) => Action::Card(c),
+                        PlayedCard::FaceDown(Some(c)) => Action::Hidden(c),
+                        PlayedCard::FaceDown(None) => {
+                            let c = *h.leads[i].get(leads[i])?;
+                            leads[i] += 1;
+                            Action::Hidden(c)
+                        }
+                    },
+                    Some(_) => return None,
+                    None => break,
+                },
+                Phase::AwaitingDeck | Phase::MatchOver => return None,
+            };
+            g.play(seat, action).ok()?;
+        }
+        (bids.next().is_none() && plays.next().is_none()).then_some(())
+    }
+}
+
+/// Samples one deal for the seat whose view this is (see [`Determinizer`]; build one to draw
+/// many samples from the same view).
+pub fn determinize(
+    view: &View,
+    config: &Config,
+    seen: &Seen,
+    rng: &mut impl RngCore,
+) -> Result<Game, DeterminizeError> {
+    Determinizer::new(view, config, seen)?.sample(rng)
+}
+
+/// Fisher–Yates with the engine's unbiased index draw.
+fn shuffle<T>(v: &mut [T], rng: &mut impl RngCore) {
+    for i in (1..v.len()).rev() {
+        let j = uniform_index(rng, i + 1);
+        v.swap(i, j);
+    }
+}
+
+/// A uniformly random `k`-card subset of `set` (all of it if it has at most `k` cards).
+fn pick(set: CardSet, k: usize, rng: &mut impl RngCore) -> CardSet {
+    let mut cards: Vec<Card> = set.iter().collect();
+    shuffle(&mut cards, rng);
+    cards.into_iter().take(k).collect()
+}
