@@ -7,6 +7,7 @@
 //!   of tricks 1–2, and wins tricks cheaply (the lowest winning card, else the lowest card).
 
 mod heuristic;
+mod search;
 mod strength;
 
 use std::fmt;
@@ -19,6 +20,7 @@ use crate::action::Action;
 use crate::view::View;
 
 pub use heuristic::heuristic_action;
+pub use search::{DEFAULT_PLAYOUTS, MAX_PLAYOUTS, MIN_PLAYOUTS, search_action};
 pub use strength::CardOrder;
 
 /// A uniformly random legal action. Falls back to `Action::Pass` only when the view offers no
@@ -42,50 +44,90 @@ fn uniform_below(rng: &mut impl RngCore, bound: u32) -> u32 {
     }
 }
 
-/// A house-bot policy, as named on the command line (`random`, `heuristic`).
+/// A house-bot policy, as named on the command line: `random`, `heuristic`, or `search`
+/// with a playout budget per decision (`search` = `search:2000`; `search:N` for N in
+/// 1..=1,000,000).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Policy {
     Random,
     Heuristic,
+    /// Determinized Monte-Carlo search with this many playouts per decision.
+    Search(u32),
 }
 
 impl Policy {
-    pub const ALL: [Policy; 2] = [Policy::Random, Policy::Heuristic];
+    pub const ALL: [Policy; 3] = [
+        Policy::Random,
+        Policy::Heuristic,
+        Policy::Search(DEFAULT_PLAYOUTS),
+    ];
 
     pub const fn name(self) -> &'static str {
         match self {
             Policy::Random => "random",
             Policy::Heuristic => "heuristic",
+            Policy::Search(_) => "search",
         }
     }
 
-    /// This policy's action for the seat whose view this is. `rng` is used only by `Random`.
+    /// This policy's action for the seat whose view this is, at a table with the default
+    /// config of the view's ruleset (see `choose_in`). `rng` is unused by `Heuristic`.
     pub fn choose(self, view: &View, rng: &mut impl RngCore) -> Action {
+        let config = crate::Config::defaults(view.ruleset, view.seats);
+        self.choose_in(view, &config, &crate::determinize::Seen::default(), rng)
+    }
+
+    /// This policy's action for the seat whose view this is, at a table with `config`;
+    /// `seen` is what the seat remembers of its own moves this deal (used by `Search`).
+    pub fn choose_in(
+        self,
+        view: &View,
+        config: &crate::Config,
+        seen: &crate::determinize::Seen,
+        rng: &mut impl RngCore,
+    ) -> Action {
         match self {
             Policy::Random => random_action(view, rng),
             Policy::Heuristic => heuristic_action(view),
+            Policy::Search(playouts) => search_action(view, config, seen, playouts, rng),
         }
     }
 }
 
 impl fmt::Display for Policy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        match self {
+            Policy::Search(n) if *n != DEFAULT_PLAYOUTS => write!(f, "search:{n}"),
+            p => f.write_str(p.name()),
+        }
     }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
-#[error("unknown bot policy {0:?} (expected random or heuristic)")]
+#[error(
+    "unknown bot policy {0:?} (expected random, heuristic, search, or search:N with N playouts per decision, 1 to 1000000)"
+)]
 pub struct ParsePolicyError(pub String);
 
 impl FromStr for Policy {
     type Err = ParsePolicyError;
     fn from_str(s: &str) -> Result<Policy, ParsePolicyError> {
+        let bad = || ParsePolicyError(s.to_string());
+        if let Some((name, budget)) = s.split_once(':') {
+            if !name.eq_ignore_ascii_case("search") {
+                return Err(bad());
+            }
+            let n: u32 = budget.parse().map_err(|_| bad())?;
+            return (MIN_PLAYOUTS..=MAX_PLAYOUTS)
+                .contains(&n)
+                .then_some(Policy::Search(n))
+                .ok_or_else(bad);
+        }
         Policy::ALL
             .iter()
             .copied()
             .find(|p| p.name().eq_ignore_ascii_case(s))
-            .ok_or_else(|| ParsePolicyError(s.to_string()))
+            .ok_or_else(bad)
     }
 }
 
@@ -103,6 +145,12 @@ mod tests {
         }
         assert_eq!("Heuristic".parse::<Policy>(), Ok(Policy::Heuristic));
         assert!("greedy".parse::<Policy>().is_err());
+        assert_eq!("search:40".parse::<Policy>(), Ok(Policy::Search(40)));
+        assert_eq!(Policy::Search(40).to_string(), "search:40");
+        assert_eq!("search".parse::<Policy>(), Ok(Policy::Search(DEFAULT_PLAYOUTS)));
+        for bad in ["search:0", "search:1000001", "search:", "search:x", "random:5"] {
+            assert!(bad.parse::<Policy>().is_err(), "{bad}");
+        }
     }
 
     #[test]
@@ -134,6 +182,10 @@ pub fn bot_rng(seed: &crate::Seed, seat: crate::Seat) -> rand_chacha::ChaCha8Rng
 #[derive(Clone, Debug)]
 pub struct Bots {
     seats: Vec<(Policy, rand_chacha::ChaCha8Rng)>,
+    /// What each seat saw of its own moves this deal (for `search`).
+    seen: Vec<crate::determinize::Seen>,
+    /// The deal the events seen last belong to.
+    deal: u32,
 }
 
 impl Bots {
@@ -150,16 +202,41 @@ impl Bots {
                     (p, bot_rng(seed, crate::Seat(i)))
                 })
                 .collect(),
+            seen: vec![crate::determinize::Seen::default(); seats as usize],
+            deal: 0,
         }
     }
 
-    /// The bot of the seat to act chooses from that seat's view.
+    /// Takes in the private events a match emitted, so that each bot remembers its own
+    /// exchanges and discards as a seat would.
+    pub fn observe(&mut self, events: &[crate::Event]) {
+        for e in events {
+            if let crate::PublicEvent::DealStarted(ds) = &e.public {
+                self.deal = ds.deal;
+            }
+            for (s, p) in &e.private {
+                if let Some(seen) = self.seen.get_mut(s.index()) {
+                    seen.observe(self.deal, p);
+                }
+            }
+        }
+    }
+
+    /// The bot of the seat to act chooses from that seat's view, at a table with the
+    /// default config (see `choose_in`).
     pub fn choose(&mut self, view: &View) -> Action {
+        let config = crate::Config::defaults(view.ruleset, view.seats);
+        self.choose_in(view, &config)
+    }
+
+    /// The bot of the seat to act chooses from that seat's view at a table with `config`.
+    pub fn choose_in(&mut self, view: &View, config: &crate::Config) -> Action {
         let crate::Viewer::Seat(s) = view.viewer else {
             return Action::Pass;
         };
+        let seen = self.seen.get(s.index()).cloned().unwrap_or_default();
         match self.seats.get_mut(s.index()) {
-            Some((p, rng)) => p.choose(view, rng),
+            Some((p, rng)) => p.choose_in(view, config, &seen, rng),
             None => Action::Pass,
         }
     }
@@ -176,8 +253,10 @@ impl Bots {
                 break;
             }
             let view = game.view(crate::Viewer::Seat(seat));
-            let action = self.choose(&view);
-            game.apply(seat, action)?;
+            let config = game.setup().config.clone();
+            let action = self.choose_in(&view, &config);
+            let events = game.apply(seat, action)?;
+            self.observe(&events);
         }
         Ok(())
     }

@@ -18,5 +18,6 @@ pub fn choose(policy: &str, game: &Game, seat: Seat, rng: &mut ChaCha8Rng) -> Op
     if view.legal_actions.is_empty() {
         return None;
     }
-    Some(policy.choose(&view, rng))
+    let seen = bete_rules::determinize::Seen::default();
+    Some(policy.choose_in(&view, &game.setup().config, &seen, rng))
 }
