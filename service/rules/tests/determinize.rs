@@ -198,3 +198,28 @@ fn own_set_aside_cards_stay_out_of_other_hands() {
     }
     assert!(checked > 20, "only {checked} cases with an exchange");
 }
+
+/// The search policy plays whole deals of every ruleset with legal actions only, and the same
+/// seeds give the same match (its budget is in playouts, not time).
+#[test]
+fn search_plays_every_ruleset_reproducibly() {
+    use bete_rules::bots::Bots;
+    for r in RulesetId::ALL {
+        let n = r.seat_range().0 + 1;
+        let play = || {
+            let setup = Setup {
+                ruleset: r,
+                config: Config::from_pairs(r, n, &[("rounds".into(), "1".into())]).expect("config"),
+                seats: n,
+                first_dealer: Seat(0),
+                decks: Decks::Seed(Seed([3; 32])),
+            };
+            let (mut game, _) = Game::new(setup).expect("setup");
+            let mut bots = Bots::new(&[Policy::Search(30), Policy::Heuristic], n, &Seed([4; 32]));
+            bots.play(&mut game, Some(2)).expect("search plays legal actions");
+            assert!(game.deal_index() >= 2 || game.is_over(), "{r}");
+            game.log().to_vec()
+        };
+        assert_eq!(play(), play(), "{r}");
+    }
+}
