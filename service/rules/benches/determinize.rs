@@ -27,7 +27,9 @@ fn mid_deal(r: RulesetId, seats: u8) -> Game {
             first_dealer: Seat(0),
             decks: Decks::Seed(Seed([k; 32])),
         };
-        let Ok((mut g, _)) = Game::new(setup) else { break };
+        let Ok((mut g, _)) = Game::new(setup) else {
+            break;
+        };
         let mut rng = ChaCha8Rng::seed_from_u64(u64::from(k));
         while let Some(s) = g.to_act() {
             if g.deal_index() > 0 {

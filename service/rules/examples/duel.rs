@@ -33,7 +33,9 @@ fn main() {
     } else {
         RulesetId::ALL.to_vec()
     };
-    println!("| ruleset | seats | playouts/decision | deals | matches | search jetons/deal | 95 % CI | ms/decision |");
+    println!(
+        "| ruleset | seats | playouts/decision | deals | matches | search jetons/deal | 95 % CI | ms/decision |"
+    );
     println!("|---|---|---|---|---|---|---|---|");
     for r in rulesets {
         let n = seats_of(r);
@@ -53,7 +55,9 @@ fn main() {
                 first_dealer: Seat(0),
                 decks: Decks::Seed(Seed(seed)),
             };
-            let Ok((mut game, _)) = Game::new(setup) else { return };
+            let Ok((mut game, _)) = Game::new(setup) else {
+                return;
+            };
             let policies: Vec<Policy> = (0..n)
                 .map(|s| {
                     if Seat(s) == searcher {

@@ -338,6 +338,13 @@ impl Family for BeastTable {
         }
     }
 
+    fn set_hand(&mut self, seat: Seat, hand: CardSet) -> CardSet {
+        match self.hands.get_mut(seat.index()) {
+            Some(h) => std::mem::replace(h, hand),
+            None => hand,
+        }
+    }
+
     fn restore_carried(&mut self, view: &View) {
         self.heaps = view.pools.heaps;
         self.empty = [false; 3];

@@ -1002,6 +1002,13 @@ impl Family for BeteTable {
         }
     }
 
+    fn set_hand(&mut self, seat: Seat, hand: CardSet) -> CardSet {
+        match self.hands.get_mut(seat.index()) {
+            Some(h) => std::mem::replace(h, hand),
+            None => hand,
+        }
+    }
+
     fn restore_carried(&mut self, view: &View) {
         let p = &view.pools;
         // Who paid a waiting bête is not public (it matters only for the final return of the

@@ -147,8 +147,17 @@ mod tests {
         assert!("greedy".parse::<Policy>().is_err());
         assert_eq!("search:40".parse::<Policy>(), Ok(Policy::Search(40)));
         assert_eq!(Policy::Search(40).to_string(), "search:40");
-        assert_eq!("search".parse::<Policy>(), Ok(Policy::Search(DEFAULT_PLAYOUTS)));
-        for bad in ["search:0", "search:1000001", "search:", "search:x", "random:5"] {
+        assert_eq!(
+            "search".parse::<Policy>(),
+            Ok(Policy::Search(DEFAULT_PLAYOUTS))
+        );
+        for bad in [
+            "search:0",
+            "search:1000001",
+            "search:",
+            "search:x",
+            "random:5",
+        ] {
             assert!(bad.parse::<Policy>().is_err(), "{bad}");
         }
     }

@@ -144,6 +144,10 @@ pub struct Determinizer {
     /// The turn-ups in the order they were turned (Bête's Curieuse; otherwise one).
     turn_ups: Vec<Card>,
     talon_len: usize,
+    /// Per seat: cards it cannot hold now, because a card it played would then have been
+    /// illegal (a revealed void, a bower it would have had to play, a trump it would have had
+    /// to lead). Found by asking the engine (`probe`), used to reject proposals early.
+    forbidden: [CardSet; MAX_SEATS],
 }
 
 /// A word in a buying round, before the sample gives its cards.
@@ -240,6 +244,7 @@ impl Determinizer {
             plays: Vec::new(),
             turn_ups: Vec::new(),
             talon_len: view.talon_len as usize,
+            forbidden: [CardSet::EMPTY; MAX_SEATS],
         };
         let mut seen_cards = hand;
         d.known[me.index()] = hand;
@@ -364,7 +369,32 @@ impl Determinizer {
             )));
         }
         d.words(view)?;
+        d.probe_forbidden()?;
         Ok(d)
+    }
+
+    /// Fills `forbidden` by replaying proposals with the engine asked, before each card
+    /// another seat played, which unseen cards would have made that card illegal. What a card
+    /// play reveals depends only on the public trick (the probe replaces the whole hand), so
+    /// any replay that reaches the play tells it; the masks found so far already speed up
+    /// later proposals. A card whose presence would have made the played card illegal cannot
+    /// be in the seat's hand then, nor now (hands only shrink in the tricks).
+    fn probe_forbidden(&mut self) -> Result<(), DeterminizeError> {
+        use rand_chacha::rand_core::SeedableRng;
+        if self.plays.iter().all(|&(s, _)| s == self.me) {
+            return Ok(());
+        }
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
+        let hypotheses = 1 + u32::from(self.hidden_challenger.is_some());
+        for k in 0..MAX_TRIES {
+            let mut masks = self.forbidden;
+            let found = self.try_once(&mut rng, k % hypotheses == 1, Some(&mut masks));
+            self.forbidden = masks;
+            if found.is_some() {
+                return Ok(());
+            }
+        }
+        Err(DeterminizeError::Unreconciled(MAX_TRIES))
     }
 
     /// The spoken actions of the deal, from the view.
@@ -446,6 +476,14 @@ impl Determinizer {
         Ok(())
     }
 
+    /// The cards `seat` cannot hold now by what its plays revealed (see `forbidden`).
+    pub fn ruled_out(&self, seat: Seat) -> CardSet {
+        self.forbidden
+            .get(seat.index())
+            .copied()
+            .unwrap_or_default()
+    }
+
     /// The seat this determinizer samples for.
     pub fn seat(&self) -> Seat {
         self.me
@@ -454,17 +492,27 @@ impl Determinizer {
     /// One full deal that agrees with the view, drawn uniformly (see the module notes), as a
     /// match (without a record) standing exactly where the view stands.
     pub fn sample(&self, rng: &mut impl RngCore) -> Result<Game, DeterminizeError> {
+        self.sample_counted(rng).map(|(g, _)| g)
+    }
+
+    /// `sample`, with the number of proposals it took (1 = the first was consistent).
+    pub fn sample_counted(&self, rng: &mut impl RngCore) -> Result<(Game, u32), DeterminizeError> {
         let hypotheses = 1 + u32::from(self.hidden_challenger.is_some());
         for k in 0..MAX_TRIES {
-            if let Some(g) = self.try_once(rng, k % hypotheses == 1) {
-                return Ok(g);
+            if let Some(g) = self.try_once(rng, k % hypotheses == 1, None) {
+                return Ok((g, k + 1));
             }
         }
         Err(DeterminizeError::Unreconciled(MAX_TRIES))
     }
 
     /// One proposal, replayed and checked; None if it does not agree with the view.
-    fn try_once(&self, rng: &mut impl RngCore, challenger: bool) -> Option<Game> {
+    fn try_once(
+        &self,
+        rng: &mut impl RngCore,
+        challenger: bool,
+        probe: Option<&mut [CardSet; MAX_SEATS]>,
+    ) -> Option<Game> {
         let n = self.view.seats as usize;
         let me = self.me.index();
         let dealer = self.view.dealer.index();
@@ -573,14 +621,21 @@ impl Determinizer {
 
         let mut g = self.template.clone();
         g.play_deck(&deck).ok()?;
-        self.replay(&mut g, &h, challenger)?;
+        self.replay(&mut g, &h, challenger, probe)?;
         g.restore_carried(&self.view);
         (g.view(Viewer::Seat(self.me)) == self.view).then_some(g)
     }
 
     /// Plays the view's actions on `g`, filling in the sample's hidden cards, until the view's
     /// decision point. None if an action is refused.
-    fn replay(&self, g: &mut Game, h: &Hidden, challenger: bool) -> Option<()> {
+    fn replay(
+        &self,
+        g: &mut Game,
+        h: &Hidden,
+        challenger: bool,
+        mut probe: Option<&mut [CardSet; MAX_SEATS]>,
+    ) -> Option<()> {
+        let mut buf = Vec::with_capacity(16);
         let mut bids = self.bids.iter();
         let mut plays = self.plays.iter();
         let mut leads: [usize; MAX_SEATS] = [0; MAX_SEATS];
@@ -637,6 +692,22 @@ impl Determinizer {
                 },
                 Phase::AwaitingDeck | Phase::MatchOver => return None,
             };
+            if let (Some(masks), Phase::Trick { .. }) = (probe.as_deref_mut(), g.phase())
+                && seat != self.me
+            {
+                for &c in &self.unseen {
+                    let (hand, asked) = match action {
+                        Action::Card(x) if x != c => {
+                            (CardSet::single(x).union(CardSet::single(c)), action)
+                        }
+                        Action::Hidden(_) => (CardSet::single(c), Action::Hidden(c)),
+                        _ => continue,
+                    };
+                    if !g.legal_with_hand(seat, hand, asked, &mut buf) {
+                        masks[i].insert(c);
+                    }
+                }
+            }
             g.play(seat, action).ok()?;
         }
         (bids.next().is_none() && plays.next().is_none()).then_some(())

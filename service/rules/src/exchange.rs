@@ -695,6 +695,13 @@ impl Family for ExchangeTable {
         }
     }
 
+    fn set_hand(&mut self, seat: Seat, hand: CardSet) -> CardSet {
+        match self.hands.get_mut(seat.index()) {
+            Some(h) => std::mem::replace(h, hand),
+            None => hand,
+        }
+    }
+
     fn restore_carried(&mut self, view: &View) {
         let p = &view.pools;
         // The pot does not move between the antes and the settlement, so it is also the

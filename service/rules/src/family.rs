@@ -148,4 +148,11 @@ pub(crate) trait Family: std::fmt::Debug + Clone {
     /// family that does not implement it leaves its own values, and the sample's view then
     /// differs from the seat's, so determinization refuses it rather than guess.
     fn restore_carried(&mut self, _view: &View) {}
+
+    /// Determinization: what a seat's cards imply is probed by giving it a hypothetical hand
+    /// (and its real one back); returns the hand it replaces. A family without it gives no
+    /// such hints, which only makes sampling slower.
+    fn set_hand(&mut self, _seat: Seat, hand: crate::cardset::CardSet) -> crate::cardset::CardSet {
+        hand
+    }
 }

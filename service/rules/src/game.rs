@@ -663,6 +663,22 @@ impl Game {
 
     /// Determinization: makes this fresh playout match (waiting for its first deck) stand at
     /// the view's deal with the view's balances and carried pools (see `Family::restore_carried`).
+    /// Determinization: whether `action` would be legal for `seat` now if its hand were
+    /// `hand` (its real hand is put back).
+    pub(crate) fn legal_with_hand(
+        &mut self,
+        seat: Seat,
+        hand: crate::CardSet,
+        action: Action,
+        buf: &mut Vec<Action>,
+    ) -> bool {
+        let real = family!(&mut self.table, t => t.set_hand(seat, hand));
+        buf.clear();
+        family!(&self.table, t => t.legal_actions_into(seat, buf));
+        family!(&mut self.table, t => t.set_hand(seat, real));
+        buf.contains(&action)
+    }
+
     pub(crate) fn restore_carried(&mut self, view: &View) {
         self.deal = view.deal;
         for st in &view.seat_states {

@@ -140,6 +140,12 @@ proptest! {
         for memory in [seen.clone(), Seen::default()] {
             let d = Determinizer::new(&view, &c.setup.config, &memory)
                 .unwrap_or_else(|e| panic!("{e}\n{view:#?}"));
+            // What the plays rule out is never in the true hand (the hints are sound, so the
+            // samples stay uniform over every consistent deal).
+            for s in 0..c.setup.seats {
+                let truth = game.view(Viewer::Seat(Seat(s))).hand.expect("a seat's hand");
+                prop_assert!(truth.intersect(d.ruled_out(Seat(s))).is_empty());
+            }
             for _ in 0..3 {
                 let mut sample = d.sample(&mut rng).unwrap_or_else(|e| panic!("{e}\n{view:#?}"));
                 prop_assert_eq!(sample.view(Viewer::Seat(viewer)), view.clone());
@@ -216,7 +222,8 @@ fn search_plays_every_ruleset_reproducibly() {
             };
             let (mut game, _) = Game::new(setup).expect("setup");
             let mut bots = Bots::new(&[Policy::Search(30), Policy::Heuristic], n, &Seed([4; 32]));
-            bots.play(&mut game, Some(2)).expect("search plays legal actions");
+            bots.play(&mut game, Some(2))
+                .expect("search plays legal actions");
             assert!(game.deal_index() >= 2 || game.is_over(), "{r}");
             game.log().to_vec()
         };

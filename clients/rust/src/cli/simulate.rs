@@ -12,6 +12,7 @@ use bete_rules::{Config, Decks, Game, RulesetId, Seat, Seed, Setup};
 const EXAMPLE: &str = "\
 Examples:
   bete simulate --ruleset bete --seats 5 --bots heuristic,random --out match.json
+  bete simulate --ruleset beast --seats 4 --bots search:3000,heuristic --deals 8
   bete simulate --ruleset lanterlui --seats 4 --config four_card_flush=true --deals 3
   bete simulate --ruleset bester-bube --seats 3 --seed 000102030405060708090a0b0c0d0e0f000102030405060708090a0b0c0d0e0f --rounds 1";
 
@@ -37,7 +38,8 @@ pub struct Args {
     /// Number of rounds (every seat deals once a round); overrides the config's `rounds`.
     #[arg(long)]
     pub rounds: Option<u32>,
-    /// House-bot policy per seat, comma-separated (random, heuristic); a shorter list repeats.
+    /// House-bot policy per seat, comma-separated (random, heuristic, search, or search:N with N
+    /// playouts per decision, 1 to 1000000); a shorter list repeats.
     #[arg(long, value_delimiter = ',', default_value = "heuristic")]
     pub bots: Vec<Policy>,
     /// The seat that deals first.

@@ -45,10 +45,7 @@ pub fn search_action(
     let Ok(d) = Determinizer::new(view, config, seen) else {
         return heuristic_action(view);
     };
-    let now = view
-        .seat_states
-        .get(me.index())
-        .map_or(0, |s| s.balance);
+    let now = view.seat_states.get(me.index()).map_or(0, |s| s.balance);
     let samples = (playouts / legal.len() as u32).max(1);
     let mut totals = vec![0i64; legal.len()];
     for _ in 0..samples {
