@@ -507,6 +507,8 @@ impl Determinizer {
     }
 
     /// One proposal, replayed and checked; None if it does not agree with the view.
+    // The per-seat arrays (hands, leads, gone, after, dealt) are indexed together by seat.
+    #[allow(clippy::needless_range_loop)]
     fn try_once(
         &self,
         rng: &mut impl RngCore,
