@@ -94,6 +94,9 @@ pub enum Strategy {
     Heuristic,
     /// Always the first legal action.
     First,
+    /// The engine's `search` policy (determinized Monte Carlo, 2,000 playouts a decision),
+    /// assuming the ruleset's default config (a seat's view does not carry the table's).
+    Search,
 }
 
 impl Strategy {
@@ -103,6 +106,9 @@ impl Strategy {
             Strategy::Random => Box::new(crate::house::HouseBot::random()),
             Strategy::Heuristic => Box::new(crate::house::HouseBot::heuristic()),
             Strategy::First => Box::new(FirstLegalBot),
+            Strategy::Search => Box::new(crate::house::HouseBot::new(
+                bete_rules::bots::Policy::Search(bete_rules::bots::DEFAULT_PLAYOUTS),
+            )),
         }
     }
 
@@ -110,7 +116,8 @@ impl Strategy {
     pub fn house_policy(self) -> pb::HouseBotPolicy {
         match self {
             Strategy::Random | Strategy::First => pb::HouseBotPolicy::Random,
-            Strategy::Heuristic => pb::HouseBotPolicy::Heuristic,
+            // The server has no search house bot yet: the heuristic is the nearest.
+            Strategy::Heuristic | Strategy::Search => pb::HouseBotPolicy::Heuristic,
         }
     }
 }
