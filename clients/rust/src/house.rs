@@ -103,11 +103,15 @@ pub fn view_from_pb(v: &pb::SeatView) -> Option<View> {
                         .and_then(|&n| u8::try_from(n).ok())
                         .unwrap_or(0),
                 ],
-                // Another seat's exchange carries no cards; the policies read only the verb.
-                last_spoke: s
-                    .last_spoke
-                    .as_ref()
-                    .and_then(|a| action_from_pb(a, "last_spoke").ok()),
+                // Another seat's exchange carries no cards: the engine's view shows it as an
+                // exchange of the empty set (determinization compares views exactly).
+                last_spoke: s.last_spoke.as_ref().and_then(|a| {
+                    if a.kind == pb::ActionKind::Exchange as i32 && a.cards.is_empty() {
+                        Some(bete_rules::Action::Exchange(CardSet::EMPTY))
+                    } else {
+                        action_from_pb(a, "last_spoke").ok()
+                    }
+                }),
             })
         })
         .collect::<Option<Vec<_>>>()?;

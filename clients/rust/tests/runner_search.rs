@@ -95,7 +95,27 @@ impl Bot for Checked {
             })
         });
         if !sampled {
-            self.checks.undeterminized.fetch_add(1, Ordering::SeqCst);
+            let n = self.checks.undeterminized.fetch_add(1, Ordering::SeqCst);
+            if n < 3
+                && let Some(v) = view_from_pb(view)
+            {
+                let config = Config::defaults(v.ruleset, v.seats);
+                match Determinizer::new(&v, &config, &Seen::default()) {
+                    Err(e) => eprintln!("DIAG new: {e}"),
+                    Ok(d) => match d.sample(&mut self.rng) {
+                        Err(e) => eprintln!("DIAG sample: {e}\n{v:#?}"),
+                        Ok(g) => {
+                            let a = format!("{:#?}", g.view(Viewer::Seat(d.seat())));
+                            let b = format!("{v:#?}");
+                            for (x, y) in a.lines().zip(b.lines()) {
+                                if x != y {
+                                    eprintln!("DIAG diff: {x} | {y}");
+                                }
+                            }
+                        }
+                    },
+                }
+            }
         }
         let action = self.inner.decide(view);
         if !view.legal_actions.contains(&action) {
