@@ -1,5 +1,6 @@
 //! What every call meets around its service: load shedding (a bound on the calls in progress),
-//! and the status of an undecodable request rewritten to INVALID_ARGUMENT.
+//! the caller's trace context (`traceparent`, see trace.rs), and the status of an undecodable
+//! request rewritten to INVALID_ARGUMENT.
 //!
 //! tonic reports a request that does not decode as INTERNAL ("failed to decode Protobuf
 //! message"), which docs/operations.md says to alert on as store trouble, and without an
@@ -9,6 +10,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use opentelemetry::context::FutureExt as _;
 use tokio::sync::Semaphore;
 use tonic::body::Body;
 use tonic::codegen::{BoxFuture, Service, http};
@@ -82,12 +84,27 @@ where
             },
             _ => None,
         };
+        // A call with a `traceparent`: its handler runs with the caller's context current, so
+        // the call's span (service.rs, `Api::call`) is a child of the caller's span.
+        let parent = crate::trace::remote_parent(req.headers());
         let fut = self.inner.call(req);
         Box::pin(async move {
             // Held until the response's head is ready: a whole unary call, a stream's setup.
-            let res = fut.await;
+            let (res, trace_id) = match parent {
+                Some(cx) => {
+                    let trace_id = crate::trace::trace_id(&cx);
+                    (fut.with_context(cx).await, Some(trace_id))
+                }
+                None => (fut.await, None),
+            };
             drop(permit);
-            res.map(undecodable_is_invalid)
+            res.map(|r| {
+                let mut r = undecodable_is_invalid(r);
+                if let Some(v) = trace_id.and_then(|t| http::HeaderValue::from_str(&t).ok()) {
+                    r.headers_mut().insert(crate::trace::TRACE_ID_HEADER, v);
+                }
+                r
+            })
         })
     }
 }

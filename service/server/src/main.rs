@@ -9,6 +9,7 @@ use anyhow::Context;
 use clap::{Parser, ValueEnum};
 use tokio::net::TcpListener;
 use tracing_subscriber::EnvFilter;
+use tracing_subscriber::Layer as _;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
@@ -134,27 +135,39 @@ struct Args {
 }
 
 /// Install logging; with `OTEL_EXPORTER_OTLP_ENDPOINT` set, also export spans over OTLP/gRPC.
+///
+/// Each output has its own filter: logs follow `RUST_LOG` (default `info`); exported spans
+/// follow `BETE_TRACE_FILTER` (default `info,bete_server=debug`: the call, and inside the server
+/// the table actor, the store commit and the fan-out, which are DEBUG spans so that a server
+/// without traces never builds them). See docs/operations.md, "Traces".
 fn init_tracing(
     format: LogFormat,
 ) -> anyhow::Result<Option<opentelemetry_sdk::trace::SdkTracerProvider>> {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let log_filter =
+        || EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
     let (json, text) = match format {
         LogFormat::Json => (
             Some(
                 tracing_subscriber::fmt::layer()
                     .json()
-                    .with_writer(std::io::stderr),
+                    .with_writer(std::io::stderr)
+                    .with_filter(log_filter()),
             ),
             None,
         ),
         LogFormat::Text => (
             None,
-            Some(tracing_subscriber::fmt::layer().with_writer(std::io::stderr)),
+            Some(
+                tracing_subscriber::fmt::layer()
+                    .with_writer(std::io::stderr)
+                    .with_filter(log_filter()),
+            ),
         ),
     };
     let provider = match std::env::var("OTEL_EXPORTER_OTLP_ENDPOINT") {
         Ok(endpoint) if !endpoint.is_empty() => {
-            // The exporter reads the endpoint (and the other OTEL_* variables) itself.
+            // The exporter reads the endpoint (and the other OTEL_* variables) itself; the
+            // batch processor reads OTEL_BSP_SCHEDULE_DELAY and the other OTEL_BSP_* ones.
             let exporter = opentelemetry_otlp::SpanExporter::builder()
                 .with_tonic()
                 .build()
@@ -171,12 +184,24 @@ fn init_tracing(
         }
         _ => None,
     };
-    let otel = provider.as_ref().map(|p| {
-        use opentelemetry::trace::TracerProvider as _;
-        tracing_opentelemetry::layer().with_tracer(p.tracer("bete-server"))
-    });
+    let otel = match &provider {
+        Some(p) => {
+            use opentelemetry::trace::TracerProvider as _;
+            let filter = match std::env::var("BETE_TRACE_FILTER") {
+                Ok(f) if !f.is_empty() => {
+                    EnvFilter::try_new(&f).context("BETE_TRACE_FILTER is not a filter")?
+                }
+                _ => EnvFilter::new("info,bete_server=debug"),
+            };
+            Some(
+                tracing_opentelemetry::layer()
+                    .with_tracer(p.tracer("bete-server"))
+                    .with_filter(filter),
+            )
+        }
+        None => None,
+    };
     tracing_subscriber::registry()
-        .with(filter)
         .with(json)
         .with(text)
         .with(otel)
@@ -262,7 +287,13 @@ async fn serve(args: Args, workers: usize) -> anyhow::Result<()> {
     };
     let result = bete_server::run(listener, config, signal()).await;
     if let Some(p) = provider {
-        let _ = p.shutdown();
+        // Exports what is still queued. Off the runtime's workers: the exporter's gRPC client
+        // runs on them (with one worker, blocking it here would wait for itself).
+        match tokio::task::spawn_blocking(move || p.shutdown()).await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => eprintln!("bete-server: exporting the last spans failed: {e}"),
+            Err(e) => eprintln!("bete-server: exporting the last spans failed: {e}"),
+        }
     }
     result.context("bete-server failed")
 }
