@@ -65,6 +65,14 @@ pub async fn spawn(
     let shared = Arc::new(Shared::new(meta.clone()));
     let mut actor = Actor::new(deps, meta, shared.clone(), &stored.seats);
     actor.replay(&log)?;
+    // The decision in progress gets its full deadline from now: the replay dated it from the
+    // stored time of the last entry, and the time the server was down (a crash, a restart) is
+    // no bot's fault. Unfinished tables are loaded only when the server starts (they are never
+    // unloaded), so this is the restart's re-arm.
+    if actor.state() == TableState::Playing {
+        let since = now_ms().max(actor.decision_since_ms);
+        actor.begin_decision(since);
+    }
     actor.enter_metrics();
     if actor.state() != TableState::Finished && stored.table.state != TableState::Finished {
         actor
