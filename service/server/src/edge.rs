@@ -76,10 +76,17 @@ where
             Some(sem) if !exempt => match sem.clone().try_acquire_owned() {
                 Ok(p) => Some(p),
                 Err(_) => {
-                    let shed = ServerError::Overloaded {
-                        retry_after: SHED_RETRY_AFTER,
+                    let shed = if is_grpc(req.headers()) {
+                        ServerError::Overloaded {
+                            retry_after: SHED_RETRY_AFTER,
+                        }
+                        .to_status()
+                        .into_http()
+                    } else {
+                        // The web page's files (the web listener): plain HTTP.
+                        unavailable()
                     };
-                    return Box::pin(async move { Ok(shed.to_status().into_http()) });
+                    return Box::pin(async move { Ok(shed) });
                 }
             },
             _ => None,
@@ -107,6 +114,24 @@ where
             })
         })
     }
+}
+
+/// A gRPC or gRPC-Web call (by its content type), as opposed to a request for a page file.
+fn is_grpc(headers: &http::HeaderMap) -> bool {
+    headers
+        .get(http::header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/grpc"))
+}
+
+/// 503 with a Retry-After of one second, for a shed request that is not a call.
+fn unavailable() -> http::Response<Body> {
+    let mut r = http::Response::new(Body::empty());
+    *r.status_mut() = http::StatusCode::SERVICE_UNAVAILABLE;
+    r.headers_mut().insert(
+        http::header::RETRY_AFTER,
+        http::HeaderValue::from_static("1"),
+    );
+    r
 }
 
 /// A trailers-only INTERNAL answer for a request that did not decode, as INVALID_ARGUMENT.
@@ -161,7 +186,13 @@ mod tests {
             })
         };
         let mut svc = EdgeLayer::new(1).layer(inner);
-        let req = |path: &str| http::Request::builder().uri(path).body(()).unwrap();
+        let req = |path: &str| {
+            http::Request::builder()
+                .uri(path)
+                .header("content-type", "application/grpc")
+                .body(())
+                .unwrap()
+        };
         let first = tokio::spawn(svc.call(req("/block")));
         let shed = svc
             .call(req("/bete.v1.TableService/GetTable"))

@@ -123,6 +123,30 @@ struct Args {
     /// CreateTable calls per bot and second, as RATE or RATE/BURST; 0: off.
     #[arg(long, env = "BETE_RATE_CREATIONS_PER_BOT", default_value = "20/200")]
     rate_creations_per_bot: bete_server::limits::Rate,
+    /// Calls of all of an account's bots together per second, as RATE or RATE/BURST; 0: off.
+    #[arg(
+        long,
+        env = "BETE_RATE_CALLS_PER_ACCOUNT",
+        default_value = "5000/10000"
+    )]
+    rate_calls_per_account: bete_server::limits::Rate,
+    /// CreateTable calls of all of an account's bots together per second; 0: off.
+    #[arg(
+        long,
+        env = "BETE_RATE_CREATIONS_PER_ACCOUNT",
+        default_value = "50/500"
+    )]
+    rate_creations_per_account: bete_server::limits::Rate,
+    /// RegisterBot calls with an account's token, per account and second; 0: off.
+    #[arg(
+        long,
+        env = "BETE_RATE_REGISTRATIONS_PER_ACCOUNT",
+        default_value = "2/100"
+    )]
+    rate_registrations_per_account: bete_server::limits::Rate,
+    /// CreateAccount calls per client address and second (open signup); 0: off.
+    #[arg(long, env = "BETE_RATE_ACCOUNTS_PER_ADDRESS", default_value = "1/20")]
+    rate_accounts_per_address: bete_server::limits::Rate,
     /// Open streams per bot (WatchBot, WatchTable, SubmitActions); 0: no limit.
     #[arg(long, env = "BETE_MAX_STREAMS_PER_BOT", default_value_t = 512)]
     max_streams_per_bot: usize,
@@ -276,6 +300,10 @@ async fn serve(args: Args, workers: usize) -> anyhow::Result<()> {
             calls_per_bot: args.rate_calls_per_bot,
             registrations_per_address: args.rate_registrations_per_address,
             creations_per_bot: args.rate_creations_per_bot,
+            calls_per_account: args.rate_calls_per_account,
+            creations_per_account: args.rate_creations_per_account,
+            registrations_per_account: args.rate_registrations_per_account,
+            accounts_per_address: args.rate_accounts_per_address,
             streams_per_bot: args.max_streams_per_bot,
             open_tables_per_bot: args.max_open_tables_per_bot,
             seats_per_bot: args.max_seats_per_bot,

@@ -119,7 +119,7 @@ pub async fn open(
             return Err(ServerError::ShuttingDown);
         }
         let bot = api.auth.authenticate(request.metadata()).await?;
-        api.limits().check_call(&bot.id)?;
+        api.limits().check_call(&bot)?;
         let permit = api.limits().open_stream(&bot.id)?;
         let (mut answers, stream) = channel();
         let api = api.clone();
@@ -196,7 +196,7 @@ async fn serve(
         };
         let r = match api
             .gate_message(&req)
-            .and_then(|()| api.limits().check_call(&bot.id))
+            .and_then(|()| api.limits().check_call(&bot))
         {
             Ok(()) => {
                 let span = tracing::debug_span!(
