@@ -196,10 +196,10 @@ impl Limits {
     }
 
     /// A RegisterBot call with `account`'s token.
-    pub fn check_account_registration(&self, account: &String) -> Result<(), ServerError> {
+    pub fn check_account_registration(&self, account: &str) -> Result<(), ServerError> {
         self.check(
             &self.account_registrations,
-            account,
+            &account.to_string(),
             "bot registrations of your account",
         )
     }
