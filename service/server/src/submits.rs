@@ -196,7 +196,7 @@ async fn serve(
         };
         let r = match api
             .gate_message(&req)
-            .and_then(|()| api.limits().check_call(&bot))
+            .and_then(|()| api.limits().check_call(bot))
         {
             Ok(()) => {
                 let span = tracing::debug_span!(
