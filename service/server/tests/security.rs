@@ -788,12 +788,13 @@ async fn the_web_listener_is_guarded() {
     let web = free_addr();
     let srv = TestServer::start(dir.path().to_path_buf(), |c| {
         c.web_addr = Some(web);
-        c.preface_timeout = Duration::from_secs(2);
+        c.preface_timeout = Duration::from_secs(4);
         c.max_connections = 2;
     })
     .await;
     web_up(web).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Long enough for the server to see the probe's connections close and free their places.
+    tokio::time::sleep(Duration::from_millis(1000)).await;
     // The cap: two idle connections (one on each listener) fill it; the next is closed at once.
     let mut idle_web = tokio::net::TcpStream::connect(web).await.unwrap();
     let _idle_grpc = tokio::net::TcpStream::connect(srv.addr).await.unwrap();
