@@ -83,8 +83,9 @@ func Dial(ctx context.Context, addr string, opts Options) (*Client, error) {
 	dialOpts := []grpc.DialOption{
 		grpc.WithTransportCredentials(transport),
 		grpc.WithPerRPCCredentials(tok),
-		grpc.WithUnaryInterceptor(unaryErrors),
-		grpc.WithStreamInterceptor(streamErrors),
+		// The caller's OpenTelemetry span goes out as a W3C traceparent (tracecontext.go).
+		grpc.WithChainUnaryInterceptor(unaryTrace, unaryErrors),
+		grpc.WithChainStreamInterceptor(streamTrace, streamErrors),
 	}
 	conn, err := grpc.NewClient(addr, append(dialOpts, opts.DialOptions...)...)
 	if err != nil {

@@ -24,6 +24,7 @@ from bete.v1 import (
 
 from .cards import RULESET_NUMBERS
 from .errors import BeteError
+from .tracing import trace_metadata
 
 log = logging.getLogger("bete_bot")
 
@@ -79,12 +80,12 @@ async def register_bot(
     an account (:func:`create_account`) the bot belongs to that account; a new ``version`` of a
     name is a new bot id, rated from scratch (empty means ``"1"``).
     """
-    metadata = (("authorization", f"Bearer {account_token}"),) if account_token else None
+    metadata = ((("authorization", f"Bearer {account_token}"),) if account_token else ()) + trace_metadata()
     request = bot_service_pb2.RegisterBotRequest(name=name, owner=owner, version=version)
     async with grpc.aio.insecure_channel(target) as channel:
         stub = bot_service_pb2_grpc.BotServiceStub(channel)
         try:
-            resp = await stub.RegisterBot(request, metadata=metadata, timeout=timeout)
+            resp = await stub.RegisterBot(request, metadata=metadata or None, timeout=timeout)
         except grpc.RpcError as e:
             raise BeteError.from_rpc_error(e) from None
     return resp.bot_id, resp.token
@@ -96,7 +97,9 @@ async def create_account(target: str, name: str, timeout: float = DEFAULT_TIMEOU
     async with grpc.aio.insecure_channel(target) as channel:
         stub = account_service_pb2_grpc.AccountServiceStub(channel)
         try:
-            resp = await stub.CreateAccount(account_service_pb2.CreateAccountRequest(name=name), timeout=timeout)
+            resp = await stub.CreateAccount(
+                account_service_pb2.CreateAccountRequest(name=name), metadata=trace_metadata() or None, timeout=timeout
+            )
         except grpc.RpcError as e:
             raise BeteError.from_rpc_error(e) from None
     return resp.account_id, resp.token
@@ -140,9 +143,13 @@ class Client:
         """The ``authorization: Bearer <token>`` metadata sent on every call."""
         return self._metadata
 
+    def _call_metadata(self) -> tuple[tuple[str, str], ...]:
+        """The token, and the current trace context (see :mod:`bete_bot.tracing`)."""
+        return self._metadata + trace_metadata()
+
     async def _unary(self, method, request):
         try:
-            return await method(request, metadata=self._metadata, timeout=self.timeout)
+            return await method(request, metadata=self._call_metadata(), timeout=self.timeout)
         except grpc.RpcError as e:
             raise BeteError.from_rpc_error(e) from None
 
@@ -287,7 +294,7 @@ class Client:
     def watch_ladder_results(self, ladder_id: str = ""):
         """Opens a raw WatchLadderResults stream: each rated match (``rated``) and heartbeats."""
         req = ladder_service_pb2.WatchLadderResultsRequest(ladder_id=ladder_id)
-        return self.ladders.WatchLadderResults(req, metadata=self._metadata)
+        return self.ladders.WatchLadderResults(req, metadata=self._call_metadata())
 
     # ---- accounts (AccountService) -------------------------------------------------------------
 
@@ -300,12 +307,12 @@ class Client:
         req = table_service_pb2.WatchTableRequest(table_id=table_id)
         if from_seq is not None:
             req.from_seq = from_seq
-        return self.tables.WatchTable(req, metadata=self._metadata)
+        return self.tables.WatchTable(req, metadata=self._call_metadata())
 
     def watch_bot(self, from_seq: Optional[Mapping[str, int]] = None):
         """Opens a raw WatchBot stream for every table this bot sits at."""
         req = table_service_pb2.WatchBotRequest(from_seq=dict(from_seq or {}))
-        return self.tables.WatchBot(req, metadata=self._metadata)
+        return self.tables.WatchBot(req, metadata=self._call_metadata())
 
     async def follow_table(
         self, table_id: str, from_seq: Optional[int] = None, *, idle_timeout: float = 60.0

@@ -4,6 +4,8 @@
 //! `authorization: Bearer` header to every TableService call, gives every action a fresh
 //! `request_id` and retries it with the same id while the server is unreachable, and turns a
 //! table's event stream into a [`TableWatch`] that resumes by itself after a dropped link.
+//! Every call carries the current OpenTelemetry context as a W3C `traceparent` (see trace.rs),
+//! so the server's spans of the call join the caller's trace.
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
@@ -192,8 +194,11 @@ impl Client {
         S::Error: Into<BoxError>,
         S::Future: Send + 'static,
     {
-        let transport: Transport =
-            BoxCloneSyncService::new(service.map_err(|e| TransportError(e.into())));
+        let transport: Transport = BoxCloneSyncService::new(
+            service
+                .map_request(crate::trace::with_traceparent)
+                .map_err(|e| TransportError(e.into())),
+        );
         let auth = Auth::default();
         Client {
             tables: TableServiceClient::with_interceptor(transport.clone(), auth.clone()),

@@ -18,6 +18,7 @@ pub mod error;
 pub mod house;
 pub mod render;
 pub mod runner;
+pub mod trace;
 pub mod verify;
 
 pub use action_stream::ActionStream;

@@ -96,6 +96,7 @@ pub async fn register_bot(
         ));
     }
     if let Some(a) = &account {
+        api.limits().check_account_registration(&a.id)?;
         let bots = api.store.bots_of_account(a.id.clone()).await?;
         if bots.len() >= MAX_BOTS_PER_ACCOUNT {
             return Err(ServerError::AccountBotLimit(MAX_BOTS_PER_ACCOUNT as u32));
@@ -151,6 +152,11 @@ impl AccountService for AccountApi {
             api.gate_message(request.get_ref())?;
             if !api.config.open_signup {
                 api.auth.require_admin(request.metadata())?;
+            } else {
+                // Open signup: anyone may call, so the caller's address is held to a rate (with
+                // signup closed only the operator creates accounts, and is not held).
+                api.limits()
+                    .check_account_creation(request.remote_addr().map(|a| a.ip()))?;
             }
             let req = request.into_inner();
             // The rules of a bot's name (names.rs): an account's name is shown beside its bots.

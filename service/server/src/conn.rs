@@ -1,5 +1,6 @@
 //! Accepted connections under guard: at most so many at once, and each must send the HTTP/2
-//! preface within a deadline. Without these, about 1,100 TCP connections that never said a word
+//! preface within a deadline (on the web listener, any first 24 bytes: an HTTP/1.1 request line
+//! is longer). Both listeners share one count of places. Without these, about 1,100 TCP connections that never said a word
 //! held every file descriptor of a process limited to 1,024 and locked out every new client.
 
 use std::io;

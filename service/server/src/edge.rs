@@ -1,5 +1,6 @@
 //! What every call meets around its service: load shedding (a bound on the calls in progress),
-//! and the status of an undecodable request rewritten to INVALID_ARGUMENT.
+//! the caller's trace context (`traceparent`, see trace.rs), and the status of an undecodable
+//! request rewritten to INVALID_ARGUMENT.
 //!
 //! tonic reports a request that does not decode as INTERNAL ("failed to decode Protobuf
 //! message"), which docs/operations.md says to alert on as store trouble, and without an
@@ -9,6 +10,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use opentelemetry::context::FutureExt as _;
 use tokio::sync::Semaphore;
 use tonic::body::Body;
 use tonic::codegen::{BoxFuture, Service, http};
@@ -74,22 +76,62 @@ where
             Some(sem) if !exempt => match sem.clone().try_acquire_owned() {
                 Ok(p) => Some(p),
                 Err(_) => {
-                    let shed = ServerError::Overloaded {
-                        retry_after: SHED_RETRY_AFTER,
+                    let shed = if is_grpc(req.headers()) {
+                        ServerError::Overloaded {
+                            retry_after: SHED_RETRY_AFTER,
+                        }
+                        .to_status()
+                        .into_http()
+                    } else {
+                        // The web page's files (the web listener): plain HTTP.
+                        unavailable()
                     };
-                    return Box::pin(async move { Ok(shed.to_status().into_http()) });
+                    return Box::pin(async move { Ok(shed) });
                 }
             },
             _ => None,
         };
+        // A call with a `traceparent`: its handler runs with the caller's context current, so
+        // the call's span (service.rs, `Api::call`) is a child of the caller's span.
+        let parent = crate::trace::remote_parent(req.headers());
         let fut = self.inner.call(req);
         Box::pin(async move {
             // Held until the response's head is ready: a whole unary call, a stream's setup.
-            let res = fut.await;
+            let (res, trace_id) = match parent {
+                Some(cx) => {
+                    let trace_id = crate::trace::trace_id(&cx);
+                    (fut.with_context(cx).await, Some(trace_id))
+                }
+                None => (fut.await, None),
+            };
             drop(permit);
-            res.map(undecodable_is_invalid)
+            res.map(|r| {
+                let mut r = undecodable_is_invalid(r);
+                if let Some(v) = trace_id.and_then(|t| http::HeaderValue::from_str(&t).ok()) {
+                    r.headers_mut().insert(crate::trace::TRACE_ID_HEADER, v);
+                }
+                r
+            })
         })
     }
+}
+
+/// A gRPC or gRPC-Web call (by its content type), as opposed to a request for a page file.
+fn is_grpc(headers: &http::HeaderMap) -> bool {
+    headers
+        .get(http::header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/grpc"))
+}
+
+/// 503 with a Retry-After of one second, for a shed request that is not a call.
+fn unavailable() -> http::Response<Body> {
+    let mut r = http::Response::new(Body::empty());
+    *r.status_mut() = http::StatusCode::SERVICE_UNAVAILABLE;
+    r.headers_mut().insert(
+        http::header::RETRY_AFTER,
+        http::HeaderValue::from_static("1"),
+    );
+    r
 }
 
 /// A trailers-only INTERNAL answer for a request that did not decode, as INVALID_ARGUMENT.
@@ -144,7 +186,13 @@ mod tests {
             })
         };
         let mut svc = EdgeLayer::new(1).layer(inner);
-        let req = |path: &str| http::Request::builder().uri(path).body(()).unwrap();
+        let req = |path: &str| {
+            http::Request::builder()
+                .uri(path)
+                .header("content-type", "application/grpc")
+                .body(())
+                .unwrap()
+        };
         let first = tokio::spawn(svc.call(req("/block")));
         let shed = svc
             .call(req("/bete.v1.TableService/GetTable"))

@@ -27,6 +27,7 @@ pub mod store;
 pub mod stream;
 pub mod submits;
 pub mod table;
+pub mod trace;
 pub mod web;
 
 pub use config::ServerConfig;

@@ -1,5 +1,6 @@
-//! What one caller may take: call rates (keyed GCRA limiters from `governor`), open streams per
-//! bot, and unfinished tables per bot. Every refusal is a [`ServerError`] that carries a
+//! What one caller may take: call rates (keyed GCRA limiters from `governor`) per bot, per
+//! account (all its bots together) and per client address (the calls without a bot token), open
+//! streams per bot, and unfinished tables per bot. Every refusal is a [`ServerError`] that carries a
 //! `RetryInfo` delay where waiting helps. Values and reasons: docs/security.md.
 
 use std::collections::{HashMap, HashSet};
@@ -12,6 +13,7 @@ use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota};
 
 use crate::status::ServerError;
+use crate::store::BotRow;
 
 /// A sustained rate with a burst; `per_second == 0` switches the limit off.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -65,6 +67,15 @@ pub struct LimitsConfig {
     pub registrations_per_address: Rate,
     /// CreateTable calls per bot.
     pub creations_per_bot: Rate,
+    /// Authenticated calls of all of an account's bots together (a bot without an account is
+    /// held by the per-bot rate alone).
+    pub calls_per_account: Rate,
+    /// CreateTable calls of all of an account's bots together.
+    pub creations_per_account: Rate,
+    /// RegisterBot calls with an account's token, per account.
+    pub registrations_per_account: Rate,
+    /// CreateAccount calls per client address (the other call without a bot token).
+    pub accounts_per_address: Rate,
     /// Open streams (WatchBot, WatchTable, SubmitActions) per bot; 0 is no limit.
     pub streams_per_bot: usize,
     /// Unfinished tables a bot created (waiting or playing); 0 is no limit.
@@ -88,6 +99,22 @@ impl Default for LimitsConfig {
                 per_second: 20,
                 burst: 200,
             },
+            calls_per_account: Rate {
+                per_second: 5000,
+                burst: 10_000,
+            },
+            creations_per_account: Rate {
+                per_second: 50,
+                burst: 500,
+            },
+            registrations_per_account: Rate {
+                per_second: 2,
+                burst: 100,
+            },
+            accounts_per_address: Rate {
+                per_second: 1,
+                burst: 20,
+            },
             streams_per_bot: 512,
             open_tables_per_bot: 256,
             seats_per_bot: 256,
@@ -104,6 +131,10 @@ pub struct Limits {
     calls: Option<Keyed<String>>,
     registrations: Option<Keyed<IpAddr>>,
     creations: Option<Keyed<String>>,
+    account_calls: Option<Keyed<String>>,
+    account_creations: Option<Keyed<String>>,
+    account_registrations: Option<Keyed<String>>,
+    accounts: Option<Keyed<IpAddr>>,
     clock: DefaultClock,
     streams: Arc<Mutex<HashMap<String, usize>>>,
     /// Unfinished tables by creator: filled by table actors as they load, emptied as their
@@ -117,6 +148,10 @@ impl Limits {
             calls: config.calls_per_bot.quota().map(Keyed::keyed),
             registrations: config.registrations_per_address.quota().map(Keyed::keyed),
             creations: config.creations_per_bot.quota().map(Keyed::keyed),
+            account_calls: config.calls_per_account.quota().map(Keyed::keyed),
+            account_creations: config.creations_per_account.quota().map(Keyed::keyed),
+            account_registrations: config.registrations_per_account.quota().map(Keyed::keyed),
+            accounts: config.accounts_per_address.quota().map(Keyed::keyed),
             clock: DefaultClock::default(),
             streams: Arc::new(Mutex::new(HashMap::new())),
             open: Mutex::new(HashMap::new()),
@@ -141,28 +176,69 @@ impl Limits {
             })
     }
 
-    pub fn check_call(&self, bot: &str) -> Result<(), ServerError> {
-        self.check(&self.calls, &bot.to_string(), "calls")
+    /// An authenticated call of `bot`: its own rate, then its account's.
+    pub fn check_call(&self, bot: &BotRow) -> Result<(), ServerError> {
+        self.check(&self.calls, &bot.id, "calls")?;
+        match &bot.account_id {
+            Some(a) => self.check(&self.account_calls, a, "calls of your account's bots"),
+            None => Ok(()),
+        }
+    }
+
+    /// A call without a peer address (not over TCP) shares one key.
+    fn address(addr: Option<IpAddr>) -> IpAddr {
+        addr.unwrap_or(IpAddr::from([0, 0, 0, 0]))
     }
 
     pub fn check_registration(&self, addr: Option<IpAddr>) -> Result<(), ServerError> {
-        // A call without a peer address (not over TCP) shares one key.
-        let key = addr.unwrap_or(IpAddr::from([0, 0, 0, 0]));
+        let key = Self::address(addr);
         self.check(&self.registrations, &key, "registrations from your address")
     }
 
-    pub fn check_creation(&self, bot: &str) -> Result<(), ServerError> {
-        self.check(&self.creations, &bot.to_string(), "table creations")
+    /// A RegisterBot call with `account`'s token.
+    pub fn check_account_registration(&self, account: &str) -> Result<(), ServerError> {
+        self.check(
+            &self.account_registrations,
+            &account.to_string(),
+            "bot registrations of your account",
+        )
+    }
+
+    pub fn check_account_creation(&self, addr: Option<IpAddr>) -> Result<(), ServerError> {
+        let key = Self::address(addr);
+        self.check(&self.accounts, &key, "accounts created from your address")
+    }
+
+    /// A CreateTable call of `bot`: its own rate, then its account's.
+    pub fn check_creation(&self, bot: &BotRow) -> Result<(), ServerError> {
+        self.check(&self.creations, &bot.id, "table creations")?;
+        match &bot.account_id {
+            Some(a) => self.check(
+                &self.account_creations,
+                a,
+                "table creations of your account's bots",
+            ),
+            None => Ok(()),
+        }
     }
 
     /// Forget limiter state of keys that are back to a full burst (memory stays bounded by
     /// the callers of the last few seconds).
     pub fn shrink(&self) {
-        for l in [&self.calls, &self.creations].into_iter().flatten() {
+        for l in [
+            &self.calls,
+            &self.creations,
+            &self.account_calls,
+            &self.account_creations,
+            &self.account_registrations,
+        ]
+        .into_iter()
+        .flatten()
+        {
             l.retain_recent();
             l.shrink_to_fit();
         }
-        if let Some(l) = &self.registrations {
+        for l in [&self.registrations, &self.accounts].into_iter().flatten() {
             l.retain_recent();
             l.shrink_to_fit();
         }
@@ -269,16 +345,52 @@ mod tests {
             },
             ..LimitsConfig::default()
         });
+        let (a, b) = (bot("a", None), bot("b", None));
         for _ in 0..3 {
-            l.check_creation("a").unwrap();
+            l.check_creation(&a).unwrap();
         }
-        let e = l.check_creation("a").unwrap_err();
+        let e = l.check_creation(&a).unwrap_err();
         let delay = e.retry_after().unwrap();
         assert!(
             delay > Duration::ZERO && delay <= Duration::from_secs(1),
             "{delay:?}"
         );
-        l.check_creation("b").unwrap();
+        l.check_creation(&b).unwrap();
+    }
+
+    fn bot(id: &str, account: Option<&str>) -> BotRow {
+        BotRow {
+            id: id.into(),
+            name: id.into(),
+            owner: String::new(),
+            token_hash: String::new(),
+            created_at_ms: 0,
+            account_id: account.map(str::to_string),
+            version: "1".into(),
+        }
+    }
+
+    /// An account's bots share its rate: many bots cannot multiply one owner's share; a bot
+    /// without an account, or of another account, is not held by it.
+    #[test]
+    fn an_accounts_bots_share_its_rate() {
+        let l = Limits::new(LimitsConfig {
+            calls_per_account: Rate {
+                per_second: 1,
+                burst: 4,
+            },
+            ..LimitsConfig::default()
+        });
+        let bots: Vec<_> = (0..4)
+            .map(|i| bot(&format!("b{i}"), Some("acct")))
+            .collect();
+        for b in &bots {
+            l.check_call(b).unwrap();
+        }
+        let e = l.check_call(&bot("b4", Some("acct"))).unwrap_err();
+        assert!(e.retry_after().is_some());
+        l.check_call(&bot("lone", None)).unwrap();
+        l.check_call(&bot("other", Some("acct2"))).unwrap();
     }
 
     #[test]

@@ -9,6 +9,7 @@ use anyhow::Context;
 use clap::{Parser, ValueEnum};
 use tokio::net::TcpListener;
 use tracing_subscriber::EnvFilter;
+use tracing_subscriber::Layer as _;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 
@@ -122,6 +123,30 @@ struct Args {
     /// CreateTable calls per bot and second, as RATE or RATE/BURST; 0: off.
     #[arg(long, env = "BETE_RATE_CREATIONS_PER_BOT", default_value = "20/200")]
     rate_creations_per_bot: bete_server::limits::Rate,
+    /// Calls of all of an account's bots together per second, as RATE or RATE/BURST; 0: off.
+    #[arg(
+        long,
+        env = "BETE_RATE_CALLS_PER_ACCOUNT",
+        default_value = "5000/10000"
+    )]
+    rate_calls_per_account: bete_server::limits::Rate,
+    /// CreateTable calls of all of an account's bots together per second; 0: off.
+    #[arg(
+        long,
+        env = "BETE_RATE_CREATIONS_PER_ACCOUNT",
+        default_value = "50/500"
+    )]
+    rate_creations_per_account: bete_server::limits::Rate,
+    /// RegisterBot calls with an account's token, per account and second; 0: off.
+    #[arg(
+        long,
+        env = "BETE_RATE_REGISTRATIONS_PER_ACCOUNT",
+        default_value = "2/100"
+    )]
+    rate_registrations_per_account: bete_server::limits::Rate,
+    /// CreateAccount calls per client address and second (open signup); 0: off.
+    #[arg(long, env = "BETE_RATE_ACCOUNTS_PER_ADDRESS", default_value = "1/20")]
+    rate_accounts_per_address: bete_server::limits::Rate,
     /// Open streams per bot (WatchBot, WatchTable, SubmitActions); 0: no limit.
     #[arg(long, env = "BETE_MAX_STREAMS_PER_BOT", default_value_t = 512)]
     max_streams_per_bot: usize,
@@ -134,27 +159,39 @@ struct Args {
 }
 
 /// Install logging; with `OTEL_EXPORTER_OTLP_ENDPOINT` set, also export spans over OTLP/gRPC.
+///
+/// Each output has its own filter: logs follow `RUST_LOG` (default `info`); exported spans
+/// follow `BETE_TRACE_FILTER` (default `info,bete_server=debug`: the call, and inside the server
+/// the table actor, the store commit and the fan-out, which are DEBUG spans so that a server
+/// without traces never builds them). See docs/operations.md, "Traces".
 fn init_tracing(
     format: LogFormat,
 ) -> anyhow::Result<Option<opentelemetry_sdk::trace::SdkTracerProvider>> {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let log_filter =
+        || EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
     let (json, text) = match format {
         LogFormat::Json => (
             Some(
                 tracing_subscriber::fmt::layer()
                     .json()
-                    .with_writer(std::io::stderr),
+                    .with_writer(std::io::stderr)
+                    .with_filter(log_filter()),
             ),
             None,
         ),
         LogFormat::Text => (
             None,
-            Some(tracing_subscriber::fmt::layer().with_writer(std::io::stderr)),
+            Some(
+                tracing_subscriber::fmt::layer()
+                    .with_writer(std::io::stderr)
+                    .with_filter(log_filter()),
+            ),
         ),
     };
     let provider = match std::env::var("OTEL_EXPORTER_OTLP_ENDPOINT") {
         Ok(endpoint) if !endpoint.is_empty() => {
-            // The exporter reads the endpoint (and the other OTEL_* variables) itself.
+            // The exporter reads the endpoint (and the other OTEL_* variables) itself; the
+            // batch processor reads OTEL_BSP_SCHEDULE_DELAY and the other OTEL_BSP_* ones.
             let exporter = opentelemetry_otlp::SpanExporter::builder()
                 .with_tonic()
                 .build()
@@ -171,12 +208,24 @@ fn init_tracing(
         }
         _ => None,
     };
-    let otel = provider.as_ref().map(|p| {
-        use opentelemetry::trace::TracerProvider as _;
-        tracing_opentelemetry::layer().with_tracer(p.tracer("bete-server"))
-    });
+    let otel = match &provider {
+        Some(p) => {
+            use opentelemetry::trace::TracerProvider as _;
+            let filter = match std::env::var("BETE_TRACE_FILTER") {
+                Ok(f) if !f.is_empty() => {
+                    EnvFilter::try_new(&f).context("BETE_TRACE_FILTER is not a filter")?
+                }
+                _ => EnvFilter::new("info,bete_server=debug"),
+            };
+            Some(
+                tracing_opentelemetry::layer()
+                    .with_tracer(p.tracer("bete-server"))
+                    .with_filter(filter),
+            )
+        }
+        None => None,
+    };
     tracing_subscriber::registry()
-        .with(filter)
         .with(json)
         .with(text)
         .with(otel)
@@ -251,6 +300,10 @@ async fn serve(args: Args, workers: usize) -> anyhow::Result<()> {
             calls_per_bot: args.rate_calls_per_bot,
             registrations_per_address: args.rate_registrations_per_address,
             creations_per_bot: args.rate_creations_per_bot,
+            calls_per_account: args.rate_calls_per_account,
+            creations_per_account: args.rate_creations_per_account,
+            registrations_per_account: args.rate_registrations_per_account,
+            accounts_per_address: args.rate_accounts_per_address,
             streams_per_bot: args.max_streams_per_bot,
             open_tables_per_bot: args.max_open_tables_per_bot,
             seats_per_bot: args.max_seats_per_bot,
@@ -262,7 +315,13 @@ async fn serve(args: Args, workers: usize) -> anyhow::Result<()> {
     };
     let result = bete_server::run(listener, config, signal()).await;
     if let Some(p) = provider {
-        let _ = p.shutdown();
+        // Exports what is still queued. Off the runtime's workers: the exporter's gRPC client
+        // runs on them (with one worker, blocking it here would wait for itself).
+        match tokio::task::spawn_blocking(move || p.shutdown()).await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => eprintln!("bete-server: exporting the last spans failed: {e}"),
+            Err(e) => eprintln!("bete-server: exporting the last spans failed: {e}"),
+        }
     }
     result.context("bete-server failed")
 }

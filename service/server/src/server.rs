@@ -238,6 +238,11 @@ pub async fn run(
         },
         None => None,
     };
+    // One connection cap and one bound on calls in progress for both listeners: they share the
+    // process's file descriptors and its CPU.
+    let places = Places::new(api.config.max_connections);
+    let preface_timeout = api.config.preface_timeout;
+    let edge = EdgeLayer::new(api.config.max_in_flight);
     let web = match web_listener {
         Some(l) => {
             let addr = l.local_addr().map_err(RunError::Web)?;
@@ -256,9 +261,10 @@ pub async fn run(
                 .max_concurrent_streams(MAX_STREAMS_PER_CONNECTION)
                 .http2_keepalive_interval(Some(KEEPALIVE_INTERVAL))
                 .http2_keepalive_timeout(Some(KEEPALIVE_TIMEOUT))
+                .layer(edge.clone())
                 .add_routes(routes)
                 .serve_with_incoming_shutdown(
-                    TcpIncoming::from(l).with_nodelay(Some(true)),
+                    guarded(TcpIncoming::from(l), places.clone(), preface_timeout, false),
                     stopped,
                 );
             Some(tokio::spawn(async move {
@@ -281,9 +287,6 @@ pub async fn run(
             .max_decoding_message_size(TRANSPORT_MAX_MESSAGE),
         request_limit,
     };
-    let places = Places::new(api.config.max_connections);
-    let preface_timeout = api.config.preface_timeout;
-
     let addr = listener.local_addr().ok();
     tracing::info!(?addr, "bete-server listening");
     let (grace, force_after) = (api.config.drain_grace, api.config.drain_timeout);
@@ -337,7 +340,7 @@ pub async fn run(
         .http2_adaptive_window(Some(false))
         .initial_stream_window_size(4 * 1024 * 1024)
         .initial_connection_window_size(16 * 1024 * 1024)
-        .layer(EdgeLayer::new(api.config.max_in_flight))
+        .layer(edge)
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
@@ -352,23 +355,12 @@ pub async fn run(
         // On a one-worker runtime each connection's writes yield once to the tasks already
         // runnable (`coalesce`).
         .serve_with_incoming_shutdown(
-            // At the connection cap a new connection is closed at once (its descriptor freed);
-            // every connection must send the HTTP/2 preface within `preface_timeout`.
-            TcpIncoming::from(listener)
-                .with_nodelay(Some(true))
-                .filter_map(move |conn| match conn {
-                    Ok(io) => match places.take() {
-                        Some(place) => Some(Ok(Coalesced::new(
-                            Guarded::new(io, place, preface_timeout),
-                            coalesce,
-                        ))),
-                        None => {
-                            tracing::debug!("connection refused: at the connection cap");
-                            None
-                        }
-                    },
-                    Err(e) => Some(Err(e)),
-                }),
+            guarded(
+                TcpIncoming::from(listener),
+                places,
+                preface_timeout,
+                coalesce,
+            ),
             drain,
         );
     tokio::pin!(serve);
@@ -388,6 +380,33 @@ pub async fn run(
         return Err(RunError::StoreStopped);
     }
     Ok(())
+}
+
+/// A listener's connections under guard: at the connection cap a new connection is closed at
+/// once (its descriptor freed); every connection must send its first bytes (the HTTP/2 preface,
+/// or an HTTP/1.1 request on the web listener) within `preface_timeout`. On a one-worker runtime
+/// each connection's writes yield once to the tasks already runnable (`coalesce`).
+fn guarded(
+    incoming: TcpIncoming,
+    places: Places,
+    preface_timeout: Duration,
+    coalesce: bool,
+) -> impl tokio_stream::Stream<Item = std::io::Result<Coalesced<Guarded<tokio::net::TcpStream>>>> {
+    incoming
+        .with_nodelay(Some(true))
+        .filter_map(move |conn| match conn {
+            Ok(io) => match places.take() {
+                Some(place) => Some(Ok(Coalesced::new(
+                    Guarded::new(io, place, preface_timeout),
+                    coalesce,
+                ))),
+                None => {
+                    tracing::debug!("connection refused: at the connection cap");
+                    None
+                }
+            },
+            Err(e) => Some(Err(e)),
+        })
 }
 
 /// Stops the web listener's task when `run` returns (its open connections with it).

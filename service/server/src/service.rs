@@ -149,7 +149,7 @@ impl Api {
     async fn begin<T: Message>(&self, req: &Request<T>) -> Result<Arc<BotRow>, ServerError> {
         self.gate(req)?;
         let bot = self.auth.authenticate(req.metadata()).await?;
-        self.limits().check_call(&bot.id)?;
+        self.limits().check_call(&bot)?;
         Ok(bot)
     }
 
@@ -170,7 +170,7 @@ impl Api {
             return Ok(spectator());
         }
         let bot = self.auth.authenticate(req.metadata()).await?;
-        self.limits().check_call(&bot.id)?;
+        self.limits().check_call(&bot)?;
         Ok(bot)
     }
 
@@ -553,7 +553,7 @@ impl TableService for TableApi {
         let api = &self.0;
         api.call("CreateTable", async {
             let bot = api.begin(&request).await?;
-            api.limits().check_creation(&bot.id)?;
+            api.limits().check_creation(&bot)?;
             let (row, seats) = api.check_create(&bot, request.into_inner())?;
             let id = row.id.clone();
             api.limits().reserve_table(&bot.id, &id)?;

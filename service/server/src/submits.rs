@@ -19,6 +19,7 @@ use bete_api::pb;
 use tokio::sync::mpsc;
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status, Streaming};
+use tracing::Instrument;
 
 use prometheus_client::metrics::gauge::Gauge;
 
@@ -118,14 +119,17 @@ pub async fn open(
             return Err(ServerError::ShuttingDown);
         }
         let bot = api.auth.authenticate(request.metadata()).await?;
-        api.limits().check_call(&bot.id)?;
+        api.limits().check_call(&bot)?;
         let permit = api.limits().open_stream(&bot.id)?;
         let (mut answers, stream) = channel();
         let api = api.clone();
+        // Each request of the stream gets a trace of its own that links to the stream's call
+        // (a stream lives for hours: one trace of all its moves would be unreadable).
+        let opened = crate::trace::caller();
         tokio::spawn(async move {
             let _open = Open::count(&api.metrics);
             let _permit = permit;
-            let status = serve(&api, &bot, request.into_inner(), &answers.tx).await;
+            let status = serve(&api, &bot, request.into_inner(), &answers.tx, &opened).await;
             answers.end_with(status);
         });
         Ok(stream)
@@ -140,6 +144,7 @@ async fn serve(
     bot: &BotRow,
     mut requests: Streaming<pb::SubmitActionsRequest>,
     answers: &mpsc::Sender<pb::SubmitActionsResponse>,
+    opened: &tracing::Span,
 ) -> Option<Status> {
     // Made once, not per request (see `Shutdown::stopped`).
     let shutdown = api.tables.deps.shutdown.stopped();
@@ -191,9 +196,18 @@ async fn serve(
         };
         let r = match api
             .gate_message(&req)
-            .and_then(|()| api.limits().check_call(&bot.id))
+            .and_then(|()| api.limits().check_call(bot))
         {
-            Ok(()) => api.submit(bot, unary(req)).await,
+            Ok(()) => {
+                let span = tracing::debug_span!(
+                    parent: None,
+                    "submit",
+                    otel.name = "SubmitActions.request",
+                    index
+                );
+                span.follows_from(opened);
+                api.submit(bot, unary(req)).instrument(span).await
+            }
             Err(e) => Err(e),
         };
         let result = match r {

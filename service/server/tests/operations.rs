@@ -173,7 +173,7 @@ async fn closed_watch_stream_leaves_the_watchers_gauge() {
     srv.stop().await;
 }
 
-const ENV_VARS: [&str; 29] = [
+const ENV_VARS: [&str; 33] = [
     "BETE_LISTEN",
     "BETE_DATA_DIR",
     "BETE_METRICS_LISTEN",
@@ -200,6 +200,10 @@ const ENV_VARS: [&str; 29] = [
     "BETE_RATE_CALLS_PER_BOT",
     "BETE_RATE_REGISTRATIONS_PER_ADDRESS",
     "BETE_RATE_CREATIONS_PER_BOT",
+    "BETE_RATE_CALLS_PER_ACCOUNT",
+    "BETE_RATE_CREATIONS_PER_ACCOUNT",
+    "BETE_RATE_REGISTRATIONS_PER_ACCOUNT",
+    "BETE_RATE_ACCOUNTS_PER_ADDRESS",
     "BETE_MAX_STREAMS_PER_BOT",
     "BETE_MAX_OPEN_TABLES_PER_BOT",
     "BETE_MAX_SEATS_PER_BOT",

@@ -655,3 +655,249 @@ async fn streams_per_bot_are_capped() {
     assert!(ok, "a closed stream did not free its place");
     srv.stop().await;
 }
+
+use bete_api::pb::account_service_client::AccountServiceClient;
+
+fn accounts(
+    ch: &Channel,
+    token: Option<&str>,
+) -> AccountServiceClient<tonic::service::interceptor::InterceptedService<Channel, Bearer>> {
+    AccountServiceClient::with_interceptor(ch.clone(), Bearer(token.map(str::to_string)))
+}
+
+async fn create_account(ch: &Channel, name: &str) -> Result<String, tonic::Status> {
+    accounts(ch, None)
+        .create_account(pb::CreateAccountRequest { name: name.into() })
+        .await
+        .map(|r| r.into_inner().token)
+}
+
+/// Registers a bot with an account's token.
+async fn register_with(ch: &Channel, account: &str, name: &str) -> Result<Bot, tonic::Status> {
+    let mut bots = BotServiceClient::with_interceptor(ch.clone(), Bearer(Some(account.into())));
+    let r = bots
+        .register_bot(pb::RegisterBotRequest {
+            name: name.into(),
+            ..Default::default()
+        })
+        .await?
+        .into_inner();
+    Ok(Bot {
+        id: r.bot_id,
+        client: client_with(ch, Some(&r.token)),
+        token: r.token,
+    })
+}
+
+/// The limits keyed by the account, not only by the bot: an owner's many bots share one rate
+/// of calls and of table creations, an account registers bots at a bounded rate, and creating
+/// accounts (a call without a token) is held per client address. Each refusal is
+/// RESOURCE_EXHAUSTED / RATE_LIMITED with a RetryInfo delay.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_accounts_bots_share_its_limits() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path().to_path_buf(), |c| {
+        c.limits.calls_per_account = "1/6".parse().unwrap();
+        c.limits.creations_per_account = "1/3".parse().unwrap();
+        c.limits.registrations_per_account = "1/3".parse().unwrap();
+        c.limits.accounts_per_address = "1/2".parse().unwrap();
+    })
+    .await;
+    let ch = srv.channel().await;
+    let owner = create_account(&ch, "Owner").await.unwrap();
+    create_account(&ch, "Second").await.unwrap();
+    let s = expect(
+        create_account(&ch, "Third").await,
+        Code::ResourceExhausted,
+        "RATE_LIMITED",
+    );
+    assert!(retry_delay(&s) > Duration::ZERO);
+
+    let mut a = register_with(&ch, &owner, "acct-a").await.unwrap();
+    let mut b = register_with(&ch, &owner, "acct-b").await.unwrap();
+    register_with(&ch, &owner, "acct-c").await.unwrap();
+    let s = expect(
+        register_with(&ch, &owner, "acct-d").await.map(|b| b.id),
+        Code::ResourceExhausted,
+        "RATE_LIMITED",
+    );
+    assert!(retry_delay(&s) > Duration::ZERO);
+
+    // Creations: 3 for the account, whichever of its bots makes them (each is also a call).
+    create(&mut a, bete(3)).await;
+    create(&mut b, bete(3)).await;
+    create(&mut a, bete(3)).await;
+    let s = expect(
+        b.client.create_table(bete(3)).await,
+        Code::ResourceExhausted,
+        "RATE_LIMITED",
+    );
+    assert!(retry_delay(&s) > Duration::ZERO);
+    // Calls: a burst of 6 for the whole account; 4 are spent. A bot of no account, meanwhile,
+    // is held by its own rate only.
+    let mut lone = register(&ch, "lone-bot").await;
+    let mut refused = None;
+    for i in 0..6 {
+        let c = if i % 2 == 0 { &mut a } else { &mut b };
+        if let Err(s) = c.client.list_tables(pb::ListTablesRequest::default()).await {
+            refused = Some((i, s));
+            break;
+        }
+    }
+    let (i, s) = refused.expect("the account's bots were never held");
+    assert!(
+        i <= 2,
+        "the account's burst was not shared: refused only at call {i}"
+    );
+    assert_eq!(reason(&s), "RATE_LIMITED");
+    for _ in 0..5 {
+        lone.client
+            .list_tables(pb::ListTablesRequest::default())
+            .await
+            .unwrap();
+    }
+    tokio::time::sleep(retry_delay(&s)).await;
+    a.client
+        .list_tables(pb::ListTablesRequest::default())
+        .await
+        .unwrap();
+    srv.stop().await;
+}
+
+/// A gRPC-Web call over HTTP/1.1 (as a browser makes it), answered in full.
+async fn grpc_web_post(addr: std::net::SocketAddr, path: &str) -> String {
+    use tokio::io::AsyncWriteExt;
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/grpc-web+proto\r\n\
+         X-Grpc-Web: 1\r\nContent-Length: 5\r\nConnection: close\r\n\r\n"
+    );
+    s.write_all(head.as_bytes()).await.unwrap();
+    s.write_all(&[0, 0, 0, 0, 0]).await.unwrap();
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).await.unwrap();
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The web listener (gRPC-Web and the page) is guarded as the gRPC listener is: the same
+/// connection cap (shared: one process, one file limit) and the same deadline for a
+/// connection's first bytes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_web_listener_is_guarded() {
+    let dir = tempfile::tempdir().unwrap();
+    let web = free_addr();
+    let srv = TestServer::start(dir.path().to_path_buf(), |c| {
+        c.web_addr = Some(web);
+        c.preface_timeout = Duration::from_secs(4);
+        c.max_connections = 2;
+    })
+    .await;
+    web_up(web).await;
+    // Long enough for the server to see the probe's connections close and free their places.
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    // The cap: two idle connections (one on each listener) fill it; the next is closed at once.
+    let mut idle_web = tokio::net::TcpStream::connect(web).await.unwrap();
+    let _idle_grpc = tokio::net::TcpStream::connect(srv.addr).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut over = tokio::net::TcpStream::connect(web).await.unwrap();
+    assert!(
+        timeout(2, closed(&mut over)).await.is_ok(),
+        "a web connection over the cap was not closed"
+    );
+    // The idle one is closed once its deadline passes without a byte.
+    assert!(
+        timeout(10, closed(&mut idle_web)).await.is_ok(),
+        "an idle web connection was not closed"
+    );
+    srv.stop().await;
+}
+
+/// Web up: the page answers (that connection closes after its answer).
+async fn web_up(web: std::net::SocketAddr) {
+    for _ in 0..100 {
+        if tokio::net::TcpStream::connect(web).await.is_ok() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(http_get(web, "/").await.starts_with("HTTP/1.1 200"));
+}
+
+/// Load shedding on the web listener: OVERLOADED with a RetryInfo for a gRPC-Web call, 503
+/// with Retry-After for a page file; shared with the gRPC listener (one CPU).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_web_listener_sheds_load() {
+    use tokio::io::AsyncWriteExt;
+    let dir = tempfile::tempdir().unwrap();
+    let web = free_addr();
+    let srv = TestServer::start(dir.path().to_path_buf(), |c| {
+        c.web_addr = Some(web);
+        c.max_in_flight = 1;
+    })
+    .await;
+    web_up(web).await;
+    // A call whose body never finishes holds the one place for calls in progress.
+    let mut holder = tokio::net::TcpStream::connect(web).await.unwrap();
+    holder
+        .write_all(
+            b"POST /bete.v1.TableService/ListTables HTTP/1.1\r\nHost: x\r\n\
+              Content-Type: application/grpc-web+proto\r\nX-Grpc-Web: 1\r\n\
+              Content-Length: 100\r\n\r\n\0\0",
+        )
+        .await
+        .unwrap();
+    let mut shed = String::new();
+    for _ in 0..50 {
+        shed = grpc_web_post(web, "/bete.v1.TableService/ListTables").await;
+        if shed.contains("grpc-status: 14") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(shed.contains("grpc-status: 14"), "not shed: {shed}");
+    let details = shed
+        .lines()
+        .find_map(|l| l.strip_prefix("grpc-status-details-bin: "))
+        .expect("no error details");
+    let status =
+        tonic::Status::with_details(Code::Unavailable, "", base64_decode(details.trim()).into());
+    let d = status.get_error_details();
+    assert_eq!(d.error_info().unwrap().reason, "OVERLOADED");
+    assert!(d.retry_info().unwrap().retry_delay.is_some());
+    let page = http_get(web, "/").await;
+    assert!(page.starts_with("HTTP/1.1 503"), "{page}");
+    assert!(
+        page.to_ascii_lowercase().contains("retry-after: 1"),
+        "{page}"
+    );
+    // The held call's connection closes: its place is free again.
+    drop(holder);
+    let mut served = false;
+    for _ in 0..50 {
+        if http_get(web, "/").await.starts_with("HTTP/1.1 200") {
+            served = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(served, "the page was not served once the held call ended");
+    srv.stop().await;
+}
+
+/// Standard base64 (with or without padding), as gRPC carries binary metadata.
+fn base64_decode(s: &str) -> Vec<u8> {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut bits = 0u32;
+    let mut n = 0;
+    let mut out = Vec::new();
+    for c in s.bytes().filter(|c| *c != b'=') {
+        let v = ALPHABET.iter().position(|a| *a == c).unwrap() as u32;
+        bits = (bits << 6) | v;
+        n += 6;
+        if n >= 8 {
+            n -= 8;
+            out.push((bits >> n) as u8);
+        }
+    }
+    out
+}

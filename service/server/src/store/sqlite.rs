@@ -17,6 +17,7 @@ use sqlx::sqlite::{
 };
 use sqlx::{Connection, Executor, Row, SqliteConnection};
 use tokio::sync::{mpsc, oneshot};
+use tracing::Instrument;
 
 use super::guard;
 use super::{
@@ -244,6 +245,8 @@ impl WriteOp {
 struct WriteReq {
     op: WriteOp,
     done: oneshot::Sender<Result<(), StoreError>>,
+    /// The writer's span (see trace.rs): the group commit that makes it durable links to it.
+    span: tracing::Span,
 }
 
 /// The SQLite implementation of [`Store`].
@@ -329,7 +332,11 @@ impl SqliteStore {
     async fn write(&self, op: WriteOp) -> Result<(), StoreError> {
         let (done, wait) = oneshot::channel();
         self.writes
-            .send(WriteReq { op, done })
+            .send(WriteReq {
+                op,
+                done,
+                span: crate::trace::caller(),
+            })
             .await
             .map_err(|_| StoreError::Closed)?;
         wait.await.map_err(|_| StoreError::Closed)?
@@ -380,7 +387,16 @@ async fn writer_loop(
         }
         let ops: Vec<&WriteOp> = batch.iter().map(|r| &r.op).collect();
         let appends = ops.iter().any(|op| op.appends());
-        match apply_batch(&mut conn, &ops).await {
+        // One commit makes many callers' writes durable: its own trace, linked to each of them
+        // (a move's trace finds its commit through the link).
+        let commit =
+            tracing::debug_span!(parent: None, "store.commit", writes = batch.len() as i64);
+        if !commit.is_disabled() {
+            for r in &batch {
+                commit.follows_from(&r.span);
+            }
+        }
+        match apply_batch(&mut conn, &ops).instrument(commit).await {
             Ok(()) => {
                 // The watermark before the answers: an acknowledged entry is always covered.
                 if appends {

@@ -15,10 +15,11 @@ use prost::bytes::Bytes;
 use rand_chacha::ChaCha8Rng;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
+use tracing::Instrument;
 
 use super::sink::{Offer, Sink, SinkTx};
 use super::{
-    Body, Command, Handle, SeatInfo, Shared, Snapshot, Submitted, TableEvent, TableMeta,
+    Body, Command, Envelope, Handle, SeatInfo, Shared, Snapshot, Submitted, TableEvent, TableMeta,
     TableStatus, WatchItem, house,
 };
 use crate::metrics::Metrics;
@@ -64,6 +65,14 @@ pub async fn spawn(
     let shared = Arc::new(Shared::new(meta.clone()));
     let mut actor = Actor::new(deps, meta, shared.clone(), &stored.seats);
     actor.replay(&log)?;
+    // The decision in progress gets its full deadline from now: the replay dated it from the
+    // stored time of the last entry, and the time the server was down (a crash, a restart) is
+    // no bot's fault. Unfinished tables are loaded only when the server starts (they are never
+    // unloaded), so this is the restart's re-arm.
+    if actor.state() == TableState::Playing {
+        let since = now_ms().max(actor.decision_since_ms);
+        actor.begin_decision(since);
+    }
     actor.enter_metrics();
     if actor.state() != TableState::Finished && stored.table.state != TableState::Finished {
         actor
@@ -420,6 +429,9 @@ impl Actor {
         let first = self.events.len();
         let was_playing = self.game.is_some();
         self.step(&entry)?;
+        // The wait until the entry is durable; the group commit's span links to it.
+        let append =
+            tracing::debug_span!("store.append", table = %self.meta.id, seq = self.log_len);
         if let Err(e) = self
             .deps
             .store
@@ -429,6 +441,7 @@ impl Actor {
                 entry.clone(),
                 self.last_seq(),
             )
+            .instrument(append)
             .await
         {
             tracing::error!(table = %self.meta.id, error = %e, "append failed; rebuilding the table from the store");
@@ -464,7 +477,15 @@ impl Actor {
                 .limits
                 .table_done(&self.meta.created_by, &self.meta.id);
         }
-        self.fan_out(first, decide);
+        {
+            let span = tracing::debug_span!(
+                "table.fan_out",
+                watchers = self.sinks.len() as i64,
+                events = (self.events.len() - first) as i64
+            );
+            let _in = span.enter();
+            self.fan_out(first, decide);
+        }
         if finished_now {
             self.update_metrics();
             // WatchTable streams end after MatchEnded; bot streams just let go of this table.
@@ -1170,7 +1191,7 @@ impl Actor {
         Ok(self.status())
     }
 
-    async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
+    async fn run(mut self, mut rx: mpsc::Receiver<Envelope>) {
         // A table whose seats were all filled at creation (house bots) started without a join,
         // so `append` never stored it as playing, and ListTables' state filter missed it.
         if self.state() == TableState::Playing
@@ -1213,9 +1234,15 @@ impl Actor {
                     break;
                 }
                 cmd = rx.recv() => match cmd {
-                    Some(cmd) => {
+                    Some(Envelope { cmd, caller }) => {
                         let closing = matches!(cmd, Command::Close { .. });
-                        self.handle(cmd).await;
+                        let span = tracing::debug_span!(
+                            parent: &caller,
+                            "table",
+                            otel.name = cmd.span_name(),
+                            table = %self.meta.id
+                        );
+                        self.handle(cmd).instrument(span).await;
                         if closing && self.closed.is_some() {
                             break;
                         }
@@ -1229,7 +1256,13 @@ impl Actor {
                 _ = &mut sleep, if armed.is_some() => {
                     armed = None;
                     let due = self.next_wake().is_some_and(|w| w <= Instant::now());
-                    if due && !self.on_timer().await {
+                    // A house bot's move, an auto-move, an expiry: a trace of its own.
+                    let span = if due {
+                        tracing::debug_span!(parent: None, "table.timer", table = %self.meta.id)
+                    } else {
+                        tracing::Span::none()
+                    };
+                    if due && !self.on_timer().instrument(span).await {
                         break;
                     }
                 }

@@ -171,6 +171,30 @@ pub enum Command {
     },
 }
 
+impl Command {
+    /// The span name of the actor's handling of it.
+    pub fn span_name(&self) -> &'static str {
+        match self {
+            Command::Status { .. } => "table.status",
+            Command::Join { .. } => "table.join",
+            Command::Leave { .. } => "table.leave",
+            Command::Submit { .. } => "table.submit",
+            Command::View { .. } => "table.view",
+            Command::Watch { .. } => "table.watch",
+            Command::WatchBot { .. } => "table.watch_bot",
+            Command::Close { .. } => "table.close",
+        }
+    }
+}
+
+/// A command on its way to the actor, with the span of its sender (see trace.rs): the actor
+/// handles it in a child of that span, so a call's trace goes on across the channel.
+#[derive(Debug)]
+pub struct Envelope {
+    pub cmd: Command,
+    pub caller: tracing::Span,
+}
+
 /// A new WatchTable stream's items, and its table (to ring `watcher_left` when it closes).
 pub type Watching = (mpsc::Receiver<Outbound>, Arc<Shared>);
 
@@ -219,7 +243,7 @@ impl Shared {
 /// The way to a table actor.
 #[derive(Clone, Debug)]
 pub struct Handle {
-    tx: mpsc::Sender<Command>,
+    tx: mpsc::Sender<Envelope>,
     pub shared: Arc<Shared>,
     /// Distinguishes this actor from a later one for the same table.
     pub generation: u64,
@@ -233,13 +257,19 @@ impl Handle {
         make: impl FnOnce(oneshot::Sender<T>) -> Command,
     ) -> Result<T, Option<ServerError>> {
         let (tx, rx) = oneshot::channel();
-        self.tx.send(make(tx)).await.map_err(|_| None)?;
+        let cmd = make(tx);
+        let caller = crate::trace::caller();
+        self.tx
+            .send(Envelope { cmd, caller })
+            .await
+            .map_err(|_| None)?;
         rx.await.map_err(|_| None)
     }
 
     /// Send a command that has no reply.
     pub async fn tell(&self, cmd: Command) -> bool {
-        self.tx.send(cmd).await.is_ok()
+        let caller = crate::trace::caller();
+        self.tx.send(Envelope { cmd, caller }).await.is_ok()
     }
 
     pub fn is_closed(&self) -> bool {
