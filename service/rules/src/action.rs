@@ -34,11 +34,15 @@ pub enum Action {
     Card(Card),
     /// Lead this card face down, calling "Trumpf!" (A23).
     Hidden(Card),
+    /// Rams: give up the hand and take the widow (RA6).
+    Widow,
+    /// Rams: announce General Rams, undertaking to win all five tricks (RA6).
+    General,
 }
 
 impl Action {
     /// The actions that are a bare word, without cards.
-    pub const WORDS: [Action; 7] = [
+    pub const WORDS: [Action; 9] = [
         Action::Pass,
         Action::Play,
         Action::Contre,
@@ -46,6 +50,8 @@ impl Action {
         Action::Stand,
         Action::Challenge,
         Action::Decline,
+        Action::Widow,
+        Action::General,
     ];
 
     /// The text of RULES.md 11.3, exactly as `Display` writes it, built without the formatting
@@ -79,6 +85,8 @@ impl Action {
             Action::Decline => "decline",
             Action::Card(_) => "card",
             Action::Hidden(_) => "hidden",
+            Action::Widow => "widow",
+            Action::General => "general",
         }
     }
 }
@@ -101,7 +109,7 @@ pub enum ParseActionError {
     #[error("empty action")]
     Empty,
     #[error(
-        "unknown verb {0:?} (expected pass, play, contre, drop, stand, exchange, discard, challenge, decline, card or hidden)"
+        "unknown verb {0:?} (expected pass, play, contre, drop, stand, exchange, discard, challenge, decline, card, hidden, widow or general)"
     )]
     UnknownVerb(String),
     #[error(transparent)]
@@ -217,6 +225,8 @@ mod tests {
             ("hidden 7h", "hidden 7H"),
             ("discard 9S", "discard 9S"),
             ("challenge", "challenge"),
+            ("WIDOW", "widow"),
+            ("General", "general"),
         ] {
             let a: Action = input.parse().unwrap();
             assert_eq!(a.to_string(), out);

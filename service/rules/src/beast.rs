@@ -392,7 +392,7 @@ impl Family for BeastTable {
                 dealer: self.dealer,
                 declarer: None,
                 contrer: None,
-                stayers: SeatSet(((1u16 << self.seats) - 1) as u8),
+                stayers: SeatSet((1u16 << self.seats) - 1),
                 seats: self.seats,
                 tricks: self.tricks,
                 outcome: "heaps",

@@ -310,7 +310,7 @@ impl BeteTable {
                     set_aside,
                     turn_up: self.turn_up,
                     trump: self.trump,
-                    paid,
+                    paid: Box::new(paid),
                 })
             });
             self.start_bidding_round();

@@ -28,13 +28,94 @@ pub enum ContreRule {
     ModelA,
     Disabled,
 }
-/// Packet sizes of the deal (B11, BS4).
+/// Packet sizes of the deal (B11, BS4, MO7, LO6, RA4).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum DealPattern {
     ThreeTwo,
     TwoThree,
     TwoTwoOne,
     TwoOneTwo,
+    /// Loo: five rounds of one card (LO6).
+    OneEach,
+}
+/// Mouche's pack by seat count (MO2, A36).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PackRule {
+    Academie,
+    Sequential,
+}
+/// Mouche's dealer ante (MO5, A37).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum DealerAnte {
+    Five,
+    PerSeat,
+}
+/// What the others pay when a mouche is dealt (MO9, A38).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum DealtMouchePenalty {
+    None,
+    OthersPay,
+}
+/// Where mouches go (MO18, A42).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum MouchePayoff {
+    NextBasket,
+    QueueLargestFirst,
+}
+/// The laws of Mistigri (MI3, A43) and of Pam (LO3, A45): a trump like any other, or free.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum TopLaws {
+    Trump,
+    Free,
+}
+/// Whether J♣ completes a plain mouche (MI4, A44).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum MistigriFlush {
+    AnySuit,
+    TrumpOnly,
+}
+/// Which card is Pam (LO2).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Pam {
+    JackOfClubs,
+    TrumpJack,
+}
+/// Loo: the trick-1 leader's duty to lead the Ace of trumps (LO11, A49).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AceLead {
+    FirstTrick,
+    None,
+}
+/// Loo: the amount of a loo (LO13, A50).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum LooAmount {
+    Limited,
+    Unlimited,
+    Mixed,
+}
+/// Loo: who pays for a flush, and to whom (LO9, A48).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FlushRule {
+    Hoyle,
+    Pcg,
+}
+/// Rams: rank order (RA2).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RamsRanking {
+    AceHigh,
+    Ecarte,
+}
+/// Rams: the rams penalty (RA10).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RamsPenalty {
+    Five,
+    Pool,
+}
+/// Rams: the duty to undertrump (RA8).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Undertrump {
+    Required,
+    Free,
 }
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum BeteGrowth {
@@ -83,6 +164,26 @@ pub struct Config {
     pub enforce_legality: Legality,
     pub rounds: u32,
     pub max_extra_deals: u32,
+    // Part II (section 18).
+    pub pack_rule: PackRule,
+    pub dealer_ante: DealerAnte,
+    pub dealt_mouche_penalty: DealtMouchePenalty,
+    pub exchanged_mouche: bool,
+    pub mouche_payoff: MouchePayoff,
+    pub mistigri_laws: TopLaws,
+    pub mistigri_flush: MistigriFlush,
+    pub pam: Pam,
+    pub pam_laws: TopLaws,
+    pub pam_be_civil: bool,
+    pub ace_lead: AceLead,
+    pub loo_amount: LooAmount,
+    pub loo_limit: i64,
+    pub flush_rule: FlushRule,
+    pub ranking: RamsRanking,
+    pub rams_penalty: RamsPenalty,
+    pub general_stake: i64,
+    pub undertrump: Undertrump,
+    pub drop_requires_widow_taken: bool,
 }
 
 /// A config that the ruleset does not allow. The message names the key and its allowed values.
@@ -164,6 +265,58 @@ pub fn keys(ruleset: RulesetId) -> &'static [&'static str] {
             "rounds",
             "max_extra_deals",
         ],
+        RulesetId::Mouche => &[
+            "pack_rule",
+            "dealer_ante",
+            "deal_pattern",
+            "dealt_mouche_penalty",
+            "exchanged_mouche",
+            "mouche_payoff",
+            "must_head_in_suit",
+            "enforce_legality",
+            "rounds",
+            "max_extra_deals",
+        ],
+        RulesetId::Mistigri => &[
+            "pack_rule",
+            "dealer_ante",
+            "deal_pattern",
+            "dealt_mouche_penalty",
+            "exchanged_mouche",
+            "mouche_payoff",
+            "must_head_in_suit",
+            "mistigri_laws",
+            "mistigri_flush",
+            "enforce_legality",
+            "rounds",
+            "max_extra_deals",
+        ],
+        RulesetId::Loo => &[
+            "deal_pattern",
+            "must_head_in_suit",
+            "pam",
+            "pam_laws",
+            "pam_be_civil",
+            "ace_lead",
+            "loo_amount",
+            "loo_limit",
+            "flush_rule",
+            "enforce_legality",
+            "rounds",
+            "max_extra_deals",
+        ],
+        RulesetId::Rams => &[
+            "deal_pattern",
+            "must_head_in_suit",
+            "ranking",
+            "rams_penalty",
+            "general_stake",
+            "undertrump",
+            "drop_requires_widow_taken",
+            "enforce_legality",
+            "rounds",
+            "max_extra_deals",
+        ],
     }
 }
 
@@ -184,11 +337,24 @@ spelled!(WinRule { Strict = "strict", Plurality = "plurality" });
 spelled!(AnteRule { PotEmpty = "pot_empty", Literal = "literal" });
 spelled!(QueueOrder { Fifo = "fifo", LargestFirst = "largest_first" });
 spelled!(ContreRule { ModelA = "model_A", Disabled = "disabled" });
-spelled!(DealPattern { ThreeTwo = "3+2", TwoThree = "2+3", TwoTwoOne = "2+2+1", TwoOneTwo = "2+1+2" });
+spelled!(DealPattern { ThreeTwo = "3+2", TwoThree = "2+3", TwoTwoOne = "2+2+1", TwoOneTwo = "2+1+2", OneEach = "1+1+1+1+1" });
 spelled!(BeteGrowth { Plus5 = "plus5", Pot = "pot", Plus5PerBete = "plus5_per_bete" });
 spelled!(PerTrick { Fifth = "fifth", One = "one" });
 spelled!(BetePayoff { AllAtOnce = "all_at_once", SuccessiveFifo = "successive_fifo" });
 spelled!(Legality { Strict = "strict", Lenient = "lenient" });
+spelled!(PackRule { Academie = "academie", Sequential = "sequential" });
+spelled!(DealerAnte { Five = "five", PerSeat = "per_seat" });
+spelled!(DealtMouchePenalty { None = "none", OthersPay = "others_pay" });
+spelled!(MouchePayoff { NextBasket = "next_basket", QueueLargestFirst = "queue_largest_first" });
+spelled!(TopLaws { Trump = "trump", Free = "free" });
+spelled!(MistigriFlush { AnySuit = "any_suit", TrumpOnly = "trump_only" });
+spelled!(Pam { JackOfClubs = "jack_of_clubs", TrumpJack = "trump_jack" });
+spelled!(AceLead { FirstTrick = "first_trick", None = "none" });
+spelled!(LooAmount { Limited = "limited", Unlimited = "unlimited", Mixed = "mixed" });
+spelled!(FlushRule { Hoyle = "hoyle", Pcg = "pcg" });
+spelled!(RamsRanking { AceHigh = "ace_high", Ecarte = "ecarte" });
+spelled!(RamsPenalty { Five = "five", Pool = "pool" });
+spelled!(Undertrump { Required = "required", Free = "free" });
 
 /// Formats allowed string values as section 10 writes them: `"a", "b"`.
 fn quoted(values: &[&str]) -> String {
@@ -211,7 +377,12 @@ impl Config {
             contre: ContreRule::ModelA,
             max_curieuse: 1,
             two_players: false,
-            deal_pattern: DealPattern::ThreeTwo,
+            // Loo deals one card at a time by default (LO6).
+            deal_pattern: if ruleset == RulesetId::Loo {
+                DealPattern::OneEach
+            } else {
+                DealPattern::ThreeTwo
+            },
             // The one key whose default differs by ruleset (A2).
             bete_growth: if ruleset == RulesetId::Lanterlui {
                 BeteGrowth::Pot
@@ -229,6 +400,25 @@ impl Config {
             enforce_legality: Legality::Strict,
             rounds: 2,
             max_extra_deals: 2 * seats as u32,
+            pack_rule: PackRule::Academie,
+            dealer_ante: DealerAnte::Five,
+            dealt_mouche_penalty: DealtMouchePenalty::None,
+            exchanged_mouche: true,
+            mouche_payoff: MouchePayoff::NextBasket,
+            mistigri_laws: TopLaws::Trump,
+            mistigri_flush: MistigriFlush::AnySuit,
+            pam: Pam::JackOfClubs,
+            pam_laws: TopLaws::Free,
+            pam_be_civil: true,
+            ace_lead: AceLead::FirstTrick,
+            loo_amount: LooAmount::Limited,
+            loo_limit: 25,
+            flush_rule: FlushRule::Hoyle,
+            ranking: RamsRanking::AceHigh,
+            rams_penalty: RamsPenalty::Five,
+            general_stake: 5,
+            undertrump: Undertrump::Required,
+            drop_requires_widow_taken: false,
         }
     }
 
@@ -290,6 +480,25 @@ impl Config {
                 "enforce_legality" => self.enforce_legality.as_str().into(),
                 "rounds" => self.rounds.into(),
                 "max_extra_deals" => self.max_extra_deals.into(),
+                "pack_rule" => self.pack_rule.as_str().into(),
+                "dealer_ante" => self.dealer_ante.as_str().into(),
+                "dealt_mouche_penalty" => self.dealt_mouche_penalty.as_str().into(),
+                "exchanged_mouche" => self.exchanged_mouche.into(),
+                "mouche_payoff" => self.mouche_payoff.as_str().into(),
+                "mistigri_laws" => self.mistigri_laws.as_str().into(),
+                "mistigri_flush" => self.mistigri_flush.as_str().into(),
+                "pam" => self.pam.as_str().into(),
+                "pam_laws" => self.pam_laws.as_str().into(),
+                "pam_be_civil" => self.pam_be_civil.into(),
+                "ace_lead" => self.ace_lead.as_str().into(),
+                "loo_amount" => self.loo_amount.as_str().into(),
+                "loo_limit" => self.loo_limit.into(),
+                "flush_rule" => self.flush_rule.as_str().into(),
+                "ranking" => self.ranking.as_str().into(),
+                "rams_penalty" => self.rams_penalty.as_str().into(),
+                "general_stake" => self.general_stake.into(),
+                "undertrump" => self.undertrump.as_str().into(),
+                "drop_requires_widow_taken" => self.drop_requires_widow_taken.into(),
                 _ => continue,
             };
             m.insert(key.to_string(), v);
@@ -388,10 +597,13 @@ impl Config {
             "max_curieuse" => self.max_curieuse = int_in(&[0, 1, 2, 3])? as u8,
             "two_players" => self.two_players = boolean()?,
             "deal_pattern" => {
-                let spellings: &[&str] = if ruleset == RulesetId::Beast {
-                    &["3+2", "2+3"]
-                } else {
-                    &["3+2", "2+3", "2+2+1", "2+1+2"]
+                let spellings: &[&str] = match ruleset {
+                    RulesetId::Beast
+                    | RulesetId::Mouche
+                    | RulesetId::Mistigri
+                    | RulesetId::Rams => &["3+2", "2+3"],
+                    RulesetId::Loo => &["1+1+1+1+1", "3+2", "2+3"],
+                    _ => &["3+2", "2+3", "2+2+1", "2+1+2"],
                 };
                 self.deal_pattern = pick(value, spellings, DealPattern::parse).map_err(bad)?
             }
@@ -421,9 +633,88 @@ impl Config {
                 .map_err(bad)?
             }
             "enforce_legality" => {
-                self.enforce_legality =
-                    pick(value, &["strict", "lenient"], Legality::parse).map_err(bad)?
+                // RC5, A53: no lenient mode in the four rulesets of Part II.
+                let spellings: &[&str] = if ruleset.is_pool_family() {
+                    &["strict"]
+                } else {
+                    &["strict", "lenient"]
+                };
+                self.enforce_legality = pick(value, spellings, Legality::parse).map_err(bad)?
             }
+            "pack_rule" => {
+                self.pack_rule =
+                    pick(value, &["academie", "sequential"], PackRule::parse).map_err(bad)?
+            }
+            "dealer_ante" => {
+                self.dealer_ante =
+                    pick(value, &["five", "per_seat"], DealerAnte::parse).map_err(bad)?
+            }
+            "dealt_mouche_penalty" => {
+                self.dealt_mouche_penalty =
+                    pick(value, &["none", "others_pay"], DealtMouchePenalty::parse).map_err(bad)?
+            }
+            "exchanged_mouche" => self.exchanged_mouche = boolean()?,
+            "mouche_payoff" => {
+                self.mouche_payoff = pick(
+                    value,
+                    &["next_basket", "queue_largest_first"],
+                    MouchePayoff::parse,
+                )
+                .map_err(bad)?
+            }
+            "mistigri_laws" => {
+                self.mistigri_laws = pick(value, &["trump", "free"], TopLaws::parse).map_err(bad)?
+            }
+            "mistigri_flush" => {
+                self.mistigri_flush =
+                    pick(value, &["any_suit", "trump_only"], MistigriFlush::parse).map_err(bad)?
+            }
+            "pam" => {
+                self.pam = pick(value, &["jack_of_clubs", "trump_jack"], Pam::parse).map_err(bad)?
+            }
+            "pam_laws" => {
+                self.pam_laws = pick(value, &["free", "trump"], TopLaws::parse).map_err(bad)?
+            }
+            "pam_be_civil" => self.pam_be_civil = boolean()?,
+            "ace_lead" => {
+                self.ace_lead =
+                    pick(value, &["first_trick", "none"], AceLead::parse).map_err(bad)?
+            }
+            "loo_amount" => {
+                self.loo_amount = pick(value, &["limited", "unlimited", "mixed"], LooAmount::parse)
+                    .map_err(bad)?
+            }
+            "loo_limit" => {
+                // A50: a positive multiple of 5, whatever `loo_amount` says.
+                self.loo_limit = value
+                    .as_u64()
+                    .filter(|&v| v >= 5 && v % 5 == 0 && v <= i64::MAX as u64 / 2)
+                    .ok_or_else(|| bad("a multiple of 5, 5 or more".into()))?
+                    as i64
+            }
+            "flush_rule" => {
+                self.flush_rule = pick(value, &["hoyle", "pcg"], FlushRule::parse).map_err(bad)?
+            }
+            "ranking" => {
+                self.ranking =
+                    pick(value, &["ace_high", "ecarte"], RamsRanking::parse).map_err(bad)?
+            }
+            "rams_penalty" => {
+                self.rams_penalty =
+                    pick(value, &["five", "pool"], RamsPenalty::parse).map_err(bad)?
+            }
+            "general_stake" => {
+                self.general_stake = value
+                    .as_u64()
+                    .filter(|&v| v <= i64::MAX as u64 / 64)
+                    .ok_or_else(|| bad("an integer, 0 or more".into()))?
+                    as i64
+            }
+            "undertrump" => {
+                self.undertrump =
+                    pick(value, &["required", "free"], Undertrump::parse).map_err(bad)?
+            }
+            "drop_requires_widow_taken" => self.drop_requires_widow_taken = boolean()?,
             "rounds" => {
                 self.rounds = value
                     .as_u64()

@@ -14,6 +14,7 @@ impl DealPattern {
             DealPattern::TwoThree => &[2, 3],
             DealPattern::TwoTwoOne => &[2, 2, 1],
             DealPattern::TwoOneTwo => &[2, 1, 2],
+            DealPattern::OneEach => &[1, 1, 1, 1, 1],
         }
     }
 }

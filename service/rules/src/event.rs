@@ -46,7 +46,7 @@ pub enum DealResult {
 
 /// A set of seats as a bit mask (bit i = seat i).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct SeatSet(pub u8);
+pub struct SeatSet(pub u16);
 
 impl SeatSet {
     pub fn contains(self, s: Seat) -> bool {
@@ -56,7 +56,7 @@ impl SeatSet {
         self.0 |= 1 << s.0;
     }
     pub fn iter(self) -> impl Iterator<Item = Seat> {
-        (0..8u8).filter(move |i| self.0 & (1 << i) != 0).map(Seat)
+        (0..16u8).filter(move |i| self.0 & (1 << i) != 0).map(Seat)
     }
 }
 
@@ -81,13 +81,15 @@ pub enum PublicEvent {
         set_aside: Card,
         turn_up: Card,
         trump: Suit,
-        paid: Amounts,
+        paid: Box<Amounts>,
     },
     /// A seat exchanged `count` cards (which ones is private).
     Exchanged { seat: Seat, count: u8 },
     /// The dealer took up the turn-up and discarded one card face down.
     TookTurnUp { seat: Seat, turn_up: Card },
-    /// Lanterlui: a flush was shown and settles the deal.
+    /// Lanterlui, Loo: a flush was shown and settles the deal; Mouche, Mistigri: a mouche shown
+    /// (every mouche in the comparison, the best last); Loo under `flush_rule = "hoyle"`: also
+    /// the Pam that exempts its holder (`cards` is then that one card).
     FlushShown { seat: Seat, cards: CardSet },
     /// A card played face up.
     CardPlayed { seat: Seat, card: Card },

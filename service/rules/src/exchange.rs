@@ -664,10 +664,12 @@ impl Family for ExchangeTable {
             return Err(ActionError::NotYourTurn { to_act: self.turn });
         }
         match action {
-            Action::Pass | Action::Play | Action::Contre => Err(ActionError::WrongRuleset {
-                action: action.verb(),
-                ruleset: self.ruleset,
-            }),
+            Action::Pass | Action::Play | Action::Contre | Action::Widow | Action::General => {
+                Err(ActionError::WrongRuleset {
+                    action: action.verb(),
+                    ruleset: self.ruleset,
+                })
+            }
             Action::Drop | Action::Stand | Action::Exchange(_) => {
                 self.apply_round(ctx, seat, action, out)
             }

@@ -4,7 +4,7 @@
 use thiserror::Error;
 
 use crate::card::Card;
-use crate::config::{Config, ConfigError};
+use crate::config::{Config, ConfigError, PackRule};
 use crate::ruleset::RulesetId;
 use crate::seat::Seat;
 use crate::shuffle::Seed;
@@ -138,7 +138,7 @@ use crate::ruleset::MAX_SEATS;
 use crate::sink::{Discard, Sink};
 use crate::summary::SummaryLog;
 use crate::view::{Phase, SeatPublic, View, Viewer};
-use crate::{Action, beast::BeastTable, bete::BeteTable, exchange::ExchangeTable};
+use crate::{Action, beast::BeastTable, bete::BeteTable, exchange::ExchangeTable, pool::PoolTable};
 use rand_chacha::rand_core::RngCore;
 use std::borrow::Cow;
 
@@ -154,6 +154,18 @@ pub fn pack(ruleset: RulesetId, config: &Config, seats: u8) -> Vec<Card> {
         RulesetId::BesteBoer | RulesetId::BesterBube => Rank::Seven,
         RulesetId::Lanterlui if config.short_pack && seats < 6 => Rank::Four,
         RulesetId::Lanterlui => Rank::Two,
+        // MO2, A36, 19: by seat count and `pack_rule`.
+        RulesetId::Mouche | RulesetId::Mistigri => match (config.pack_rule, seats) {
+            (PackRule::Academie, 3) => Rank::Eight,
+            (PackRule::Academie, 4) | (PackRule::Sequential, 4) => Rank::Six,
+            (PackRule::Academie, 5) => Rank::Three,
+            (PackRule::Academie, _) => Rank::Two,
+            (PackRule::Sequential, 3) => Rank::Seven,
+            (PackRule::Sequential, 5) => Rank::Five,
+            (PackRule::Sequential, _) => Rank::Four,
+        },
+        RulesetId::Loo => Rank::Two,
+        RulesetId::Rams => Rank::Seven,
     };
     Suit::ALL
         .iter()
@@ -188,6 +200,7 @@ enum Table {
     Bete(BeteTable),
     Beast(BeastTable),
     Exchange(ExchangeTable),
+    Pool(PoolTable),
 }
 
 /// Calls the same `Family` method on whichever family the table is.
@@ -197,6 +210,7 @@ macro_rules! family {
             Table::Bete($t) => $body,
             Table::Beast($t) => $body,
             Table::Exchange($t) => $body,
+            Table::Pool($t) => $body,
         }
     };
 }
@@ -245,6 +259,8 @@ fn safe_order(a: &Action) -> (u8, u64) {
         Action::Contre => (8, 0),
         Action::Challenge => (9, 0),
         Action::Exchange(s) => (10, s.bits()),
+        Action::Widow => (11, 0),
+        Action::General => (12, 0),
     }
 }
 
@@ -292,6 +308,9 @@ impl Game {
             }
             RulesetId::Beast => {
                 Table::Beast(BeastTable::new(setup.ruleset, &setup.config, setup.seats))
+            }
+            RulesetId::Mouche | RulesetId::Mistigri | RulesetId::Loo | RulesetId::Rams => {
+                Table::Pool(PoolTable::new(setup.ruleset, &setup.config, setup.seats))
             }
             _ => Table::Exchange(ExchangeTable::new(
                 setup.ruleset,
@@ -433,6 +452,8 @@ impl Game {
                 n * (6 + self.setup.config.max_curieuse as usize)
             }
             RulesetId::Beast => 5 * n,
+            // Part II: one declaration a seat, the dealer's discard, five cards a seat.
+            r if r.is_pool_family() => 6 * n + 1,
             _ => 64,
         }
     }

@@ -60,6 +60,7 @@ pub mod exchange;
 mod family;
 pub mod game;
 pub mod playout;
+pub mod pool;
 pub mod record;
 pub mod ruleset;
 mod sink;

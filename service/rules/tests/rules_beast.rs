@@ -56,7 +56,14 @@ fn run(g: &mut Game, actions: &[&str]) -> Vec<Event> {
     out
 }
 
-fn heaps(events: &[Event]) -> (Option<Seat>, Option<Seat>, Option<Seat>, [i64; 7]) {
+fn heaps(
+    events: &[Event],
+) -> (
+    Option<Seat>,
+    Option<Seat>,
+    Option<Seat>,
+    [i64; bete_rules::MAX_SEATS],
+) {
     for e in events {
         if let PublicEvent::DealSettled(s) = &e.public
             && let DealResult::Heaps {

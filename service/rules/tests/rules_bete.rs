@@ -83,7 +83,14 @@ fn assert_conserved(g: &Game) {
     );
 }
 
-fn settled(events: &[Event]) -> (&DealResult, [i64; 7], [i64; 7], [u8; 7]) {
+fn settled(
+    events: &[Event],
+) -> (
+    &DealResult,
+    [i64; bete_rules::MAX_SEATS],
+    [i64; bete_rules::MAX_SEATS],
+    [u8; bete_rules::MAX_SEATS],
+) {
     for e in events {
         if let PublicEvent::DealSettled(s) = &e.public {
             return (&s.result, s.net, s.betes, s.tricks);
@@ -183,9 +190,9 @@ struct Deal {
     start: Pools,
     w: i64,
     result: DealResult,
-    net: [i64; 7],
-    betes: [i64; 7],
-    tricks: [u8; 7],
+    net: [i64; bete_rules::MAX_SEATS],
+    betes: [i64; bete_rules::MAX_SEATS],
+    tricks: [u8; bete_rules::MAX_SEATS],
     pools: Pools,
 }
 
@@ -304,7 +311,15 @@ fn solve(
     None
 }
 
-fn settled_full(events: &[Event]) -> (DealResult, [i64; 7], [i64; 7], [u8; 7], Pools) {
+fn settled_full(
+    events: &[Event],
+) -> (
+    DealResult,
+    [i64; bete_rules::MAX_SEATS],
+    [i64; bete_rules::MAX_SEATS],
+    [u8; bete_rules::MAX_SEATS],
+    Pools,
+) {
     for e in events {
         if let PublicEvent::DealSettled(s) = &e.public {
             return (s.result.clone(), s.net, s.betes, s.tricks, s.pools.clone());
@@ -824,7 +839,7 @@ fn b17_curieuse() {
             turn_up,
             trump,
             paid,
-        } => Some((*set_aside, *turn_up, *trump, *paid)),
+        } => Some((*set_aside, *turn_up, *trump, **paid)),
         _ => None,
     });
     let (set_aside, turn_up, trump, paid) = cur.expect("a Curieuse");
@@ -1473,7 +1488,7 @@ fn b35_timeout_safe_action_never_revokes_in_lenient_mode() {
 // ---------------------------------------------------------------------------------------------
 // B36 / 0.4 item 17: end of the match
 
-fn match_ended(events: &[Event]) -> Option<[i64; 7]> {
+fn match_ended(events: &[Event]) -> Option<[i64; bete_rules::MAX_SEATS]> {
     events.iter().find_map(|e| match &e.public {
         PublicEvent::MatchEnded { returned, .. } => Some(**returned),
         _ => None,

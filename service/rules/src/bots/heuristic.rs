@@ -20,6 +20,16 @@ const CONTRE_AT: f32 = 2.8;
 const STAY_AT: f32 = 1.0;
 /// Lanterlui: challenge the dealer heads-up with this many likely tricks.
 const CHALLENGE_AT: f32 = 1.8;
+/// Rams: announce General Rams only with a near-certain five tricks.
+const GENERAL_AT: f32 = 4.6;
+/// Rams: below this, the unseen widow is likely better than the hand.
+const WIDOW_BELOW: f32 = 0.6;
+
+/// Whether the dealer takes up the turn-up: the exchange family (0.4 item 6), Mouche and
+/// Mistigri (MO11), Rams (RA5).
+fn dealer_takes_turn_up(r: RulesetId) -> bool {
+    r.is_exchange_family() || matches!(r, RulesetId::Mouche | RulesetId::Mistigri | RulesetId::Rams)
+}
 
 /// The heuristic's action for the seat whose view this is; always one of `view.legal_actions`
 /// (or `Action::Pass` if there is none, which callers never ask for).
@@ -72,9 +82,9 @@ impl<'a> Ctx<'a> {
             seen.insert(c);
         }
         if let Some(t) = view.turn_up {
-            // In Bête and Beast nobody ever holds the turn-up; in the exchange family the dealer
-            // takes it up, so it is only "out" for the dealer himself.
-            if !view.ruleset.is_exchange_family() || view.viewer == Viewer::Seat(view.dealer) {
+            // In Bête, Beast and Loo nobody ever holds the turn-up; where the dealer takes it
+            // up, it is only "out" for the dealer himself.
+            if !dealer_takes_turn_up(view.ruleset) || view.viewer == Viewer::Seat(view.dealer) {
                 seen.insert(t);
             }
         }
@@ -128,7 +138,7 @@ impl<'a> Ctx<'a> {
 
     fn hand_with_turn_up(&self) -> CardSet {
         let mut h = self.hand;
-        if self.view.ruleset.is_exchange_family()
+        if dealer_takes_turn_up(self.view.ruleset)
             && self.is_dealer()
             && !self.view.turn_up_taken
             && let Some(t) = self.view.turn_up
@@ -178,9 +188,33 @@ impl<'a> Ctx<'a> {
         best
     }
 
+    /// Rams (RA6): General Rams with a hand that should take every trick, the widow instead of
+    /// a weak hand, dropping where allowed, else stand.
+    fn rams_turn(&self) -> Option<Action> {
+        let est = self.strength(self.hand);
+        if self.legal_has(Action::General) && est >= GENERAL_AT {
+            return Some(Action::General);
+        }
+        if est < STAY_AT {
+            if self.legal_has(Action::Widow) && est < WIDOW_BELOW {
+                return Some(Action::Widow);
+            }
+            if self.legal_has(Action::Drop) {
+                return Some(Action::Drop);
+            }
+        }
+        Some(Action::Stand)
+    }
+
     fn exchange_turn(&self) -> Option<Action> {
-        let flushish =
-            self.view.ruleset == RulesetId::Lanterlui && self.lanterlui_flush_suit_count() >= 4;
+        if self.view.ruleset == RulesetId::Rams {
+            return self.rams_turn();
+        }
+        // Lanterlui, Loo: a flush takes the pot; Mouche, Mistigri: a mouche takes the basket.
+        let flushish = matches!(
+            self.view.ruleset,
+            RulesetId::Lanterlui | RulesetId::Loo | RulesetId::Mouche | RulesetId::Mistigri
+        ) && self.lanterlui_flush_suit_count() >= 4;
         if self.legal_has(Action::Drop)
             && !flushish
             && self.strength(self.hand_with_turn_up()) < STAY_AT

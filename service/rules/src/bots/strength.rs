@@ -37,9 +37,18 @@ impl CardOrder {
         self.has_bowers() && (c == self.top_bower() || c == self.second_bower())
     }
 
-    /// Trumps: the trump suit, plus the second bower in the exchange family (A21).
+    /// Mistigri and Pam (J♣, the default `pam`): the top trump of Mistigri and Loo (MI2, LO2).
+    pub fn top(self) -> Option<Card> {
+        matches!(self.ruleset, RulesetId::Mistigri | RulesetId::Loo)
+            .then(|| Card::new(Rank::Jack, Suit::Clubs))
+    }
+
+    /// Trumps: the trump suit, plus the second bower in the exchange family (A21) and
+    /// Mistigri or Pam (MI2, LO2).
     pub fn is_trump(self, c: Card) -> bool {
-        c.suit() == self.trump || (self.has_bowers() && c == self.second_bower())
+        c.suit() == self.trump
+            || (self.has_bowers() && c == self.second_bower())
+            || self.top() == Some(c)
     }
 
     /// The suit a card belongs to for following: the second bower belongs to trumps.
@@ -56,16 +65,19 @@ impl CardOrder {
     pub fn power(self, c: Card) -> u8 {
         let r = c.rank();
         let within = match self.ruleset {
-            // K > Q > J > A > 10 > 9 … (the Écarté order of B3 and BS2).
-            RulesetId::Bete | RulesetId::Beast => match r {
+            // Mistigri and Pam above every trump (MI2, LO2).
+            _ if self.top() == Some(c) => 30,
+            // K > Q > J > A > 10 > 9 … (the Écarté order of B3, BS2 and MO3).
+            RulesetId::Bete | RulesetId::Beast | RulesetId::Mouche | RulesetId::Mistigri => match r
+            {
                 Rank::King => 12,
                 Rank::Queen => 11,
                 Rank::Jack => 10,
                 Rank::Ace => 9,
                 other => other.index() as u8,
             },
-            // A > K > Q > J > 10 … (AH1).
-            RulesetId::BeteAceHigh => r.index() as u8,
+            // A > K > Q > J > 10 … (AH1, LO2, RA2's default).
+            RulesetId::BeteAceHigh | RulesetId::Loo | RulesetId::Rams => r.index() as u8,
             // Bowers on top of trumps, then A K Q 10 …; plain suits A K Q J 10 ….
             _ if self.is_trump(c) => {
                 if c == self.top_bower() {
@@ -131,5 +143,13 @@ mod tests {
         assert!(bb.power(c("AS")) > bb.power(c("JS")));
         assert_eq!(bb.trump_rank_from_top(c("AD")), 2);
         assert!(!CardOrder::new(RulesetId::Bete, Suit::Diamonds).is_trump(c("JH")));
+
+        let loo = CardOrder::new(RulesetId::Loo, Suit::Hearts);
+        assert!(loo.is_trump(c("JC")));
+        assert!(loo.power(c("JC")) > loo.power(c("AH")));
+        assert!(loo.power(c("AH")) > loo.power(c("KH")));
+        let mistigri = CardOrder::new(RulesetId::Mistigri, Suit::Spades);
+        assert!(mistigri.power(c("JC")) > mistigri.power(c("KS")));
+        assert!(mistigri.power(c("KS")) > mistigri.power(c("AS")));
     }
 }

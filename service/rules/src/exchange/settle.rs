@@ -133,7 +133,7 @@ impl ExchangeTable {
 
         let result = match end {
             End::Played => DealResult::Played {
-                stayers: SeatSet(self.inn),
+                stayers: SeatSet(self.inn.into()),
             },
             End::LoneStayer(s) => DealResult::LoneStayer(s),
             End::Carried => DealResult::Carried,
