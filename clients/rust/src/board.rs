@@ -87,6 +87,16 @@ fn pack_size(ruleset: pb::Ruleset, seats: u32) -> u32 {
         },
         R::Beast | R::Lanterlui => 52,
         R::BesteBoer | R::BesterBube => 32,
+        // MO2's default `pack_rule = "academie"` (the view does not carry the config).
+        R::Mouche | R::Mistigri => match seats {
+            3 => 28,
+            4 => 36,
+            5 => 48,
+            _ => 52,
+        },
+        R::Loo => 52,
+        // RA4: no talon; the cards left over take no part.
+        R::Rams => 5 * seats + 1,
         R::Unspecified => 0,
     }
 }
@@ -139,6 +149,8 @@ pub fn apply_event(view: &mut pb::SeatView, event: &pb::Event) {
             let (phase, round) = match ruleset {
                 R::Bete | R::BeteAceHigh => (pb::Phase::Bidding, 0),
                 R::Beast => (pb::Phase::Trick, 0),
+                // RA5: the dealer robs the turn-up first.
+                R::Rams => (pb::Phase::DealerDiscard, 0),
                 _ => (pb::Phase::Exchange, 1),
             };
             view.phase = phase as i32;

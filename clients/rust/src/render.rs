@@ -95,6 +95,10 @@ pub fn ruleset(ruleset: i32) -> &'static str {
         Ok(R::BesteBoer) => "beste-boer",
         Ok(R::Lanterlui) => "lanterlui",
         Ok(R::BesterBube) => "bester-bube",
+        Ok(R::Mouche) => "mouche",
+        Ok(R::Mistigri) => "mistigri",
+        Ok(R::Loo) => "loo",
+        Ok(R::Rams) => "rams",
         _ => "?",
     }
 }

@@ -24,6 +24,10 @@ class Ruleset(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     RULESET_BESTE_BOER: _ClassVar[Ruleset]
     RULESET_LANTERLUI: _ClassVar[Ruleset]
     RULESET_BESTER_BUBE: _ClassVar[Ruleset]
+    RULESET_MOUCHE: _ClassVar[Ruleset]
+    RULESET_MISTIGRI: _ClassVar[Ruleset]
+    RULESET_LOO: _ClassVar[Ruleset]
+    RULESET_RAMS: _ClassVar[Ruleset]
 
 class ActionKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -39,6 +43,8 @@ class ActionKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ACTION_KIND_DECLINE: _ClassVar[ActionKind]
     ACTION_KIND_CARD: _ClassVar[ActionKind]
     ACTION_KIND_HIDDEN: _ClassVar[ActionKind]
+    ACTION_KIND_WIDOW: _ClassVar[ActionKind]
+    ACTION_KIND_GENERAL: _ClassVar[ActionKind]
 SUIT_UNSPECIFIED: Suit
 SUIT_SPADES: Suit
 SUIT_HEARTS: Suit
@@ -51,6 +57,10 @@ RULESET_BEAST: Ruleset
 RULESET_BESTE_BOER: Ruleset
 RULESET_LANTERLUI: Ruleset
 RULESET_BESTER_BUBE: Ruleset
+RULESET_MOUCHE: Ruleset
+RULESET_MISTIGRI: Ruleset
+RULESET_LOO: Ruleset
+RULESET_RAMS: Ruleset
 ACTION_KIND_UNSPECIFIED: ActionKind
 ACTION_KIND_PASS: ActionKind
 ACTION_KIND_PLAY: ActionKind
@@ -63,6 +73,8 @@ ACTION_KIND_CHALLENGE: ActionKind
 ACTION_KIND_DECLINE: ActionKind
 ACTION_KIND_CARD: ActionKind
 ACTION_KIND_HIDDEN: ActionKind
+ACTION_KIND_WIDOW: ActionKind
+ACTION_KIND_GENERAL: ActionKind
 
 class Action(_message.Message):
     __slots__ = ("kind", "cards", "text")

@@ -80,6 +80,10 @@ pub fn ruleset_to_pb(ruleset: RulesetId) -> pb::Ruleset {
         RulesetId::BesteBoer => pb::Ruleset::BesteBoer,
         RulesetId::Lanterlui => pb::Ruleset::Lanterlui,
         RulesetId::BesterBube => pb::Ruleset::BesterBube,
+        RulesetId::Mouche => pb::Ruleset::Mouche,
+        RulesetId::Mistigri => pb::Ruleset::Mistigri,
+        RulesetId::Loo => pb::Ruleset::Loo,
+        RulesetId::Rams => pb::Ruleset::Rams,
     }
 }
 
@@ -93,6 +97,10 @@ pub fn ruleset_from_pb(value: i32, field: &str) -> Result<RulesetId, FieldError>
         Ok(pb::Ruleset::BesteBoer) => Ok(RulesetId::BesteBoer),
         Ok(pb::Ruleset::Lanterlui) => Ok(RulesetId::Lanterlui),
         Ok(pb::Ruleset::BesterBube) => Ok(RulesetId::BesterBube),
+        Ok(pb::Ruleset::Mouche) => Ok(RulesetId::Mouche),
+        Ok(pb::Ruleset::Mistigri) => Ok(RulesetId::Mistigri),
+        Ok(pb::Ruleset::Loo) => Ok(RulesetId::Loo),
+        Ok(pb::Ruleset::Rams) => Ok(RulesetId::Rams),
         Ok(pb::Ruleset::Unspecified) => {
             Err(FieldError::new(field, "is required (RULESET_UNSPECIFIED)"))
         }
@@ -131,6 +139,8 @@ pub fn action_to_pb(action: Action) -> pb::Action {
         Action::Decline => (pb::ActionKind::Decline, Vec::new()),
         Action::Card(c) => (pb::ActionKind::Card, vec![card_to_pb(c)]),
         Action::Hidden(c) => (pb::ActionKind::Hidden, vec![card_to_pb(c)]),
+        Action::Widow => (pb::ActionKind::Widow, Vec::new()),
+        Action::General => (pb::ActionKind::General, Vec::new()),
     };
     pb::Action {
         kind: kind.into(),
@@ -186,6 +196,8 @@ pub fn action_from_pb(action: &pb::Action, field: &str) -> Result<Action, FieldE
         pb::ActionKind::Stand => no_cards(Action::Stand),
         pb::ActionKind::Challenge => no_cards(Action::Challenge),
         pb::ActionKind::Decline => no_cards(Action::Decline),
+        pb::ActionKind::Widow => no_cards(Action::Widow),
+        pb::ActionKind::General => no_cards(Action::General),
         pb::ActionKind::Discard => Ok(Action::Discard(one_card()?)),
         pb::ActionKind::Card => Ok(Action::Card(one_card()?)),
         pb::ActionKind::Hidden => Ok(Action::Hidden(one_card()?)),

@@ -222,7 +222,7 @@ fn reveal_to_pb(r: &Reveal, seats: usize) -> pb::DealRevealed {
             .iter()
             .enumerate()
             .map(|(i, &hand)| pb::SeatCards {
-                // `seats` is at most MAX_SEATS (7), so the index fits a u32.
+                // `seats` is at most MAX_SEATS (10), so the index fits a u32.
                 seat: i as u32,
                 cards: cards_to_pb(hand),
             })
@@ -423,7 +423,7 @@ mod tests {
                     declarer_result: BidderResult::Win { vole: true },
                     contrer: Some((Seat(2), BidderResult::Lose { devole: false })),
                 },
-                tricks: [5, 0, 0, 0, 0, 0, 0],
+                tricks: [5, 0, 0, 0, 0, 0, 0, 0, 0, 0],
                 net,
                 betes: [0; MAX_SEATS],
                 hidden_revealed: set(&["9D"]),

@@ -177,6 +177,8 @@ fn action(buf: &mut Vec<u8>, a: Action) {
         Action::Decline => (pb::ActionKind::Decline, &mut std::iter::empty()),
         Action::Card(c) => (pb::ActionKind::Card, &mut std::iter::once(c)),
         Action::Hidden(c) => (pb::ActionKind::Hidden, &mut std::iter::once(c)),
+        Action::Widow => (pb::ActionKind::Widow, &mut std::iter::empty()),
+        Action::General => (pb::ActionKind::General, &mut std::iter::empty()),
     };
     uint64(buf, 1, kind as u64);
     for c in cards {

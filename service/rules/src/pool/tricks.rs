@@ -129,6 +129,11 @@ impl PoolTable {
             .first()
             .map(|&(_, c)| o.suit_of(c))
             .unwrap_or(o.trump);
+        // A card outside the suit led breaks the duty to follow, whatever else applies.
+        let duty = match duty {
+            Duty::Head if o.suit_of(card) != led => Duty::Follow,
+            d => d,
+        };
         match duty {
             Duty::LeadAce(due) => ActionError::MustLeadTrump(format!(
                 "the leader of trick 1 who holds {due} must lead it (LO11)"

@@ -82,7 +82,7 @@ func (Suit) EnumDescriptor() ([]byte, []int) {
 	return file_bete_v1_cards_proto_rawDescGZIP(), []int{0}
 }
 
-// One of the six games of the rulebook (RULES.md 11.1). The comment gives the text id used in
+// One of the ten games of the rulebook (RULES.md 11.1 and 19). The comment gives the text id used in
 // records and on the command line.
 type Ruleset int32
 
@@ -101,18 +101,30 @@ const (
 	Ruleset_RULESET_LANTERLUI Ruleset = 5
 	// "bester-bube": Bester Bube, Saxony 1853 (RULES.md section 6). Exchange with bowers.
 	Ruleset_RULESET_BESTER_BUBE Ruleset = 6
+	// "mouche": Mouche or Lanturlu (RULES.md section 12). One exchange round, the basket, mouches.
+	Ruleset_RULESET_MOUCHE Ruleset = 7
+	// "mistigri": Mistigri or Pamphile (RULES.md section 13). Mouche with J♣ the top trump.
+	Ruleset_RULESET_MISTIGRI Ruleset = 8
+	// "loo": Five-card Loo (RULES.md section 14). 3 to 10 seats, Pam, flushes, loos.
+	Ruleset_RULESET_LOO Ruleset = 9
+	// "rams": Rams (RULES.md section 15). The dealer robs, a widow, General Rams.
+	Ruleset_RULESET_RAMS Ruleset = 10
 )
 
 // Enum value maps for Ruleset.
 var (
 	Ruleset_name = map[int32]string{
-		0: "RULESET_UNSPECIFIED",
-		1: "RULESET_BETE",
-		2: "RULESET_BETE_ACE_HIGH",
-		3: "RULESET_BEAST",
-		4: "RULESET_BESTE_BOER",
-		5: "RULESET_LANTERLUI",
-		6: "RULESET_BESTER_BUBE",
+		0:  "RULESET_UNSPECIFIED",
+		1:  "RULESET_BETE",
+		2:  "RULESET_BETE_ACE_HIGH",
+		3:  "RULESET_BEAST",
+		4:  "RULESET_BESTE_BOER",
+		5:  "RULESET_LANTERLUI",
+		6:  "RULESET_BESTER_BUBE",
+		7:  "RULESET_MOUCHE",
+		8:  "RULESET_MISTIGRI",
+		9:  "RULESET_LOO",
+		10: "RULESET_RAMS",
 	}
 	Ruleset_value = map[string]int32{
 		"RULESET_UNSPECIFIED":   0,
@@ -122,6 +134,10 @@ var (
 		"RULESET_BESTE_BOER":    4,
 		"RULESET_LANTERLUI":     5,
 		"RULESET_BESTER_BUBE":   6,
+		"RULESET_MOUCHE":        7,
+		"RULESET_MISTIGRI":      8,
+		"RULESET_LOO":           9,
+		"RULESET_RAMS":          10,
 	}
 )
 
@@ -183,6 +199,10 @@ const (
 	ActionKind_ACTION_KIND_CARD ActionKind = 10
 	// "hidden": lead one card face down announcing "Trumpf!" (A23). Exactly one card.
 	ActionKind_ACTION_KIND_HIDDEN ActionKind = 11
+	// "widow": Rams, give up your hand and take the widow (RA6). No cards.
+	ActionKind_ACTION_KIND_WIDOW ActionKind = 12
+	// "general": Rams, announce General Rams, undertaking all five tricks (RA6). No cards.
+	ActionKind_ACTION_KIND_GENERAL ActionKind = 13
 )
 
 // Enum value maps for ActionKind.
@@ -200,6 +220,8 @@ var (
 		9:  "ACTION_KIND_DECLINE",
 		10: "ACTION_KIND_CARD",
 		11: "ACTION_KIND_HIDDEN",
+		12: "ACTION_KIND_WIDOW",
+		13: "ACTION_KIND_GENERAL",
 	}
 	ActionKind_value = map[string]int32{
 		"ACTION_KIND_UNSPECIFIED": 0,
@@ -214,6 +236,8 @@ var (
 		"ACTION_KIND_DECLINE":     9,
 		"ACTION_KIND_CARD":        10,
 		"ACTION_KIND_HIDDEN":      11,
+		"ACTION_KIND_WIDOW":       12,
+		"ACTION_KIND_GENERAL":     13,
 	}
 )
 
@@ -326,7 +350,7 @@ const file_bete_v1_cards_proto_rawDesc = "" +
 	"\vSUIT_HEARTS\x10\x02\x12\x11\n" +
 	"\rSUIT_DIAMONDS\x10\x03\x12\x0e\n" +
 	"\n" +
-	"SUIT_CLUBS\x10\x04*\xaa\x01\n" +
+	"SUIT_CLUBS\x10\x04*\xf7\x01\n" +
 	"\aRuleset\x12\x17\n" +
 	"\x13RULESET_UNSPECIFIED\x10\x00\x12\x10\n" +
 	"\fRULESET_BETE\x10\x01\x12\x19\n" +
@@ -334,7 +358,12 @@ const file_bete_v1_cards_proto_rawDesc = "" +
 	"\rRULESET_BEAST\x10\x03\x12\x16\n" +
 	"\x12RULESET_BESTE_BOER\x10\x04\x12\x15\n" +
 	"\x11RULESET_LANTERLUI\x10\x05\x12\x17\n" +
-	"\x13RULESET_BESTER_BUBE\x10\x06*\xaf\x02\n" +
+	"\x13RULESET_BESTER_BUBE\x10\x06\x12\x12\n" +
+	"\x0eRULESET_MOUCHE\x10\a\x12\x14\n" +
+	"\x10RULESET_MISTIGRI\x10\b\x12\x0f\n" +
+	"\vRULESET_LOO\x10\t\x12\x10\n" +
+	"\fRULESET_RAMS\x10\n" +
+	"*\xdf\x02\n" +
 	"\n" +
 	"ActionKind\x12\x1b\n" +
 	"\x17ACTION_KIND_UNSPECIFIED\x10\x00\x12\x14\n" +
@@ -349,7 +378,9 @@ const file_bete_v1_cards_proto_rawDesc = "" +
 	"\x13ACTION_KIND_DECLINE\x10\t\x12\x14\n" +
 	"\x10ACTION_KIND_CARD\x10\n" +
 	"\x12\x16\n" +
-	"\x12ACTION_KIND_HIDDEN\x10\vB9Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3"
+	"\x12ACTION_KIND_HIDDEN\x10\v\x12\x15\n" +
+	"\x11ACTION_KIND_WIDOW\x10\f\x12\x17\n" +
+	"\x13ACTION_KIND_GENERAL\x10\rB9Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3"
 
 var (
 	file_bete_v1_cards_proto_rawDescOnce sync.Once

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file bete/v1/cards.proto.
  */
 export const file_bete_v1_cards: GenFile = /*@__PURE__*/
-  fileDesc("ChNiZXRlL3YxL2NhcmRzLnByb3RvEgdiZXRlLnYxIkgKBkFjdGlvbhIhCgRraW5kGAEgASgOMhMuYmV0ZS52MS5BY3Rpb25LaW5kEg0KBWNhcmRzGAIgAygJEgwKBHRleHQYAyABKAkqYQoEU3VpdBIUChBTVUlUX1VOU1BFQ0lGSUVEEAASDwoLU1VJVF9TUEFERVMQARIPCgtTVUlUX0hFQVJUUxACEhEKDVNVSVRfRElBTU9ORFMQAxIOCgpTVUlUX0NMVUJTEAQqqgEKB1J1bGVzZXQSFwoTUlVMRVNFVF9VTlNQRUNJRklFRBAAEhAKDFJVTEVTRVRfQkVURRABEhkKFVJVTEVTRVRfQkVURV9BQ0VfSElHSBACEhEKDVJVTEVTRVRfQkVBU1QQAxIWChJSVUxFU0VUX0JFU1RFX0JPRVIQBBIVChFSVUxFU0VUX0xBTlRFUkxVSRAFEhcKE1JVTEVTRVRfQkVTVEVSX0JVQkUQBiqvAgoKQWN0aW9uS2luZBIbChdBQ1RJT05fS0lORF9VTlNQRUNJRklFRBAAEhQKEEFDVElPTl9LSU5EX1BBU1MQARIUChBBQ1RJT05fS0lORF9QTEFZEAISFgoSQUNUSU9OX0tJTkRfQ09OVFJFEAMSFAoQQUNUSU9OX0tJTkRfRFJPUBAEEhUKEUFDVElPTl9LSU5EX1NUQU5EEAUSGAoUQUNUSU9OX0tJTkRfRVhDSEFOR0UQBhIXChNBQ1RJT05fS0lORF9ESVNDQVJEEAcSGQoVQUNUSU9OX0tJTkRfQ0hBTExFTkdFEAgSFwoTQUNUSU9OX0tJTkRfREVDTElORRAJEhQKEEFDVElPTl9LSU5EX0NBUkQQChIWChJBQ1RJT05fS0lORF9ISURERU4QC0I5WjdnaXRodWIuY29tL2JldGUtZ2FtZS9iZXRlL2NsaWVudHMvZ28vZ2VuL2JldGUvdjE7YmV0ZXYxYgZwcm90bzM");
+  fileDesc("ChNiZXRlL3YxL2NhcmRzLnByb3RvEgdiZXRlLnYxIkgKBkFjdGlvbhIhCgRraW5kGAEgASgOMhMuYmV0ZS52MS5BY3Rpb25LaW5kEg0KBWNhcmRzGAIgAygJEgwKBHRleHQYAyABKAkqYQoEU3VpdBIUChBTVUlUX1VOU1BFQ0lGSUVEEAASDwoLU1VJVF9TUEFERVMQARIPCgtTVUlUX0hFQVJUUxACEhEKDVNVSVRfRElBTU9ORFMQAxIOCgpTVUlUX0NMVUJTEAQq9wEKB1J1bGVzZXQSFwoTUlVMRVNFVF9VTlNQRUNJRklFRBAAEhAKDFJVTEVTRVRfQkVURRABEhkKFVJVTEVTRVRfQkVURV9BQ0VfSElHSBACEhEKDVJVTEVTRVRfQkVBU1QQAxIWChJSVUxFU0VUX0JFU1RFX0JPRVIQBBIVChFSVUxFU0VUX0xBTlRFUkxVSRAFEhcKE1JVTEVTRVRfQkVTVEVSX0JVQkUQBhISCg5SVUxFU0VUX01PVUNIRRAHEhQKEFJVTEVTRVRfTUlTVElHUkkQCBIPCgtSVUxFU0VUX0xPTxAJEhAKDFJVTEVTRVRfUkFNUxAKKt8CCgpBY3Rpb25LaW5kEhsKF0FDVElPTl9LSU5EX1VOU1BFQ0lGSUVEEAASFAoQQUNUSU9OX0tJTkRfUEFTUxABEhQKEEFDVElPTl9LSU5EX1BMQVkQAhIWChJBQ1RJT05fS0lORF9DT05UUkUQAxIUChBBQ1RJT05fS0lORF9EUk9QEAQSFQoRQUNUSU9OX0tJTkRfU1RBTkQQBRIYChRBQ1RJT05fS0lORF9FWENIQU5HRRAGEhcKE0FDVElPTl9LSU5EX0RJU0NBUkQQBxIZChVBQ1RJT05fS0lORF9DSEFMTEVOR0UQCBIXChNBQ1RJT05fS0lORF9ERUNMSU5FEAkSFAoQQUNUSU9OX0tJTkRfQ0FSRBAKEhYKEkFDVElPTl9LSU5EX0hJRERFThALEhUKEUFDVElPTl9LSU5EX1dJRE9XEAwSFwoTQUNUSU9OX0tJTkRfR0VORVJBTBANQjlaN2dpdGh1Yi5jb20vYmV0ZS1nYW1lL2JldGUvY2xpZW50cy9nby9nZW4vYmV0ZS92MTtiZXRldjFiBnByb3RvMw");
 
 /**
  * One turn's decision. To act, copy one of `SeatView.legal_actions` into
@@ -99,7 +99,7 @@ export const SuitSchema: GenEnum<Suit> = /*@__PURE__*/
   enumDesc(file_bete_v1_cards, 0);
 
 /**
- * One of the six games of the rulebook (RULES.md 11.1). The comment gives the text id used in
+ * One of the ten games of the rulebook (RULES.md 11.1 and 19). The comment gives the text id used in
  * records and on the command line.
  *
  * @generated from enum bete.v1.Ruleset
@@ -153,6 +153,34 @@ export enum Ruleset {
    * @generated from enum value: RULESET_BESTER_BUBE = 6;
    */
   BESTER_BUBE = 6,
+
+  /**
+   * "mouche": Mouche or Lanturlu (RULES.md section 12). One exchange round, the basket, mouches.
+   *
+   * @generated from enum value: RULESET_MOUCHE = 7;
+   */
+  MOUCHE = 7,
+
+  /**
+   * "mistigri": Mistigri or Pamphile (RULES.md section 13). Mouche with J♣ the top trump.
+   *
+   * @generated from enum value: RULESET_MISTIGRI = 8;
+   */
+  MISTIGRI = 8,
+
+  /**
+   * "loo": Five-card Loo (RULES.md section 14). 3 to 10 seats, Pam, flushes, loos.
+   *
+   * @generated from enum value: RULESET_LOO = 9;
+   */
+  LOO = 9,
+
+  /**
+   * "rams": Rams (RULES.md section 15). The dealer robs, a widow, General Rams.
+   *
+   * @generated from enum value: RULESET_RAMS = 10;
+   */
+  RAMS = 10,
 }
 
 /**
@@ -253,6 +281,20 @@ export enum ActionKind {
    * @generated from enum value: ACTION_KIND_HIDDEN = 11;
    */
   HIDDEN = 11,
+
+  /**
+   * "widow": Rams, give up your hand and take the widow (RA6). No cards.
+   *
+   * @generated from enum value: ACTION_KIND_WIDOW = 12;
+   */
+  WIDOW = 12,
+
+  /**
+   * "general": Rams, announce General Rams, undertaking all five tricks (RA6). No cards.
+   *
+   * @generated from enum value: ACTION_KIND_GENERAL = 13;
+   */
+  GENERAL = 13,
 }
 
 /**
