@@ -50,6 +50,33 @@ gen bester-bube-4                 --ruleset bester-bube --seats 4 --rounds 1 --b
 gen bester-bube-6                 --ruleset bester-bube --seats 6 --rounds 1 --bots heuristic,random,random
 gen bester-bube-5-fifo-one        --ruleset bester-bube --seats 5 --rounds 1 --bots random --config bete_payoff=successive_fifo \
                                   --config per_trick=one --config enforce_legality=lenient --config follow_suit=false
+gen mouche-3                      --ruleset mouche --seats 3 --rounds 1 --bots heuristic,random
+gen mouche-4-queue-per-seat       --ruleset mouche --seats 4 --rounds 1 --bots random --config mouche_payoff=queue_largest_first \
+                                  --config dealer_ante=per_seat --config dealt_mouche_penalty=others_pay
+gen mouche-5                      --ruleset mouche --seats 5 --rounds 1 --bots random,heuristic
+gen mouche-6-sequential           --ruleset mouche --seats 6 --rounds 1 --bots random --config pack_rule=sequential \
+                                  --config deal_pattern=2+3 --config exchanged_mouche=false --config must_head_in_suit=false
+gen mistigri-3                    --ruleset mistigri --seats 3 --rounds 1 --bots heuristic,random
+gen mistigri-4-free-trump-only    --ruleset mistigri --seats 4 --rounds 1 --bots random --config mistigri_laws=free \
+                                  --config mistigri_flush=trump_only
+gen mistigri-5                    --ruleset mistigri --seats 5 --rounds 1 --bots random
+gen mistigri-6                    --ruleset mistigri --seats 6 --rounds 1 --bots heuristic,random,random
+gen loo-3                         --ruleset loo --seats 3 --rounds 1 --bots heuristic,random
+gen loo-4-pcg-unlimited           --ruleset loo --seats 4 --rounds 1 --bots random --config flush_rule=pcg \
+                                  --config loo_amount=unlimited --config deal_pattern=3+2
+gen loo-5-trump-jack              --ruleset loo --seats 5 --rounds 1 --bots random --config pam=trump_jack \
+                                  --config pam_laws=trump --config pam_be_civil=false --config ace_lead=none
+gen loo-6-mixed                   --ruleset loo --seats 6 --rounds 1 --bots random,heuristic --config loo_amount=mixed \
+                                  --config loo_limit=10
+gen loo-7                         --ruleset loo --seats 7 --rounds 1 --bots random
+gen loo-8                         --ruleset loo --seats 8 --rounds 1 --bots heuristic,random
+gen loo-9                         --ruleset loo --seats 9 --rounds 1 --bots random
+gen loo-10                        --ruleset loo --seats 10 --rounds 1 --bots heuristic,random
+gen rams-3                        --ruleset rams --seats 3 --rounds 1 --bots heuristic,random
+gen rams-4-ecarte-pool            --ruleset rams --seats 4 --rounds 1 --bots random --config ranking=ecarte \
+                                  --config rams_penalty=pool --config undertrump=free --config deal_pattern=2+3
+gen rams-5-widow-first            --ruleset rams --seats 5 --rounds 1 --bots random --config drop_requires_widow_taken=true \
+                                  --config general_stake=10
 # Stopped after two deals: the record ends between deals (the third deal's antes are taken).
 gen bete-5-two-deals              --ruleset bete --seats 5 --deals 2 --bots heuristic,random
 gen lanterlui-4-explicit-decks    --ruleset lanterlui --seats 4 --rounds 1 --bots heuristic,random --with-decks

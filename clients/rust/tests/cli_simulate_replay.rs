@@ -36,6 +36,10 @@ fn tables() -> Vec<(&'static str, u8)> {
         ("beste-boer", 3, 6),
         ("lanterlui", 3, 7),
         ("bester-bube", 3, 6),
+        ("mouche", 3, 6),
+        ("mistigri", 3, 6),
+        ("loo", 3, 10),
+        ("rams", 3, 5),
     ] {
         v.extend((lo..=hi).map(|n| (r, n)));
     }
