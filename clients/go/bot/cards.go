@@ -100,6 +100,8 @@ var verbs = map[betev1.ActionKind]string{
 	betev1.ActionKind_ACTION_KIND_DECLINE:   "decline",
 	betev1.ActionKind_ACTION_KIND_CARD:      "card",
 	betev1.ActionKind_ACTION_KIND_HIDDEN:    "hidden",
+	betev1.ActionKind_ACTION_KIND_WIDOW:     "widow",
+	betev1.ActionKind_ACTION_KIND_GENERAL:   "general",
 }
 
 var kinds = func() map[string]betev1.ActionKind {
@@ -178,6 +180,12 @@ func Drop() *betev1.Action      { return must(NewAction(betev1.ActionKind_ACTION
 func Stand() *betev1.Action     { return must(NewAction(betev1.ActionKind_ACTION_KIND_STAND)) }
 func Challenge() *betev1.Action { return must(NewAction(betev1.ActionKind_ACTION_KIND_CHALLENGE)) }
 func Decline() *betev1.Action   { return must(NewAction(betev1.ActionKind_ACTION_KIND_DECLINE)) }
+
+// Widow is Rams's "take the widow" (RA6).
+func Widow() *betev1.Action { return must(NewAction(betev1.ActionKind_ACTION_KIND_WIDOW)) }
+
+// General announces General Rams (RA6).
+func General() *betev1.Action { return must(NewAction(betev1.ActionKind_ACTION_KIND_GENERAL)) }
 func PlayCard(card string) *betev1.Action {
 	return must(NewAction(betev1.ActionKind_ACTION_KIND_CARD, card))
 }
@@ -258,10 +266,15 @@ var rulesetIDs = map[string]betev1.Ruleset{
 	"beste-boer":    betev1.Ruleset_RULESET_BESTE_BOER,
 	"lanterlui":     betev1.Ruleset_RULESET_LANTERLUI,
 	"bester-bube":   betev1.Ruleset_RULESET_BESTER_BUBE,
+	"mouche":        betev1.Ruleset_RULESET_MOUCHE,
+	"mistigri":      betev1.Ruleset_RULESET_MISTIGRI,
+	"loo":           betev1.Ruleset_RULESET_LOO,
+	"rams":          betev1.Ruleset_RULESET_RAMS,
 }
 
 // Rulesets lists every ruleset id in the order of RULES.md 11.1.
-var Rulesets = []string{"bete", "bete-ace-high", "beast", "beste-boer", "lanterlui", "bester-bube"}
+var Rulesets = []string{"bete", "bete-ace-high", "beast", "beste-boer", "lanterlui", "bester-bube",
+	"mouche", "mistigri", "loo", "rams"}
 
 // ParseRuleset reads a RULES.md 11.1 ruleset id ("bete-ace-high").
 func ParseRuleset(id string) (betev1.Ruleset, error) {

@@ -113,3 +113,30 @@ func TestAsErrorReadsErrorInfo(t *testing.T) {
 		t.Error("nil error")
 	}
 }
+
+func TestRankingOfThePartTwoRulesets(t *testing.T) {
+	h, s := betev1.Suit_SUIT_HEARTS, betev1.Suit_SUIT_SPADES
+	mouche, mistigri := betev1.Ruleset_RULESET_MOUCHE, betev1.Ruleset_RULESET_MISTIGRI
+	loo, rams := betev1.Ruleset_RULESET_LOO, betev1.Ruleset_RULESET_RAMS
+	// Mouche: the Écarté order (MO3), J♣ a plain club.
+	if !Beats("KH", "AH", s, mouche) || EffectiveSuit("JC", h, mouche) != betev1.Suit_SUIT_CLUBS {
+		t.Error("mouche order")
+	}
+	// Mistigri: J♣ above the King of trumps, and a trump (MI2).
+	if !Beats("JC", "KH", h, mistigri) || EffectiveSuit("JC", h, mistigri) != h || TrickWinner([]string{"9C", "JC"}, h, mistigri) != 1 {
+		t.Error("mistigri order")
+	}
+	// Loo: Pam above the Ace of trumps (LO2); ace high.
+	if w := TrickWinner([]string{"AH", "JC", "KH"}, h, loo); w != 1 {
+		t.Errorf("loo: Pam should win, got %d", w)
+	}
+	if !Beats("AS", "KS", h, loo) || !Beats("AD", "KD", s, rams) {
+		t.Error("ace-high loo and rams")
+	}
+	for text, kind := range map[string]betev1.ActionKind{"widow": betev1.ActionKind_ACTION_KIND_WIDOW, "general": betev1.ActionKind_ACTION_KIND_GENERAL} {
+		a, err := ParseAction(text)
+		if err != nil || a.Kind != kind || ActionText(a) != text {
+			t.Errorf("%s: %v %v", text, a, err)
+		}
+	}
+}

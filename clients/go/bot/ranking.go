@@ -25,11 +25,20 @@ func HasBowers(r betev1.Ruleset) bool {
 	return false
 }
 
+// HasTopJackOfClubs tells whether the Jack of clubs is a trump above every other card: Mistigri
+// (MI2) and Loo's Pam (LO2, with the default pam = "jack_of_clubs").
+func HasTopJackOfClubs(r betev1.Ruleset) bool {
+	return r == betev1.Ruleset_RULESET_MISTIGRI || r == betev1.Ruleset_RULESET_LOO
+}
+
 // EffectiveSuit is the suit a card belongs to in play: in the bower games the jack of the trump
-// colour (Tweede Boer, Unterbube) is a trump.
+// colour (Tweede Boer, Unterbube) is a trump; in Mistigri and Loo the Jack of clubs is.
 func EffectiveSuit(card string, trump betev1.Suit, r betev1.Ruleset) betev1.Suit {
 	s := SuitOf(card)
 	if trump != betev1.Suit_SUIT_UNSPECIFIED && HasBowers(r) && Rank(card) == 'J' && s == SameColourSuit(trump) {
+		return trump
+	}
+	if trump != betev1.Suit_SUIT_UNSPECIFIED && HasTopJackOfClubs(r) && strings.EqualFold(card, "JC") {
 		return trump
 	}
 	return s
@@ -47,6 +56,8 @@ func Strength(card string, trump betev1.Suit, r betev1.Ruleset) int {
 	trumpCard := IsTrump(card, trump, r)
 	order := orderEcarte
 	switch {
+	case HasTopJackOfClubs(r) && trumpCard && strings.EqualFold(card, "JC"):
+		return 300 // Mistigri, Pam: above every trump
 	case HasBowers(r) && trumpCard && rank == 'J':
 		if SuitOf(card) == trump {
 			return 200
@@ -54,7 +65,9 @@ func Strength(card string, trump betev1.Suit, r betev1.Ruleset) int {
 		return 199
 	case HasBowers(r) && trumpCard:
 		order = orderTrumpNoJacks
-	case HasBowers(r), r == betev1.Ruleset_RULESET_BETE_ACE_HIGH:
+	case HasBowers(r), r == betev1.Ruleset_RULESET_BETE_ACE_HIGH, r == betev1.Ruleset_RULESET_LOO,
+		r == betev1.Ruleset_RULESET_RAMS:
+		// Loo (LO2), Rams (RA2's default ranking); Mouche and Mistigri keep Écarté (MO3).
 		order = orderAceHigh
 	}
 	v := len(order) - strings.IndexByte(order, rank)

@@ -32,7 +32,7 @@ func TestLadderCallsAndRefusals(t *testing.T) {
 	for _, l := range ladders {
 		ids = append(ids, l.GetLadderId())
 	}
-	want := []string{"bete-4", "bete-ace-high-4", "beast-4", "beste-boer-4", "lanterlui-4", "bester-bube-4"}
+	want := []string{"bete-4", "bete-ace-high-4", "beast-4", "beste-boer-4", "lanterlui-4", "bester-bube-4", "mouche-4", "mistigri-4", "loo-4", "rams-4"}
 	if fmt.Sprint(ids) != fmt.Sprint(want) {
 		t.Fatalf("ladders %v, want %v", ids, want)
 	}

@@ -21,6 +21,7 @@ from .actions import (
     discard,
     drop,
     exchange,
+    general,
     hidden,
     parse_action,
     pass_,
@@ -28,6 +29,7 @@ from .actions import (
     same_action,
     stand,
     verb,
+    widow,
 )
 from .auth import Credentials, obtain_token
 from .bot import Bot, SeatView
@@ -44,7 +46,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Action", "ActionError", "BeteError", "Bot", "Client", "Credentials", "RandomBot", "Runner",
     "RuleAwareBot", "SeatView", "TableState", "action_text", "card", "cards", "challenge", "contre",
-    "create_account", "decline", "discard", "drop", "exchange", "hidden", "main", "obtain_token",
+    "create_account", "decline", "discard", "drop", "exchange", "general", "hidden", "main", "obtain_token",
     "parse_action", "pass_", "play", "play_ladder", "play_match", "register_bot", "same_action",
-    "stand", "verb",
+    "stand", "verb", "widow",
 ]

@@ -29,6 +29,8 @@ VERBS: dict[str, tuple[Any, tuple[int, int]]] = {
     "decline": (cards_pb2.ACTION_KIND_DECLINE, (0, 0)),
     "card": (cards_pb2.ACTION_KIND_CARD, (1, 1)),
     "hidden": (cards_pb2.ACTION_KIND_HIDDEN, (1, 1)),
+    "widow": (cards_pb2.ACTION_KIND_WIDOW, (0, 0)),
+    "general": (cards_pb2.ACTION_KIND_GENERAL, (0, 0)),
 }
 _VERB_OF_KIND = {kind: verb for verb, (kind, _) in VERBS.items()}
 
@@ -104,6 +106,16 @@ def card(c: str) -> Action:
 def hidden(c: str) -> Action:
     """Lead this card face down announcing "Trumpf!"."""
     return _build("hidden", (c,))
+
+
+def widow() -> Action:
+    """Rams: give up the hand and take the widow (RA6)."""
+    return _build("widow", ())
+
+
+def general() -> Action:
+    """Rams: announce General Rams, undertaking all five tricks (RA6)."""
+    return _build("general", ())
 
 
 def parse_action(text: str) -> Action:

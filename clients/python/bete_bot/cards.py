@@ -21,11 +21,22 @@ RULESET_IDS = {
     4: "beste-boer",
     5: "lanterlui",
     6: "bester-bube",
+    7: "mouche",
+    8: "mistigri",
+    9: "loo",
+    10: "rams",
 }
 RULESET_NUMBERS = {name: number for number, name in RULESET_IDS.items()}
 
 #: The rulesets whose top trumps are the two jacks of the trump colour (bowers).
 BOWER_RULESETS = frozenset({"beste-boer", "lanterlui", "bester-bube"})
+
+#: The rulesets where the Jack of clubs (Mistigri, MI2; Pam, LO2 with the default
+#: ``pam = "jack_of_clubs"``) is a trump above every other card.
+TOP_JACK_OF_CLUBS_RULESETS = frozenset({"mistigri", "loo"})
+
+#: Ace-high rulesets without bowers: Loo (LO2) and Rams (RA2, default ``ranking``).
+_ACE_HIGH_RULESETS = frozenset({"bete-ace-high", "loo", "rams"})
 
 # High to low; ranks not in a ruleset's pack simply never occur.
 _ECARTE = "KQJAT98765432"  # bete, beast (B3, BS2)
@@ -99,9 +110,13 @@ def ruleset_id(ruleset: int | str) -> str:
 
 
 def effective_suit(card: str, trump: Optional[str], ruleset: int | str) -> str:
-    """The suit a card belongs to in play: in the bower games the jack of the trump colour is a trump."""
+    """The suit a card belongs to in play: in the bower games the jack of the trump colour is a
+    trump; in Mistigri and Loo the Jack of clubs (Mistigri, Pam) is a trump."""
     c = parse_card(card)
-    if trump and ruleset_id(ruleset) in BOWER_RULESETS and c.rank == "J" and c.suit == same_colour_suit(trump):
+    rid = ruleset_id(ruleset)
+    if trump and rid in BOWER_RULESETS and c.rank == "J" and c.suit == same_colour_suit(trump):
+        return trump
+    if trump and rid in TOP_JACK_OF_CLUBS_RULESETS and str(c) == "JC":
         return trump
     return c.suit
 
@@ -116,6 +131,8 @@ def strength(card: str, trump: Optional[str], ruleset: int | str) -> int:
     c = parse_card(card)
     suit = effective_suit(card, trump, rid)
     is_trump = bool(trump) and suit == trump
+    if rid in TOP_JACK_OF_CLUBS_RULESETS and str(c) == "JC" and is_trump:
+        return 300  # Mistigri, Pam: above every trump
     if rid in BOWER_RULESETS:
         if is_trump:
             if c.rank == "J":
@@ -124,7 +141,8 @@ def strength(card: str, trump: Optional[str], ruleset: int | str) -> int:
         else:
             order = _PLAIN_ACE_HIGH
     else:
-        order = _ACE_HIGH_BETE if rid == "bete-ace-high" else _ECARTE
+        # Écarté in bete, beast, mouche, mistigri (B3, BS2, MO3); ace high in the others.
+        order = _ACE_HIGH_BETE if rid in _ACE_HIGH_RULESETS else _ECARTE
     value = len(order) - order.index(c.rank)
     return value + (100 if is_trump else 0)
 

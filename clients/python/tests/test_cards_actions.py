@@ -81,3 +81,28 @@ def test_card_order_of_each_ruleset():
 def test_ruleset_ids_match_the_enum():
     for number, rid in cards.RULESET_IDS.items():
         assert cards_pb2.Ruleset.Name(number) == "RULESET_" + rid.upper().replace("-", "_")
+
+
+def test_part_two_rulesets_and_their_card_orders():
+    # RULES.md 19: ids 7-10
+    assert [cards.ruleset_id(n) for n in (7, 8, 9, 10)] == ["mouche", "mistigri", "loo", "rams"]
+    # Mouche: the Écarté order (MO3), no top card
+    assert cards.trick_winner(["AH", "KH"], "S", "mouche") == 1
+    assert cards.effective_suit("JC", "H", "mouche") == "C"
+    # Mistigri: J♣ above the King of trumps (MI2); a lone J♣ is no club
+    assert cards.effective_suit("JC", "H", "mistigri") == "H"
+    assert cards.trick_winner(["KH", "JC"], "H", "mistigri") == 1
+    assert cards.trick_winner(["9C", "JC"], "H", "mistigri") == 1
+    # Loo: Pam above the Ace of trumps (LO2), ace high
+    assert cards.trick_winner(["AH", "JC", "KH"], "H", "loo") == 1
+    assert cards.trick_winner(["KS", "AS"], "H", "loo") == 1
+    # Rams: ace high by default (RA2)
+    assert cards.trick_winner(["KD", "AD"], "S", "rams") == 1
+
+
+def test_rams_verbs_round_trip():
+    for text, kind in (("widow", cards_pb2.ACTION_KIND_WIDOW), ("general", cards_pb2.ACTION_KIND_GENERAL)):
+        a = parse_action(text)
+        assert a.kind == kind and list(a.cards) == []
+        assert action_text(a) == text
+    assert parse_action("WIDOW").kind == cards_pb2.ACTION_KIND_WIDOW

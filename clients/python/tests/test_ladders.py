@@ -18,7 +18,7 @@ from helpers import new_client
 
 pytestmark = pytest.mark.timeout(180)
 
-DEFAULT_LADDERS = ["bete-4", "bete-ace-high-4", "beast-4", "beste-boer-4", "lanterlui-4", "bester-bube-4"]
+DEFAULT_LADDERS = ["bete-4", "bete-ace-high-4", "beast-4", "beste-boer-4", "lanterlui-4", "bester-bube-4", "mouche-4", "mistigri-4", "loo-4", "rams-4"]
 
 
 def test_ladder_calls_and_their_refusals(server):

@@ -307,7 +307,11 @@ mod tests {
                 "beast-4",
                 "beste-boer-4",
                 "lanterlui-4",
-                "bester-bube-4"
+                "bester-bube-4",
+                "mouche-4",
+                "mistigri-4",
+                "loo-4",
+                "rams-4"
             ]
         );
         for l in &l {
