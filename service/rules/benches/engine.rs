@@ -116,6 +116,11 @@ fn tables() -> Vec<(RulesetId, u8)> {
         (RulesetId::BesteBoer, 5),
         (RulesetId::Lanterlui, 5),
         (RulesetId::BesterBube, 4),
+        (RulesetId::Mouche, 4),
+        (RulesetId::Mistigri, 4),
+        (RulesetId::Loo, 5),
+        (RulesetId::Loo, 10),
+        (RulesetId::Rams, 4),
     ]
 }
 

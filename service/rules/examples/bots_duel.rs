@@ -86,6 +86,10 @@ fn main() {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(10_000);
+    // An optional second argument keeps only these rulesets: `bots_duel 10000 loo,rams`.
+    let only: Option<Vec<String>> = std::env::args()
+        .nth(2)
+        .map(|a| a.split(',').map(str::to_string).collect());
     println!(
         "| ruleset | seats | deals | heuristic seat: mean jetons/deal | each random seat: mean jetons/deal \
          | heuristic seat: median of match means | heuristic seat first in | all-random control: mean, first in |"
@@ -98,7 +102,18 @@ fn main() {
         (RulesetId::BesteBoer, 4),
         (RulesetId::Lanterlui, 5),
         (RulesetId::BesterBube, 4),
+        (RulesetId::Mouche, 4),
+        (RulesetId::Mistigri, 4),
+        (RulesetId::Loo, 5),
+        (RulesetId::Loo, 10),
+        (RulesetId::Rams, 4),
     ] {
+        if only
+            .as_ref()
+            .is_some_and(|o| !o.iter().any(|r| r == ruleset.id()))
+        {
+            continue;
+        }
         let h = duel(ruleset, seats, min_deals, true);
         let base = duel(ruleset, seats, min_deals, false);
         let d = h.deals as f64;

@@ -175,6 +175,11 @@ fn main() {
         (RulesetId::BesteBoer, 5),
         (RulesetId::Lanterlui, 5),
         (RulesetId::BesterBube, 4),
+        (RulesetId::Mouche, 4),
+        (RulesetId::Mistigri, 4),
+        (RulesetId::Loo, 5),
+        (RulesetId::Loo, 10),
+        (RulesetId::Rams, 4),
     ] {
         if only.is_some_and(|t| *t != format!("{r}/{s}")) {
             continue;
