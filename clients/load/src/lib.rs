@@ -60,7 +60,7 @@ fn ruleset(id: &str) -> Result<pb::Ruleset, LoadError> {
     let name = format!("RULESET_{}", id.to_ascii_uppercase().replace('-', "_"));
     match pb::Ruleset::from_str_name(&name) {
         Some(pb::Ruleset::Unspecified) | None => Err(LoadError::Options(format!(
-            "unknown ruleset `{id}` (bete, bete-ace-high, beast, beste-boer, lanterlui, bester-bube)"
+            "unknown ruleset `{id}` (bete, bete-ace-high, beast, beste-boer, lanterlui, bester-bube, mouche, mistigri, loo, rams)"
         ))),
         Some(r) => Ok(r),
     }
@@ -606,6 +606,8 @@ mod tests {
             Some(pb::Ruleset::BeteAceHigh)
         );
         assert_eq!(ruleset("bester-bube").ok(), Some(pb::Ruleset::BesterBube));
+        assert_eq!(ruleset("loo").ok(), Some(pb::Ruleset::Loo));
+        assert_eq!(ruleset("rams").ok(), Some(pb::Ruleset::Rams));
         assert!(ruleset("poker").is_err());
         assert!(ruleset("unspecified").is_err());
     }

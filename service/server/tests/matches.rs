@@ -471,6 +471,16 @@ fn verify(p: &Played) {
     }
 }
 
+/// Loo's ten seats (LO1), more than any other ruleset: a whole match through the server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn loo_plays_ten_seats_to_the_end_without_leaks() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path().to_path_buf(), |_| {}).await;
+    let p = play(pb::Ruleset::Loo, 10, &format!("{:064x}", 4242), &srv).await;
+    verify(&p);
+    srv.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_ruleset_plays_to_the_end_without_leaks() {
     let dir = tempfile::tempdir().unwrap();

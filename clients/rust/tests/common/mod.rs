@@ -117,13 +117,17 @@ pub fn house_table(ruleset: pb::Ruleset, seats: u32, deadline_ms: u32) -> pb::Cr
     }
 }
 
-pub const RULESETS: [pb::Ruleset; 6] = [
+pub const RULESETS: [pb::Ruleset; 10] = [
     pb::Ruleset::Bete,
     pb::Ruleset::BeteAceHigh,
     pb::Ruleset::Beast,
     pb::Ruleset::BesteBoer,
     pb::Ruleset::Lanterlui,
     pb::Ruleset::BesterBube,
+    pb::Ruleset::Mouche,
+    pb::Ruleset::Mistigri,
+    pb::Ruleset::Loo,
+    pb::Ruleset::Rams,
 ];
 
 /// A TCP proxy to `target` whose live connections can be cut, and which can refuse new ones

@@ -157,13 +157,17 @@ pub fn house(seat: u32, policy: pb::HouseBotPolicy) -> pb::HouseBotSeat {
     }
 }
 
-pub const ALL_RULESETS: [pb::Ruleset; 6] = [
+pub const ALL_RULESETS: [pb::Ruleset; 10] = [
     pb::Ruleset::Bete,
     pb::Ruleset::BeteAceHigh,
     pb::Ruleset::Beast,
     pb::Ruleset::BesteBoer,
     pb::Ruleset::Lanterlui,
     pb::Ruleset::BesterBube,
+    pb::Ruleset::Mouche,
+    pb::Ruleset::Mistigri,
+    pb::Ruleset::Loo,
+    pb::Ruleset::Rams,
 ];
 
 /// The ErrorInfo reason of a status.
