@@ -148,6 +148,32 @@ def bad_cases(d):
     r["balances"][0] += 1
     r["balances"][1] -= 1
     cases["malformed-balances"] = r
+
+    # Part II (RULES.md 19): verbs outside a ruleset's column, the order of a Rams deal, the
+    # seat range and the strict-only legality (RC5).
+    r = load(d, "loo-3")
+    r["deals"][0]["actions"][0]["action"] = "discard 2S"
+    cases["illegal-loo-discard"] = r
+
+    r = load(d, "mouche-3")
+    r["deals"][0]["actions"][0]["action"] = "widow"
+    cases["illegal-mouche-widow"] = r
+
+    r = load(d, "rams-3")
+    r["deals"][0]["actions"][0]["action"] = "stand"
+    cases["illegal-rams-declaration-before-robbing"] = r
+
+    r = load(d, "rams-3")
+    r["deals"][0]["actions"][1]["action"] = "exchange " + r["deals"][0]["actions"][0]["action"].split()[1]
+    cases["illegal-rams-exchange"] = r
+
+    r = load(d, "loo-10")
+    r["seats"] = 11
+    cases["malformed-loo-eleven-seats"] = r
+
+    r = load(d, "mistigri-3")
+    r["config"]["enforce_legality"] = "lenient"
+    cases["malformed-mistigri-lenient"] = r
     return cases
 
 
