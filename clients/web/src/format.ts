@@ -11,6 +11,10 @@ export const RULESETS: [Ruleset, string][] = [
   [Ruleset.BESTE_BOER, "Beste Boer"],
   [Ruleset.LANTERLUI, "Lanterlui"],
   [Ruleset.BESTER_BUBE, "Bester Bube"],
+  [Ruleset.MOUCHE, "Mouche"],
+  [Ruleset.MISTIGRI, "Mistigri"],
+  [Ruleset.LOO, "Five-card Loo"],
+  [Ruleset.RAMS, "Rams"],
 ];
 
 export function rulesetName(r: Ruleset): string {
@@ -56,6 +60,8 @@ export function actionText(a: Action | undefined): string {
     case ActionKind.DECLINE: return "declines";
     case ActionKind.CARD: return `plays${cards}`;
     case ActionKind.HIDDEN: return a.cards.length ? `leads face down${cards}` : "leads face down";
+    case ActionKind.WIDOW: return "takes the widow";
+    case ActionKind.GENERAL: return "announces General Rams";
     default: return a.text || "acts";
   }
 }
