@@ -49,7 +49,7 @@ def test_ladder_calls_and_their_refusals(server):
 
         # The reads are public.
         async with Client(server, None) as anonymous:
-            assert len(await anonymous.list_ladders()) == 6
+            assert len(await anonymous.list_ladders()) == len(DEFAULT_LADDERS)
             page = await anonymous.list_ladder_matches("lanterlui-4", bot_id=entry.bot_id)
             assert list(page.matches) == []
             with pytest.raises(BeteError) as unknown:
