@@ -92,8 +92,8 @@ func TestFullMatchesEveryRuleset(t *testing.T) {
 		seats   uint32
 	}
 	groups := map[string][]game{
-		"rule-aware": {{"bete", 3}, {"beast", 4}, {"lanterlui", 3}},
-		"random":     {{"bete-ace-high", 4}, {"beste-boer", 4}, {"bester-bube", 3}},
+		"rule-aware": {{"bete", 3}, {"beast", 4}, {"lanterlui", 3}, {"mistigri", 4}, {"rams", 3}},
+		"random":     {{"bete-ace-high", 4}, {"beste-boer", 4}, {"bester-bube", 3}, {"mouche", 3}, {"loo", 10}},
 	}
 	var wg sync.WaitGroup
 	for name, games := range groups {
