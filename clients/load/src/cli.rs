@@ -41,7 +41,7 @@ pub struct Options {
     /// Seats per table; every seat is a load bot (no house bots).
     #[arg(long, default_value_t = 5)]
     pub seats: u32,
-    /// Ruleset id: bete, bete-ace-high, beast, beste-boer, lanterlui, bester-bube.
+    /// Ruleset id: bete, bete-ace-high, beast, beste-boer, lanterlui, bester-bube, mouche, mistigri, loo, rams.
     #[arg(long, default_value = "bete")]
     pub ruleset: String,
     /// How long the measured phase lasts (e.g. 30s, 500ms, 1m).
