@@ -36,8 +36,21 @@ fn alternatives(r: RulesetId) -> &'static [(&'static str, &'static str)] {
             ("per_trick", "one"),
             ("enforce_legality", "lenient"),
         ],
+        // Part II (Mouche, Mistigri, Loo, Rams): the determinizer does not model their
+        // exchanges, the dealer's robbing or the Rams widow yet, so `case` leaves them out.
+        RulesetId::Mouche | RulesetId::Mistigri | RulesetId::Loo | RulesetId::Rams => &[],
     }
 }
+
+/// The rulesets whose views the determinizer reproduces: Part I (sections 1-6).
+const MODELLED: [RulesetId; 6] = [
+    RulesetId::Bete,
+    RulesetId::BeteAceHigh,
+    RulesetId::Beast,
+    RulesetId::BesteBoer,
+    RulesetId::Lanterlui,
+    RulesetId::BesterBube,
+];
 
 #[derive(Clone, Debug)]
 struct Case {
@@ -50,7 +63,7 @@ struct Case {
 
 fn case() -> impl Strategy<Value = Case> {
     (
-        0..RulesetId::ALL.len(),
+        0..MODELLED.len(),
         any::<u8>(),
         any::<u16>(),
         any::<[u8; 32]>(),
@@ -62,7 +75,7 @@ fn case() -> impl Strategy<Value = Case> {
     )
         .prop_map(
             |(ri, seat_pick, alt_bits, seed, dealer, heuristic, steps, viewer, s)| {
-                let ruleset = RulesetId::ALL[ri];
+                let ruleset = MODELLED[ri];
                 let (lo, hi) = ruleset.seat_range();
                 let seats = lo + seat_pick % (hi - lo + 1);
                 let mut pairs: Vec<(String, String)> = vec![("rounds".into(), "3".into())];
