@@ -55,6 +55,8 @@ const (
 	ReasonTableClosed              = "TABLE_CLOSED"
 	ReasonOverloaded               = "OVERLOADED"
 	ReasonTooManyStreams           = "TOO_MANY_STREAMS"
+	ReasonStoreUnavailable         = "STORE_UNAVAILABLE"
+	ReasonTableElsewhere           = "TABLE_ELSEWHERE"
 )
 
 // Error is a failed call to the bete server: the gRPC status code plus the ErrorInfo reason the

@@ -7,8 +7,17 @@ use std::time::Duration;
 /// Everything `run` needs besides its listener.
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
-    /// Holds `bete.sqlite3`.
+    /// Holds `bete.sqlite3` (unused with `database_url`).
     pub data_dir: PathBuf,
+    /// `postgres://...`: the store is this PostgreSQL database, shared with the other nodes of
+    /// a cluster, instead of SQLite in `data_dir`.
+    pub database_url: Option<String>,
+    /// This node's id among the nodes sharing the database (default: the host name).
+    pub node_id: Option<String>,
+    /// The address peers use to reach this node (default: the gRPC listener's address).
+    pub advertise_addr: Option<String>,
+    /// How long a node's lease lasts: a node silent this long loses its tables to its peers.
+    pub lease_ttl: Duration,
     /// Where to serve `/metrics`; `None` serves no metrics endpoint.
     pub metrics_addr: Option<SocketAddr>,
     /// Where to serve the web page and gRPC-Web; `None` serves neither.
@@ -68,6 +77,10 @@ impl Default for ServerConfig {
     fn default() -> Self {
         ServerConfig {
             data_dir: PathBuf::from("./data"),
+            database_url: None,
+            node_id: None,
+            advertise_addr: None,
+            lease_ttl: Duration::from_secs(10),
             metrics_addr: None,
             web_addr: None,
             house_tables: 0,

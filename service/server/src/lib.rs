@@ -6,6 +6,7 @@
 pub mod accounts;
 pub mod admin;
 pub mod auth;
+pub mod cluster;
 pub mod coalesce;
 pub mod config;
 pub mod conn;

@@ -38,6 +38,22 @@ struct Args {
     /// Folder of the SQLite database (`bete.sqlite3`); created if missing.
     #[arg(long, env = "BETE_DATA_DIR", default_value = "./data")]
     data_dir: PathBuf,
+    /// A PostgreSQL database (`postgres://user:password@host:port/db`) shared by the nodes of a
+    /// cluster, instead of SQLite in --data-dir.
+    #[arg(long, env = "BETE_DATABASE_URL", hide_env_values = true)]
+    database_url: Option<String>,
+    /// This node's id among the nodes on one database (default: the host name). Unique: a
+    /// second node started with a live node's id is refused.
+    #[arg(long, env = "BETE_NODE_ID")]
+    node_id: Option<String>,
+    /// The address (host:port) other nodes use to reach this node's gRPC API (default: the
+    /// --listen address).
+    #[arg(long, env = "BETE_ADVERTISE_ADDR")]
+    advertise_addr: Option<String>,
+    /// Seconds a node's lease lasts (with --database-url): a node silent this long loses its
+    /// tables to its peers.
+    #[arg(long, env = "BETE_LEASE_TTL_SECS", default_value_t = 10.0)]
+    lease_ttl_secs: f64,
     /// Address of the Prometheus endpoint (`GET /metrics`).
     #[arg(long, env = "BETE_METRICS_LISTEN", default_value = "127.0.0.1:9464")]
     metrics_listen: SocketAddr,
@@ -281,6 +297,13 @@ async fn serve(args: Args, workers: usize) -> anyhow::Result<()> {
         .with_context(|| format!("cannot listen on {}", args.listen))?;
     let config = bete_server::ServerConfig {
         data_dir: args.data_dir,
+        database_url: args.database_url.filter(|u| !u.is_empty()),
+        node_id: args.node_id,
+        advertise_addr: args.advertise_addr,
+        lease_ttl: Duration::try_from_secs_f64(args.lease_ttl_secs)
+            .ok()
+            .filter(|d| *d >= Duration::from_millis(300))
+            .context("--lease-ttl-secs must be at least 0.3")?,
         metrics_addr: Some(args.metrics_listen),
         web_addr: (!args.no_web).then_some(args.web_listen),
         house_tables: args.house_tables,

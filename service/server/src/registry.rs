@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use tokio::sync::oneshot;
 
 use crate::status::ServerError;
-use crate::store::{SeatRow, TableRow};
+use crate::store::{Claim, SeatRow, TableRow, TableState};
 use crate::table::{ActorDeps, BotStream, Command, Handle, Seating, create, spawn};
 
 /// Locks that keep a table from being spawned twice. Sharded by table id: a load waits only
@@ -72,6 +72,17 @@ impl Tables {
             .table(id.to_string())
             .await?
             .ok_or_else(|| ServerError::TableNotFound(id.to_string()))?;
+        // Scale-out: an unfinished table is played by one node at a time; take it (or learn
+        // where it is played) before replaying it. A finished one is only read.
+        if stored.table.state != TableState::Finished
+            && let Claim::Elsewhere { node, addr } = self.deps.store.claim(id.to_string()).await?
+        {
+            return Err(ServerError::TableElsewhere {
+                table: id.to_string(),
+                node,
+                addr,
+            });
+        }
         let generation = self.generation.fetch_add(1, Ordering::Relaxed);
         let handle = spawn(self.deps.clone(), stored, generation).await?;
         if let Ok(mut map) = self.map.write() {
@@ -136,6 +147,18 @@ impl Tables {
             && map.get(id).is_some_and(|h| h.generation == generation)
         {
             map.remove(id);
+        }
+    }
+
+    /// Another node has claimed the table: stop its actor here (it writes nothing more).
+    pub async fn moved(&self, id: &str, owner: &str) {
+        let handle = self.map.write().ok().and_then(|mut map| map.remove(id));
+        if let Some(handle) = handle {
+            handle
+                .tell(Command::Moved {
+                    owner: owner.to_string(),
+                })
+                .await;
         }
     }
 

@@ -35,7 +35,7 @@ use crate::registry::Tables;
 use crate::replay::ReplayApi;
 use crate::service::{Api, BotApi, TableApi, WatchBotFrames, WatchTableFrames};
 use crate::shutdown::Shutdown;
-use crate::store::{SqliteStore, Store};
+use crate::store::{NodeConfig, PgStore, SqliteStore, Store};
 use crate::stream::{BotShape, FrameCodec, TableShape};
 use crate::table::ActorDeps;
 
@@ -91,15 +91,8 @@ pub async fn run(
     config: ServerConfig,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), RunError> {
-    std::fs::create_dir_all(&config.data_dir).map_err(|e| {
-        crate::store::StoreError::Damaged(format!(
-            "cannot create {}: {e}",
-            config.data_dir.display()
-        ))
-    })?;
-    // Held until run() returns: one server per data folder.
-    let _lock = crate::store::guard::lock(&config.data_dir)?;
-    let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&config.data_dir).await?);
+    let opened = open_store(&config, &listener).await?;
+    let (store, _lock, cluster_store) = (opened.store, opened.lock, opened.cluster);
     let metrics = Arc::new(Metrics::new());
     let token = Shutdown::new();
     // Finished ladder tables, from their actors to the ladders' schedulers.
@@ -136,7 +129,28 @@ pub async fn run(
     });
     let tables = Arc::new(Tables::new(deps));
     let recovered = tables.recover().await?;
-    tracing::info!(recovered, data_dir = %config.data_dir.display(), "tables recovered");
+    match &cluster_store {
+        Some(pg) => tracing::info!(recovered, node = %pg.node().id, "tables recovered"),
+        None => {
+            tracing::info!(recovered, data_dir = %config.data_dir.display(), "tables recovered")
+        }
+    }
+    // Scale-out: the lease, tables lost to peers, tables of lapsed peers. Ends with the drain.
+    let cluster_stop = CancellationToken::new();
+    let registration_lost = Arc::new(tokio::sync::Notify::new());
+    let cluster = cluster_store.clone().map(|pg| {
+        let (tables, stop, lost) = (
+            tables.clone(),
+            cluster_stop.clone(),
+            registration_lost.clone(),
+        );
+        tokio::spawn(async move {
+            if let Err(e) = crate::cluster::run(pg, tables, stop).await {
+                tracing::error!(error = %e, "stopping");
+                lost.notify_one();
+            }
+        })
+    });
     let specs = match &config.ladders {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -302,6 +316,12 @@ pub async fn run(
         let store = store.clone();
         let store_stopped = store_stopped.clone();
         async move {
+            let shutdown = async {
+                tokio::select! {
+                    () = shutdown => {}
+                    () = registration_lost.notified() => {}
+                }
+            };
             if shutdown_or_store_stopped(shutdown, store.as_ref()).await {
                 tracing::error!("the store stopped writing: draining, then stopping");
                 store_stopped.store(true, std::sync::atomic::Ordering::SeqCst);
@@ -375,6 +395,18 @@ pub async fn run(
             "connections still open after the drain timeout; stopping anyway"
         ),
     }
+    if let Some(c) = cluster {
+        cluster_stop.cancel();
+        let _ = c.await;
+    }
+    if cluster_store.is_some() {
+        // Actors have stopped (a write still queued is fenced by the release): peers take the
+        // tables at once rather than after the lease.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        if let Err(e) = store.release_all().await {
+            tracing::warn!(error = %e, "could not release this node's tables; peers take them when its lease lapses");
+        }
+    }
     tracing::info!("stopped");
     if store_stopped.load(std::sync::atomic::Ordering::SeqCst) {
         return Err(RunError::StoreStopped);
@@ -407,6 +439,67 @@ fn guarded(
             },
             Err(e) => Some(Err(e)),
         })
+}
+
+/// The store `run` serves from, with what must live as long as it.
+struct Opened {
+    store: Arc<dyn Store>,
+    /// The data folder's lock (SQLite).
+    lock: Option<std::fs::File>,
+    /// The PostgreSQL store, for the cluster loop.
+    cluster: Option<PgStore>,
+}
+
+/// SQLite in the data folder, or PostgreSQL with `database_url`.
+async fn open_store(config: &ServerConfig, listener: &TcpListener) -> Result<Opened, RunError> {
+    if let Some(url) = &config.database_url {
+        let id = match &config.node_id {
+            Some(id) if !id.is_empty() => id.clone(),
+            _ => default_node_id(),
+        };
+        let addr = match &config.advertise_addr {
+            Some(a) if !a.is_empty() => a.clone(),
+            _ => listener
+                .local_addr()
+                .map(|a| a.to_string())
+                .unwrap_or_default(),
+        };
+        let node = NodeConfig {
+            id,
+            addr,
+            lease_ttl: config.lease_ttl,
+        };
+        tracing::info!(node = %node.id, addr = %node.addr, "opening the PostgreSQL store");
+        let pg = PgStore::open(url, node).await?;
+        return Ok(Opened {
+            store: Arc::new(pg.clone()),
+            lock: None,
+            cluster: Some(pg),
+        });
+    }
+    std::fs::create_dir_all(&config.data_dir).map_err(|e| {
+        crate::store::StoreError::Damaged(format!(
+            "cannot create {}: {e}",
+            config.data_dir.display()
+        ))
+    })?;
+    // Held until run() returns: one server per data folder.
+    let lock = crate::store::guard::lock(&config.data_dir)?;
+    Ok(Opened {
+        store: Arc::new(SqliteStore::open(&config.data_dir).await?),
+        lock: Some(lock),
+        cluster: None,
+    })
+}
+
+/// The host name (a pod's name under Kubernetes), else a fixed name.
+fn default_node_id() -> String {
+    std::env::var("HOSTNAME")
+        .ok()
+        .or_else(|| std::fs::read_to_string("/etc/hostname").ok())
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "bete-node".into())
 }
 
 /// Stops the web listener's task when `run` returns (its open connections with it).

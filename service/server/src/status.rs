@@ -123,6 +123,17 @@ pub enum ServerError {
     /// The bot has `limit` streams open already.
     #[error("you already have {limit} streams open (the limit)")]
     TooManyStreams { limit: usize },
+    /// The database cannot be reached (PostgreSQL restarting): nothing was applied, or nothing
+    /// is known to have been; a retry with the same request id is applied at most once.
+    #[error("the server's database is unavailable; retry later with the same request_id")]
+    StoreUnavailable,
+    /// Another node of the cluster plays the table.
+    #[error("table {table} is played by node {node:?} ({addr}); retry")]
+    TableElsewhere {
+        table: String,
+        node: String,
+        addr: String,
+    },
 }
 
 /// Most field violations a status carries: 5,000 bad `house_bots` entries once made a 207 KB
@@ -220,6 +231,8 @@ impl ServerError {
             ServerError::TableClosed(_) => "TABLE_CLOSED",
             ServerError::Overloaded { .. } => "OVERLOADED",
             ServerError::TooManyStreams { .. } => "TOO_MANY_STREAMS",
+            ServerError::StoreUnavailable => "STORE_UNAVAILABLE",
+            ServerError::TableElsewhere { .. } => "TABLE_ELSEWHERE",
         }
     }
 
@@ -249,7 +262,10 @@ impl ServerError {
             | ServerError::TooManyTables { .. }
             | ServerError::TooManyStreams { .. } => Code::ResourceExhausted,
             ServerError::FromSeqOutOfRange { .. } => Code::OutOfRange,
-            ServerError::ShuttingDown | ServerError::Overloaded { .. } => Code::Unavailable,
+            ServerError::ShuttingDown
+            | ServerError::Overloaded { .. }
+            | ServerError::StoreUnavailable
+            | ServerError::TableElsewhere { .. } => Code::Unavailable,
             ServerError::DuplicateRequestConflict(_) => Code::AlreadyExists,
             ServerError::Internal(_) => Code::Internal,
             ServerError::AdminRequired(_) | ServerError::SignupClosed(_) => Code::PermissionDenied,
@@ -293,6 +309,11 @@ impl ServerError {
             }
             ServerError::SeatChangeRefused { held } => {
                 m.insert("seat".into(), held.to_string());
+            }
+            ServerError::TableElsewhere { table, node, addr } => {
+                m.insert("table_id".into(), bounded(table, MAX_FIELD_BYTES));
+                m.insert("node".into(), node.clone());
+                m.insert("node_addr".into(), addr.clone());
             }
             ServerError::LadderNotFound(id)
             | ServerError::LadderAlreadyEntered(id)
@@ -449,6 +470,15 @@ impl From<StoreError> for ServerError {
     fn from(e: StoreError) -> ServerError {
         match e {
             StoreError::Closed => ServerError::ShuttingDown,
+            StoreError::Unavailable(why) => {
+                tracing::warn!(%why, "the database is unavailable");
+                ServerError::StoreUnavailable
+            }
+            StoreError::Fenced { table, owner } => ServerError::TableElsewhere {
+                table,
+                node: owner,
+                addr: String::new(),
+            },
             other => {
                 tracing::error!(error = %other, "store error");
                 ServerError::Internal("the store failed; retrying later is safe".into())
@@ -626,6 +656,12 @@ mod tests {
                 retry_after: Duration::from_millis(100),
             },
             ServerError::TooManyStreams { limit: 8 },
+            ServerError::StoreUnavailable,
+            ServerError::TableElsewhere {
+                table: "t-1".into(),
+                node: "node-b".into(),
+                addr: "10.0.0.2:50051".into(),
+            },
         ]
     }
 
@@ -669,6 +705,8 @@ mod tests {
             ServerError::TableClosed(_) => 33,
             ServerError::Overloaded { .. } => 34,
             ServerError::TooManyStreams { .. } => 35,
+            ServerError::StoreUnavailable => 36,
+            ServerError::TableElsewhere { .. } => 37,
         }
     }
 
@@ -680,7 +718,7 @@ mod tests {
         let seen: Vec<usize> = all.iter().map(variant).collect();
         assert_eq!(
             seen,
-            (0..=35).collect::<Vec<_>>(),
+            (0..=37).collect::<Vec<_>>(),
             "one of every variant, in order"
         );
         for e in &all {

@@ -5,9 +5,12 @@
 //! That keeps hidden cards out of the log format and makes recovery a replay.
 
 pub mod guard;
+mod postgres;
 #[cfg(test)]
 mod probe;
 mod sqlite;
+#[cfg(test)]
+mod suite;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -15,6 +18,7 @@ use std::pin::Pin;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+pub use postgres::{NodeConfig, PgStore};
 pub use sqlite::SqliteStore;
 
 /// A boxed future, so `Store` can be used as `Arc<dyn Store>`.
@@ -39,6 +43,28 @@ pub enum StoreError {
         .0.display()
     )]
     Locked(std::path::PathBuf),
+    /// The database cannot be reached (PostgreSQL down or restarting): nothing was written,
+    /// or nothing is known to have been; retrying later is safe.
+    #[error("the database is unavailable: {0}")]
+    Unavailable(String),
+    /// Another node has claimed the table since this node did: this node must not write it.
+    #[error("table {table} is now owned by node {owner:?}")]
+    Fenced { table: String, owner: String },
+    /// A live node already runs under this node id.
+    #[error(
+        "node id {id:?} is in use by a live bete-server (at {addr:?}); give this one another \
+         --node-id, or stop that one first"
+    )]
+    NodeIdInUse { id: String, addr: String },
+}
+
+/// The outcome of claiming a table before loading it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Claim {
+    /// This node holds the table (always, on a store of one node).
+    Held,
+    /// A live peer holds it; `addr` is where that peer serves.
+    Elsewhere { node: String, addr: String },
 }
 
 /// A registered bot. The token itself is never stored, only its SHA-256.
@@ -364,6 +390,16 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// not prove harmless): every later write fails with `Closed`, so the server should stop
     /// serving and let its supervisor restart it rather than refuse every move while healthy.
     fn writer_stopped(&self) -> StoreFuture<'_, ()>;
+    /// Take ownership of an unfinished table before loading it (scale-out: a table is played
+    /// by one node at a time). A store of one node holds every table.
+    fn claim(&self, _table: String) -> StoreFuture<'_, Claim> {
+        Box::pin(async { Ok(Claim::Held) })
+    }
+    /// Let go of every table this node holds, so that peers take them at once (after a drain,
+    /// when no more writes come).
+    fn release_all(&self) -> StoreFuture<'_, ()> {
+        Box::pin(async { Ok(()) })
+    }
 
     // ---- accounts ----
     fn create_account(&self, account: AccountRow) -> StoreFuture<'_, ()>;

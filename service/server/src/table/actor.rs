@@ -28,7 +28,8 @@ use crate::project;
 use crate::shutdown::Shutdown;
 use crate::status::ServerError;
 use crate::store::{
-    LogEntry, Occupant, RatingDelta, SeatRow, Store, StoredTable, TableRow, TableState,
+    LogEntry, Occupant, RatingDelta, SeatRow, Store, StoreError, StoredTable, TableRow,
+    TableState,
 };
 
 /// What every table actor needs from the server.
@@ -444,6 +445,11 @@ impl Actor {
             .instrument(append)
             .await
         {
+            if let StoreError::Fenced { owner, .. } = &e {
+                // Claimed by another node: rebuilding here would only race it.
+                self.moved(owner.clone());
+                return Err(e.into());
+            }
             tracing::error!(table = %self.meta.id, error = %e, "append failed; rebuilding the table from the store");
             self.reload().await;
             return Err(e.into());
@@ -785,7 +791,29 @@ impl Actor {
                 let r = self.close(reason).await;
                 let _ = reply.send(r);
             }
+            Command::Moved { owner } => self.moved(owner),
         }
+    }
+
+    /// The table now belongs to another node: this actor stops without another write (its
+    /// state may be behind the store's), and its streams end so that clients come back
+    /// through the node that plays it.
+    fn moved(&mut self, owner: String) {
+        tracing::warn!(table = %self.meta.id, %owner, "the table was claimed by another node; dropping it here");
+        let before = self.sinks.len();
+        for s in &self.sinks {
+            s.end(
+                &self.meta,
+                Some(ServerError::TableElsewhere {
+                    table: self.meta.id.clone(),
+                    node: owner.clone(),
+                    addr: String::new(),
+                }),
+            );
+        }
+        self.sinks.clear();
+        self.update_watchers(before);
+        self.broken = true;
     }
 
     async fn join(

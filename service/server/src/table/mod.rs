@@ -169,6 +169,11 @@ pub enum Command {
         reason: String,
         reply: oneshot::Sender<Result<TableStatus, ServerError>>,
     },
+    /// Another node has claimed the table (scale-out): stop at once, writing nothing more;
+    /// streams end with TABLE_ELSEWHERE.
+    Moved {
+        owner: String,
+    },
 }
 
 impl Command {

@@ -143,6 +143,14 @@ const (
 	// RESOURCE_EXHAUSTED: you already have as many streams open (WatchBot, WatchTable,
 	// SubmitActions) as a bot may have. ErrorInfo metadata "limit" holds the limit. Close one first.
 	ErrorReason_ERROR_REASON_TOO_MANY_STREAMS ErrorReason = 44
+	// UNAVAILABLE: the server's database (PostgreSQL, on a server of several nodes) cannot be
+	// reached, for instance while it restarts. Nothing was applied, or nothing is known to have
+	// been: retry later with the same request_id, which is applied at most once.
+	ErrorReason_ERROR_REASON_STORE_UNAVAILABLE ErrorReason = 90
+	// UNAVAILABLE: the table is played by another node of the cluster (it moved there, or was
+	// there from the start). ErrorInfo metadata "table_id", "node" and "node_addr" name it; retry
+	// (through the cluster's one address, or at "node_addr").
+	ErrorReason_ERROR_REASON_TABLE_ELSEWHERE ErrorReason = 91
 )
 
 // Enum value maps for ErrorReason.
@@ -184,6 +192,8 @@ var (
 		42: "ERROR_REASON_TABLE_CLOSED",
 		43: "ERROR_REASON_OVERLOADED",
 		44: "ERROR_REASON_TOO_MANY_STREAMS",
+		90: "ERROR_REASON_STORE_UNAVAILABLE",
+		91: "ERROR_REASON_TABLE_ELSEWHERE",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":                0,
@@ -222,6 +232,8 @@ var (
 		"ERROR_REASON_TABLE_CLOSED":               42,
 		"ERROR_REASON_OVERLOADED":                 43,
 		"ERROR_REASON_TOO_MANY_STREAMS":           44,
+		"ERROR_REASON_STORE_UNAVAILABLE":          90,
+		"ERROR_REASON_TABLE_ELSEWHERE":            91,
 	}
 )
 
@@ -256,7 +268,8 @@ var File_bete_v1_errors_proto protoreflect.FileDescriptor
 
 const file_bete_v1_errors_proto_rawDesc = "" +
 	"\n" +
-	"\x14bete/v1/errors.proto\x12\abete.v1*\xc1\t\n" +
+	"\x14bete/v1/errors.proto\x12\abete.v1*\x87\n" +
+	"\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bERROR_REASON_ILLEGAL_ACTION\x10\x01\x12\x1a\n" +
@@ -294,7 +307,9 @@ const file_bete_v1_errors_proto_rawDesc = "" +
 	" ERROR_REASON_SEAT_CHANGE_REFUSED\x10)\x12\x1d\n" +
 	"\x19ERROR_REASON_TABLE_CLOSED\x10*\x12\x1b\n" +
 	"\x17ERROR_REASON_OVERLOADED\x10+\x12!\n" +
-	"\x1dERROR_REASON_TOO_MANY_STREAMS\x10,B9Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3"
+	"\x1dERROR_REASON_TOO_MANY_STREAMS\x10,\x12\"\n" +
+	"\x1eERROR_REASON_STORE_UNAVAILABLE\x10Z\x12 \n" +
+	"\x1cERROR_REASON_TABLE_ELSEWHERE\x10[B9Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3"
 
 var (
 	file_bete_v1_errors_proto_rawDescOnce sync.Once

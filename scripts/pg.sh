@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Runs a command beside a throw-away PostgreSQL server, for the tests of the PostgreSQL store:
+#
+#   bash scripts/pg.sh cargo test -p bete-server --lib store
+#
+# Installs PostgreSQL from Debian's packages when no initdb is found (as root, as in CI), starts
+# it as an unprivileged user on a free loopback port with a temporary data folder, runs the
+# command with BETE_TEST_DATABASE_URL set (a database of its own), and stops the server and
+# removes its folder when the command ends, however it ends. The command's exit status is kept.
+set -euo pipefail
+
+if [ $# -eq 0 ]; then
+  echo "usage: $0 COMMAND [ARGS...]" >&2
+  exit 2
+fi
+
+find_bin() {
+  local found
+  found=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)
+  if [ -n "$found" ] && [ -x "$found/initdb" ]; then
+    echo "$found"
+  fi
+}
+
+bin=$(find_bin)
+if [ -z "$bin" ]; then
+  echo "==> PostgreSQL not found: installing it from Debian's packages" >&2
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "scripts/pg.sh: PostgreSQL is missing and only root can install it" \
+      "(apt-get install -y postgresql)" >&2
+    exit 1
+  fi
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+  bin=$(find_bin)
+  [ -n "$bin" ] || { echo "scripts/pg.sh: postgresql installed but no initdb found" >&2; exit 1; }
+fi
+
+# PostgreSQL refuses to run as root: run it as an unprivileged user.
+if [ "$(id -u)" -eq 0 ]; then
+  user=postgres
+  id -u "$user" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$user"
+  as_user() { runuser -u "$user" -- "$@"; }
+else
+  user=$(id -un)
+  as_user() { "$@"; }
+fi
+
+dir=$(mktemp -d /tmp/bete-pg.XXXXXX)
+chown "$user" "$dir" 2>/dev/null || true
+chmod 700 "$dir"
+
+stop() {
+  as_user "$bin/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1 || true
+  rm -rf "$dir"
+}
+trap stop EXIT
+
+# A free loopback port: the kernel's pick for a socket bound to port 0.
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+
+as_user "$bin/initdb" -D "$dir/data" -U bete --auth=trust --encoding=UTF8 --no-sync >/dev/null
+# Many test servers and stores at once; fsync stays on (the store's durability is under test).
+as_user "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w -t 60 start \
+  -o "-h 127.0.0.1 -p $port -k $dir -c max_connections=400 -c shared_buffers=64MB" >/dev/null
+as_user "$bin/createdb" -h 127.0.0.1 -p "$port" -U bete bete_test
+
+export BETE_TEST_DATABASE_URL="postgres://bete@127.0.0.1:$port/bete_test"
+export BETE_TEST_PG_BIN="$bin"
+export BETE_TEST_PG_DATA="$dir/data"
+echo "==> PostgreSQL $("$bin/postgres" --version | awk '{print $3}') on 127.0.0.1:$port (as $user)" >&2
+set +e
+"$@"
+status=$?
+set -e
+exit $status

@@ -1,0 +1,91 @@
+//! A node's part in a cluster on PostgreSQL: it renews its lease, drops the tables another node
+//! has claimed from it, and claims (and replays) the tables of nodes whose lease lapsed.
+//!
+//! Safety does not rest on this loop's timing: every append is fenced by the epoch in the store
+//! (store/postgres.rs). The loop only makes a paused node let go promptly and a lost node's
+//! tables move within a lease and one pass.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::registry::Tables;
+use crate::store::{Occupant, PgStore, Store};
+
+/// Orphaned tables claimed per pass (the rest on the next passes).
+const CLAIMS_PER_PASS: i64 = 200;
+
+/// Why the node must stop serving.
+#[derive(Debug, thiserror::Error)]
+#[error("this node's registration was taken over by another process with the same node id")]
+pub struct RegistrationLost;
+
+/// Runs until `stop`; returns an error when the node's registration is gone.
+pub async fn run(
+    store: PgStore,
+    tables: Arc<Tables>,
+    stop: CancellationToken,
+) -> Result<(), RegistrationLost> {
+    let every = pass_interval(store.node().lease_ttl);
+    let mut tick = tokio::time::interval(every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => return Ok(()),
+            _ = tick.tick() => {}
+        }
+        match store.renew().await {
+            Ok(true) => {}
+            Ok(false) => return Err(RegistrationLost),
+            Err(e) => {
+                // PostgreSQL away: nothing can be written anyway; tables stay fenced.
+                tracing::warn!(error = %e, "cannot renew the node's lease");
+                continue;
+            }
+        }
+        match store.lost_tables().await {
+            Ok(lost) => {
+                for id in lost {
+                    tables.moved(&id, "").await;
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "cannot check the tables held"),
+        }
+        if stop.is_cancelled() {
+            return Ok(());
+        }
+        match store.orphans(CLAIMS_PER_PASS).await {
+            Ok(ids) => {
+                for id in ids {
+                    claim(&store, &tables, &id).await;
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "cannot list orphaned tables"),
+        }
+    }
+}
+
+/// A third of the lease: two passes may fail before the lease lapses.
+pub fn pass_interval(lease_ttl: Duration) -> Duration {
+    (lease_ttl / 3).max(Duration::from_millis(100))
+}
+
+/// Claims a table whose owner is gone, replays it, and attaches this node's WatchBot streams of
+/// its seated bots.
+async fn claim(store: &PgStore, tables: &Tables, id: &str) {
+    match tables.get(id).await {
+        Ok(_) => {
+            tracing::info!(table = %id, node = %store.node().id, "claimed a table from a lapsed node");
+            if let Ok(Some(stored)) = store.table(id.to_string()).await {
+                for seat in stored.seats {
+                    if let Occupant::Bot(bot) = seat.occupant {
+                        tables.attach_bot_streams(&bot, id).await;
+                    }
+                }
+            }
+        }
+        // Another node claimed it first.
+        Err(e) => tracing::debug!(table = %id, error = %e, "not claimed"),
+    }
+}

@@ -1,0 +1,1594 @@
+//! PostgreSQL store (`--database-url postgres://...`): the shared store of several nodes, and
+//! the arbiter of which node owns which table.
+//!
+//! The schema mirrors SQLite's (sqlite.rs `MIGRATIONS`), with each table's log keyed by table id
+//! and seq, and three things SQLite has no need of: the `nodes` table (each node's lease, renewed
+//! by the node, judged by PostgreSQL's clock so a node's own clock does not matter) and each
+//! table's `owner` and `epoch`. A node claims a table by raising its epoch; every append checks
+//! the epoch it holds in the same transaction (`UPDATE tables ... WHERE epoch = $held`, which
+//! also takes the row lock a competing claim needs), so a paused or partitioned former owner
+//! can never write after another node has claimed the table.
+//!
+//! Writes go through writer tasks that each take every request pending, apply them all in one
+//! transaction, commit, and only then answer (group commit, as the SQLite writer). Two writers
+//! take turns, so one batch is collected while the other commits. A table's writes never meet
+//! in two batches at once: its actor waits for each before sending the next.
+
+use std::str::FromStr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use foldhash::HashMap;
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions, PgRow};
+use sqlx::{Connection, Executor, PgConnection, Postgres, Row, Transaction};
+use tokio::sync::{mpsc, oneshot};
+
+use super::{
+    AccountRow, BotRow, Claim, EntrantResult, EntryRow, LadderTable, LogEntry, MatchRow, Occupant,
+    RatingDelta, RatingRow, SeatRow, Store, StoreError, StoreFuture, StoredTable, TableFilter,
+    TableRow, TableState, Visibility,
+};
+
+/// Most writes folded into one transaction.
+const MAX_BATCH: usize = 512;
+/// Pending writes before callers wait for the writers.
+const WRITE_QUEUE: usize = 4096;
+/// Writer tasks: one collects a batch while the other's commit is in flight.
+const WRITERS: usize = 2;
+/// How long `open` keeps trying to reach PostgreSQL before it gives up.
+const CONNECT_PATIENCE: Duration = Duration::from_secs(15);
+
+/// The schema, applied in order; `bete_schema.version` counts the steps already applied.
+/// Integers are BIGINT (the store's i64), flags BOOLEAN.
+pub(crate) const MIGRATIONS: &[&str] = &[r#"
+CREATE TABLE bots (
+    id          TEXT PRIMARY KEY,
+    name        TEXT NOT NULL,
+    owner       TEXT NOT NULL,
+    token_hash  TEXT NOT NULL UNIQUE,
+    created_at  BIGINT NOT NULL,
+    account_id  TEXT,
+    version     TEXT NOT NULL DEFAULT '1'
+);
+CREATE UNIQUE INDEX bots_lineage ON bots(account_id, name, version) WHERE account_id IS NOT NULL;
+CREATE TABLE accounts (
+    id          TEXT PRIMARY KEY,
+    name        TEXT NOT NULL,
+    token_hash  TEXT NOT NULL UNIQUE,
+    created_at  BIGINT NOT NULL
+);
+CREATE TABLE nodes (
+    id           TEXT PRIMARY KEY,
+    addr         TEXT NOT NULL,
+    incarnation  TEXT NOT NULL,
+    lease_until  TIMESTAMPTZ NOT NULL,
+    started_at   TIMESTAMPTZ NOT NULL DEFAULT now()
+);
+CREATE TABLE tables (
+    cursor          BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id              TEXT NOT NULL UNIQUE,
+    ruleset         TEXT NOT NULL,
+    seats           BIGINT NOT NULL,
+    config          TEXT NOT NULL,
+    seed            TEXT NOT NULL,
+    first_dealer    BIGINT NOT NULL,
+    deadline_ms     BIGINT NOT NULL,
+    visibility      TEXT NOT NULL,
+    state           TEXT NOT NULL,
+    last_seq        BIGINT NOT NULL DEFAULT 0,
+    created_by      TEXT NOT NULL,
+    created_at      BIGINT NOT NULL,
+    seed_chosen     BOOLEAN NOT NULL DEFAULT false,
+    ladder_id       TEXT,
+    ladder_match    TEXT,
+    ladder_rotation BIGINT,
+    entries         BIGINT NOT NULL DEFAULT 0,
+    owner           TEXT,
+    epoch           BIGINT NOT NULL DEFAULT 0
+);
+CREATE INDEX tables_unfinished ON tables(cursor) WHERE state <> 'finished';
+CREATE INDEX tables_ladder_match ON tables(ladder_match) WHERE ladder_match IS NOT NULL;
+CREATE INDEX tables_owner ON tables(owner) WHERE owner IS NOT NULL;
+CREATE TABLE seats (
+    table_id  TEXT NOT NULL,
+    seat      BIGINT NOT NULL,
+    bot_id    TEXT,
+    house     TEXT,
+    strikes   BIGINT NOT NULL DEFAULT 0,
+    PRIMARY KEY (table_id, seat)
+);
+CREATE INDEX seats_bot ON seats(bot_id);
+CREATE TABLE log (
+    table_id  TEXT NOT NULL,
+    seq       BIGINT NOT NULL,
+    payload   TEXT NOT NULL,
+    last_seq  BIGINT,
+    PRIMARY KEY (table_id, seq)
+);
+CREATE TABLE records (
+    table_id  TEXT PRIMARY KEY,
+    record    TEXT NOT NULL
+);
+CREATE TABLE ratings (
+    bot_id   TEXT NOT NULL,
+    ruleset  TEXT NOT NULL,
+    rating   BIGINT NOT NULL,
+    games    BIGINT NOT NULL,
+    PRIMARY KEY (bot_id, ruleset)
+);
+CREATE TABLE ladder_entries (
+    ladder_id       TEXT NOT NULL,
+    bot_id          TEXT NOT NULL,
+    capacity        BIGINT NOT NULL,
+    active          BOOLEAN NOT NULL,
+    removed_reason  TEXT NOT NULL DEFAULT '',
+    entered_at      BIGINT NOT NULL,
+    PRIMARY KEY (ladder_id, bot_id)
+);
+CREATE TABLE ladder_matches (
+    cursor      BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id          TEXT NOT NULL UNIQUE,
+    ladder_id   TEXT NOT NULL,
+    seed        TEXT NOT NULL,
+    duplicate   BOOLEAN NOT NULL,
+    entrants    TEXT NOT NULL,
+    state       TEXT NOT NULL,
+    started_at  BIGINT NOT NULL,
+    rated_at    BIGINT,
+    rated_seq   BIGINT,
+    results     TEXT
+);
+CREATE INDEX ladder_matches_ladder ON ladder_matches(ladder_id, cursor);
+CREATE INDEX ladder_matches_state ON ladder_matches(state);
+CREATE TABLE ladder_match_bots (
+    match_id  TEXT NOT NULL,
+    bot_id    TEXT NOT NULL,
+    cursor    BIGINT NOT NULL,
+    PRIMARY KEY (bot_id, match_id)
+);
+CREATE TABLE ladder_ratings (
+    ladder_id   TEXT NOT NULL,
+    bot_id      TEXT NOT NULL,
+    mu          DOUBLE PRECISION NOT NULL,
+    sigma       DOUBLE PRECISION NOT NULL,
+    matches     BIGINT NOT NULL,
+    jetons      BIGINT NOT NULL,
+    deals       BIGINT NOT NULL,
+    last_net    BIGINT NOT NULL,
+    last_place  BIGINT NOT NULL,
+    PRIMARY KEY (ladder_id, bot_id)
+);
+"#];
+
+/// Who this node is among the nodes sharing the database.
+#[derive(Clone, Debug)]
+pub struct NodeConfig {
+    /// Unique among live nodes (a second node with a live node's id is refused).
+    pub id: String,
+    /// The address peers use to reach this node's gRPC API.
+    pub addr: String,
+    /// How long a renewed lease lasts; peers claim this node's tables once it lapses.
+    pub lease_ttl: Duration,
+}
+
+enum WriteOp {
+    CreateBot(BotRow),
+    CreateTable(TableRow, Vec<SeatRow>),
+    Append {
+        table: String,
+        seq: u64,
+        entry: LogEntry,
+        last_seq: u64,
+    },
+    SetState {
+        table: String,
+        state: TableState,
+    },
+    Finish {
+        table: String,
+        record: String,
+        ratings: Vec<RatingDelta>,
+    },
+    CreateAccount(AccountRow),
+    PutEntry(EntryRow),
+    CreateMatch(MatchRow),
+    RateMatch {
+        match_id: String,
+        results: Vec<EntrantResult>,
+        ratings: Vec<RatingRow>,
+        rated_at_ms: i64,
+    },
+}
+
+struct WriteReq {
+    op: WriteOp,
+    done: oneshot::Sender<Result<(), StoreError>>,
+}
+
+/// The tables this node holds, with the epoch it claimed each at.
+type Held = Arc<Mutex<HashMap<String, i64>>>;
+
+/// The PostgreSQL implementation of [`Store`].
+#[derive(Clone)]
+pub struct PgStore {
+    pool: PgPool,
+    writes: mpsc::Sender<WriteReq>,
+    node: Arc<NodeConfig>,
+    /// This process's registration: a restarted node (same id) has a new one.
+    incarnation: Arc<str>,
+    held: Held,
+}
+
+impl std::fmt::Debug for PgStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgStore")
+            .field("node", &self.node.id)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Whether an error means PostgreSQL could not be reached or went away (the call may be
+/// retried once it is back), rather than that the statement was wrong.
+fn unavailable(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Io(_)
+        | sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::WorkerCrashed
+        | sqlx::Error::Tls(_) => true,
+        sqlx::Error::Database(db) => db.code().is_some_and(|c| {
+            // 08: connection exception; 57P01-03: shut down by the administrator, crash,
+            // cannot connect now (starting up or shutting down).
+            c.starts_with("08") || c.starts_with("57P")
+        }),
+        _ => false,
+    }
+}
+
+/// A PostgreSQL error as the store reports it: unreachable, or anything else.
+fn pg(e: sqlx::Error) -> StoreError {
+    if unavailable(&e) {
+        StoreError::Unavailable(e.to_string())
+    } else {
+        StoreError::Sql(e)
+    }
+}
+
+/// Where the URL points, without its password (for messages).
+fn describe(opts: &PgConnectOptions) -> String {
+    format!(
+        "{}:{}/{}",
+        opts.get_host(),
+        opts.get_port(),
+        opts.get_database().unwrap_or("")
+    )
+}
+
+impl PgStore {
+    /// Connect (retrying for a bounded time), migrate, register this node (refused while a
+    /// live node holds its id), and start the writers.
+    pub async fn open(url: &str, node: NodeConfig) -> Result<PgStore, StoreError> {
+        let opts = PgConnectOptions::from_str(url)
+            .map_err(|e| StoreError::Unavailable(format!("bad --database-url: {e}")))?;
+        let pool = Self::connect(&opts).await?;
+        migrate(&pool).await?;
+        let incarnation: Arc<str> = Arc::from(new_incarnation().as_str());
+        register(&pool, &node, &incarnation).await?;
+        let (tx, rx) = mpsc::channel(WRITE_QUEUE);
+        let rx = Arc::new(tokio::sync::Mutex::new(rx));
+        let store = PgStore {
+            pool,
+            writes: tx,
+            node: Arc::new(node),
+            incarnation,
+            held: Arc::default(),
+        };
+        for _ in 0..WRITERS {
+            tokio::spawn(writer_loop(store.clone_for_writer(), rx.clone()));
+        }
+        Ok(store)
+    }
+
+    async fn connect(opts: &PgConnectOptions) -> Result<PgPool, StoreError> {
+        let started = tokio::time::Instant::now();
+        loop {
+            let attempt = PgPoolOptions::new()
+                .max_connections(16)
+                .acquire_timeout(Duration::from_secs(5))
+                .connect_with(opts.clone())
+                .await;
+            match attempt {
+                Ok(pool) => return Ok(pool),
+                Err(e) if unavailable(&e) && started.elapsed() < CONNECT_PATIENCE => {
+                    tracing::warn!(database = %describe(opts), error = %e, "PostgreSQL not reachable yet; retrying");
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                }
+                Err(e) => {
+                    return Err(StoreError::Unavailable(format!(
+                        "cannot reach PostgreSQL at {} (tried for {} s): {e}",
+                        describe(opts),
+                        started.elapsed().as_secs()
+                    )));
+                }
+            }
+        }
+    }
+
+    /// The writers' view: the pool and the node, without the sending end (so that the channel
+    /// closes, and `writer_stopped` resolves, when every `PgStore` handle is gone).
+    fn clone_for_writer(&self) -> WriterCtx {
+        WriterCtx {
+            pool: self.pool.clone(),
+            node: self.node.clone(),
+            held: self.held.clone(),
+        }
+    }
+
+    pub fn node(&self) -> &NodeConfig {
+        &self.node
+    }
+
+    async fn write(&self, op: WriteOp) -> Result<(), StoreError> {
+        let (done, wait) = oneshot::channel();
+        self.writes
+            .send(WriteReq { op, done })
+            .await
+            .map_err(|_| StoreError::Closed)?;
+        wait.await.map_err(|_| StoreError::Closed)?
+    }
+
+    /// Renew this node's lease. `Ok(false)`: the registration is gone (another process took
+    /// the id after this node's lease lapsed): the node must stop.
+    pub async fn renew(&self) -> Result<bool, StoreError> {
+        let done = sqlx::query(
+            "UPDATE nodes SET lease_until = now() + $3 * interval '1 millisecond' \
+             WHERE id = $1 AND incarnation = $2",
+        )
+        .bind(&self.node.id)
+        .bind(&*self.incarnation)
+        .bind(self.node.lease_ttl.as_millis() as i64)
+        .execute(&self.pool)
+        .await
+        .map_err(pg)?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Tables this node believes it holds that another node has claimed since (or that were
+    /// released): they are forgotten here, and the caller unloads them.
+    pub async fn lost_tables(&self) -> Result<Vec<String>, StoreError> {
+        let (ids, epochs): (Vec<String>, Vec<i64>) = self
+            .held
+            .lock()
+            .map(|h| h.iter().map(|(k, v)| (k.clone(), *v)).unzip())
+            .unwrap_or_default();
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let lost: Vec<String> = sqlx::query_scalar(
+            "SELECT u.id FROM UNNEST($1::text[], $2::int8[]) u(id, epoch) \
+             LEFT JOIN tables t ON t.id = u.id \
+             WHERE t.id IS NULL OR t.owner IS DISTINCT FROM $3 OR t.epoch <> u.epoch",
+        )
+        .bind(&ids)
+        .bind(&epochs)
+        .bind(&self.node.id)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(pg)?;
+        if let Ok(mut held) = self.held.lock() {
+            for id in &lost {
+                held.remove(id);
+            }
+        }
+        Ok(lost)
+    }
+
+    /// Unfinished tables whose owner is gone (no owner, or its lease lapsed): claimable.
+    pub async fn orphans(&self, limit: i64) -> Result<Vec<String>, StoreError> {
+        sqlx::query_scalar(
+            "SELECT t.id FROM tables t WHERE t.state <> 'finished' AND (t.owner IS NULL OR \
+             NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = t.owner AND n.lease_until > now())) \
+             ORDER BY t.cursor LIMIT $1",
+        )
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(pg)
+    }
+
+    /// Forget a table held here (it was unloaded after being lost).
+    pub fn forget(&self, table: &str) {
+        if let Ok(mut held) = self.held.lock() {
+            held.remove(table);
+        }
+    }
+
+    fn hold(&self, table: &str, epoch: i64) {
+        if let Ok(mut held) = self.held.lock() {
+            held.insert(table.to_string(), epoch);
+        }
+    }
+}
+
+/// A fresh random id for this process's registration.
+fn new_incarnation() -> String {
+    let mut bytes = [0u8; 16];
+    // Uniqueness only (not a secret): a failing OS generator falls back to the clock.
+    if getrandom::fill(&mut bytes).is_err() {
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        bytes = t.to_le_bytes();
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Registers the node: takes its id unless a live node holds it. A node restarted at once
+/// after a crash finds its own former lease still running and waits for it to lapse (at most
+/// one lease), since nothing tells a crashed predecessor from a live twin.
+async fn register(pool: &PgPool, node: &NodeConfig, incarnation: &str) -> Result<(), StoreError> {
+    let give_up = tokio::time::Instant::now() + node.lease_ttl + Duration::from_secs(1);
+    loop {
+        let done = sqlx::query(
+            "INSERT INTO nodes (id, addr, incarnation, lease_until) \
+             VALUES ($1, $2, $3, now() + $4 * interval '1 millisecond') \
+             ON CONFLICT (id) DO UPDATE SET addr = excluded.addr, \
+               incarnation = excluded.incarnation, lease_until = excluded.lease_until, \
+               started_at = now() \
+             WHERE nodes.lease_until < now()",
+        )
+        .bind(&node.id)
+        .bind(&node.addr)
+        .bind(incarnation)
+        .bind(node.lease_ttl.as_millis() as i64)
+        .execute(pool)
+        .await
+        .map_err(pg)?;
+        if done.rows_affected() == 1 {
+            return Ok(());
+        }
+        if tokio::time::Instant::now() >= give_up {
+            let addr: Option<String> = sqlx::query_scalar("SELECT addr FROM nodes WHERE id = $1")
+                .bind(&node.id)
+                .fetch_optional(pool)
+                .await
+                .map_err(pg)?;
+            return Err(StoreError::NodeIdInUse {
+                id: node.id.clone(),
+                addr: addr.unwrap_or_default(),
+            });
+        }
+        tracing::warn!(node = %node.id, "node id held by a live lease; waiting for it to lapse");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+async fn migrate(pool: &PgPool) -> Result<(), StoreError> {
+    let mut conn = pool.acquire().await.map_err(pg)?;
+    let mut tx = conn.begin().await.map_err(pg)?;
+    // Nodes starting together migrate one at a time (the lock ends with the transaction).
+    sqlx::query("SELECT pg_advisory_xact_lock(7451)")
+        .execute(&mut *tx)
+        .await
+        .map_err(pg)?;
+    sqlx::query("CREATE TABLE IF NOT EXISTS bete_schema (version BIGINT NOT NULL)")
+        .execute(&mut *tx)
+        .await
+        .map_err(pg)?;
+    let version: Option<i64> = sqlx::query_scalar("SELECT max(version) FROM bete_schema")
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(pg)?;
+    let version = version.unwrap_or(0);
+    if version > MIGRATIONS.len() as i64 {
+        return Err(StoreError::Corrupt(format!(
+            "the database's schema is version {version}, newer than this bete-server's {}: \
+             run the newer bete-server, or restore the backup taken before the upgrade",
+            MIGRATIONS.len()
+        )));
+    }
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(version.max(0) as usize) {
+        (&mut *tx).execute(sqlx::raw_sql(sql)).await.map_err(pg)?;
+        sqlx::query("INSERT INTO bete_schema (version) VALUES ($1)")
+            .bind(i as i64 + 1)
+            .execute(&mut *tx)
+            .await
+            .map_err(pg)?;
+    }
+    tx.commit().await.map_err(pg)?;
+    Ok(())
+}
+
+/// What a writer task needs.
+struct WriterCtx {
+    pool: PgPool,
+    node: Arc<NodeConfig>,
+    held: Held,
+}
+
+impl WriterCtx {
+    fn epoch(&self, table: &str) -> i64 {
+        self.held
+            .lock()
+            .ok()
+            .and_then(|h| h.get(table).copied())
+            .unwrap_or(-1)
+    }
+}
+
+async fn writer_loop(ctx: WriterCtx, rx: Arc<tokio::sync::Mutex<mpsc::Receiver<WriteReq>>>) {
+    let mut batch: Vec<WriteReq> = Vec::with_capacity(MAX_BATCH);
+    loop {
+        {
+            let mut rx = rx.lock().await;
+            match rx.recv().await {
+                Some(first) => batch.push(first),
+                None => return,
+            }
+            while batch.len() < MAX_BATCH {
+                match rx.try_recv() {
+                    Ok(req) => batch.push(req),
+                    Err(_) => break,
+                }
+            }
+        }
+        let ops: Vec<&WriteOp> = batch.iter().map(|r| &r.op).collect();
+        match apply_batch(&ctx, &ops).await {
+            Ok(()) => {
+                for req in batch.drain(..) {
+                    let _ = req.done.send(Ok(()));
+                }
+            }
+            Err(StoreError::Unavailable(why)) => {
+                // Not committed, or not known to be: every caller hears UNAVAILABLE, none an
+                // OK. (A commit whose answer was lost may have landed; the table rebuilds
+                // from the store and a retried request is recognised by its request id.)
+                tracing::warn!(%why, size = batch.len(), "PostgreSQL unavailable; the batch failed");
+                for req in batch.drain(..) {
+                    let _ = req.done.send(Err(StoreError::Unavailable(why.clone())));
+                }
+            }
+            Err(err) if batch.len() == 1 => {
+                if let Some(req) = batch.pop() {
+                    let _ = req.done.send(Err(err));
+                }
+            }
+            Err(err) => {
+                // One bad write must not fail its neighbours: retry each alone.
+                tracing::warn!(%err, size = batch.len(), "group commit failed; retrying writes one by one");
+                for req in batch.drain(..) {
+                    let res = apply_batch(&ctx, &[&req.op]).await;
+                    let _ = req.done.send(res);
+                }
+            }
+        }
+    }
+}
+
+/// The batch's appends per table: (table, first seq, entries, last_seq of the newest, epoch).
+struct TableRun {
+    table: String,
+    first: i64,
+    n: i64,
+    last_seq: i64,
+}
+
+async fn apply_batch(ctx: &WriterCtx, ops: &[&WriteOp]) -> Result<(), StoreError> {
+    let mut tx = ctx.pool.begin().await.map_err(pg)?;
+    let mut runs: Vec<TableRun> = Vec::new();
+    let mut rows: (Vec<String>, Vec<i64>, Vec<String>, Vec<i64>) = Default::default();
+    for op in ops {
+        match op {
+            WriteOp::Append {
+                table,
+                seq,
+                entry,
+                last_seq,
+            } => {
+                update_seats(&mut tx, table, entry).await?;
+                let payload = serde_json::to_string(entry)
+                    .map_err(|e| StoreError::Corrupt(format!("cannot encode log entry: {e}")))?;
+                let (seq, last) = (*seq as i64, *last_seq as i64);
+                match runs.iter_mut().find(|r| r.table == *table) {
+                    Some(run) if run.first + run.n == seq => {
+                        run.n += 1;
+                        run.last_seq = last;
+                    }
+                    Some(_) => {
+                        return Err(StoreError::Corrupt(format!(
+                            "table {table}: log entry {seq} out of sequence in one batch"
+                        )));
+                    }
+                    None => runs.push(TableRun {
+                        table: table.clone(),
+                        first: seq,
+                        n: 1,
+                        last_seq: last,
+                    }),
+                }
+                rows.0.push(table.clone());
+                rows.1.push(seq);
+                rows.2.push(payload);
+                rows.3.push(last);
+            }
+            other => apply(ctx, &mut tx, other).await?,
+        }
+    }
+    if !runs.is_empty() {
+        // One row lock per table, in id order (two batches never wait on each other in a
+        // cycle). The epoch and the entry count are checked under that lock: the fence.
+        runs.sort_by(|a, b| a.table.cmp(&b.table));
+        let ids: Vec<&str> = runs.iter().map(|r| r.table.as_str()).collect();
+        let firsts: Vec<i64> = runs.iter().map(|r| r.first).collect();
+        let ns: Vec<i64> = runs.iter().map(|r| r.n).collect();
+        let lasts: Vec<i64> = runs.iter().map(|r| r.last_seq).collect();
+        let epochs: Vec<i64> = runs.iter().map(|r| ctx.epoch(&r.table)).collect();
+        let done = sqlx::query(
+            "UPDATE tables t SET entries = u.first + u.n, last_seq = u.last_seq \
+             FROM (SELECT * FROM UNNEST($1::text[], $2::int8[], $3::int8[], $4::int8[], $5::int8[]) \
+                   ORDER BY 1) u(id, first, n, last_seq, epoch) \
+             WHERE t.id = u.id AND t.entries = u.first AND t.epoch = u.epoch AND t.owner = $6",
+        )
+        .bind(&ids)
+        .bind(&firsts)
+        .bind(&ns)
+        .bind(&lasts)
+        .bind(&epochs)
+        .bind(&ctx.node.id)
+        .execute(&mut *tx)
+        .await
+        .map_err(pg)?;
+        if done.rows_affected() != runs.len() as u64 {
+            drop(tx);
+            return Err(why_refused(ctx, &runs, &epochs).await);
+        }
+        sqlx::query(
+            "INSERT INTO log (table_id, seq, payload, last_seq) \
+             SELECT * FROM UNNEST($1::text[], $2::int8[], $3::text[], $4::int8[])",
+        )
+        .bind(&rows.0)
+        .bind(&rows.1)
+        .bind(&rows.2)
+        .bind(&rows.3)
+        .execute(&mut *tx)
+        .await
+        .map_err(pg)?;
+    }
+    tx.commit().await.map_err(pg)?;
+    Ok(())
+}
+
+/// Why the appends of a batch were refused: a table claimed by another node (fenced) or an
+/// entry out of sequence.
+async fn why_refused(ctx: &WriterCtx, runs: &[TableRun], epochs: &[i64]) -> StoreError {
+    for (run, epoch) in runs.iter().zip(epochs) {
+        let row = sqlx::query("SELECT owner, epoch, entries FROM tables WHERE id = $1")
+            .bind(&run.table)
+            .fetch_optional(&ctx.pool)
+            .await;
+        let row = match row {
+            Ok(Some(row)) => row,
+            Ok(None) => {
+                return StoreError::Corrupt(format!("log entry of unknown table {}", run.table));
+            }
+            Err(e) => return pg(e),
+        };
+        let owner: Option<String> = row.try_get("owner").unwrap_or(None);
+        let now: i64 = row.try_get("epoch").unwrap_or(-1);
+        let entries: i64 = row.try_get("entries").unwrap_or(-1);
+        if owner.as_deref() != Some(ctx.node.id.as_str()) || now != *epoch {
+            if let Ok(mut held) = ctx.held.lock() {
+                held.remove(&run.table);
+            }
+            return StoreError::Fenced {
+                table: run.table.clone(),
+                owner: owner.unwrap_or_default(),
+            };
+        }
+        if entries != run.first {
+            return StoreError::Corrupt(format!(
+                "table {}: log entry {} out of sequence (the log has {entries})",
+                run.table, run.first
+            ));
+        }
+    }
+    StoreError::Corrupt("an append batch was refused".into())
+}
+
+/// Keep the seats table in step with the log, in the same transaction as the entry.
+async fn update_seats(
+    tx: &mut Transaction<'_, Postgres>,
+    table: &str,
+    entry: &LogEntry,
+) -> Result<(), StoreError> {
+    let q = match entry {
+        LogEntry::Join { seat, bot, .. } => {
+            sqlx::query("UPDATE seats SET bot_id = $1 WHERE table_id = $2 AND seat = $3")
+                .bind(bot.as_str())
+                .bind(table)
+                .bind(i64::from(*seat))
+        }
+        LogEntry::Leave { seat, .. } => {
+            sqlx::query("UPDATE seats SET bot_id = NULL WHERE table_id = $1 AND seat = $2")
+                .bind(table)
+                .bind(i64::from(*seat))
+        }
+        LogEntry::Action {
+            seat, auto: true, ..
+        } => {
+            sqlx::query("UPDATE seats SET strikes = strikes + 1 WHERE table_id = $1 AND seat = $2")
+                .bind(table)
+                .bind(i64::from(*seat))
+        }
+        LogEntry::Action { .. } => return Ok(()),
+        LogEntry::Close { .. } => {
+            sqlx::query("UPDATE tables SET state = 'finished' WHERE id = $1").bind(table)
+        }
+    };
+    q.execute(&mut **tx).await.map_err(pg)?;
+    Ok(())
+}
+
+async fn apply(
+    ctx: &WriterCtx,
+    tx: &mut Transaction<'_, Postgres>,
+    op: &WriteOp,
+) -> Result<(), StoreError> {
+    let conn: &mut PgConnection = tx;
+    match op {
+        WriteOp::CreateBot(b) => {
+            sqlx::query(
+                "INSERT INTO bots (id, name, owner, token_hash, created_at, account_id, version) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            )
+            .bind(&b.id)
+            .bind(&b.name)
+            .bind(&b.owner)
+            .bind(&b.token_hash)
+            .bind(b.created_at_ms)
+            .bind(&b.account_id)
+            .bind(&b.version)
+            .execute(&mut *conn)
+            .await
+            .map_err(pg)?;
+        }
+        WriteOp::CreateAccount(a) => {
+            sqlx::query(
+                "INSERT INTO accounts (id, name, token_hash, created_at) VALUES ($1, $2, $3, $4)",
+            )
+            .bind(&a.id)
+            .bind(&a.name)
+            .bind(&a.token_hash)
+            .bind(a.created_at_ms)
+            .execute(&mut *conn)
+            .await
+            .map_err(pg)?;
+        }
+        WriteOp::PutEntry(e) => {
+            sqlx::query(
+                "INSERT INTO ladder_entries (ladder_id, bot_id, capacity, active, removed_reason, \
+                 entered_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (ladder_id, bot_id) DO UPDATE \
+                 SET capacity = excluded.capacity, active = excluded.active, \
+                 removed_reason = excluded.removed_reason, entered_at = excluded.entered_at",
+            )
+            .bind(&e.ladder_id)
+            .bind(&e.bot_id)
+            .bind(i64::from(e.capacity))
+            .bind(e.active)
+            .bind(&e.removed_reason)
+            .bind(e.entered_at_ms)
+            .execute(&mut *conn)
+            .await
+            .map_err(pg)?;
+        }
+        WriteOp::CreateMatch(m) => {
+            let entrants = serde_json::Value::from(m.entrants.clone()).to_string();
+            let cursor: i64 = sqlx::query_scalar(
+                "INSERT INTO ladder_matches (id, ladder_id, seed, duplicate, entrants, state, \
+                 started_at) VALUES ($1, $2, $3, $4, $5, 'playing', $6) RETURNING cursor",
+            )
+            .bind(&m.id)
+            .bind(&m.ladder_id)
+            .bind(&m.seed)
+            .bind(m.duplicate)
+            .bind(&entrants)
+            .bind(m.started_at_ms)
+            .fetch_one(&mut *conn)
+            .await
+            .map_err(pg)?;
+            for bot in &m.entrants {
+                sqlx::query(
+                    "INSERT INTO ladder_match_bots (match_id, bot_id, cursor) VALUES ($1, $2, $3) \
+                     ON CONFLICT DO NOTHING",
+                )
+                .bind(&m.id)
+                .bind(bot)
+                .bind(cursor)
+                .execute(&mut *conn)
+                .await
+                .map_err(pg)?;
+            }
+        }
+        WriteOp::RateMatch {
+            match_id,
+            results,
+            ratings,
+            rated_at_ms,
+        } => {
+            let results = serde_json::to_string(results)
+                .map_err(|e| StoreError::Corrupt(format!("cannot encode results: {e}")))?;
+            // Exactly once: only a match still playing becomes rated, and only then do the
+            // ratings move. A retry after a crash finds it rated and changes nothing.
+            let done = sqlx::query(
+                "UPDATE ladder_matches SET state = 'rated', rated_at = $1, results = $2, \
+                 rated_seq = (SELECT coalesce(max(rated_seq), 0) + 1 FROM ladder_matches m \
+                   WHERE m.ladder_id = ladder_matches.ladder_id) \
+                 WHERE id = $3 AND state = 'playing'",
+            )
+            .bind(rated_at_ms)
+            .bind(&results)
+            .bind(match_id)
+            .execute(&mut *conn)
+            .await
+            .map_err(pg)?;
+            if done.rows_affected() == 1 {
+                for r in ratings {
+                    sqlx::query(
+                        "INSERT INTO ladder_ratings (ladder_id, bot_id, mu, sigma, matches, jetons, \
+                         deals, last_net, last_place) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
+                         ON CONFLICT (ladder_id, bot_id) DO UPDATE SET mu = excluded.mu, \
+                         sigma = excluded.sigma, matches = excluded.matches, jetons = excluded.jetons, \
+                         deals = excluded.deals, last_net = excluded.last_net, \
+                         last_place = excluded.last_place",
+                    )
+                    .bind(&r.ladder_id)
+                    .bind(&r.bot_id)
+                    .bind(r.mu)
+                    .bind(r.sigma)
+                    .bind(i64::from(r.matches))
+                    .bind(r.jetons)
+                    .bind(r.deals as i64)
+                    .bind(r.last_net)
+                    .bind(i64::from(r.last_place))
+                    .execute(&mut *conn)
+                    .await
+                    .map_err(pg)?;
+                }
+                sqlx::query("UPDATE tables SET visibility = 'listed' WHERE ladder_match = $1")
+                    .bind(match_id)
+                    .execute(&mut *conn)
+                    .await
+                    .map_err(pg)?;
+            }
+        }
+        WriteOp::CreateTable(t, seats) => {
+            // The creating node owns the table from the start, at epoch 1.
+            sqlx::query(
+                "INSERT INTO tables (id, ruleset, seats, config, seed, first_dealer, deadline_ms, \
+                 visibility, state, created_by, created_at, seed_chosen, ladder_id, ladder_match, \
+                 ladder_rotation, owner, epoch) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 1)",
+            )
+            .bind(&t.id)
+            .bind(&t.ruleset)
+            .bind(i64::from(t.seats))
+            .bind(&t.config_json)
+            .bind(&t.seed)
+            .bind(i64::from(t.first_dealer))
+            .bind(t.deadline_ms as i64)
+            .bind(t.visibility.as_str())
+            .bind(t.state.as_str())
+            .bind(&t.created_by)
+            .bind(t.created_at_ms)
+            .bind(t.seed_chosen)
+            .bind(t.ladder.as_ref().map(|l| l.ladder_id.as_str()))
+            .bind(t.ladder.as_ref().map(|l| l.match_id.as_str()))
+            .bind(t.ladder.as_ref().map(|l| i64::from(l.rotation)))
+            .bind(&ctx.node.id)
+            .execute(&mut *conn)
+            .await
+            .map_err(pg)?;
+            let mut seat_no = Vec::with_capacity(seats.len());
+            let mut bots = Vec::with_capacity(seats.len());
+            let mut houses = Vec::with_capacity(seats.len());
+            let mut strikes = Vec::with_capacity(seats.len());
+            for s in seats {
+                seat_no.push(i64::from(s.seat));
+                let (bot, house) = match &s.occupant {
+                    Occupant::Empty => (None, None),
+                    Occupant::Bot(b) => (Some(b.clone()), None),
+                    Occupant::House(h) => (None, Some(h.clone())),
+                };
+                bots.push(bot);
+                houses.push(house);
+                strikes.push(i64::from(s.strikes));
+            }
+            sqlx::query(
+                "INSERT INTO seats (table_id, seat, bot_id, house, strikes) \
+                 SELECT $1, * FROM UNNEST($2::int8[], $3::text[], $4::text[], $5::int8[])",
+            )
+            .bind(&t.id)
+            .bind(&seat_no)
+            .bind(&bots)
+            .bind(&houses)
+            .bind(&strikes)
+            .execute(&mut *conn)
+            .await
+            .map_err(pg)?;
+        }
+        WriteOp::Append { .. } => {
+            return Err(StoreError::Corrupt(
+                "an append reached the single-write path".into(),
+            ));
+        }
+        WriteOp::SetState { table, state } => {
+            sqlx::query("UPDATE tables SET state = $1 WHERE id = $2")
+                .bind(state.as_str())
+                .bind(table)
+                .execute(&mut *conn)
+                .await
+                .map_err(pg)?;
+        }
+        WriteOp::Finish {
+            table,
+            record,
+            ratings,
+        } => {
+            // Fenced like an append: a former owner that replayed to the end must not fold
+            // the match into ratings a second time after the new owner did.
+            let done = sqlx::query(
+                "UPDATE tables SET state = 'finished' WHERE id = $1 AND owner = $2 AND epoch = $3",
+            )
+            .bind(table)
+            .bind(&ctx.node.id)
+            .bind(ctx.epoch(table))
+            .execute(&mut *conn)
+            .await
+            .map_err(pg)?;
+            if done.rows_affected() != 1 {
+                let owner: Option<Option<String>> =
+                    sqlx::query_scalar("SELECT owner FROM tables WHERE id = $1")
+                        .bind(table)
+                        .fetch_optional(&mut *conn)
+                        .await
+                        .map_err(pg)?;
+                return Err(StoreError::Fenced {
+                    table: table.clone(),
+                    owner: owner.flatten().unwrap_or_default(),
+                });
+            }
+            sqlx::query(
+                "INSERT INTO records (table_id, record) VALUES ($1, $2) \
+                 ON CONFLICT (table_id) DO UPDATE SET record = excluded.record",
+            )
+            .bind(table)
+            .bind(record)
+            .execute(&mut *conn)
+            .await
+            .map_err(pg)?;
+            for r in ratings {
+                sqlx::query(
+                    "INSERT INTO ratings (bot_id, ruleset, rating, games) VALUES ($1, $2, $3, 1) \
+                     ON CONFLICT (bot_id, ruleset) DO UPDATE SET \
+                     rating = ratings.rating + excluded.rating, games = ratings.games + 1",
+                )
+                .bind(&r.bot)
+                .bind(&r.ruleset)
+                .bind(r.net)
+                .execute(&mut *conn)
+                .await
+                .map_err(pg)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn bot_from_row(row: &PgRow) -> Result<BotRow, StoreError> {
+    Ok(BotRow {
+        id: row.try_get("id")?,
+        name: row.try_get("name")?,
+        owner: row.try_get("owner")?,
+        token_hash: row.try_get("token_hash")?,
+        created_at_ms: row.try_get("created_at")?,
+        account_id: row.try_get("account_id")?,
+        version: row.try_get("version")?,
+    })
+}
+
+fn account_from_row(row: &PgRow) -> Result<AccountRow, StoreError> {
+    Ok(AccountRow {
+        id: row.try_get("id")?,
+        name: row.try_get("name")?,
+        token_hash: row.try_get("token_hash")?,
+        created_at_ms: row.try_get("created_at")?,
+    })
+}
+
+fn entry_from_row(row: &PgRow) -> Result<EntryRow, StoreError> {
+    let capacity: i64 = row.try_get("capacity")?;
+    Ok(EntryRow {
+        ladder_id: row.try_get("ladder_id")?,
+        bot_id: row.try_get("bot_id")?,
+        capacity: u32::try_from(capacity).unwrap_or(0),
+        active: row.try_get("active")?,
+        removed_reason: row.try_get("removed_reason")?,
+        entered_at_ms: row.try_get("entered_at")?,
+    })
+}
+
+fn match_from_row(row: &PgRow) -> Result<MatchRow, StoreError> {
+    let id: String = row.try_get("id")?;
+    let corrupt = |what: &str| StoreError::Corrupt(format!("ladder match {id}: {what}"));
+    let entrants: String = row.try_get("entrants")?;
+    let entrants: Vec<String> = serde_json::from_str(&entrants).map_err(|_| corrupt("entrants"))?;
+    let results: Option<String> = row.try_get("results")?;
+    let results: Vec<EntrantResult> = match results {
+        Some(r) => serde_json::from_str(&r).map_err(|_| corrupt("results"))?,
+        None => Vec::new(),
+    };
+    let state: String = row.try_get("state")?;
+    Ok(MatchRow {
+        ladder_id: row.try_get("ladder_id")?,
+        seed: row.try_get("seed")?,
+        duplicate: row.try_get("duplicate")?,
+        entrants,
+        rated: state == "rated",
+        started_at_ms: row.try_get("started_at")?,
+        rated_at_ms: row.try_get("rated_at")?,
+        results,
+        cursor: row.try_get("cursor")?,
+        id,
+    })
+}
+
+fn rating_from_row(row: &PgRow) -> Result<RatingRow, StoreError> {
+    let n = |name: &str| -> Result<i64, StoreError> { Ok(row.try_get::<i64, _>(name)?) };
+    Ok(RatingRow {
+        ladder_id: row.try_get("ladder_id")?,
+        bot_id: row.try_get("bot_id")?,
+        mu: row.try_get("mu")?,
+        sigma: row.try_get("sigma")?,
+        matches: u32::try_from(n("matches")?).unwrap_or(0),
+        jetons: n("jetons")?,
+        deals: u64::try_from(n("deals")?).unwrap_or(0),
+        last_net: n("last_net")?,
+        last_place: u32::try_from(n("last_place")?).unwrap_or(0),
+    })
+}
+
+fn table_from_row(row: &PgRow) -> Result<(i64, TableRow), StoreError> {
+    let small = |name: &str| -> Result<u8, StoreError> {
+        let v: i64 = row.try_get(name)?;
+        u8::try_from(v).map_err(|_| StoreError::Corrupt(format!("{name} = {v}")))
+    };
+    let deadline: i64 = row.try_get("deadline_ms")?;
+    let last_seq: i64 = row.try_get("last_seq")?;
+    Ok((
+        row.try_get("cursor")?,
+        TableRow {
+            id: row.try_get("id")?,
+            ruleset: row.try_get("ruleset")?,
+            seats: small("seats")?,
+            config_json: row.try_get("config")?,
+            seed: row.try_get("seed")?,
+            first_dealer: small("first_dealer")?,
+            deadline_ms: deadline.max(0) as u64,
+            visibility: Visibility::parse(row.try_get("visibility")?)?,
+            state: TableState::parse(row.try_get("state")?)?,
+            last_seq: last_seq.max(0) as u64,
+            created_by: row.try_get("created_by")?,
+            created_at_ms: row.try_get("created_at")?,
+            seed_chosen: row.try_get("seed_chosen")?,
+            ladder: match (
+                row.try_get::<Option<String>, _>("ladder_id")?,
+                row.try_get::<Option<String>, _>("ladder_match")?,
+                row.try_get::<Option<i64>, _>("ladder_rotation")?,
+            ) {
+                (Some(ladder_id), Some(match_id), Some(r)) => Some(LadderTable {
+                    ladder_id,
+                    match_id,
+                    rotation: u8::try_from(r)
+                        .map_err(|_| StoreError::Corrupt(format!("ladder_rotation = {r}")))?,
+                }),
+                _ => None,
+            },
+        },
+    ))
+}
+
+impl PgStore {
+    async fn seats_of(&self, table: &str) -> Result<Vec<SeatRow>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT s.seat, s.bot_id, s.house, s.strikes, b.name FROM seats s \
+             LEFT JOIN bots b ON b.id = s.bot_id WHERE s.table_id = $1 ORDER BY s.seat",
+        )
+        .bind(table)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(pg)?;
+        rows.iter()
+            .map(|r| {
+                let seat: i64 = r.try_get("seat")?;
+                let bot: Option<String> = r.try_get("bot_id")?;
+                let house: Option<String> = r.try_get("house")?;
+                let strikes: i64 = r.try_get("strikes")?;
+                let bot_name: Option<String> = r.try_get("name")?;
+                let name = match (&bot, &house) {
+                    (Some(_), _) => bot_name.unwrap_or_default(),
+                    (None, Some(h)) => format!("house:{h}"),
+                    (None, None) => String::new(),
+                };
+                Ok(SeatRow {
+                    name,
+                    seat: u8::try_from(seat)
+                        .map_err(|_| StoreError::Corrupt(format!("seat {seat}")))?,
+                    occupant: match (bot, house) {
+                        (Some(b), _) => Occupant::Bot(b),
+                        (None, Some(h)) => Occupant::House(h),
+                        (None, None) => Occupant::Empty,
+                    },
+                    strikes: strikes.max(0) as u32,
+                })
+            })
+            .collect()
+    }
+
+    async fn tables_with_seats(&self, rows: Vec<PgRow>) -> Result<Vec<StoredTable>, StoreError> {
+        let mut out = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let (cursor, table) = table_from_row(row)?;
+            let seats = self.seats_of(&table.id).await?;
+            out.push(StoredTable {
+                cursor,
+                table,
+                seats,
+            });
+        }
+        Ok(out)
+    }
+
+    async fn matches(
+        &self,
+        q: sqlx::query::Query<'_, Postgres, sqlx::postgres::PgArguments>,
+    ) -> Result<Vec<MatchRow>, StoreError> {
+        let rows = q.fetch_all(&self.pool).await.map_err(pg)?;
+        rows.iter().map(match_from_row).collect()
+    }
+}
+
+impl Store for PgStore {
+    fn create_bot(&self, bot: BotRow) -> StoreFuture<'_, ()> {
+        Box::pin(self.write(WriteOp::CreateBot(bot)))
+    }
+
+    fn bot_by_token_hash(&self, hash: String) -> StoreFuture<'_, Option<BotRow>> {
+        Box::pin(async move {
+            let row = sqlx::query("SELECT * FROM bots WHERE token_hash = $1")
+                .bind(hash)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(pg)?;
+            row.as_ref().map(bot_from_row).transpose()
+        })
+    }
+
+    fn bot(&self, id: String) -> StoreFuture<'_, Option<BotRow>> {
+        Box::pin(async move {
+            let row = sqlx::query("SELECT * FROM bots WHERE id = $1")
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(pg)?;
+            row.as_ref().map(bot_from_row).transpose()
+        })
+    }
+
+    fn create_table(&self, table: TableRow, seats: Vec<SeatRow>) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            let id = table.id.clone();
+            // Held before the row exists: the table's first append may be in the next batch.
+            self.hold(&id, 1);
+            let res = self.write(WriteOp::CreateTable(table, seats)).await;
+            if res.is_err() {
+                self.forget(&id);
+            }
+            res
+        })
+    }
+
+    fn append(
+        &self,
+        table: String,
+        seq: u64,
+        entry: LogEntry,
+        last_seq: u64,
+    ) -> StoreFuture<'_, ()> {
+        Box::pin(self.write(WriteOp::Append {
+            table,
+            seq,
+            entry,
+            last_seq,
+        }))
+    }
+
+    fn set_state(&self, table: String, state: TableState) -> StoreFuture<'_, ()> {
+        Box::pin(self.write(WriteOp::SetState { table, state }))
+    }
+
+    fn finish(
+        &self,
+        table: String,
+        record: String,
+        ratings: Vec<RatingDelta>,
+    ) -> StoreFuture<'_, ()> {
+        Box::pin(self.write(WriteOp::Finish {
+            table,
+            record,
+            ratings,
+        }))
+    }
+
+    fn table(&self, id: String) -> StoreFuture<'_, Option<StoredTable>> {
+        Box::pin(async move {
+            let rows = sqlx::query("SELECT * FROM tables t WHERE t.id = $1")
+                .bind(&id)
+                .fetch_all(&self.pool)
+                .await
+                .map_err(pg)?;
+            Ok(self.tables_with_seats(rows).await?.into_iter().next())
+        })
+    }
+
+    fn list_tables(&self, f: TableFilter) -> StoreFuture<'_, Vec<StoredTable>> {
+        Box::pin(async move {
+            let rows = sqlx::query(
+                "SELECT * FROM tables t WHERE ($1 = 0 OR t.cursor < $1) \
+                 AND ($2::text IS NULL OR t.ruleset = $2) \
+                 AND ($3::text IS NULL OR t.state = $3) \
+                 AND (t.visibility = 'listed' OR ($4::text IS NOT NULL AND (t.created_by = $4 \
+                      OR EXISTS (SELECT 1 FROM seats s WHERE s.table_id = t.id AND s.bot_id = $4)))) \
+                 ORDER BY t.cursor DESC LIMIT $5",
+            )
+            .bind(f.before)
+            .bind(f.ruleset)
+            .bind(f.state.map(TableState::as_str))
+            .bind(f.viewer_bot)
+            .bind(i64::from(f.limit))
+            .fetch_all(&self.pool)
+            .await
+            .map_err(pg)?;
+            self.tables_with_seats(rows).await
+        })
+    }
+
+    fn log(&self, table: String) -> StoreFuture<'_, Vec<LogEntry>> {
+        Box::pin(async move {
+            let rows = sqlx::query("SELECT seq, payload FROM log WHERE table_id = $1 ORDER BY seq")
+                .bind(&table)
+                .fetch_all(&self.pool)
+                .await
+                .map_err(pg)?;
+            let mut out = Vec::with_capacity(rows.len());
+            for (i, row) in rows.iter().enumerate() {
+                let seq: i64 = row.try_get("seq")?;
+                if seq != i as i64 {
+                    return Err(StoreError::Corrupt(format!(
+                        "table {table}: log entry {i} has seq {seq}"
+                    )));
+                }
+                let payload: String = row.try_get("payload")?;
+                // Not serde's message: it may quote the payload, whose actions name cards.
+                out.push(serde_json::from_str(&payload).map_err(|e| {
+                    StoreError::Corrupt(format!(
+                        "table {table} entry {i}: {:?} error at column {}",
+                        e.classify(),
+                        e.column()
+                    ))
+                })?);
+            }
+            Ok(out)
+        })
+    }
+
+    fn tables_of_bot(&self, bot: String, resume: Vec<String>) -> StoreFuture<'_, Vec<String>> {
+        Box::pin(async move {
+            sqlx::query_scalar(
+                "SELECT t.id FROM seats s JOIN tables t ON t.id = s.table_id \
+                 WHERE s.bot_id = $1 AND (t.state <> 'finished' OR t.id = ANY($2)) \
+                 ORDER BY t.cursor",
+            )
+            .bind(bot)
+            .bind(resume)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(pg)
+        })
+    }
+
+    fn unfinished_tables(&self) -> StoreFuture<'_, Vec<String>> {
+        // This node's own (from before a restart) and those nobody holds: a live peer's
+        // tables stay with it.
+        Box::pin(async move {
+            sqlx::query_scalar(
+                "SELECT t.id FROM tables t WHERE t.state <> 'finished' AND (t.owner IS NULL \
+                 OR t.owner = $1 OR NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = t.owner \
+                 AND n.lease_until > now())) ORDER BY t.cursor",
+            )
+            .bind(&self.node.id)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(pg)
+        })
+    }
+
+    fn record(&self, table: String) -> StoreFuture<'_, Option<String>> {
+        Box::pin(async move {
+            sqlx::query_scalar("SELECT record FROM records WHERE table_id = $1")
+                .bind(table)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(pg)
+        })
+    }
+
+    fn rating(&self, bot: String, ruleset: String) -> StoreFuture<'_, Option<(i64, u64)>> {
+        Box::pin(async move {
+            let row =
+                sqlx::query("SELECT rating, games FROM ratings WHERE bot_id = $1 AND ruleset = $2")
+                    .bind(bot)
+                    .bind(ruleset)
+                    .fetch_optional(&self.pool)
+                    .await
+                    .map_err(pg)?;
+            row.map(|r| -> Result<(i64, u64), StoreError> {
+                let games: i64 = r.try_get("games")?;
+                Ok((r.try_get("rating")?, games.max(0) as u64))
+            })
+            .transpose()
+        })
+    }
+
+    fn writer_stopped(&self) -> StoreFuture<'_, ()> {
+        // The writers reconnect through the pool rather than stop; they end only with the
+        // store.
+        Box::pin(async move {
+            self.writes.closed().await;
+            Ok(())
+        })
+    }
+
+    fn claim(&self, table: String) -> StoreFuture<'_, Claim> {
+        Box::pin(async move {
+            // Only with a live lease of this process's own, and only from no owner, from itself
+            // (after a restart) or from a node whose lease lapsed; the epoch goes up, which
+            // fences every write the former owner still has in flight.
+            let epoch: Option<i64> = sqlx::query_scalar(
+                "UPDATE tables t SET owner = $2, epoch = t.epoch + 1 WHERE t.id = $1 \
+                 AND EXISTS (SELECT 1 FROM nodes me WHERE me.id = $2 AND me.incarnation = $3 \
+                             AND me.lease_until > now()) \
+                 AND (t.owner IS NULL OR t.owner = $2 OR NOT EXISTS (SELECT 1 FROM nodes n \
+                      WHERE n.id = t.owner AND n.lease_until > now())) \
+                 RETURNING t.epoch",
+            )
+            .bind(&table)
+            .bind(&self.node.id)
+            .bind(&*self.incarnation)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(pg)?;
+            if let Some(epoch) = epoch {
+                self.hold(&table, epoch);
+                return Ok(Claim::Held);
+            }
+            let row = sqlx::query(
+                "SELECT t.owner, n.addr FROM tables t LEFT JOIN nodes n ON n.id = t.owner \
+                 WHERE t.id = $1",
+            )
+            .bind(&table)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(pg)?;
+            let Some(row) = row else {
+                return Ok(Claim::Held);
+            };
+            let owner: Option<String> = row.try_get("owner")?;
+            let addr: Option<String> = row.try_get("addr")?;
+            Ok(Claim::Elsewhere {
+                node: owner.unwrap_or_default(),
+                addr: addr.unwrap_or_default(),
+            })
+        })
+    }
+
+    fn release_all(&self) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            let mut tx = self.pool.begin().await.map_err(pg)?;
+            let released = sqlx::query("UPDATE tables SET owner = NULL WHERE owner = $1")
+                .bind(&self.node.id)
+                .execute(&mut *tx)
+                .await
+                .map_err(pg)?;
+            sqlx::query("UPDATE nodes SET lease_until = now() WHERE id = $1 AND incarnation = $2")
+                .bind(&self.node.id)
+                .bind(&*self.incarnation)
+                .execute(&mut *tx)
+                .await
+                .map_err(pg)?;
+            tx.commit().await.map_err(pg)?;
+            if let Ok(mut held) = self.held.lock() {
+                held.clear();
+            }
+            tracing::info!(node = %self.node.id, tables = released.rows_affected(), "released this node's tables");
+            Ok(())
+        })
+    }
+
+    fn create_account(&self, account: AccountRow) -> StoreFuture<'_, ()> {
+        Box::pin(self.write(WriteOp::CreateAccount(account)))
+    }
+
+    fn account_by_token_hash(&self, hash: String) -> StoreFuture<'_, Option<AccountRow>> {
+        Box::pin(async move {
+            let row = sqlx::query("SELECT * FROM accounts WHERE token_hash = $1")
+                .bind(hash)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(pg)?;
+            row.as_ref().map(account_from_row).transpose()
+        })
+    }
+
+    fn bots_of_account(&self, account: String) -> StoreFuture<'_, Vec<BotRow>> {
+        Box::pin(async move {
+            let rows =
+                sqlx::query("SELECT * FROM bots WHERE account_id = $1 ORDER BY created_at, id")
+                    .bind(account)
+                    .fetch_all(&self.pool)
+                    .await
+                    .map_err(pg)?;
+            rows.iter().map(bot_from_row).collect()
+        })
+    }
+
+    fn put_entry(&self, entry: EntryRow) -> StoreFuture<'_, ()> {
+        Box::pin(self.write(WriteOp::PutEntry(entry)))
+    }
+
+    fn entries(&self, ladder: String) -> StoreFuture<'_, Vec<EntryRow>> {
+        Box::pin(async move {
+            let rows = sqlx::query(
+                "SELECT * FROM ladder_entries WHERE ladder_id = $1 ORDER BY entered_at",
+            )
+            .bind(ladder)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(pg)?;
+            rows.iter().map(entry_from_row).collect()
+        })
+    }
+
+    fn create_match(&self, m: MatchRow) -> StoreFuture<'_, ()> {
+        Box::pin(self.write(WriteOp::CreateMatch(m)))
+    }
+
+    fn rate_match(
+        &self,
+        match_id: String,
+        results: Vec<EntrantResult>,
+        ratings: Vec<RatingRow>,
+        rated_at_ms: i64,
+    ) -> StoreFuture<'_, ()> {
+        Box::pin(self.write(WriteOp::RateMatch {
+            match_id,
+            results,
+            ratings,
+            rated_at_ms,
+        }))
+    }
+
+    fn ladder_match(&self, id: String) -> StoreFuture<'_, Option<MatchRow>> {
+        Box::pin(async move {
+            let row = sqlx::query("SELECT * FROM ladder_matches WHERE id = $1")
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(pg)?;
+            row.as_ref().map(match_from_row).transpose()
+        })
+    }
+
+    fn ladder_matches(
+        &self,
+        ladder: String,
+        bot: Option<String>,
+        before: i64,
+        limit: u32,
+    ) -> StoreFuture<'_, Vec<MatchRow>> {
+        Box::pin(async move {
+            match bot {
+                None => {
+                    self.matches(
+                        sqlx::query(
+                            "SELECT * FROM ladder_matches WHERE ladder_id = $1 \
+                             AND ($2 = 0 OR cursor < $2) ORDER BY cursor DESC LIMIT $3",
+                        )
+                        .bind(ladder)
+                        .bind(before)
+                        .bind(i64::from(limit)),
+                    )
+                    .await
+                }
+                Some(bot) => {
+                    self.matches(
+                        sqlx::query(
+                            "SELECT m.* FROM ladder_match_bots b JOIN ladder_matches m \
+                             ON m.id = b.match_id WHERE b.bot_id = $1 AND m.ladder_id = $2 \
+                             AND ($3 = 0 OR b.cursor < $3) ORDER BY b.cursor DESC LIMIT $4",
+                        )
+                        .bind(bot)
+                        .bind(ladder)
+                        .bind(before)
+                        .bind(i64::from(limit)),
+                    )
+                    .await
+                }
+            }
+        })
+    }
+
+    fn playing_matches(&self) -> StoreFuture<'_, Vec<MatchRow>> {
+        Box::pin(self.matches(sqlx::query(
+            "SELECT * FROM ladder_matches WHERE state = 'playing' ORDER BY cursor",
+        )))
+    }
+
+    fn rated_matches(&self, ladder: String) -> StoreFuture<'_, Vec<MatchRow>> {
+        Box::pin(
+            self.matches(
+                sqlx::query(
+                    "SELECT * FROM ladder_matches WHERE ladder_id = $1 AND state = 'rated' \
+                     ORDER BY rated_seq",
+                )
+                .bind(ladder),
+            ),
+        )
+    }
+
+    fn matches_since(&self, ladder: String, since_ms: i64) -> StoreFuture<'_, Vec<MatchRow>> {
+        Box::pin(
+            self.matches(
+                sqlx::query(
+                    "SELECT * FROM ladder_matches WHERE ladder_id = $1 AND started_at >= $2 \
+                     ORDER BY cursor",
+                )
+                .bind(ladder)
+                .bind(since_ms),
+            ),
+        )
+    }
+
+    fn ratings(&self, ladder: String) -> StoreFuture<'_, Vec<RatingRow>> {
+        Box::pin(async move {
+            let rows = sqlx::query("SELECT * FROM ladder_ratings WHERE ladder_id = $1")
+                .bind(ladder)
+                .fetch_all(&self.pool)
+                .await
+                .map_err(pg)?;
+            rows.iter().map(rating_from_row).collect()
+        })
+    }
+
+    fn match_tables(&self, match_id: String) -> StoreFuture<'_, Vec<StoredTable>> {
+        Box::pin(async move {
+            let rows = sqlx::query(
+                "SELECT * FROM tables t WHERE t.ladder_match = $1 ORDER BY t.ladder_rotation",
+            )
+            .bind(match_id)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(pg)?;
+            self.tables_with_seats(rows).await
+        })
+    }
+}
