@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of the project, installing what it needs on the way (idempotent):
-# Rust workspace tests, schema lint, compatibility and stub freshness, the Python and Go SDK
+# Rust workspace tests (the PostgreSQL store's among them, beside a PostgreSQL that
+# scripts/pg.sh installs if missing and starts), schema lint, compatibility and stub freshness, the Python and Go SDK
 # suites against the real server, Kubernetes manifests, the protocol guide's walk-through bots
 # (scripts/walkthrough.sh), the web page in Chromium against the real server, and the load
 # harness smoke run.
@@ -26,8 +27,8 @@ if ! skip lint; then
 fi
 
 if ! skip rust; then
-  step "cargo test --workspace"
-  cargo test --workspace --locked
+  step "cargo test --workspace (beside a throw-away PostgreSQL: scripts/pg.sh)"
+  bash scripts/pg.sh cargo test --workspace --locked
   record "rust: ok"
 fi
 

@@ -403,6 +403,15 @@ impl PgStore {
         }
     }
 
+    /// The epoch this node holds a table at, -1 for none.
+    fn held_epoch(&self, table: &str) -> i64 {
+        self.held
+            .lock()
+            .ok()
+            .and_then(|h| h.get(table).copied())
+            .unwrap_or(-1)
+    }
+
     fn hold(&self, table: &str, epoch: i64) {
         if let Ok(mut held) = self.held.lock() {
             held.insert(table.to_string(), epoch);
@@ -1362,9 +1371,11 @@ impl Store for PgStore {
         Box::pin(async move {
             // Only with a live lease of this process's own, and only from no owner, from itself
             // (after a restart) or from a node whose lease lapsed; the epoch goes up, which
-            // fences every write the former owner still has in flight.
+            // fences every write the former owner still has in flight (unless this process
+            // holds the table at its current epoch already: a table it just created).
             let epoch: Option<i64> = sqlx::query_scalar(
-                "UPDATE tables t SET owner = $2, epoch = t.epoch + 1 WHERE t.id = $1 \
+                "UPDATE tables t SET owner = $2, epoch = CASE WHEN t.owner = $2 AND t.epoch = $4 \
+                 THEN t.epoch ELSE t.epoch + 1 END WHERE t.id = $1 \
                  AND EXISTS (SELECT 1 FROM nodes me WHERE me.id = $2 AND me.incarnation = $3 \
                              AND me.lease_until > now()) \
                  AND (t.owner IS NULL OR t.owner = $2 OR NOT EXISTS (SELECT 1 FROM nodes n \
@@ -1374,6 +1385,7 @@ impl Store for PgStore {
             .bind(&table)
             .bind(&self.node.id)
             .bind(&*self.incarnation)
+            .bind(self.held_epoch(&table))
             .fetch_optional(&self.pool)
             .await
             .map_err(pg)?;
