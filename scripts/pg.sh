@@ -65,9 +65,21 @@ as_user "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w -t 60 start \
   -o "-h 127.0.0.1 -p $port -k $dir -c max_connections=400 -c shared_buffers=64MB" >/dev/null
 as_user "$bin/createdb" -h 127.0.0.1 -p "$port" -U bete bete_test
 
+# For the test of a PostgreSQL restart mid-play: `$BETE_TEST_PG_RESTART SECONDS` stops the
+# server (fast: open transactions are aborted), waits, and starts it again on the same port.
+run_as=""
+[ "$(id -u)" -eq 0 ] && run_as="runuser -u $user --"
+{
+  echo '#!/usr/bin/env bash'
+  echo 'set -euo pipefail'
+  echo "$run_as '$bin/pg_ctl' -D '$dir/data' -m fast -w stop >/dev/null"
+  echo 'sleep "${1:-2}"'
+  echo "$run_as '$bin/pg_ctl' -D '$dir/data' -l '$dir/log' -w -t 60 start -o '-h 127.0.0.1 -p $port -k $dir -c max_connections=400 -c shared_buffers=64MB' >/dev/null"
+} >"$dir/restart.sh"
+chmod 755 "$dir/restart.sh"
+
 export BETE_TEST_DATABASE_URL="postgres://bete@127.0.0.1:$port/bete_test"
-export BETE_TEST_PG_BIN="$bin"
-export BETE_TEST_PG_DATA="$dir/data"
+export BETE_TEST_PG_RESTART="$dir/restart.sh"
 echo "==> PostgreSQL $("$bin/postgres" --version | awk '{print $3}') on 127.0.0.1:$port (as $user)" >&2
 set +e
 "$@"

@@ -1,6 +1,8 @@
 //! Test harness: a real server on 127.0.0.1:0 in this process, real gRPC clients.
 #![allow(dead_code, clippy::unwrap_used)]
 
+pub mod pg;
+
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;

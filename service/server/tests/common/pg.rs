@@ -1,0 +1,223 @@
+//! Helpers for tests of real bete-server processes on PostgreSQL (tests/postgres*.rs).
+#![allow(dead_code, clippy::unwrap_used)]
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use bete_api::pb;
+use sqlx::Connection;
+use tonic::transport::Channel;
+
+use super::*;
+
+/// A database of its own on the test server.
+pub async fn fresh_database() -> Option<String> {
+    let Ok(base) = std::env::var("BETE_TEST_DATABASE_URL") else {
+        eprintln!(
+            "SKIPPED (PostgreSQL): BETE_TEST_DATABASE_URL is not set; \
+             run through `bash scripts/pg.sh cargo test ...` (scripts/test.sh does)"
+        );
+        return None;
+    };
+    let mut conn = sqlx::PgConnection::connect(&base).await.unwrap();
+    let mut b = [0u8; 8];
+    getrandom::fill(&mut b).unwrap();
+    let name = format!("bete_srv_{}", u64::from_le_bytes(b));
+    sqlx::query(&format!("CREATE DATABASE {name}"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    let (head, _) = base.rsplit_once('/').unwrap();
+    Some(format!("{head}/{name}"))
+}
+
+pub struct Node {
+    pub child: Child,
+    pub addr: SocketAddr,
+    pub log: PathBuf,
+}
+
+impl Node {
+    pub fn start(url: &str, id: &str, lease_secs: &str, dir: &tempfile::TempDir) -> Node {
+        let addr = free_addr();
+        let log = dir.path().join(format!("{id}-{}.log", addr.port()));
+        let child = Command::new(env!("CARGO_BIN_EXE_bete-server"))
+            .args(["--listen", &addr.to_string()])
+            .args(["--metrics-listen", &free_addr().to_string()])
+            .args(["--no-web", "--house-tables", "0"])
+            .args(["--database-url", url, "--node-id", id])
+            .args(["--advertise-addr", &addr.to_string()])
+            .args(["--lease-ttl-secs", lease_secs])
+            .args(["--drain-timeout-secs", "2"])
+            .env("RUST_LOG", "info")
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .unwrap();
+        Node { child, addr, log }
+    }
+
+    pub fn signal(&self, sig: &str) {
+        let pid = self.child.id().to_string();
+        assert!(
+            Command::new("kill")
+                .args([sig, &pid])
+                .status()
+                .unwrap()
+                .success()
+        );
+    }
+
+    pub fn kill_9(&mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+
+    pub async fn exits_cleanly(&mut self) {
+        for _ in 0..400 {
+            if let Some(s) = self.child.try_wait().unwrap() {
+                assert!(s.success(), "{s:?}");
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("the node did not exit");
+    }
+
+    pub fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub async fn connect(addr: SocketAddr) -> Channel {
+    for _ in 0..400 {
+        if let Ok(ch) = Channel::from_shared(format!("http://{addr}"))
+            .unwrap()
+            .connect()
+            .await
+        {
+            return ch;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("server at {addr} did not come up");
+}
+
+pub async fn my_turn(c: &mut Client, id: &str) -> pb::SeatView {
+    view_when(c, id, "never my turn", |v| {
+        v.to_act == Some(0) || v.match_over
+    })
+    .await
+}
+
+/// A table of ours at seat 0 with two house bots; long deadlines so only we move it on.
+pub async fn new_table(c: &mut Client) -> String {
+    let id = c
+        .create_table(pb::CreateTableRequest {
+            ruleset: pb::Ruleset::Bete.into(),
+            seats: 3,
+            house_bots: vec![
+                house(1, pb::HouseBotPolicy::Heuristic),
+                house(2, pb::HouseBotPolicy::Random),
+            ],
+            decision_deadline_ms: 60_000,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .table
+        .unwrap()
+        .table_id;
+    c.join_table(pb::JoinTableRequest {
+        table_id: id.clone(),
+        seat: Some(0),
+    })
+    .await
+    .unwrap();
+    id
+}
+
+/// Plays `n` of our turns (or to the end); pushes each acknowledged action. Returns the last
+/// request sent.
+pub async fn play(
+    c: &mut Client,
+    id: &str,
+    n: usize,
+    acked: &mut Vec<String>,
+) -> Option<pb::SubmitActionRequest> {
+    let mut last = None;
+    for _ in 0..n {
+        let v = my_turn(c, id).await;
+        if v.match_over {
+            break;
+        }
+        let i = acked.len();
+        let a = v.legal_actions[i % v.legal_actions.len()].clone();
+        let req = pb::SubmitActionRequest {
+            table_id: id.into(),
+            action: Some(a.clone()),
+            expected_seq: v.seq,
+            request_id: format!("r{i}"),
+        };
+        match c.submit_action(req.clone()).await {
+            Ok(_) => acked.push(a.text),
+            Err(s) if reason(&s) == "STALE_SEQ" => continue,
+            Err(s) => panic!("{s:?}"),
+        }
+        last = Some(req);
+    }
+    last
+}
+
+/// Every acknowledged action of seat 0 is in the record once, in order, and the record replays.
+pub async fn assert_record(c: &mut Client, id: &str, acked: &[String]) {
+    let record = c
+        .get_game_record(pb::GetGameRecordRequest {
+            table_id: id.into(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .record_json;
+    let json: serde_json::Value = serde_json::from_str(&record).unwrap();
+    let mine: Vec<String> = json["deals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|d| d["actions"].as_array().unwrap().clone())
+        .filter(|a| a["seat"] == 0)
+        .map(|a| a["action"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(mine, acked);
+    bete_rules::record::replay_json(&record).unwrap();
+}
+
+pub async fn log_len(url: &str, id: &str) -> i64 {
+    let mut conn = sqlx::PgConnection::connect(url).await.unwrap();
+    sqlx::query_scalar("SELECT count(*) FROM log WHERE table_id = $1")
+        .bind(id)
+        .fetch_one(&mut conn)
+        .await
+        .unwrap()
+}
+
+pub async fn owner(url: &str, id: &str) -> (Option<String>, i64) {
+    let mut conn = sqlx::PgConnection::connect(url).await.unwrap();
+    let row: (Option<String>, i64) =
+        sqlx::query_as("SELECT owner, epoch FROM tables WHERE id = $1")
+            .bind(id)
+            .fetch_one(&mut conn)
+            .await
+            .unwrap();
+    row
+}
