@@ -173,7 +173,8 @@ pub struct NodeConfig {
 
 enum WriteOp {
     CreateBot(BotRow),
-    CreateTable(TableRow, Vec<SeatRow>),
+    /// A table with the first entries of its log (each with its `last_seq`), often none.
+    CreateTable(TableRow, Vec<SeatRow>, Vec<(LogEntry, u64)>),
     Append {
         table: String,
         seq: u64,
@@ -870,13 +871,15 @@ async fn apply(
                     .map_err(pg)?;
             }
         }
-        WriteOp::CreateTable(t, seats) => {
-            // The creating node owns the table from the start, at epoch 1.
+        WriteOp::CreateTable(t, seats, log) => {
+            // The creating node owns the table from the start, at epoch 1; its first entries
+            // (the seats the server filled) go in with it.
             sqlx::query(
                 "INSERT INTO tables (id, ruleset, seats, config, seed, first_dealer, deadline_ms, \
                  visibility, state, created_by, created_at, seed_chosen, ladder_id, ladder_match, \
-                 ladder_rotation, owner, epoch) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 1)",
+                 ladder_rotation, owner, epoch, entries, last_seq) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 1, \
+                 $17, $18)",
             )
             .bind(&t.id)
             .bind(&t.ruleset)
@@ -894,9 +897,32 @@ async fn apply(
             .bind(t.ladder.as_ref().map(|l| l.match_id.as_str()))
             .bind(t.ladder.as_ref().map(|l| i64::from(l.rotation)))
             .bind(&ctx.node.id)
+            .bind(log.len() as i64)
+            .bind(log.last().map_or(0, |(_, last)| *last as i64))
             .execute(&mut *conn)
             .await
             .map_err(pg)?;
+            if !log.is_empty() {
+                let mut payloads = Vec::with_capacity(log.len());
+                for (entry, _) in log {
+                    payloads.push(serde_json::to_string(entry).map_err(|e| {
+                        StoreError::Corrupt(format!("cannot encode log entry: {e}"))
+                    })?);
+                }
+                let seqs: Vec<i64> = (0..log.len() as i64).collect();
+                let lasts: Vec<i64> = log.iter().map(|(_, last)| *last as i64).collect();
+                sqlx::query(
+                    "INSERT INTO log (table_id, seq, payload, last_seq) \
+                     SELECT $1, * FROM UNNEST($2::int8[], $3::text[], $4::int8[])",
+                )
+                .bind(&t.id)
+                .bind(&seqs)
+                .bind(&payloads)
+                .bind(&lasts)
+                .execute(&mut *conn)
+                .await
+                .map_err(pg)?;
+            }
             let mut seat_no = Vec::with_capacity(seats.len());
             let mut bots = Vec::with_capacity(seats.len());
             let mut houses = Vec::with_capacity(seats.len());
@@ -1107,6 +1133,22 @@ fn table_from_row(row: &PgRow) -> Result<(i64, TableRow), StoreError> {
 }
 
 impl PgStore {
+    async fn create(
+        &self,
+        table: TableRow,
+        seats: Vec<SeatRow>,
+        log: Vec<(LogEntry, u64)>,
+    ) -> Result<(), StoreError> {
+        let id = table.id.clone();
+        // Held before the row exists: the table's first append may be in the next batch.
+        self.hold(&id, 1);
+        let res = self.write(WriteOp::CreateTable(table, seats, log)).await;
+        if res.is_err() {
+            self.forget(&id);
+        }
+        res
+    }
+
     async fn seats_of(&self, table: &str) -> Result<Vec<SeatRow>, StoreError> {
         let rows = sqlx::query(
             "SELECT s.seat, s.bot_id, s.house, s.strikes, b.name FROM seats s \
@@ -1193,17 +1235,28 @@ impl Store for PgStore {
         })
     }
 
-    fn create_table(&self, table: TableRow, seats: Vec<SeatRow>) -> StoreFuture<'_, ()> {
+    fn bots(&self, ids: Vec<String>) -> StoreFuture<'_, Vec<BotRow>> {
         Box::pin(async move {
-            let id = table.id.clone();
-            // Held before the row exists: the table's first append may be in the next batch.
-            self.hold(&id, 1);
-            let res = self.write(WriteOp::CreateTable(table, seats)).await;
-            if res.is_err() {
-                self.forget(&id);
-            }
-            res
+            let rows = sqlx::query("SELECT * FROM bots WHERE id = ANY($1)")
+                .bind(ids)
+                .fetch_all(&self.pool)
+                .await
+                .map_err(pg)?;
+            rows.iter().map(bot_from_row).collect()
         })
+    }
+
+    fn create_table(&self, table: TableRow, seats: Vec<SeatRow>) -> StoreFuture<'_, ()> {
+        Box::pin(self.create(table, seats, Vec::new()))
+    }
+
+    fn create_seated_table(
+        &self,
+        table: TableRow,
+        seats: Vec<SeatRow>,
+        log: Vec<(LogEntry, u64)>,
+    ) -> StoreFuture<'_, ()> {
+        Box::pin(self.create(table, seats, log))
     }
 
     fn append(

@@ -113,6 +113,8 @@ suite!(
     tables_of_bot_includes_finished_tables_only_when_named,
     listing_filters_and_pages,
     accounts_and_ladders_round_trip,
+    a_seated_table_is_created_with_its_joins,
+    bots_reads_many_ids_at_once,
 );
 
 pub(crate) fn table(id: &str, vis: Visibility) -> TableRow {
@@ -591,6 +593,83 @@ async fn accounts_and_ladders_round_trip(b: Backend) {
     assert_eq!(tables.len(), 1);
     assert_eq!(tables[0].table.visibility, Visibility::Listed);
     assert_eq!(tables[0].table.ladder, lt.ladder);
+}
+
+/// A table the server seats itself is written with its first log entries in one transaction:
+/// after a reopen the log, the seats and the state are all there, and the log goes on from
+/// those entries.
+async fn a_seated_table_is_created_with_its_joins(b: Backend) {
+    let join = |seat: u8, bot: &str| LogEntry::Join {
+        seat,
+        bot: bot.into(),
+        name: format!("{bot}-name"),
+        time_ms: 7,
+    };
+    let s = b.open().await;
+    let mut seated = seats();
+    seated[0].occupant = Occupant::Bot("b1".into());
+    seated[2].occupant = Occupant::Bot("b2".into());
+    let mut row = table("t1", Visibility::Private);
+    row.state = TableState::Playing;
+    s.create_seated_table(row, seated, vec![(join(0, "b1"), 2), (join(2, "b2"), 9)])
+        .await
+        .unwrap();
+    assert_eq!(
+        s.table("t1".into()).await.unwrap().unwrap().table.last_seq,
+        9
+    );
+    s.append("t1".into(), 2, pass(9), 10).await.unwrap();
+    // A second entry 0 is refused: the joins are the log's first entries.
+    assert!(s.append("t1".into(), 0, join(1, "b3"), 11).await.is_err());
+    let s = b.reopen(s, &["t1"]).await;
+    let log = s.log("t1".into()).await.unwrap();
+    assert_eq!(log, [join(0, "b1"), join(2, "b2"), pass(9)]);
+    let t = s.table("t1".into()).await.unwrap().unwrap();
+    assert_eq!(t.table.state, TableState::Playing);
+    assert_eq!(t.table.last_seq, 10);
+    let occupants: Vec<Occupant> = t.seats.iter().map(|s| s.occupant.clone()).collect();
+    assert_eq!(
+        occupants,
+        [
+            Occupant::Bot("b1".into()),
+            Occupant::House("random".into()),
+            Occupant::Bot("b2".into())
+        ]
+    );
+    assert_eq!(
+        s.tables_of_bot("b2".into(), Vec::new()).await.unwrap(),
+        ["t1"]
+    );
+}
+
+/// A page of names is one read: every existing id comes back, unknown ones are left out.
+async fn bots_reads_many_ids_at_once(b: Backend) {
+    let s = b.open().await;
+    for i in 0..3 {
+        s.create_bot(bot(
+            &format!("b{i}"),
+            &format!("bot {i}"),
+            &format!("h{i}"),
+            None,
+        ))
+        .await
+        .unwrap();
+    }
+    let mut got: Vec<String> = s
+        .bots(vec![
+            "b2".into(),
+            "nope".into(),
+            "b0".into(),
+            "x'); --".into(),
+        ])
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|b| b.name)
+        .collect();
+    got.sort();
+    assert_eq!(got, ["bot 0", "bot 2"]);
+    assert!(s.bots(Vec::new()).await.unwrap().is_empty());
 }
 
 // ---- PostgreSQL only: nodes, leases and fenced ownership ----

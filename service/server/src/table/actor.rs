@@ -28,8 +28,7 @@ use crate::project;
 use crate::shutdown::Shutdown;
 use crate::status::ServerError;
 use crate::store::{
-    LogEntry, Occupant, RatingDelta, SeatRow, Store, StoreError, StoredTable, TableRow,
-    TableState,
+    LogEntry, Occupant, RatingDelta, SeatRow, Store, StoreError, StoredTable, TableRow, TableState,
 };
 
 /// What every table actor needs from the server.
