@@ -188,6 +188,7 @@ impl Command {
             Command::Watch { .. } => "table.watch",
             Command::WatchBot { .. } => "table.watch_bot",
             Command::Close { .. } => "table.close",
+            Command::Moved { .. } => "table.moved",
         }
     }
 }
