@@ -22,7 +22,11 @@ async fn enter_and_leave_a_default_ladder_with_their_refusals() {
             "beast-4",
             "beste-boer-4",
             "lanterlui-4",
-            "bester-bube-4"
+            "bester-bube-4",
+            "mouche-4",
+            "mistigri-4",
+            "loo-4",
+            "rams-4"
         ]
     );
     assert!(ladders.iter().all(|l| l.seat_count == 4 && l.duplicate));
