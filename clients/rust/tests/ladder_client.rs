@@ -57,7 +57,7 @@ async fn enter_and_leave_a_default_ladder_with_their_refusals() {
 
     // The public reads need no token.
     let anonymous = bete_client::Client::connect(&server.url).await.unwrap();
-    assert_eq!(anonymous.list_ladders().await.unwrap().len(), 6);
+    assert_eq!(anonymous.list_ladders().await.unwrap().len(), 10);
     let board = anonymous.get_standings("beste-boer-4").await.unwrap();
     assert!(
         board.iter().all(|s| s.house),

@@ -1,4 +1,4 @@
-//! The engine's `search` policy as a client-side bot plays whole matches of every ruleset
+//! The engine's `search` policy as a client-side bot plays whole matches of every ruleset the determinizer models
 //! against a real server: every seat view it receives over gRPC converts back to the engine's
 //! view and determinizes (samples are drawn from it), and every action it sends is legal.
 
@@ -13,16 +13,27 @@ use bete_client::{Bot, Runner, pb};
 use bete_rules::bots::Policy;
 use bete_rules::determinize::{Determinizer, Seen};
 use bete_rules::{Config, Viewer};
-use common::{RULESETS, TestServer, house_table};
+use common::{TestServer, house_table};
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::SeedableRng;
 
+/// The rulesets the determinizer models: Part I's six. (Part II's views, with their exchanges,
+/// robbing and widow, are not reproduced yet; there `search` still plays legal moves.)
+const MODELLED: [pb::Ruleset; 6] = [
+    pb::Ruleset::Bete,
+    pb::Ruleset::BeteAceHigh,
+    pb::Ruleset::Beast,
+    pb::Ruleset::BesteBoer,
+    pb::Ruleset::Lanterlui,
+    pb::Ruleset::BesterBube,
+];
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn search_bot_plays_every_ruleset_from_grpc_views() {
+async fn search_bot_plays_every_modelled_ruleset_from_grpc_views() {
     let server = TestServer::start().await;
     let client = server.bot("searcher").await;
     let mut tables = Vec::new();
-    for ruleset in RULESETS {
+    for ruleset in MODELLED {
         let table = client
             .create_table(house_table(ruleset, 3, 10_000))
             .await
@@ -36,7 +47,7 @@ async fn search_bot_plays_every_ruleset_from_grpc_views() {
         checks: c.clone(),
         rng: ChaCha8Rng::seed_from_u64(9),
     })
-    .stop_after(RULESETS.len());
+    .stop_after(MODELLED.len());
     let running = tokio::spawn(runner.run());
     for id in &tables {
         client.join_table(id, None).await.expect("join");
@@ -46,7 +57,7 @@ async fn search_bot_plays_every_ruleset_from_grpc_views() {
         .expect("matches finish in time")
         .expect("runner task")
         .expect("runner ok");
-    assert_eq!(report.matches.len(), RULESETS.len());
+    assert_eq!(report.matches.len(), MODELLED.len());
     let decisions = checks.decisions.load(Ordering::SeqCst);
     assert!(decisions > 0);
     assert_eq!(
