@@ -26,6 +26,12 @@ fn latency_histogram() -> Histogram {
     Histogram::new(exponential_buckets(0.0001, 2.0, 16))
 }
 
+/// The outcome of a certificate reload (tls.rs): `ok` or `failed`.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ReloadLabels {
+    pub result: &'static str,
+}
+
 type LatencyFamily = Family<RpcLabels, Histogram, fn() -> Histogram>;
 
 /// Every metric of the server.
@@ -45,6 +51,10 @@ pub struct Metrics {
     pub moves: Counter,
     pub auto_moves: Counter,
     pub watchers_dropped: Counter,
+    /// Certificate and key files read again after a change, by outcome (`ok`, `failed`).
+    pub tls_reloads: Family<ReloadLabels, Counter>,
+    /// TLS handshakes that failed or did not finish before the preface deadline.
+    pub tls_handshake_failures: Counter,
 }
 
 impl Default for Metrics {
@@ -66,6 +76,19 @@ impl Metrics {
         let moves = Counter::default();
         let auto_moves = Counter::default();
         let watchers_dropped = Counter::default();
+        let tls_reloads = Family::<ReloadLabels, Counter>::default();
+        let tls_handshake_failures = Counter::default();
+        registry.register(
+            "tls_certificate_reloads",
+            "Reloads of the TLS certificate and key after their files changed, by result \
+             (a failed one keeps the certificate in use)",
+            tls_reloads.clone(),
+        );
+        registry.register(
+            "tls_handshake_failures",
+            "TLS handshakes that failed or missed the preface deadline",
+            tls_handshake_failures.clone(),
+        );
         registry.register(
             "rpc_requests",
             "gRPC calls by method and status code",
@@ -122,6 +145,8 @@ impl Metrics {
             moves,
             auto_moves,
             watchers_dropped,
+            tls_reloads,
+            tls_handshake_failures,
         }
     }
 

@@ -535,8 +535,13 @@ impl BotService for BotApi {
         let api = &self.0;
         api.call("RegisterBot", async {
             api.gate(&request)?;
-            api.limits()
-                .check_registration(request.remote_addr().map(|a| a.ip()))?;
+            // A client that presented a certificate of the client CA (a trusted bot farm,
+            // `--tls-client-ca`) is not held to the per-address limit: it may sit behind one
+            // address with many bots. rustls verified the certificate before any call.
+            if request.peer_certs().is_none() {
+                api.limits()
+                    .check_registration(request.remote_addr().map(|a| a.ip()))?;
+            }
             let (md, _, req) = request.into_parts();
             crate::accounts::register_bot(api, &md, req).await
         })
