@@ -123,6 +123,16 @@ pub enum ServerError {
     /// The bot has `limit` streams open already.
     #[error("you already have {limit} streams open (the limit)")]
     TooManyStreams { limit: usize },
+    /// The token was replaced by BotService.RotateBotToken.
+    #[error(
+        "this token was revoked by the bot's owner (BotService.RotateBotToken): use the new one"
+    )]
+    TokenRevoked,
+    /// RotateBotToken by someone other than the bot's owner.
+    #[error("{0}")]
+    NotBotOwner(&'static str),
+    #[error("no bot has id {0:?}")]
+    BotNotFound(String),
 }
 
 /// Most field violations a status carries: 5,000 bad `house_bots` entries once made a 207 KB
@@ -220,6 +230,9 @@ impl ServerError {
             ServerError::TableClosed(_) => "TABLE_CLOSED",
             ServerError::Overloaded { .. } => "OVERLOADED",
             ServerError::TooManyStreams { .. } => "TOO_MANY_STREAMS",
+            ServerError::TokenRevoked => "TOKEN_REVOKED",
+            ServerError::NotBotOwner(_) => "NOT_BOT_OWNER",
+            ServerError::BotNotFound(_) => "BOT_NOT_FOUND",
         }
     }
 
@@ -261,6 +274,9 @@ impl ServerError {
                 Code::FailedPrecondition
             }
             ServerError::AccountBotLimit(_) => Code::ResourceExhausted,
+            ServerError::TokenRevoked => Code::Unauthenticated,
+            ServerError::NotBotOwner(_) => Code::PermissionDenied,
+            ServerError::BotNotFound(_) => Code::NotFound,
         }
     }
 
@@ -293,6 +309,9 @@ impl ServerError {
             }
             ServerError::SeatChangeRefused { held } => {
                 m.insert("seat".into(), held.to_string());
+            }
+            ServerError::BotNotFound(id) => {
+                m.insert("bot_id".into(), bounded(id, MAX_FIELD_BYTES));
             }
             ServerError::LadderNotFound(id)
             | ServerError::LadderAlreadyEntered(id)
@@ -626,6 +645,9 @@ mod tests {
                 retry_after: Duration::from_millis(100),
             },
             ServerError::TooManyStreams { limit: 8 },
+            ServerError::TokenRevoked,
+            ServerError::NotBotOwner("only the owner"),
+            ServerError::BotNotFound("b_1".into()),
         ]
     }
 
@@ -669,6 +691,9 @@ mod tests {
             ServerError::TableClosed(_) => 33,
             ServerError::Overloaded { .. } => 34,
             ServerError::TooManyStreams { .. } => 35,
+            ServerError::TokenRevoked => 36,
+            ServerError::NotBotOwner(_) => 37,
+            ServerError::BotNotFound(_) => 38,
         }
     }
 
@@ -680,7 +705,7 @@ mod tests {
         let seen: Vec<usize> = all.iter().map(variant).collect();
         assert_eq!(
             seen,
-            (0..=35).collect::<Vec<_>>(),
+            (0..=38).collect::<Vec<_>>(),
             "one of every variant, in order"
         );
         for e in &all {
