@@ -42,6 +42,9 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ERROR_REASON_TABLE_CLOSED: _ClassVar[ErrorReason]
     ERROR_REASON_OVERLOADED: _ClassVar[ErrorReason]
     ERROR_REASON_TOO_MANY_STREAMS: _ClassVar[ErrorReason]
+    ERROR_REASON_TOKEN_REVOKED: _ClassVar[ErrorReason]
+    ERROR_REASON_NOT_BOT_OWNER: _ClassVar[ErrorReason]
+    ERROR_REASON_BOT_NOT_FOUND: _ClassVar[ErrorReason]
 ERROR_REASON_UNSPECIFIED: ErrorReason
 ERROR_REASON_ILLEGAL_ACTION: ErrorReason
 ERROR_REASON_STALE_SEQ: ErrorReason
@@ -78,3 +81,6 @@ ERROR_REASON_SEAT_CHANGE_REFUSED: ErrorReason
 ERROR_REASON_TABLE_CLOSED: ErrorReason
 ERROR_REASON_OVERLOADED: ErrorReason
 ERROR_REASON_TOO_MANY_STREAMS: ErrorReason
+ERROR_REASON_TOKEN_REVOKED: ErrorReason
+ERROR_REASON_NOT_BOT_OWNER: ErrorReason
+ERROR_REASON_BOT_NOT_FOUND: ErrorReason

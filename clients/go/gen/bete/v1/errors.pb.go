@@ -143,6 +143,15 @@ const (
 	// RESOURCE_EXHAUSTED: you already have as many streams open (WatchBot, WatchTable,
 	// SubmitActions) as a bot may have. ErrorInfo metadata "limit" holds the limit. Close one first.
 	ErrorReason_ERROR_REASON_TOO_MANY_STREAMS ErrorReason = 44
+	// UNAUTHENTICATED: the token was revoked: its bot's owner replaced it with
+	// BotService.RotateBotToken. Streams opened with it end with this reason at once. Use the new
+	// token; a reconnect with the old one cannot succeed.
+	ErrorReason_ERROR_REASON_TOKEN_REVOKED ErrorReason = 45
+	// PERMISSION_DENIED: only the bot's owner may rotate its token: the account's token for a bot
+	// of an account, the bot's own token for a bot registered without one.
+	ErrorReason_ERROR_REASON_NOT_BOT_OWNER ErrorReason = 46
+	// NOT_FOUND: no bot has this id. ErrorInfo metadata "bot_id" holds it.
+	ErrorReason_ERROR_REASON_BOT_NOT_FOUND ErrorReason = 47
 )
 
 // Enum value maps for ErrorReason.
@@ -184,6 +193,9 @@ var (
 		42: "ERROR_REASON_TABLE_CLOSED",
 		43: "ERROR_REASON_OVERLOADED",
 		44: "ERROR_REASON_TOO_MANY_STREAMS",
+		45: "ERROR_REASON_TOKEN_REVOKED",
+		46: "ERROR_REASON_NOT_BOT_OWNER",
+		47: "ERROR_REASON_BOT_NOT_FOUND",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":                0,
@@ -222,6 +234,9 @@ var (
 		"ERROR_REASON_TABLE_CLOSED":               42,
 		"ERROR_REASON_OVERLOADED":                 43,
 		"ERROR_REASON_TOO_MANY_STREAMS":           44,
+		"ERROR_REASON_TOKEN_REVOKED":              45,
+		"ERROR_REASON_NOT_BOT_OWNER":              46,
+		"ERROR_REASON_BOT_NOT_FOUND":              47,
 	}
 )
 
@@ -256,7 +271,8 @@ var File_bete_v1_errors_proto protoreflect.FileDescriptor
 
 const file_bete_v1_errors_proto_rawDesc = "" +
 	"\n" +
-	"\x14bete/v1/errors.proto\x12\abete.v1*\xc1\t\n" +
+	"\x14bete/v1/errors.proto\x12\abete.v1*\xa1\n" +
+	"\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bERROR_REASON_ILLEGAL_ACTION\x10\x01\x12\x1a\n" +
@@ -294,7 +310,10 @@ const file_bete_v1_errors_proto_rawDesc = "" +
 	" ERROR_REASON_SEAT_CHANGE_REFUSED\x10)\x12\x1d\n" +
 	"\x19ERROR_REASON_TABLE_CLOSED\x10*\x12\x1b\n" +
 	"\x17ERROR_REASON_OVERLOADED\x10+\x12!\n" +
-	"\x1dERROR_REASON_TOO_MANY_STREAMS\x10,B9Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3"
+	"\x1dERROR_REASON_TOO_MANY_STREAMS\x10,\x12\x1e\n" +
+	"\x1aERROR_REASON_TOKEN_REVOKED\x10-\x12\x1e\n" +
+	"\x1aERROR_REASON_NOT_BOT_OWNER\x10.\x12\x1e\n" +
+	"\x1aERROR_REASON_BOT_NOT_FOUND\x10/B9Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3"
 
 var (
 	file_bete_v1_errors_proto_rawDescOnce sync.Once
