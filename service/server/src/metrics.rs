@@ -55,6 +55,10 @@ pub struct Metrics {
     pub tls_reloads: Family<ReloadLabels, Counter>,
     /// TLS handshakes that failed or did not finish before the preface deadline.
     pub tls_handshake_failures: Counter,
+    /// What the gRPC health service says of the server as a whole (SERVING until the drain),
+    /// for `GET /healthz` on this port: Kubernetes' gRPC probes cannot speak TLS, so a server
+    /// whose API is on TLS is probed here.
+    pub serving: std::sync::atomic::AtomicBool,
 }
 
 impl Default for Metrics {
@@ -147,6 +151,7 @@ impl Metrics {
             watchers_dropped,
             tls_reloads,
             tls_handshake_failures,
+            serving: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -194,7 +199,8 @@ fn code_name(code: tonic::Code) -> &'static str {
     }
 }
 
-/// A minimal HTTP/1.1 endpoint: `GET /metrics` returns the metrics, anything else 404.
+/// A minimal HTTP/1.1 endpoint: `GET /metrics` returns the metrics, `GET /healthz` 200 while
+/// the server is SERVING and 503 once it drains (or before it serves), anything else 404.
 /// Small on purpose: one scrape per connection, no keep-alive.
 pub async fn serve(
     listener: TcpListener,
@@ -239,6 +245,16 @@ pub async fn serve(
                 let body = metrics.render();
                 format!(
                     "HTTP/1.1 200 OK\r\nContent-Type: application/openmetrics-text; version=1.0.0; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                )
+            } else if line.starts_with("GET /healthz ") || line == "GET /healthz" {
+                let (status, body) = if metrics.serving.load(std::sync::atomic::Ordering::Acquire) {
+                    ("200 OK", "SERVING\n")
+                } else {
+                    ("503 Service Unavailable", "NOT_SERVING\n")
+                };
+                format!(
+                    "HTTP/1.1 {status}\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
                     body.len()
                 )
             } else {

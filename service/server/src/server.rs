@@ -199,6 +199,9 @@ pub async fn run(
         .set_serving::<AccountServiceServer<AccountApi>>()
         .await;
     health.set_service_status("", ServingStatus::Serving).await;
+    api.metrics
+        .serving
+        .store(true, std::sync::atomic::Ordering::Release);
 
     let reflection_v1 = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(bete_api::FILE_DESCRIPTOR_SET)
@@ -336,6 +339,7 @@ pub async fn run(
         let drained = drained.clone();
         let store = store.clone();
         let store_stopped = store_stopped.clone();
+        let metrics = api.metrics.clone();
         async move {
             if shutdown_or_store_stopped(shutdown, store.as_ref()).await {
                 tracing::error!("the store stopped writing: draining, then stopping");
@@ -348,6 +352,9 @@ pub async fn run(
             health
                 .set_service_status("", ServingStatus::NotServing)
                 .await;
+            metrics
+                .serving
+                .store(false, std::sync::atomic::Ordering::Release);
             health
                 .set_not_serving::<TableServiceServer<TableApi>>()
                 .await;

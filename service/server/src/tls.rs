@@ -304,7 +304,14 @@ pub fn incoming<IO: Send + 'static>(
             let (acceptor, tx, wrap, metrics) =
                 (acceptor.clone(), tx.clone(), wrap.clone(), metrics.clone());
             tokio::spawn(async move {
-                match tokio::time::timeout_at(deadline, acceptor.accept(io)).await {
+                let handshake = async {
+                    let mut io = io;
+                    if plaintext_refused(&mut io).await {
+                        return Err(io::Error::other("plaintext HTTP/2 on the TLS port"));
+                    }
+                    acceptor.accept(io).await
+                };
+                match tokio::time::timeout_at(deadline, handshake).await {
                     Ok(Ok(tls)) => {
                         let conn = Guarded::until(tls, place, deadline);
                         let _ = tx.send(Ok(wrap(conn))).await;
@@ -323,6 +330,51 @@ pub fn incoming<IO: Send + 'static>(
         }
     });
     tokio_stream::wrappers::ReceiverStream::new(rx)
+}
+
+/// What a plaintext HTTP/2 client is told on the TLS port, as the debug data of a GOAWAY.
+const PLAINTEXT_REFUSAL: &[u8] = b"this port speaks TLS: connect with https://";
+
+/// A client that sent the plaintext HTTP/2 preface where a TLS ClientHello belongs gets an
+/// HTTP/2 answer it understands: SETTINGS, then GOAWAY with INADEQUATE_SECURITY (gRPC clients
+/// report PERMISSION_DENIED) and [`PLAINTEXT_REFUSAL`], instead of TLS alert bytes that its
+/// HTTP/2 parser takes for a broken frame (INTERNAL, "frame size error"). True if refused.
+async fn plaintext_refused(io: &mut TcpStream) -> bool {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let mut first = [0u8; 3];
+    let Ok(n) = io.peek(&mut first).await else {
+        return false;
+    };
+    if n == 0 || first[..n] != b"PRI"[..n] {
+        return false;
+    }
+    // An empty SETTINGS frame (the server's preface), then GOAWAY: last stream 0, error 0xc.
+    let mut frames = vec![0, 0, 0, 4, 0, 0, 0, 0, 0];
+    let len = 8 + PLAINTEXT_REFUSAL.len();
+    frames.extend_from_slice(&[
+        (len >> 16) as u8,
+        (len >> 8) as u8,
+        len as u8,
+        7,
+        0,
+        0,
+        0,
+        0,
+        0,
+    ]);
+    frames.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 0x0c]);
+    frames.extend_from_slice(PLAINTEXT_REFUSAL);
+    let _ = io.write_all(&frames).await;
+    // Closing with the client's bytes unread would send a reset, which can overtake the GOAWAY:
+    // end our side, then read what the client sends until it closes (bounded by the deadline).
+    let _ = io.shutdown().await;
+    let mut sink = [0u8; 1024];
+    while let Ok(n) = io.read(&mut sink).await {
+        if n == 0 {
+            break;
+        }
+    }
+    true
 }
 
 #[cfg(test)]

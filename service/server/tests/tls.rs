@@ -19,7 +19,7 @@ use rcgen::{
     BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, KeyUsagePurpose, SanType,
     SerialNumber,
 };
-use tokio::io::AsyncReadExt;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_rustls::rustls;
 use tokio_rustls::rustls::pki_types::{CertificateDer, ServerName};
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Identity};
@@ -244,9 +244,27 @@ async fn a_bot_plays_over_tls_and_plaintext_is_refused() {
     let ch = tls_channel(srv.addr, tls_config(&ca)).await.unwrap();
     play_a_match(&ch).await;
 
-    // Plaintext HTTP/2 to the TLS port: the handshake fails, the connection is closed, and the
-    // call fails at once with a transport status (hyper reports the closed connection as
-    // CANCELLED, a refused one as UNAVAILABLE) rather than hanging.
+    // Plaintext HTTP/2 to the TLS port: the server answers in HTTP/2, SETTINGS then a GOAWAY
+    // with INADEQUATE_SECURITY saying to use https:// (gRPC clients report PERMISSION_DENIED),
+    // rather than TLS bytes an HTTP/2 parser takes for a broken frame.
+    let mut raw = tokio::net::TcpStream::connect(srv.addr).await.unwrap();
+    raw.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+        .await
+        .unwrap();
+    raw.write_all(&[0, 0, 0, 4, 0, 0, 0, 0, 0]).await.unwrap();
+    let mut answer = Vec::new();
+    timeout(10, raw.read_to_end(&mut answer))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(&answer[..9], &[0, 0, 0, 4, 0, 0, 0, 0, 0], "SETTINGS first");
+    let goaway = &answer[9..];
+    assert_eq!(goaway[3], 7, "then GOAWAY: {answer:?}");
+    assert_eq!(&goaway[13..17], &[0, 0, 0, 0x0c], "INADEQUATE_SECURITY");
+    let said = String::from_utf8_lossy(&goaway[17..]);
+    assert!(said.contains("https://"), "{said}");
+    // A gRPC client fails at once: PERMISSION_DENIED when it read the GOAWAY before sending its
+    // call, else the closed connection (which call wins is timing); never a server status.
     let plain = Channel::from_shared(format!("http://{}", srv.addr))
         .unwrap()
         .connect_lazy();
@@ -255,9 +273,13 @@ async fn a_bot_plays_over_tls_and_plaintext_is_refused() {
         .unwrap()
         .unwrap_err();
     assert!(
-        matches!(e.code(), tonic::Code::Unavailable | tonic::Code::Cancelled),
+        matches!(
+            e.code(),
+            tonic::Code::PermissionDenied | tonic::Code::Cancelled | tonic::Code::Unavailable
+        ),
         "{e:?}"
     );
+    assert_eq!(reason(&e), "", "{e:?}");
     // A client that does not trust the server's CA gets no connection either.
     let other = Ca::new("another CA");
     assert!(tls_channel(srv.addr, tls_config(&other)).await.is_err());
@@ -281,6 +303,12 @@ async fn the_certificate_is_reloaded_without_a_restart() {
     .await;
     let ch = tls_channel(srv.addr, tls_config(&ca)).await.unwrap();
     try_register(&ch, "before").await.unwrap();
+    // Kubernetes probes this (its gRPC probes cannot speak TLS).
+    let health = http_get(metrics, "/healthz").await;
+    assert!(
+        health.starts_with("HTTP/1.1 200") && health.ends_with("SERVING\n"),
+        "{health}"
+    );
     assert_eq!(served_certificate(srv.addr, &ca).await, one.der);
 
     install(certs.path(), &two);
