@@ -149,7 +149,7 @@ pub async fn rotate_bot_token(
         Some(_) => None,
         None => {
             let bot = api.auth.authenticate(md).await?;
-            api.limits().check_call(&bot.id)?;
+            api.limits().check_call(&bot)?;
             Some(bot)
         }
     };
@@ -201,9 +201,10 @@ impl AccountService for AccountApi {
             api.gate_message(request.get_ref())?;
             if !api.config.open_signup {
                 api.auth.require_admin(request.metadata())?;
-            } else {
+            } else if request.peer_certs().is_none() {
                 // Open signup: anyone may call, so the caller's address is held to a rate (with
-                // signup closed only the operator creates accounts, and is not held).
+                // signup closed only the operator creates accounts, and is not held). A client
+                // with a certificate of the client CA (`--tls-client-ca`) is a trusted farm.
                 api.limits()
                     .check_account_creation(request.remote_addr().map(|a| a.ip()))?;
             }
