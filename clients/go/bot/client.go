@@ -42,7 +42,9 @@ type Options struct {
 	// Version is the version Dial registers the bot with (empty: "1"). A new version of a
 	// name is a new bot id, rated from scratch.
 	Version string
-	// TLS enables transport security with this config; nil means plaintext (loopback, tests).
+	// TLS enables transport security with this config (see [TLSFiles]). nil: TLS as the
+	// address ("https://host:port") or the environment ([TLSFromEnv]) asks, else plaintext
+	// (loopback, tests).
 	TLS *tls.Config
 	// DialOptions are passed to grpc.NewClient after the SDK's own (e.g. a custom dialer).
 	DialOptions []grpc.DialOption
@@ -65,7 +67,8 @@ type Client struct {
 	botID string
 }
 
-// Dial connects to the server at addr ("host:port"; empty: $BETE_SERVER, else DefaultServer) and settles the bot's token: Options.Token,
+// Dial connects to the server at addr ("host:port", or "https://host:port" for TLS; empty:
+// $BETE_SERVER, else DefaultServer) and settles the bot's token: Options.Token,
 // else $BETE_TOKEN, else a new registration. The connection itself is made lazily, so Dial only
 // fails early on a bad address or a failed registration.
 func Dial(ctx context.Context, addr string, opts Options) (*Client, error) {
@@ -74,6 +77,17 @@ func Dial(ctx context.Context, addr string, opts Options) (*Client, error) {
 	}
 	if addr == "" {
 		addr = DefaultServer
+	}
+	addr, https := splitScheme(addr)
+	if opts.TLS == nil {
+		fromEnv, err := TLSFromEnv()
+		if err != nil {
+			return nil, err
+		}
+		opts.TLS = fromEnv
+	}
+	if opts.TLS == nil && https {
+		opts.TLS = &tls.Config{MinVersion: tls.VersionTLS12}
 	}
 	tok := &bearer{secure: opts.TLS != nil}
 	transport := insecure.NewCredentials()
@@ -134,6 +148,27 @@ func (c *Client) register(ctx context.Context, req *betev1.RegisterBotRequest) (
 	c.botID = resp.GetBotId()
 	return resp, nil
 }
+
+// RotateToken replaces bot botID's token (BotService.RotateBotToken) and returns the new one;
+// the old token is revoked at once (its streams end with TOKEN_REVOKED). ownerToken is the
+// bot's account token; empty rotates this client's own token (a bot registered without an
+// account), and the client switches to the new one.
+func (c *Client) RotateToken(ctx context.Context, botID, ownerToken string) (string, error) {
+	if ownerToken != "" {
+		ctx = context.WithValue(ctx, tokenOverride{}, ownerToken)
+	}
+	resp, err := c.Bots.RotateBotToken(ctx, &betev1.RotateBotTokenRequest{BotId: botID})
+	if err != nil {
+		return "", err
+	}
+	if ownerToken == "" {
+		c.token.set(resp.GetToken())
+	}
+	return resp.GetToken(), nil
+}
+
+// tokenOverride is the context key of a token sent instead of the client's on one call.
+type tokenOverride struct{}
 
 // Token is the bearer token in use: save it (e.g. as $BETE_TOKEN) to play as the same bot later.
 func (c *Client) Token() string { return c.token.get() }
@@ -228,8 +263,11 @@ func (b *bearer) set(token string) {
 	b.token = token
 }
 
-func (b *bearer) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+func (b *bearer) GetRequestMetadata(ctx context.Context, _ ...string) (map[string]string, error) {
 	t := b.get()
+	if o, ok := ctx.Value(tokenOverride{}).(string); ok && o != "" {
+		t = o
+	}
 	if t == "" {
 		return nil, nil
 	}

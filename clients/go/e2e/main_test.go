@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
@@ -88,19 +89,26 @@ func serverBin() string {
 // startServer runs the server on addr with its SQLite file in dataDir and waits until it is
 // SERVING.
 func startServer(addr, dataDir string) (*serverProc, error) {
+	return startServerWith(addr, dataDir, insecure.NewCredentials())
+}
+
+// startServerWith is startServer with extra flags, checking health over creds (TLS: the
+// server's CA).
+func startServerWith(addr, dataDir string, creds credentials.TransportCredentials, extra ...string) (*serverProc, error) {
 	bin := serverBin()
 	if _, err := os.Stat(bin); err != nil {
 		return nil, fmt.Errorf("no server binary at %s (build it with `cargo build -p bete-server` or set BETE_SERVER_BIN): %v", bin, err)
 	}
 	p := &serverProc{addr: addr, out: &lockedBuffer{}, exited: make(chan error, 1)}
-	p.cmd = exec.Command(bin, "--listen", addr, "--data-dir", dataDir, "--metrics-listen", "127.0.0.1:0")
+	args := append([]string{"--listen", addr, "--data-dir", dataDir, "--metrics-listen", "127.0.0.1:0"}, extra...)
+	p.cmd = exec.Command(bin, args...)
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	p.cmd.Env = append(os.Environ(), "RUST_LOG=warn")
 	if err := p.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %v", bin, err)
 	}
 	go func() { p.exited <- p.cmd.Wait() }()
-	if err := waitServing(addr, p.exited, 30*time.Second); err != nil {
+	if err := waitServing(addr, creds, p.exited, 30*time.Second); err != nil {
 		p.stop()
 		return nil, fmt.Errorf("server at %s not serving: %v\nserver output:\n%s", addr, err, p.out.tail(4000))
 	}
@@ -154,8 +162,8 @@ func freePort() (int, error) {
 }
 
 // waitServing polls the gRPC health service until the server reports SERVING.
-func waitServing(addr string, exited <-chan error, limit time.Duration) error {
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+func waitServing(addr string, creds credentials.TransportCredentials, exited <-chan error, limit time.Duration) error {
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(creds))
 	if err != nil {
 		return err
 	}

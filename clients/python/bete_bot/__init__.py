@@ -34,19 +34,20 @@ from .actions import (
 from .auth import Credentials, obtain_token
 from .bot import Bot, SeatView
 from .bots import RandomBot, RuleAwareBot
-from .client import Client, create_account, register_bot
+from .client import Client, create_account, register_bot, rotate_token
 from .errors import BeteError
 from .play import main
 from .play import play as play_match
 from .play import play_ladder
 from .runner import Runner, TableState
+from .tls import Tls
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Action", "ActionError", "BeteError", "Bot", "Client", "Credentials", "RandomBot", "Runner",
-    "RuleAwareBot", "SeatView", "TableState", "action_text", "card", "cards", "challenge", "contre",
+    "RuleAwareBot", "SeatView", "TableState", "Tls", "action_text", "card", "cards", "challenge", "contre",
     "create_account", "decline", "discard", "drop", "exchange", "general", "hidden", "main", "obtain_token",
-    "parse_action", "pass_", "play", "play_ladder", "play_match", "register_bot", "same_action",
+    "parse_action", "pass_", "play", "play_ladder", "play_match", "register_bot", "rotate_token", "same_action",
     "stand", "verb", "widow",
 ]

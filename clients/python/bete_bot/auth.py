@@ -18,6 +18,7 @@ from bete.v1 import table_service_pb2, table_service_pb2_grpc
 
 from .client import DEFAULT_TIMEOUT, register_bot
 from .errors import BeteError
+from .tls import open_channel
 
 log = logging.getLogger("bete_bot")
 
@@ -42,7 +43,7 @@ def default_token_file(target: str, name: str) -> Path:
 
 async def token_is_valid(target: str, token: str, timeout: float = DEFAULT_TIMEOUT) -> bool:
     """Asks the server whether it knows the token (a one-table ListTables)."""
-    async with grpc.aio.insecure_channel(target) as channel:
+    async with open_channel(target) as channel:
         stub = table_service_pb2_grpc.TableServiceStub(channel)
         try:
             await stub.ListTables(

@@ -25,6 +25,7 @@ from bete.v1 import (
 from .cards import RULESET_NUMBERS
 from .errors import BeteError
 from .tracing import trace_metadata
+from .tls import Tls, open_channel
 
 log = logging.getLogger("bete_bot")
 
@@ -73,6 +74,7 @@ async def register_bot(
     *,
     version: str = "",
     account_token: Optional[str] = None,
+    tls: Optional[Tls] = None,
 ) -> tuple[str, str]:
     """Registers a new bot at ``target`` and returns ``(bot_id, token)``.
 
@@ -82,7 +84,7 @@ async def register_bot(
     """
     metadata = ((("authorization", f"Bearer {account_token}"),) if account_token else ()) + trace_metadata()
     request = bot_service_pb2.RegisterBotRequest(name=name, owner=owner, version=version)
-    async with grpc.aio.insecure_channel(target) as channel:
+    async with open_channel(target, tls) as channel:
         stub = bot_service_pb2_grpc.BotServiceStub(channel)
         try:
             resp = await stub.RegisterBot(request, metadata=metadata or None, timeout=timeout)
@@ -91,10 +93,12 @@ async def register_bot(
     return resp.bot_id, resp.token
 
 
-async def create_account(target: str, name: str, timeout: float = DEFAULT_TIMEOUT) -> tuple[str, str]:
+async def create_account(
+    target: str, name: str, timeout: float = DEFAULT_TIMEOUT, *, tls: Optional[Tls] = None
+) -> tuple[str, str]:
     """Creates an account (a bots' owner) and returns ``(account_id, token)``; the token is shown
     only this once. Open to anyone on a server with open signup (the default)."""
-    async with grpc.aio.insecure_channel(target) as channel:
+    async with open_channel(target, tls) as channel:
         stub = account_service_pb2_grpc.AccountServiceStub(channel)
         try:
             resp = await stub.CreateAccount(
@@ -103,6 +107,28 @@ async def create_account(target: str, name: str, timeout: float = DEFAULT_TIMEOU
         except grpc.RpcError as e:
             raise BeteError.from_rpc_error(e) from None
     return resp.account_id, resp.token
+
+
+async def rotate_token(
+    target: str, bot_id: str, owner_token: str, timeout: float = DEFAULT_TIMEOUT, *, tls: Optional[Tls] = None
+) -> str:
+    """Replaces bot ``bot_id``'s token (BotService.RotateBotToken) and returns the new one.
+
+    ``owner_token`` is the bot's account token, or the bot's own token for a bot registered
+    without an account. The old token is revoked at once: its streams end with
+    ``TOKEN_REVOKED`` and later calls with it fail the same way.
+    """
+    async with open_channel(target, tls) as channel:
+        stub = bot_service_pb2_grpc.BotServiceStub(channel)
+        try:
+            resp = await stub.RotateBotToken(
+                bot_service_pb2.RotateBotTokenRequest(bot_id=bot_id),
+                metadata=(("authorization", f"Bearer {owner_token}"),) + trace_metadata(),
+                timeout=timeout,
+            )
+        except grpc.RpcError as e:
+            raise BeteError.from_rpc_error(e) from None
+    return resp.token
 
 
 class Client:
@@ -120,11 +146,13 @@ class Client:
         timeout: float = DEFAULT_TIMEOUT,
         *,
         interceptors: Optional[Sequence[grpc.aio.ClientInterceptor]] = None,
+        tls: Optional[Tls] = None,
     ) -> None:
         self.target = target
         self.timeout = timeout
         self._metadata: tuple[tuple[str, str], ...] = (("authorization", f"Bearer {token}"),) if token else ()
-        self.channel = grpc.aio.insecure_channel(target, interceptors=interceptors)
+        # `https://host:port`, `tls` or the BETE_TLS* variables: over TLS (bete_bot.tls).
+        self.channel = open_channel(target, tls, interceptors=interceptors)
         self.tables = table_service_pb2_grpc.TableServiceStub(self.channel)
         self.ladders = ladder_service_pb2_grpc.LadderServiceStub(self.channel)
         self.accounts = account_service_pb2_grpc.AccountServiceStub(self.channel)

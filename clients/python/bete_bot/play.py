@@ -133,7 +133,15 @@ async def play_ladder(
 
 def _parse_args(argv: Optional[Sequence[str]], with_bot_choice: bool) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m bete_bot", description="Play a Python bot on a bete server.")
-    p.add_argument("--server", default=os.environ.get("BETE_SERVER", DEFAULT_SERVER), help="host:port")
+    p.add_argument(
+        "--server", default=os.environ.get("BETE_SERVER", DEFAULT_SERVER), help="host:port, or https://host:port for TLS"
+    )
+    env = os.environ.get
+    p.add_argument("--tls", action="store_true", help="connect over TLS (env BETE_TLS=1)")
+    p.add_argument("--ca-cert", default=env("BETE_CA_CERT"), help="PEM CA to trust instead of the system's (implies --tls)")
+    p.add_argument("--client-cert", default=env("BETE_CLIENT_CERT"), help="PEM client certificate (implies --tls)")
+    p.add_argument("--client-key", default=env("BETE_CLIENT_KEY"), help="PEM key of --client-cert")
+    p.add_argument("--tls-domain", default=env("BETE_TLS_DOMAIN"), help="name to verify in the server's certificate")
     p.add_argument("--ruleset", default="bete", choices=sorted(RULESET_NUMBERS))
     p.add_argument("--seats", type=int, default=3)
     p.add_argument("--tables", type=int, default=1, help="tables to create and play at once")
@@ -161,6 +169,17 @@ def main(bot: Optional[Bot] = None, argv: Optional[Sequence[str]] = None) -> int
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s")
     if bot is None:
         bot = BOTS[args.bot]()
+    # The TLS flags become the BETE_TLS* variables of this process, which every connection of
+    # the SDK reads (bete_bot.tls.Tls.from_env).
+    for var, value in (
+        ("BETE_TLS", "1" if args.tls else None),
+        ("BETE_CA_CERT", args.ca_cert),
+        ("BETE_CLIENT_CERT", args.client_cert),
+        ("BETE_CLIENT_KEY", args.client_key),
+        ("BETE_TLS_DOMAIN", args.tls_domain),
+    ):
+        if value:
+            os.environ[var] = value
     config = {}
     for kv in args.config:
         key, sep, value = kv.partition("=")

@@ -19,7 +19,7 @@ use bete_api::pb::table_service_client::TableServiceClient;
 use tonic::body::Body;
 use tonic::metadata::{AsciiMetadataValue, MetadataValue};
 use tonic::service::interceptor::InterceptedService;
-use tonic::transport::Endpoint;
+use tonic::transport::{Certificate, ClientTlsConfig, Endpoint, Identity};
 use tower::ServiceExt as _;
 use tower::util::BoxCloneSyncService;
 
@@ -156,29 +156,89 @@ pub fn new_request_id() -> String {
     format!("{:032x}", rand::random::<u128>())
 }
 
-impl Client {
-    /// Dials `url` (e.g. `http://127.0.0.1:50051`) and returns an unauthenticated client.
-    pub async fn connect(url: &str) -> Result<Self> {
-        let endpoint = Endpoint::from_shared(url.to_string())
+/// How to reach a server over TLS (rustls): what to trust and what to present.
+#[derive(Clone, Debug, Default)]
+pub struct TlsOptions {
+    /// PEM certificates of the CA to trust instead of the system's roots (a private CA, a
+    /// test certificate).
+    pub ca_cert: Option<Vec<u8>>,
+    /// A PEM client certificate and its key, for a server that asks for one (`--tls-client-ca`).
+    pub identity: Option<(Vec<u8>, Vec<u8>)>,
+    /// The name the server's certificate must carry, when it is not the URL's host (a server
+    /// dialled by its IP address).
+    pub domain: Option<String>,
+}
+
+impl TlsOptions {
+    fn config(&self) -> ClientTlsConfig {
+        let mut config = ClientTlsConfig::new();
+        config = match &self.ca_cert {
+            Some(pem) => config.ca_certificate(Certificate::from_pem(pem)),
+            None => config.with_native_roots(),
+        };
+        if let Some((cert, key)) = &self.identity {
+            config = config.identity(Identity::from_pem(cert, key));
+        }
+        if let Some(domain) = &self.domain {
+            config = config.domain_name(domain.clone());
+        }
+        config
+    }
+}
+
+/// The endpoint [`Client::connect_with`] dials: keepalive, windows, and TLS when `tls` says so
+/// (an `http://` URL is then dialled as `https://`). Public for tools that need a bare channel.
+pub fn endpoint(url: &str, tls: Option<&TlsOptions>) -> Result<Endpoint> {
+    let url = match (tls, url.strip_prefix("http://")) {
+        (Some(_), Some(rest)) => format!("https://{rest}"),
+        _ => url.to_string(),
+    };
+    let url = url.as_str();
+    let endpoint = Endpoint::from_shared(url.to_string())
+        .map_err(|e| Error::BadUrl {
+            url: url.to_string(),
+            detail: e.to_string(),
+        })?
+        .connect_timeout(Duration::from_secs(5))
+        .tcp_nodelay(true)
+        // Pings reveal a dead link (e.g. a cut proxy) even on a quiet stream.
+        .http2_keep_alive_interval(Duration::from_secs(10))
+        .keep_alive_timeout(Duration::from_secs(10))
+        .keep_alive_while_idle(true)
+        // A bot at many tables gets many small frames on one stream; with h2's default
+        // 64 KiB windows a busy connection can be closed with ENHANCE_YOUR_CALM (seen by
+        // bete-load at 10,000 tables). Fixed, larger windows keep it open.
+        .initial_connection_window_size(32 * 1024 * 1024)
+        .initial_stream_window_size(4 * 1024 * 1024);
+    match tls {
+        Some(tls) => endpoint
+            .tls_config(tls.config())
             .map_err(|e| Error::BadUrl {
                 url: url.to_string(),
                 detail: e.to_string(),
-            })?
-            .connect_timeout(Duration::from_secs(5))
-            .tcp_nodelay(true)
-            // Pings reveal a dead link (e.g. a cut proxy) even on a quiet stream.
-            .http2_keep_alive_interval(Duration::from_secs(10))
-            .keep_alive_timeout(Duration::from_secs(10))
-            .keep_alive_while_idle(true)
-            // A bot at many tables gets many small frames on one stream; with h2's default
-            // 64 KiB windows a busy connection can be closed with ENHANCE_YOUR_CALM (seen by
-            // bete-load at 10,000 tables). Fixed, larger windows keep it open.
-            .initial_connection_window_size(32 * 1024 * 1024)
-            .initial_stream_window_size(4 * 1024 * 1024);
-        let channel = endpoint.connect().await.map_err(|source| Error::Connect {
-            url: url.to_string(),
-            source,
-        })?;
+            }),
+        None => Ok(endpoint),
+    }
+}
+
+impl Client {
+    /// Dials `url` (e.g. `http://127.0.0.1:50051`) and returns an unauthenticated client. An
+    /// `https://` URL is dialled over TLS, trusting the system's root certificates.
+    pub async fn connect(url: &str) -> Result<Self> {
+        let tls = url.starts_with("https://").then(TlsOptions::default);
+        Self::connect_with(url, tls.as_ref()).await
+    }
+
+    /// [`Client::connect`] over TLS with `tls` (an `http://` URL is dialled as `https://`), or
+    /// in plaintext with `None`.
+    pub async fn connect_with(url: &str, tls: Option<&TlsOptions>) -> Result<Self> {
+        let channel = endpoint(url, tls)?
+            .connect()
+            .await
+            .map_err(|source| Error::Connect {
+                url: url.to_string(),
+                source,
+            })?;
         Ok(Self::from_service(channel))
     }
 
@@ -299,6 +359,33 @@ impl Client {
             bot_id: response.bot_id,
             token: response.token,
         })
+    }
+
+    /// Replaces bot `bot_id`'s token (BotService.RotateBotToken) and returns the new one; the
+    /// old token is revoked at once (its streams end with TOKEN_REVOKED). `owner_token` is the
+    /// bot's account token; `None` rotates this client's own token (a bot without an account),
+    /// which this client then uses.
+    pub async fn rotate_token(&self, bot_id: &str, owner_token: Option<&str>) -> Result<String> {
+        let caller = match owner_token {
+            Some(t) => t.to_string(),
+            None => self.token().ok_or(Error::BadToken)?,
+        };
+        let mut request = tonic::Request::new(pb::RotateBotTokenRequest {
+            bot_id: bot_id.into(),
+        });
+        request
+            .metadata_mut()
+            .insert("authorization", bearer(&caller)?);
+        let response = self
+            .bots
+            .clone()
+            .rotate_bot_token(request)
+            .await?
+            .into_inner();
+        if owner_token.is_none() {
+            self.set_token(&response.token)?;
+        }
+        Ok(response.token)
     }
 
     /// Uses `token` when given, otherwise registers a new bot named `name`.

@@ -24,6 +24,6 @@ pub mod verify;
 pub use action_stream::ActionStream;
 pub use bete_api::pb;
 pub use bot::{Bot, FirstLegalBot, RandomBot, Strategy};
-pub use client::{Backoff, Client, Registered, Submitted, TableWatch, WatchItem};
+pub use client::{Backoff, Client, Registered, Submitted, TableWatch, TlsOptions, WatchItem};
 pub use error::{Error, Result, RpcError};
 pub use runner::{MatchResult, Notice, RunReport, Runner, SubmitVia};

@@ -14,7 +14,15 @@ fn bete(args: &[&str]) -> std::process::Output {
 #[test]
 fn every_network_subcommand_has_help_with_an_example() {
     for sub in [
-        "bot", "watch", "play", "tables", "record", "demo", "ladder", "verify",
+        "bot",
+        "watch",
+        "play",
+        "tables",
+        "record",
+        "demo",
+        "ladder",
+        "verify",
+        "rotate-token",
     ] {
         let out = bete(&[sub, "--help"]);
         assert!(out.status.success(), "{sub} --help");

@@ -137,6 +137,55 @@ pub async fn register_bot(
     })
 }
 
+/// BotService.RotateBotToken: the caller is authenticated first (an account token, or a bot
+/// token), then must own the bot.
+pub async fn rotate_bot_token(
+    api: &Api,
+    md: &tonic::metadata::MetadataMap,
+    req: pb::RotateBotTokenRequest,
+) -> Result<pb::RotateBotTokenResponse, ServerError> {
+    let account = calling_account(api, md).await?;
+    let caller = match account {
+        Some(_) => None,
+        None => {
+            let bot = api.auth.authenticate(md).await?;
+            api.limits().check_call(&bot)?;
+            Some(bot)
+        }
+    };
+    if req.bot_id.is_empty() || req.bot_id.len() > 64 {
+        return Err(ServerError::field(
+            "bot_id",
+            "must be a bot's id (1-64 characters)",
+        ));
+    }
+    let bot = api
+        .store
+        .bot(req.bot_id.clone())
+        .await?
+        .ok_or_else(|| ServerError::BotNotFound(req.bot_id.clone()))?;
+    let owns = match (&account, &caller, &bot.account_id) {
+        (Some(a), _, Some(owner)) => a.id == *owner,
+        (None, Some(c), None) => c.id == bot.id,
+        _ => false,
+    };
+    if !owns {
+        return Err(ServerError::NotBotOwner(match bot.account_id {
+            Some(_) => {
+                "only the bot's account may rotate its token: send the account's token \
+                 (`authorization: Bearer <account token>`)"
+            }
+            None => "a bot without an account rotates its own token: send that bot's token",
+        }));
+    }
+    let token = api.auth.rotate(&bot.id).await?;
+    tracing::info!(bot = %bot.id, "bot token rotated");
+    Ok(pb::RotateBotTokenResponse {
+        bot_id: bot.id,
+        token,
+    })
+}
+
 /// `AccountService`.
 #[derive(Clone, Debug)]
 pub struct AccountApi(pub Arc<Api>);
@@ -152,9 +201,10 @@ impl AccountService for AccountApi {
             api.gate_message(request.get_ref())?;
             if !api.config.open_signup {
                 api.auth.require_admin(request.metadata())?;
-            } else {
+            } else if request.peer_certs().is_none() {
                 // Open signup: anyone may call, so the caller's address is held to a rate (with
-                // signup closed only the operator creates accounts, and is not held).
+                // signup closed only the operator creates accounts, and is not held). A client
+                // with a certificate of the client CA (`--tls-client-ca`) is a trusted farm.
                 api.limits()
                     .check_account_creation(request.remote_addr().map(|a| a.ip()))?;
             }

@@ -1,11 +1,12 @@
 //! Bot identity: bearer tokens, stored only as SHA-256 hashes.
 
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 use sha2::{Digest, Sha256};
 use tonic::metadata::MetadataMap;
 
+use crate::shutdown::{Shutdown, Stopped};
 use crate::status::ServerError;
 use crate::store::{BotRow, Store};
 
@@ -42,6 +43,13 @@ pub struct Auth {
     cache: RwLock<HashMap<String, Arc<BotRow>>>,
     /// The operator's token (`--admin-token`); `None`: nothing administrative is reachable.
     admin_token: Option<String>,
+    /// By token hash, for the tokens that opened a stream or were revoked: the signal that ends
+    /// the streams opened with the token when it is revoked. A revoked token's entry stays
+    /// (cancelled), so a stream set up in the same instant as the rotation still ends.
+    revocations: Mutex<HashMap<String, Shutdown>>,
+    /// One rotation at a time: each replaces the hash current when it runs, in the store and
+    /// here, so two racing rotations cannot leave a revoked token in the cache.
+    rotating: tokio::sync::Mutex<()>,
 }
 
 impl Auth {
@@ -50,7 +58,47 @@ impl Auth {
             store,
             cache: RwLock::new(HashMap::new()),
             admin_token,
+            revocations: Mutex::new(HashMap::new()),
+            rotating: tokio::sync::Mutex::new(()),
         }
+    }
+
+    /// Resolves when the token of `token_hash` is revoked (at once if it already was): streams
+    /// opened with that token end then, with TOKEN_REVOKED.
+    pub fn revocation(&self, token_hash: &str) -> Stopped {
+        match self.revocations.lock() {
+            Ok(mut m) => m.entry(token_hash.to_string()).or_default().stopped(),
+            // Poisoned only by a panic while inserting; the stream then just lacks the signal
+            // (its next call is still refused by the store's hash).
+            Err(_) => Shutdown::new().stopped(),
+        }
+    }
+
+    /// Replaces the bot's token with a new one and revokes the old: durable first, then the
+    /// old token leaves the cache and its streams are ended. Returns the new token.
+    pub async fn rotate(&self, bot_id: &str) -> Result<String, ServerError> {
+        let _one = self.rotating.lock().await;
+        let bot = self
+            .store
+            .bot(bot_id.to_string())
+            .await?
+            .ok_or_else(|| ServerError::BotNotFound(bot_id.to_string()))?;
+        let token = new_token();
+        let hash = token_hash(&token);
+        self.store
+            .rotate_bot_token(bot.id.clone(), hash.clone(), crate::now_ms())
+            .await?;
+        if let Ok(mut c) = self.cache.write() {
+            c.remove(&bot.token_hash);
+        }
+        self.remember(BotRow {
+            token_hash: hash,
+            ..bot.clone()
+        });
+        if let Ok(mut m) = self.revocations.lock() {
+            m.entry(bot.token_hash).or_default().cancel();
+        }
+        Ok(token)
     }
 
     pub fn remember(&self, bot: BotRow) {
@@ -93,13 +141,13 @@ impl Auth {
         if let Some(bot) = self.cache.read().ok().and_then(|c| c.get(&hash).cloned()) {
             return Ok(bot);
         }
-        let bot = self
-            .store
-            .bot_by_token_hash(hash)
-            .await?
-            .ok_or(ServerError::Unauthenticated(
-                "unknown token: register with BotService.RegisterBot",
-            ))?;
+        let Some(bot) = self.store.bot_by_token_hash(hash.clone()).await? else {
+            return Err(if self.store.token_revoked(hash).await? {
+                ServerError::TokenRevoked
+            } else {
+                ServerError::Unauthenticated("unknown token: register with BotService.RegisterBot")
+            });
+        };
         self.remember(bot.clone());
         Ok(Arc::new(bot))
     }

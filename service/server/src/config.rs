@@ -71,6 +71,9 @@ pub struct ServerConfig {
     /// Calls being handled at once at most (a stream counts until it is set up); above it, new
     /// calls are shed with UNAVAILABLE / OVERLOADED and a RetryInfo delay. 0 is no limit.
     pub max_in_flight: usize,
+    /// TLS on the client API (and the web listener) with these files; `None`: plaintext, as
+    /// for a server on loopback (the README's first command).
+    pub tls: Option<crate::tls::TlsSettings>,
 }
 
 impl Default for ServerConfig {
@@ -101,6 +104,7 @@ impl Default for ServerConfig {
             preface_timeout: Duration::from_secs(10),
             max_connections: 1000,
             max_in_flight: 4096,
+            tls: None,
         }
     }
 }

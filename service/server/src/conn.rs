@@ -46,9 +46,14 @@ pub struct Guarded<IO> {
 
 impl<IO> Guarded<IO> {
     pub fn new(io: IO, place: OwnedSemaphorePermit, preface_timeout: Duration) -> Self {
+        Self::until(io, place, tokio::time::Instant::now() + preface_timeout)
+    }
+
+    /// With the preface due by `deadline` (over TLS, the handshake has used part of the time).
+    pub fn until(io: IO, place: OwnedSemaphorePermit, deadline: tokio::time::Instant) -> Self {
         Guarded {
             io,
-            preface: Some(Box::pin(tokio::time::sleep(preface_timeout))),
+            preface: Some(Box::pin(tokio::time::sleep_until(deadline))),
             read: 0,
             _place: place,
         }

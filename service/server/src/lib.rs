@@ -28,6 +28,7 @@ pub mod store;
 pub mod stream;
 pub mod submits;
 pub mod table;
+pub mod tls;
 pub mod trace;
 pub mod web;
 

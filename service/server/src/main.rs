@@ -23,6 +23,12 @@ use tracing_subscriber::util::SubscriberInitExt;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+enum ClientAuth {
+    Optional,
+    Required,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 enum LogFormat {
     Text,
     Json,
@@ -172,6 +178,23 @@ struct Args {
     /// Unfinished tables a bot may sit at; 0: no limit.
     #[arg(long, env = "BETE_MAX_SEATS_PER_BOT", default_value_t = 256)]
     max_seats_per_bot: usize,
+    /// Serve the gRPC API (and the web page) over TLS with this PEM certificate chain; needs
+    /// --tls-key. Re-read when it changes, without a restart. Unset: plaintext.
+    #[arg(long, env = "BETE_TLS_CERT", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// The PEM private key of --tls-cert.
+    #[arg(long, env = "BETE_TLS_KEY", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+    /// PEM certificates of a CA whose client certificates are accepted (trusted bot farms).
+    #[arg(long, env = "BETE_TLS_CLIENT_CA", requires = "tls_cert")]
+    tls_client_ca: Option<PathBuf>,
+    /// With --tls-client-ca: `optional` (a client may present a certificate, which exempts it
+    /// from the per-address limits) or `required` (every client must).
+    #[arg(long, env = "BETE_TLS_CLIENT_AUTH", value_enum, default_value_t = ClientAuth::Optional, requires = "tls_client_ca")]
+    tls_client_auth: ClientAuth,
+    /// Seconds between checks of the certificate and key files for a change.
+    #[arg(long, env = "BETE_TLS_RELOAD_SECS", default_value_t = 60)]
+    tls_reload_secs: u64,
 }
 
 /// Install logging; with `OTEL_EXPORTER_OTLP_ENDPOINT` set, also export spans over OTLP/gRPC.
@@ -335,6 +358,19 @@ async fn serve(args: Args, workers: usize) -> anyhow::Result<()> {
         preface_timeout: Duration::from_secs(args.preface_timeout_secs.max(1)),
         max_connections: args.max_connections.max(1),
         max_in_flight: args.max_in_flight,
+        tls: match (args.tls_cert, args.tls_key) {
+            (Some(cert), Some(key)) => Some(bete_server::tls::TlsSettings {
+                cert,
+                key,
+                client_ca: args.tls_client_ca,
+                client_auth: match args.tls_client_auth {
+                    ClientAuth::Optional => bete_server::tls::ClientAuth::Optional,
+                    ClientAuth::Required => bete_server::tls::ClientAuth::Required,
+                },
+                reload_every: Duration::from_secs(args.tls_reload_secs.max(1)),
+            }),
+            _ => None,
+        },
     };
     let result = bete_server::run(listener, config, signal()).await;
     if let Some(p) = provider {

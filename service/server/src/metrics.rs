@@ -26,6 +26,12 @@ fn latency_histogram() -> Histogram {
     Histogram::new(exponential_buckets(0.0001, 2.0, 16))
 }
 
+/// The outcome of a certificate reload (tls.rs): `ok` or `failed`.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ReloadLabels {
+    pub result: &'static str,
+}
+
 type LatencyFamily = Family<RpcLabels, Histogram, fn() -> Histogram>;
 
 /// Every metric of the server.
@@ -45,6 +51,14 @@ pub struct Metrics {
     pub moves: Counter,
     pub auto_moves: Counter,
     pub watchers_dropped: Counter,
+    /// Certificate and key files read again after a change, by outcome (`ok`, `failed`).
+    pub tls_reloads: Family<ReloadLabels, Counter>,
+    /// TLS handshakes that failed or did not finish before the preface deadline.
+    pub tls_handshake_failures: Counter,
+    /// What the gRPC health service says of the server as a whole (SERVING until the drain),
+    /// for `GET /healthz` on this port: Kubernetes' gRPC probes cannot speak TLS, so a server
+    /// whose API is on TLS is probed here.
+    pub serving: std::sync::atomic::AtomicBool,
 }
 
 impl Default for Metrics {
@@ -66,6 +80,19 @@ impl Metrics {
         let moves = Counter::default();
         let auto_moves = Counter::default();
         let watchers_dropped = Counter::default();
+        let tls_reloads = Family::<ReloadLabels, Counter>::default();
+        let tls_handshake_failures = Counter::default();
+        registry.register(
+            "tls_certificate_reloads",
+            "Reloads of the TLS certificate and key after their files changed, by result \
+             (a failed one keeps the certificate in use)",
+            tls_reloads.clone(),
+        );
+        registry.register(
+            "tls_handshake_failures",
+            "TLS handshakes that failed or missed the preface deadline",
+            tls_handshake_failures.clone(),
+        );
         registry.register(
             "rpc_requests",
             "gRPC calls by method and status code",
@@ -122,6 +149,9 @@ impl Metrics {
             moves,
             auto_moves,
             watchers_dropped,
+            tls_reloads,
+            tls_handshake_failures,
+            serving: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -169,7 +199,8 @@ fn code_name(code: tonic::Code) -> &'static str {
     }
 }
 
-/// A minimal HTTP/1.1 endpoint: `GET /metrics` returns the metrics, anything else 404.
+/// A minimal HTTP/1.1 endpoint: `GET /metrics` returns the metrics, `GET /healthz` 200 while
+/// the server is SERVING and 503 once it drains (or before it serves), anything else 404.
 /// Small on purpose: one scrape per connection, no keep-alive.
 pub async fn serve(
     listener: TcpListener,
@@ -214,6 +245,16 @@ pub async fn serve(
                 let body = metrics.render();
                 format!(
                     "HTTP/1.1 200 OK\r\nContent-Type: application/openmetrics-text; version=1.0.0; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                )
+            } else if line.starts_with("GET /healthz ") || line == "GET /healthz" {
+                let (status, body) = if metrics.serving.load(std::sync::atomic::Ordering::Acquire) {
+                    ("200 OK", "SERVING\n")
+                } else {
+                    ("503 Service Unavailable", "NOT_SERVING\n")
+                };
+                format!(
+                    "HTTP/1.1 {status}\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
                     body.len()
                 )
             } else {

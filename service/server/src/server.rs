@@ -56,6 +56,8 @@ pub enum RunError {
     Recovery(#[from] crate::status::ServerError),
     #[error("ladders: {0}")]
     Ladders(String),
+    #[error("TLS: {0}")]
+    Tls(#[from] crate::tls::TlsError),
     /// The store stopped writing (a fail-stop after a failed write): the server drained and
     /// stopped instead of refusing every move while its health said SERVING. A restart reopens
     /// the database.
@@ -91,6 +93,16 @@ pub async fn run(
     config: ServerConfig,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), RunError> {
+    // A certificate that cannot be read stops the start before anything else is done.
+    let tls = match &config.tls {
+        Some(settings) => {
+            let certs = Arc::new(crate::tls::CertStore::open(&settings.cert, &settings.key)?);
+            let grpc = crate::tls::server_config(settings, certs.clone(), &[b"h2"])?;
+            let web = crate::tls::server_config(settings, certs.clone(), &[b"h2", b"http/1.1"])?;
+            Some((settings.reload_every, certs, grpc, web))
+        }
+        None => None,
+    };
     let opened = open_store(&config, &listener).await?;
     let (store, _lock, cluster_store) = (opened.store, opened.lock, opened.cluster);
     let metrics = Arc::new(Metrics::new());
@@ -179,6 +191,13 @@ pub async fn run(
         tokio::spawn(metrics::serve(l, metrics.clone(), metrics_stop.clone()));
     }
 
+    if let Some((every, certs, ..)) = &tls {
+        tokio::spawn(
+            certs
+                .clone()
+                .watch(*every, metrics.clone(), background.clone()),
+        );
+    }
     let api = Arc::new(Api {
         tables: tables.clone(),
         auth: Arc::new(Auth::new(store.clone(), config.admin_token.clone())),
@@ -194,6 +213,9 @@ pub async fn run(
         .set_serving::<AccountServiceServer<AccountApi>>()
         .await;
     health.set_service_status("", ServingStatus::Serving).await;
+    api.metrics
+        .serving
+        .store(true, std::sync::atomic::Ordering::Release);
 
     let reflection_v1 = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(bete_api::FILE_DESCRIPTOR_SET)
@@ -260,7 +282,8 @@ pub async fn run(
     let web = match web_listener {
         Some(l) => {
             let addr = l.local_addr().map_err(RunError::Web)?;
-            tracing::info!(%addr, "web page: http://{addr}/");
+            let scheme = if tls.is_some() { "https" } else { "http" };
+            tracing::info!(%addr, "web page: {scheme}://{addr}/");
             let routes = crate::web::routes(
                 tonic::service::Routes::new(table_service.clone())
                     .add_service(bot_service.clone())
@@ -269,18 +292,33 @@ pub async fn run(
                     .add_service(replay_service.clone()),
             );
             let stopped = token.stopped();
-            let serve = tonic::transport::Server::builder()
+            let router = tonic::transport::Server::builder()
                 .accept_http1(true)
                 .tcp_nodelay(true)
                 .max_concurrent_streams(MAX_STREAMS_PER_CONNECTION)
                 .http2_keepalive_interval(Some(KEEPALIVE_INTERVAL))
                 .http2_keepalive_timeout(Some(KEEPALIVE_TIMEOUT))
                 .layer(edge.clone())
-                .add_routes(routes)
-                .serve_with_incoming_shutdown(
+                .add_routes(routes);
+            let serve: Serving = match &tls {
+                None => Box::pin(router.serve_with_incoming_shutdown(
                     guarded(TcpIncoming::from(l), places.clone(), preface_timeout, false),
                     stopped,
-                );
+                )),
+                // Over TLS with the client API's certificate, under the same shared cap.
+                Some((_, _, _, web)) => Box::pin(router.serve_with_incoming_shutdown(
+                    crate::tls::incoming(
+                        l,
+                        tokio_rustls::TlsAcceptor::from(web.clone()),
+                        places.clone(),
+                        preface_timeout,
+                        api.metrics.clone(),
+                        |conn| conn,
+                        background.clone(),
+                    ),
+                    stopped,
+                )),
+            };
             Some(tokio::spawn(async move {
                 if let Err(e) = serve.await {
                     tracing::error!(error = %e, "web listener failed");
@@ -315,6 +353,7 @@ pub async fn run(
         let drained = drained.clone();
         let store = store.clone();
         let store_stopped = store_stopped.clone();
+        let metrics = api.metrics.clone();
         async move {
             let shutdown = async {
                 tokio::select! {
@@ -333,6 +372,9 @@ pub async fn run(
             health
                 .set_service_status("", ServingStatus::NotServing)
                 .await;
+            metrics
+                .serving
+                .store(false, std::sync::atomic::Ordering::Release);
             health
                 .set_not_serving::<TableServiceServer<TableApi>>()
                 .await;
@@ -350,7 +392,7 @@ pub async fn run(
         }
     };
     let coalesce = tokio::runtime::Handle::current().metrics().num_workers() == 1;
-    let serve = tonic::transport::Server::builder()
+    let router = tonic::transport::Server::builder()
         .tcp_nodelay(true)
         .max_concurrent_streams(MAX_STREAMS_PER_CONNECTION)
         .http2_keepalive_interval(Some(KEEPALIVE_INTERVAL))
@@ -369,12 +411,27 @@ pub async fn run(
         .add_service(account_service)
         .add_service(ladder_service)
         .add_service(replay_service)
-        .add_service(admin_service)
-        // The builder's tcp_nodelay applies only to listeners tonic binds itself; without it on
-        // accepted sockets every unary reply waits ~40 ms (Nagle against delayed ACK).
-        // On a one-worker runtime each connection's writes yield once to the tasks already
-        // runnable (`coalesce`).
-        .serve_with_incoming_shutdown(
+        .add_service(admin_service);
+    // The builder's tcp_nodelay applies only to listeners tonic binds itself; without it on
+    // accepted sockets every unary reply waits ~40 ms (Nagle against delayed ACK).
+    // On a one-worker runtime each connection's writes yield once to the tasks already
+    // runnable (`coalesce`).
+    let serve: Serving = match &tls {
+        // Over TLS: the same cap (a place is taken before the handshake) and one deadline for
+        // the handshake and the preface together (tls.rs).
+        Some((_, _, grpc, _)) => Box::pin(router.serve_with_incoming_shutdown(
+            crate::tls::incoming(
+                listener,
+                tokio_rustls::TlsAcceptor::from(grpc.clone()),
+                places,
+                preface_timeout,
+                api.metrics.clone(),
+                move |conn| Coalesced::new(conn, coalesce),
+                background.clone(),
+            ),
+            drain,
+        )),
+        None => Box::pin(router.serve_with_incoming_shutdown(
             guarded(
                 TcpIncoming::from(listener),
                 places,
@@ -382,7 +439,8 @@ pub async fn run(
                 coalesce,
             ),
             drain,
-        );
+        )),
+    };
     tokio::pin!(serve);
     let forced = async {
         drained.notified().await;
@@ -501,6 +559,8 @@ fn default_node_id() -> String {
         .filter(|h| !h.is_empty())
         .unwrap_or_else(|| "bete-node".into())
 }
+/// A listener's serving future, plaintext or TLS.
+type Serving = std::pin::Pin<Box<dyn Future<Output = Result<(), tonic::transport::Error>> + Send>>;
 
 /// Stops the web listener's task when `run` returns (its open connections with it).
 struct AbortOnDrop(tokio::task::JoinHandle<()>);

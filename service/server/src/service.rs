@@ -535,10 +535,28 @@ impl BotService for BotApi {
         let api = &self.0;
         api.call("RegisterBot", async {
             api.gate(&request)?;
-            api.limits()
-                .check_registration(request.remote_addr().map(|a| a.ip()))?;
+            // A client that presented a certificate of the client CA (a trusted bot farm,
+            // `--tls-client-ca`) is not held to the per-address limit: it may sit behind one
+            // address with many bots. rustls verified the certificate before any call.
+            if request.peer_certs().is_none() {
+                api.limits()
+                    .check_registration(request.remote_addr().map(|a| a.ip()))?;
+            }
             let (md, _, req) = request.into_parts();
             crate::accounts::register_bot(api, &md, req).await
+        })
+        .await
+    }
+
+    async fn rotate_bot_token(
+        &self,
+        request: Request<pb::RotateBotTokenRequest>,
+    ) -> Result<Response<pb::RotateBotTokenResponse>, Status> {
+        let api = &self.0;
+        api.call("RotateBotToken", async {
+            api.gate(&request)?;
+            let (md, _, req) = request.into_parts();
+            crate::accounts::rotate_bot_token(api, &md, req).await
         })
         .await
     }
@@ -858,6 +876,8 @@ impl Api {
             let req = request.into_inner();
             let id = table_id(&req.table_id)?;
             let from_seq = req.from_seq;
+            // The anonymous spectator has no token to revoke.
+            let revoked = (bot.id != SPECTATOR).then(|| api.auth.revocation(&bot.token_hash));
             let (rx, shared) = api
                 .tables
                 .call(&id, |reply| Command::Watch {
@@ -866,7 +886,7 @@ impl Api {
                     reply,
                 })
                 .await??;
-            Ok(WatchStream::<TableShape>::new(
+            let stream = WatchStream::<TableShape>::new(
                 rx,
                 api.config.heartbeat_interval,
                 api.tables.deps.shutdown.stopped(),
@@ -876,7 +896,11 @@ impl Api {
                     drop(permit);
                     shared.watcher_left.notify_one()
                 })),
-            ))
+            );
+            Ok(match revoked {
+                Some(r) => stream.revocable(r),
+                None => stream,
+            })
         })
         .await
     }
@@ -943,7 +967,8 @@ impl Api {
                     tables.remove_bot_stream(&bot_id, stream_id);
                     BotStream::ring_closed(&following);
                 })),
-            ))
+            )
+            .revocable(api.auth.revocation(&bot.token_hash)))
         })
         .await
     }

@@ -134,6 +134,16 @@ pub enum ServerError {
         node: String,
         addr: String,
     },
+    /// The token was replaced by BotService.RotateBotToken.
+    #[error(
+        "this token was revoked by the bot's owner (BotService.RotateBotToken): use the new one"
+    )]
+    TokenRevoked,
+    /// RotateBotToken by someone other than the bot's owner.
+    #[error("{0}")]
+    NotBotOwner(&'static str),
+    #[error("no bot has id {0:?}")]
+    BotNotFound(String),
 }
 
 /// Most field violations a status carries: 5,000 bad `house_bots` entries once made a 207 KB
@@ -233,6 +243,9 @@ impl ServerError {
             ServerError::TooManyStreams { .. } => "TOO_MANY_STREAMS",
             ServerError::StoreUnavailable => "STORE_UNAVAILABLE",
             ServerError::TableElsewhere { .. } => "TABLE_ELSEWHERE",
+            ServerError::TokenRevoked => "TOKEN_REVOKED",
+            ServerError::NotBotOwner(_) => "NOT_BOT_OWNER",
+            ServerError::BotNotFound(_) => "BOT_NOT_FOUND",
         }
     }
 
@@ -277,6 +290,9 @@ impl ServerError {
                 Code::FailedPrecondition
             }
             ServerError::AccountBotLimit(_) => Code::ResourceExhausted,
+            ServerError::TokenRevoked => Code::Unauthenticated,
+            ServerError::NotBotOwner(_) => Code::PermissionDenied,
+            ServerError::BotNotFound(_) => Code::NotFound,
         }
     }
 
@@ -314,6 +330,9 @@ impl ServerError {
                 m.insert("table_id".into(), bounded(table, MAX_FIELD_BYTES));
                 m.insert("node".into(), node.clone());
                 m.insert("node_addr".into(), addr.clone());
+            }
+            ServerError::BotNotFound(id) => {
+                m.insert("bot_id".into(), bounded(id, MAX_FIELD_BYTES));
             }
             ServerError::LadderNotFound(id)
             | ServerError::LadderAlreadyEntered(id)
@@ -662,6 +681,9 @@ mod tests {
                 node: "node-b".into(),
                 addr: "10.0.0.2:50051".into(),
             },
+            ServerError::TokenRevoked,
+            ServerError::NotBotOwner("only the owner"),
+            ServerError::BotNotFound("b_1".into()),
         ]
     }
 
@@ -707,6 +729,9 @@ mod tests {
             ServerError::TooManyStreams { .. } => 35,
             ServerError::StoreUnavailable => 36,
             ServerError::TableElsewhere { .. } => 37,
+            ServerError::TokenRevoked => 38,
+            ServerError::NotBotOwner(_) => 39,
+            ServerError::BotNotFound(_) => 40,
         }
     }
 
@@ -718,7 +743,7 @@ mod tests {
         let seen: Vec<usize> = all.iter().map(variant).collect();
         assert_eq!(
             seen,
-            (0..=37).collect::<Vec<_>>(),
+            (0..=40).collect::<Vec<_>>(),
             "one of every variant, in order"
         );
         for e in &all {

@@ -300,6 +300,8 @@ pub struct WatchStream<S: Shape> {
     /// When the last item went out: the heartbeat waits for `every` of quiet after it.
     last_item: Instant,
     shutdown: Stopped,
+    /// Fires when the token the stream was opened with is revoked (none for the anonymous).
+    revoked: Option<Stopped>,
     last_seq: u64,
     /// WatchBot: set by any table that found the stream too slow.
     cut: Option<Arc<AtomicBool>>,
@@ -332,12 +334,21 @@ impl<S: Shape> WatchStream<S> {
             idle: Box::pin(tokio::time::sleep(every)),
             last_item: Instant::now(),
             shutdown,
+            revoked: None,
             last_seq,
             cut,
             on_drop,
             done: false,
             _shape: std::marker::PhantomData,
         }
+    }
+}
+
+impl<S: Shape> WatchStream<S> {
+    /// Ends the stream with TOKEN_REVOKED when `revoked` fires (see `Auth::revocation`).
+    pub fn revocable(mut self, revoked: Stopped) -> Self {
+        self.revoked = Some(revoked);
+        self
     }
 }
 
@@ -362,6 +373,12 @@ impl<S: Shape> Stream for WatchStream<S> {
         if Pin::new(&mut this.shutdown).poll(cx).is_ready() {
             this.done = true;
             return Poll::Ready(Some(Err(ServerError::ShuttingDown.to_status())));
+        }
+        if let Some(revoked) = &mut this.revoked
+            && Pin::new(revoked).poll(cx).is_ready()
+        {
+            this.done = true;
+            return Poll::Ready(Some(Err(ServerError::TokenRevoked.to_status())));
         }
         if let Some(cut) = &this.cut
             && cut.load(Ordering::Acquire)

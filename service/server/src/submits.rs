@@ -148,8 +148,9 @@ async fn serve(
 ) -> Option<Status> {
     // Made once, not per request (see `Shutdown::stopped`).
     let shutdown = api.tables.deps.shutdown.stopped();
+    let revoked = api.auth.revocation(&bot.token_hash);
     let gone = answers.closed();
-    tokio::pin!(shutdown, gone);
+    tokio::pin!(shutdown, revoked, gone);
     let draining = || Some(ServerError::ShuttingDown.to_status());
     let mut index = 0u64;
     loop {
@@ -157,6 +158,8 @@ async fn serve(
             biased;
             // Between requests: end the stream as the watch streams end (UNAVAILABLE).
             () = &mut shutdown => return draining(),
+            // The token was rotated away: the stream ends as a new call with it would.
+            () = &mut revoked => return Some(ServerError::TokenRevoked.to_status()),
             () = &mut gone => return None,
             m = requests.message() => m,
         };

@@ -173,7 +173,7 @@ async fn closed_watch_stream_leaves_the_watchers_gauge() {
     srv.stop().await;
 }
 
-const ENV_VARS: [&str; 37] = [
+const ENV_VARS: [&str; 42] = [
     "BETE_LISTEN",
     "BETE_DATA_DIR",
     "BETE_DATABASE_URL",
@@ -211,6 +211,11 @@ const ENV_VARS: [&str; 37] = [
     "BETE_MAX_STREAMS_PER_BOT",
     "BETE_MAX_OPEN_TABLES_PER_BOT",
     "BETE_MAX_SEATS_PER_BOT",
+    "BETE_TLS_CERT",
+    "BETE_TLS_KEY",
+    "BETE_TLS_CLIENT_CA",
+    "BETE_TLS_CLIENT_AUTH",
+    "BETE_TLS_RELOAD_SECS",
 ];
 
 /// Every flag `--x-y` has the environment variable `BETE_X_Y`, and `--help` says so.

@@ -36,7 +36,7 @@ func main() {
 
 func run() int {
 	var join, config listFlag
-	server := flag.String("server", envOr("BETE_SERVER", "127.0.0.1:50051"), "server host:port")
+	server := flag.String("server", envOr("BETE_SERVER", "127.0.0.1:50051"), "server host:port, or https://host:port for TLS ($BETE_CA_CERT, $BETE_CLIENT_CERT/$BETE_CLIENT_KEY as for the SDK)")
 	ruleset := flag.String("ruleset", "bete", "ruleset: "+strings.Join(bot.Rulesets, ", "))
 	seats := flag.Uint("seats", 3, "seats per created table (the bot takes seat 0, house bots the rest)")
 	tables := flag.Int("tables", 1, "tables to create and play at once")

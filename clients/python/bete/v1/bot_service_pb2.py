@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x62\x65te/v1/bot_service.proto\x12\x07\x62\x65te.v1\"B\n\x12RegisterBotRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05owner\x18\x02 \x01(\t\x12\x0f\n\x07version\x18\x03 \x01(\t\"W\n\x13RegisterBotResponse\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t\x12\x10\n\x08owner_id\x18\x03 \x01(\t\x12\x0f\n\x07version\x18\x04 \x01(\t2V\n\nBotService\x12H\n\x0bRegisterBot\x12\x1b.bete.v1.RegisterBotRequest\x1a\x1c.bete.v1.RegisterBotResponseB9Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x62\x65te/v1/bot_service.proto\x12\x07\x62\x65te.v1\"B\n\x12RegisterBotRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05owner\x18\x02 \x01(\t\x12\x0f\n\x07version\x18\x03 \x01(\t\"W\n\x13RegisterBotResponse\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t\x12\x10\n\x08owner_id\x18\x03 \x01(\t\x12\x0f\n\x07version\x18\x04 \x01(\t\"\'\n\x15RotateBotTokenRequest\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\"7\n\x16RotateBotTokenResponse\x12\x0e\n\x06\x62ot_id\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t2\xa9\x01\n\nBotService\x12H\n\x0bRegisterBot\x12\x1b.bete.v1.RegisterBotRequest\x1a\x1c.bete.v1.RegisterBotResponse\x12Q\n\x0eRotateBotToken\x12\x1e.bete.v1.RotateBotTokenRequest\x1a\x1f.bete.v1.RotateBotTokenResponseB9Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -36,6 +36,10 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_REGISTERBOTREQUEST']._serialized_end=104
   _globals['_REGISTERBOTRESPONSE']._serialized_start=106
   _globals['_REGISTERBOTRESPONSE']._serialized_end=193
-  _globals['_BOTSERVICE']._serialized_start=195
-  _globals['_BOTSERVICE']._serialized_end=281
+  _globals['_ROTATEBOTTOKENREQUEST']._serialized_start=195
+  _globals['_ROTATEBOTTOKENREQUEST']._serialized_end=234
+  _globals['_ROTATEBOTTOKENRESPONSE']._serialized_start=236
+  _globals['_ROTATEBOTTOKENRESPONSE']._serialized_end=291
+  _globals['_BOTSERVICE']._serialized_start=294
+  _globals['_BOTSERVICE']._serialized_end=463
 # @@protoc_insertion_point(module_scope)

@@ -25,3 +25,17 @@ class RegisterBotResponse(_message.Message):
     owner_id: str
     version: str
     def __init__(self, bot_id: _Optional[str] = ..., token: _Optional[str] = ..., owner_id: _Optional[str] = ..., version: _Optional[str] = ...) -> None: ...
+
+class RotateBotTokenRequest(_message.Message):
+    __slots__ = ("bot_id",)
+    BOT_ID_FIELD_NUMBER: _ClassVar[int]
+    bot_id: str
+    def __init__(self, bot_id: _Optional[str] = ...) -> None: ...
+
+class RotateBotTokenResponse(_message.Message):
+    __slots__ = ("bot_id", "token")
+    BOT_ID_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    bot_id: str
+    token: str
+    def __init__(self, bot_id: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...

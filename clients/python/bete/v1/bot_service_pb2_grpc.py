@@ -41,6 +41,11 @@ class BotServiceStub:
                 request_serializer=bete_dot_v1_dot_bot__service__pb2.RegisterBotRequest.SerializeToString,
                 response_deserializer=bete_dot_v1_dot_bot__service__pb2.RegisterBotResponse.FromString,
                 _registered_method=True)
+        self.RotateBotToken = channel.unary_unary(
+                '/bete.v1.BotService/RotateBotToken',
+                request_serializer=bete_dot_v1_dot_bot__service__pb2.RotateBotTokenRequest.SerializeToString,
+                response_deserializer=bete_dot_v1_dot_bot__service__pb2.RotateBotTokenResponse.FromString,
+                _registered_method=True)
 
 
 class BotServiceServicer:
@@ -61,6 +66,21 @@ class BotServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RotateBotToken(self, request, context):
+        """Revokes a bot's token and returns a new one (for a token that leaked, or on a schedule).
+        The old token stops working at once: its open streams (WatchBot, WatchTable, SubmitActions)
+        end with UNAUTHENTICATED / TOKEN_REVOKED, and every later call with it gets the same. The
+        bot keeps its id, seats, tables, ladder entries and ratings.
+
+        Only the owner may: `authorization: Bearer <account token>` for a bot of an account (its
+        own token is refused, NOT_BOT_OWNER, so a leaked bot token cannot lock its owner out); the
+        bot's own token for a bot registered without an account. Revoking without a replacement is
+        rotating and discarding the new token.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_BotServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -68,6 +88,11 @@ def add_BotServiceServicer_to_server(servicer, server):
                     servicer.RegisterBot,
                     request_deserializer=bete_dot_v1_dot_bot__service__pb2.RegisterBotRequest.FromString,
                     response_serializer=bete_dot_v1_dot_bot__service__pb2.RegisterBotResponse.SerializeToString,
+            ),
+            'RotateBotToken': grpc.unary_unary_rpc_method_handler(
+                    servicer.RotateBotToken,
+                    request_deserializer=bete_dot_v1_dot_bot__service__pb2.RotateBotTokenRequest.FromString,
+                    response_serializer=bete_dot_v1_dot_bot__service__pb2.RotateBotTokenResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -99,6 +124,33 @@ class BotService:
             '/bete.v1.BotService/RegisterBot',
             bete_dot_v1_dot_bot__service__pb2.RegisterBotRequest.SerializeToString,
             bete_dot_v1_dot_bot__service__pb2.RegisterBotResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RotateBotToken(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/bete.v1.BotService/RotateBotToken',
+            bete_dot_v1_dot_bot__service__pb2.RotateBotTokenRequest.SerializeToString,
+            bete_dot_v1_dot_bot__service__pb2.RotateBotTokenResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -23,6 +23,8 @@ enum AdminCommand {
         /// The server's address.
         #[arg(long, env = "BETE_SERVER", default_value = "http://127.0.0.1:50051")]
         server: String,
+        #[command(flatten)]
+        tls: super::common::TlsArgs,
         /// The server's admin token (its --admin-token / BETE_ADMIN_TOKEN).
         #[arg(long, env = "BETE_ADMIN_TOKEN", hide_env_values = true)]
         admin_token: String,
@@ -39,11 +41,13 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     match args.command {
         AdminCommand::StopTable {
             server,
+            tls,
             admin_token,
             reason,
             table_id,
         } => {
-            let channel = tonic::transport::Endpoint::from_shared(server.clone())
+            let options = tls.options(&server)?;
+            let channel = crate::client::endpoint(&server, options.as_ref())
                 .with_context(|| format!("bad server address {server:?}"))?
                 .connect()
                 .await

@@ -27,7 +27,7 @@ pub struct Options {
 
 /// Runs the bot on the ladder.
 pub async fn run(options: Options) -> anyhow::Result<()> {
-    let client = super::common::dial(&options.server.server).await?;
+    let client = options.server.dial().await?;
     let registered = client
         .authenticate(options.server.token.as_deref(), &options.name)
         .await

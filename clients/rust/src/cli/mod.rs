@@ -12,6 +12,7 @@ pub mod record;
 pub mod replay;
 pub mod simulate;
 pub mod tables;
+pub mod token;
 pub mod verify;
 pub mod watch;
 
@@ -49,6 +50,8 @@ pub enum Command {
     Verify(verify::Args),
     /// Operator commands (stop a table); they need the server's admin token.
     Admin(admin::Args),
+    /// Replace a bot's token with a new one (the old one is revoked at once).
+    RotateToken(token::Args),
 }
 
 /// Runs one parsed command line and returns the exit status.
@@ -65,6 +68,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Ladder(args) => network(ladder::run(args)),
         Command::Verify(args) => verify::run(args),
         Command::Admin(args) => network(admin::run(args)),
+        Command::RotateToken(args) => network(token::run(args)),
     }
 }
 

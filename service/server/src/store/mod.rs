@@ -401,6 +401,11 @@ pub trait Store: Send + Sync + std::fmt::Debug {
         Box::pin(async { Ok(()) })
     }
 
+    /// Replaces a bot's token hash and records the old one as revoked, in one transaction.
+    fn rotate_bot_token(&self, bot: String, new_hash: String, at_ms: i64) -> StoreFuture<'_, ()>;
+    /// Whether `hash` is of a token that was revoked (replaced by a rotation).
+    fn token_revoked(&self, hash: String) -> StoreFuture<'_, bool>;
+
     // ---- accounts ----
     fn create_account(&self, account: AccountRow) -> StoreFuture<'_, ()>;
     fn account_by_token_hash(&self, hash: String) -> StoreFuture<'_, Option<AccountRow>>;

@@ -40,7 +40,8 @@ const CONNECT_PATIENCE: Duration = Duration::from_secs(15);
 
 /// The schema, applied in order; `bete_schema.version` counts the steps already applied.
 /// Integers are BIGINT (the store's i64), flags BOOLEAN.
-pub(crate) const MIGRATIONS: &[&str] = &[r#"
+pub(crate) const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE bots (
     id          TEXT PRIMARY KEY,
     name        TEXT NOT NULL,
@@ -158,7 +159,16 @@ CREATE TABLE ladder_ratings (
     last_place  BIGINT NOT NULL,
     PRIMARY KEY (ladder_id, bot_id)
 );
-"#];
+"#,
+    // Revoked bot tokens (BotService.RotateBotToken), as SQLite's step 5.
+    r#"
+CREATE TABLE revoked_tokens (
+    token_hash  TEXT PRIMARY KEY,
+    bot_id      TEXT NOT NULL,
+    revoked_at  BIGINT NOT NULL
+);
+"#,
+];
 
 /// Who this node is among the nodes sharing the database.
 #[derive(Clone, Debug)]
@@ -191,6 +201,12 @@ enum WriteOp {
         ratings: Vec<RatingDelta>,
     },
     CreateAccount(AccountRow),
+    /// A bot's new token hash; the one it replaces is kept as revoked.
+    RotateToken {
+        bot: String,
+        new_hash: String,
+        at_ms: i64,
+    },
     PutEntry(EntryRow),
     CreateMatch(MatchRow),
     RateMatch {
@@ -773,6 +789,29 @@ async fn apply(
             .execute(&mut *conn)
             .await
             .map_err(pg)?;
+        }
+        WriteOp::RotateToken {
+            bot,
+            new_hash,
+            at_ms,
+        } => {
+            // In the batch's transaction: the hash replaced is the one current at the write.
+            sqlx::query(
+                "INSERT INTO revoked_tokens (token_hash, bot_id, revoked_at) \
+                 SELECT token_hash, id, $1 FROM bots WHERE id = $2 \
+                 ON CONFLICT (token_hash) DO NOTHING",
+            )
+            .bind(at_ms)
+            .bind(bot)
+            .execute(&mut *conn)
+            .await
+            .map_err(pg)?;
+            sqlx::query("UPDATE bots SET token_hash = $1 WHERE id = $2")
+                .bind(new_hash)
+                .bind(bot)
+                .execute(&mut *conn)
+                .await
+                .map_err(pg)?;
         }
         WriteOp::PutEntry(e) => {
             sqlx::query(
@@ -1491,6 +1530,25 @@ impl Store for PgStore {
 
     fn create_account(&self, account: AccountRow) -> StoreFuture<'_, ()> {
         Box::pin(self.write(WriteOp::CreateAccount(account)))
+    }
+
+    fn rotate_bot_token(&self, bot: String, new_hash: String, at_ms: i64) -> StoreFuture<'_, ()> {
+        Box::pin(self.write(WriteOp::RotateToken {
+            bot,
+            new_hash,
+            at_ms,
+        }))
+    }
+
+    fn token_revoked(&self, hash: String) -> StoreFuture<'_, bool> {
+        Box::pin(async move {
+            let row = sqlx::query("SELECT 1 FROM revoked_tokens WHERE token_hash = $1")
+                .bind(hash)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(pg)?;
+            Ok(row.is_some())
+        })
     }
 
     fn account_by_token_hash(&self, hash: String) -> StoreFuture<'_, Option<AccountRow>> {

@@ -187,6 +187,16 @@ CREATE TABLE ladder_ratings (
     PRIMARY KEY (ladder_id, bot_id)
 );
 "#,
+    // Revoked bot tokens (BotService.RotateBotToken), by hash: a call with one is told
+    // TOKEN_REVOKED rather than "unknown token", so a bot that missed its rotation knows why.
+    // The bot's current hash is in `bots`; this keeps the replaced ones.
+    r#"
+CREATE TABLE revoked_tokens (
+    token_hash  TEXT PRIMARY KEY,
+    bot_id      TEXT NOT NULL,
+    revoked_at  INTEGER NOT NULL
+);
+"#,
 ];
 
 enum WriteOp {
@@ -210,6 +220,12 @@ enum WriteOp {
         ratings: Vec<RatingDelta>,
     },
     CreateAccount(AccountRow),
+    /// The bot's token hash replaced; the old one recorded as revoked.
+    RotateToken {
+        bot: String,
+        new_hash: String,
+        at_ms: i64,
+    },
     PutEntry(EntryRow),
     CreateMatch(MatchRow),
     RateMatch {
@@ -704,6 +720,28 @@ async fn apply(conn: &mut SqliteConnection, op: &WriteOp) -> Result<(), StoreErr
             .bind(a.created_at_ms)
             .execute(&mut *conn)
             .await?;
+        }
+        WriteOp::RotateToken {
+            bot,
+            new_hash,
+            at_ms,
+        } => {
+            // In one transaction (the batch's): the hash replaced is the one current at the
+            // write, so two rotations racing each revoke the hash they replaced.
+            sqlx::query(
+                "INSERT INTO revoked_tokens (token_hash, bot_id, revoked_at) \
+                 SELECT token_hash, id, ? FROM bots WHERE id = ? \
+                 ON CONFLICT (token_hash) DO NOTHING",
+            )
+            .bind(at_ms)
+            .bind(bot)
+            .execute(&mut *conn)
+            .await?;
+            sqlx::query("UPDATE bots SET token_hash = ? WHERE id = ?")
+                .bind(new_hash)
+                .bind(bot)
+                .execute(&mut *conn)
+                .await?;
         }
         WriteOp::PutEntry(e) => {
             sqlx::query(
@@ -1265,6 +1303,24 @@ impl Store for SqliteStore {
 
     fn create_account(&self, account: AccountRow) -> StoreFuture<'_, ()> {
         Box::pin(self.write(WriteOp::CreateAccount(account)))
+    }
+
+    fn rotate_bot_token(&self, bot: String, new_hash: String, at_ms: i64) -> StoreFuture<'_, ()> {
+        Box::pin(self.write(WriteOp::RotateToken {
+            bot,
+            new_hash,
+            at_ms,
+        }))
+    }
+
+    fn token_revoked(&self, hash: String) -> StoreFuture<'_, bool> {
+        Box::pin(async move {
+            let row = sqlx::query("SELECT 1 FROM revoked_tokens WHERE token_hash = ?")
+                .bind(hash)
+                .fetch_optional(&self.reads)
+                .await?;
+            Ok(row.is_some())
+        })
     }
 
     fn account_by_token_hash(&self, hash: String) -> StoreFuture<'_, Option<AccountRow>> {

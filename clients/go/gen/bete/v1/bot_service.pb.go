@@ -161,6 +161,107 @@ func (x *RegisterBotResponse) GetVersion() string {
 	return ""
 }
 
+// Request of BotService.RotateBotToken.
+type RotateBotTokenRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The bot whose token is replaced.
+	BotId         string `protobuf:"bytes,1,opt,name=bot_id,json=botId,proto3" json:"bot_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RotateBotTokenRequest) Reset() {
+	*x = RotateBotTokenRequest{}
+	mi := &file_bete_v1_bot_service_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RotateBotTokenRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RotateBotTokenRequest) ProtoMessage() {}
+
+func (x *RotateBotTokenRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_bete_v1_bot_service_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RotateBotTokenRequest.ProtoReflect.Descriptor instead.
+func (*RotateBotTokenRequest) Descriptor() ([]byte, []int) {
+	return file_bete_v1_bot_service_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *RotateBotTokenRequest) GetBotId() string {
+	if x != nil {
+		return x.BotId
+	}
+	return ""
+}
+
+// Response of BotService.RotateBotToken.
+type RotateBotTokenResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The bot (unchanged).
+	BotId string `protobuf:"bytes,1,opt,name=bot_id,json=botId,proto3" json:"bot_id,omitempty"`
+	// The new bearer token. Shown only this once; the old one is revoked.
+	Token         string `protobuf:"bytes,2,opt,name=token,proto3" json:"token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RotateBotTokenResponse) Reset() {
+	*x = RotateBotTokenResponse{}
+	mi := &file_bete_v1_bot_service_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RotateBotTokenResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RotateBotTokenResponse) ProtoMessage() {}
+
+func (x *RotateBotTokenResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_bete_v1_bot_service_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RotateBotTokenResponse.ProtoReflect.Descriptor instead.
+func (*RotateBotTokenResponse) Descriptor() ([]byte, []int) {
+	return file_bete_v1_bot_service_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *RotateBotTokenResponse) GetBotId() string {
+	if x != nil {
+		return x.BotId
+	}
+	return ""
+}
+
+func (x *RotateBotTokenResponse) GetToken() string {
+	if x != nil {
+		return x.Token
+	}
+	return ""
+}
+
 var File_bete_v1_bot_service_proto protoreflect.FileDescriptor
 
 const file_bete_v1_bot_service_proto_rawDesc = "" +
@@ -174,10 +275,16 @@ const file_bete_v1_bot_service_proto_rawDesc = "" +
 	"\x06bot_id\x18\x01 \x01(\tR\x05botId\x12\x14\n" +
 	"\x05token\x18\x02 \x01(\tR\x05token\x12\x19\n" +
 	"\bowner_id\x18\x03 \x01(\tR\aownerId\x12\x18\n" +
-	"\aversion\x18\x04 \x01(\tR\aversion2V\n" +
+	"\aversion\x18\x04 \x01(\tR\aversion\".\n" +
+	"\x15RotateBotTokenRequest\x12\x15\n" +
+	"\x06bot_id\x18\x01 \x01(\tR\x05botId\"E\n" +
+	"\x16RotateBotTokenResponse\x12\x15\n" +
+	"\x06bot_id\x18\x01 \x01(\tR\x05botId\x12\x14\n" +
+	"\x05token\x18\x02 \x01(\tR\x05token2\xa9\x01\n" +
 	"\n" +
 	"BotService\x12H\n" +
-	"\vRegisterBot\x12\x1b.bete.v1.RegisterBotRequest\x1a\x1c.bete.v1.RegisterBotResponseB9Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3"
+	"\vRegisterBot\x12\x1b.bete.v1.RegisterBotRequest\x1a\x1c.bete.v1.RegisterBotResponse\x12Q\n" +
+	"\x0eRotateBotToken\x12\x1e.bete.v1.RotateBotTokenRequest\x1a\x1f.bete.v1.RotateBotTokenResponseB9Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3"
 
 var (
 	file_bete_v1_bot_service_proto_rawDescOnce sync.Once
@@ -191,16 +298,20 @@ func file_bete_v1_bot_service_proto_rawDescGZIP() []byte {
 	return file_bete_v1_bot_service_proto_rawDescData
 }
 
-var file_bete_v1_bot_service_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_bete_v1_bot_service_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_bete_v1_bot_service_proto_goTypes = []any{
-	(*RegisterBotRequest)(nil),  // 0: bete.v1.RegisterBotRequest
-	(*RegisterBotResponse)(nil), // 1: bete.v1.RegisterBotResponse
+	(*RegisterBotRequest)(nil),     // 0: bete.v1.RegisterBotRequest
+	(*RegisterBotResponse)(nil),    // 1: bete.v1.RegisterBotResponse
+	(*RotateBotTokenRequest)(nil),  // 2: bete.v1.RotateBotTokenRequest
+	(*RotateBotTokenResponse)(nil), // 3: bete.v1.RotateBotTokenResponse
 }
 var file_bete_v1_bot_service_proto_depIdxs = []int32{
 	0, // 0: bete.v1.BotService.RegisterBot:input_type -> bete.v1.RegisterBotRequest
-	1, // 1: bete.v1.BotService.RegisterBot:output_type -> bete.v1.RegisterBotResponse
-	1, // [1:2] is the sub-list for method output_type
-	0, // [0:1] is the sub-list for method input_type
+	2, // 1: bete.v1.BotService.RotateBotToken:input_type -> bete.v1.RotateBotTokenRequest
+	1, // 2: bete.v1.BotService.RegisterBot:output_type -> bete.v1.RegisterBotResponse
+	3, // 3: bete.v1.BotService.RotateBotToken:output_type -> bete.v1.RotateBotTokenResponse
+	2, // [2:4] is the sub-list for method output_type
+	0, // [0:2] is the sub-list for method input_type
 	0, // [0:0] is the sub-list for extension type_name
 	0, // [0:0] is the sub-list for extension extendee
 	0, // [0:0] is the sub-list for field type_name
@@ -217,7 +328,7 @@ func file_bete_v1_bot_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_bete_v1_bot_service_proto_rawDesc), len(file_bete_v1_bot_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   2,
+			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

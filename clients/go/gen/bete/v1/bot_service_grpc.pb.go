@@ -19,7 +19,8 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	BotService_RegisterBot_FullMethodName = "/bete.v1.BotService/RegisterBot"
+	BotService_RegisterBot_FullMethodName    = "/bete.v1.BotService/RegisterBot"
+	BotService_RotateBotToken_FullMethodName = "/bete.v1.BotService/RotateBotToken"
 )
 
 // BotServiceClient is the client API for BotService service.
@@ -37,6 +38,16 @@ type BotServiceClient interface {
 	// open signup off refuses that (SIGNUP_CLOSED). Two bots of one owner never meet at a ladder
 	// table.
 	RegisterBot(ctx context.Context, in *RegisterBotRequest, opts ...grpc.CallOption) (*RegisterBotResponse, error)
+	// Revokes a bot's token and returns a new one (for a token that leaked, or on a schedule).
+	// The old token stops working at once: its open streams (WatchBot, WatchTable, SubmitActions)
+	// end with UNAUTHENTICATED / TOKEN_REVOKED, and every later call with it gets the same. The
+	// bot keeps its id, seats, tables, ladder entries and ratings.
+	//
+	// Only the owner may: `authorization: Bearer <account token>` for a bot of an account (its
+	// own token is refused, NOT_BOT_OWNER, so a leaked bot token cannot lock its owner out); the
+	// bot's own token for a bot registered without an account. Revoking without a replacement is
+	// rotating and discarding the new token.
+	RotateBotToken(ctx context.Context, in *RotateBotTokenRequest, opts ...grpc.CallOption) (*RotateBotTokenResponse, error)
 }
 
 type botServiceClient struct {
@@ -51,6 +62,16 @@ func (c *botServiceClient) RegisterBot(ctx context.Context, in *RegisterBotReque
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(RegisterBotResponse)
 	err := c.cc.Invoke(ctx, BotService_RegisterBot_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *botServiceClient) RotateBotToken(ctx context.Context, in *RotateBotTokenRequest, opts ...grpc.CallOption) (*RotateBotTokenResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RotateBotTokenResponse)
+	err := c.cc.Invoke(ctx, BotService_RotateBotToken_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -72,6 +93,16 @@ type BotServiceServer interface {
 	// open signup off refuses that (SIGNUP_CLOSED). Two bots of one owner never meet at a ladder
 	// table.
 	RegisterBot(context.Context, *RegisterBotRequest) (*RegisterBotResponse, error)
+	// Revokes a bot's token and returns a new one (for a token that leaked, or on a schedule).
+	// The old token stops working at once: its open streams (WatchBot, WatchTable, SubmitActions)
+	// end with UNAUTHENTICATED / TOKEN_REVOKED, and every later call with it gets the same. The
+	// bot keeps its id, seats, tables, ladder entries and ratings.
+	//
+	// Only the owner may: `authorization: Bearer <account token>` for a bot of an account (its
+	// own token is refused, NOT_BOT_OWNER, so a leaked bot token cannot lock its owner out); the
+	// bot's own token for a bot registered without an account. Revoking without a replacement is
+	// rotating and discarding the new token.
+	RotateBotToken(context.Context, *RotateBotTokenRequest) (*RotateBotTokenResponse, error)
 	mustEmbedUnimplementedBotServiceServer()
 }
 
@@ -84,6 +115,9 @@ type UnimplementedBotServiceServer struct{}
 
 func (UnimplementedBotServiceServer) RegisterBot(context.Context, *RegisterBotRequest) (*RegisterBotResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RegisterBot not implemented")
+}
+func (UnimplementedBotServiceServer) RotateBotToken(context.Context, *RotateBotTokenRequest) (*RotateBotTokenResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RotateBotToken not implemented")
 }
 func (UnimplementedBotServiceServer) mustEmbedUnimplementedBotServiceServer() {}
 func (UnimplementedBotServiceServer) testEmbeddedByValue()                    {}
@@ -124,6 +158,24 @@ func _BotService_RegisterBot_Handler(srv interface{}, ctx context.Context, dec f
 	return interceptor(ctx, in, info, handler)
 }
 
+func _BotService_RotateBotToken_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RotateBotTokenRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BotServiceServer).RotateBotToken(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BotService_RotateBotToken_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BotServiceServer).RotateBotToken(ctx, req.(*RotateBotTokenRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // BotService_ServiceDesc is the grpc.ServiceDesc for BotService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -134,6 +186,10 @@ var BotService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RegisterBot",
 			Handler:    _BotService_RegisterBot_Handler,
+		},
+		{
+			MethodName: "RotateBotToken",
+			Handler:    _BotService_RotateBotToken_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

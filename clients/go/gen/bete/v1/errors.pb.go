@@ -151,6 +151,15 @@ const (
 	// there from the start). ErrorInfo metadata "table_id", "node" and "node_addr" name it; retry
 	// (through the cluster's one address, or at "node_addr").
 	ErrorReason_ERROR_REASON_TABLE_ELSEWHERE ErrorReason = 91
+	// UNAUTHENTICATED: the token was revoked: its bot's owner replaced it with
+	// BotService.RotateBotToken. Streams opened with it end with this reason at once. Use the new
+	// token; a reconnect with the old one cannot succeed.
+	ErrorReason_ERROR_REASON_TOKEN_REVOKED ErrorReason = 45
+	// PERMISSION_DENIED: only the bot's owner may rotate its token: the account's token for a bot
+	// of an account, the bot's own token for a bot registered without one.
+	ErrorReason_ERROR_REASON_NOT_BOT_OWNER ErrorReason = 46
+	// NOT_FOUND: no bot has this id. ErrorInfo metadata "bot_id" holds it.
+	ErrorReason_ERROR_REASON_BOT_NOT_FOUND ErrorReason = 47
 )
 
 // Enum value maps for ErrorReason.
@@ -194,6 +203,9 @@ var (
 		44: "ERROR_REASON_TOO_MANY_STREAMS",
 		90: "ERROR_REASON_STORE_UNAVAILABLE",
 		91: "ERROR_REASON_TABLE_ELSEWHERE",
+		45: "ERROR_REASON_TOKEN_REVOKED",
+		46: "ERROR_REASON_NOT_BOT_OWNER",
+		47: "ERROR_REASON_BOT_NOT_FOUND",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":                0,
@@ -234,6 +246,9 @@ var (
 		"ERROR_REASON_TOO_MANY_STREAMS":           44,
 		"ERROR_REASON_STORE_UNAVAILABLE":          90,
 		"ERROR_REASON_TABLE_ELSEWHERE":            91,
+		"ERROR_REASON_TOKEN_REVOKED":              45,
+		"ERROR_REASON_NOT_BOT_OWNER":              46,
+		"ERROR_REASON_BOT_NOT_FOUND":              47,
 	}
 )
 
@@ -268,7 +283,7 @@ var File_bete_v1_errors_proto protoreflect.FileDescriptor
 
 const file_bete_v1_errors_proto_rawDesc = "" +
 	"\n" +
-	"\x14bete/v1/errors.proto\x12\abete.v1*\x87\n" +
+	"\x14bete/v1/errors.proto\x12\abete.v1*\xe7\n" +
 	"\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1f\n" +
@@ -309,7 +324,10 @@ const file_bete_v1_errors_proto_rawDesc = "" +
 	"\x17ERROR_REASON_OVERLOADED\x10+\x12!\n" +
 	"\x1dERROR_REASON_TOO_MANY_STREAMS\x10,\x12\"\n" +
 	"\x1eERROR_REASON_STORE_UNAVAILABLE\x10Z\x12 \n" +
-	"\x1cERROR_REASON_TABLE_ELSEWHERE\x10[B9Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3"
+	"\x1cERROR_REASON_TABLE_ELSEWHERE\x10[\x12\x1e\n" +
+	"\x1aERROR_REASON_TOKEN_REVOKED\x10-\x12\x1e\n" +
+	"\x1aERROR_REASON_NOT_BOT_OWNER\x10.\x12\x1e\n" +
+	"\x1aERROR_REASON_BOT_NOT_FOUND\x10/B9Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3"
 
 var (
 	file_bete_v1_errors_proto_rawDescOnce sync.Once

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file bete/v1/bot_service.proto.
  */
 export const file_bete_v1_bot_service: GenFile = /*@__PURE__*/
-  fileDesc("ChliZXRlL3YxL2JvdF9zZXJ2aWNlLnByb3RvEgdiZXRlLnYxIkIKElJlZ2lzdGVyQm90UmVxdWVzdBIMCgRuYW1lGAEgASgJEg0KBW93bmVyGAIgASgJEg8KB3ZlcnNpb24YAyABKAkiVwoTUmVnaXN0ZXJCb3RSZXNwb25zZRIOCgZib3RfaWQYASABKAkSDQoFdG9rZW4YAiABKAkSEAoIb3duZXJfaWQYAyABKAkSDwoHdmVyc2lvbhgEIAEoCTJWCgpCb3RTZXJ2aWNlEkgKC1JlZ2lzdGVyQm90EhsuYmV0ZS52MS5SZWdpc3RlckJvdFJlcXVlc3QaHC5iZXRlLnYxLlJlZ2lzdGVyQm90UmVzcG9uc2VCOVo3Z2l0aHViLmNvbS9iZXRlLWdhbWUvYmV0ZS9jbGllbnRzL2dvL2dlbi9iZXRlL3YxO2JldGV2MWIGcHJvdG8z");
+  fileDesc("ChliZXRlL3YxL2JvdF9zZXJ2aWNlLnByb3RvEgdiZXRlLnYxIkIKElJlZ2lzdGVyQm90UmVxdWVzdBIMCgRuYW1lGAEgASgJEg0KBW93bmVyGAIgASgJEg8KB3ZlcnNpb24YAyABKAkiVwoTUmVnaXN0ZXJCb3RSZXNwb25zZRIOCgZib3RfaWQYASABKAkSDQoFdG9rZW4YAiABKAkSEAoIb3duZXJfaWQYAyABKAkSDwoHdmVyc2lvbhgEIAEoCSInChVSb3RhdGVCb3RUb2tlblJlcXVlc3QSDgoGYm90X2lkGAEgASgJIjcKFlJvdGF0ZUJvdFRva2VuUmVzcG9uc2USDgoGYm90X2lkGAEgASgJEg0KBXRva2VuGAIgASgJMqkBCgpCb3RTZXJ2aWNlEkgKC1JlZ2lzdGVyQm90EhsuYmV0ZS52MS5SZWdpc3RlckJvdFJlcXVlc3QaHC5iZXRlLnYxLlJlZ2lzdGVyQm90UmVzcG9uc2USUQoOUm90YXRlQm90VG9rZW4SHi5iZXRlLnYxLlJvdGF0ZUJvdFRva2VuUmVxdWVzdBofLmJldGUudjEuUm90YXRlQm90VG9rZW5SZXNwb25zZUI5WjdnaXRodWIuY29tL2JldGUtZ2FtZS9iZXRlL2NsaWVudHMvZ28vZ2VuL2JldGUvdjE7YmV0ZXYxYgZwcm90bzM");
 
 /**
  * Request of BotService.RegisterBot.
@@ -93,6 +93,55 @@ export const RegisterBotResponseSchema: GenMessage<RegisterBotResponse> = /*@__P
   messageDesc(file_bete_v1_bot_service, 1);
 
 /**
+ * Request of BotService.RotateBotToken.
+ *
+ * @generated from message bete.v1.RotateBotTokenRequest
+ */
+export type RotateBotTokenRequest = Message<"bete.v1.RotateBotTokenRequest"> & {
+  /**
+   * The bot whose token is replaced.
+   *
+   * @generated from field: string bot_id = 1;
+   */
+  botId: string;
+};
+
+/**
+ * Describes the message bete.v1.RotateBotTokenRequest.
+ * Use `create(RotateBotTokenRequestSchema)` to create a new message.
+ */
+export const RotateBotTokenRequestSchema: GenMessage<RotateBotTokenRequest> = /*@__PURE__*/
+  messageDesc(file_bete_v1_bot_service, 2);
+
+/**
+ * Response of BotService.RotateBotToken.
+ *
+ * @generated from message bete.v1.RotateBotTokenResponse
+ */
+export type RotateBotTokenResponse = Message<"bete.v1.RotateBotTokenResponse"> & {
+  /**
+   * The bot (unchanged).
+   *
+   * @generated from field: string bot_id = 1;
+   */
+  botId: string;
+
+  /**
+   * The new bearer token. Shown only this once; the old one is revoked.
+   *
+   * @generated from field: string token = 2;
+   */
+  token: string;
+};
+
+/**
+ * Describes the message bete.v1.RotateBotTokenResponse.
+ * Use `create(RotateBotTokenResponseSchema)` to create a new message.
+ */
+export const RotateBotTokenResponseSchema: GenMessage<RotateBotTokenResponse> = /*@__PURE__*/
+  messageDesc(file_bete_v1_bot_service, 3);
+
+/**
  * Bot identities. A bot registers once and then sends its token as
  * `authorization: Bearer <token>` metadata on every TableService call.
  *
@@ -114,6 +163,24 @@ export const BotService: GenService<{
     methodKind: "unary";
     input: typeof RegisterBotRequestSchema;
     output: typeof RegisterBotResponseSchema;
+  },
+  /**
+   * Revokes a bot's token and returns a new one (for a token that leaked, or on a schedule).
+   * The old token stops working at once: its open streams (WatchBot, WatchTable, SubmitActions)
+   * end with UNAUTHENTICATED / TOKEN_REVOKED, and every later call with it gets the same. The
+   * bot keeps its id, seats, tables, ladder entries and ratings.
+   *
+   * Only the owner may: `authorization: Bearer <account token>` for a bot of an account (its
+   * own token is refused, NOT_BOT_OWNER, so a leaked bot token cannot lock its owner out); the
+   * bot's own token for a bot registered without an account. Revoking without a replacement is
+   * rotating and discarding the new token.
+   *
+   * @generated from rpc bete.v1.BotService.RotateBotToken
+   */
+  rotateBotToken: {
+    methodKind: "unary";
+    input: typeof RotateBotTokenRequestSchema;
+    output: typeof RotateBotTokenResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_bete_v1_bot_service, 0);

@@ -1,0 +1,489 @@
+//! TLS on the client API, against the real server over loopback: certificates made here with
+//! rcgen, a client that plays a match over TLS, a plaintext client refused, the certificate
+//! replaced under a running server, client certificates, and the connection cap and preface
+//! deadline kept over TLS.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use bete_api::pb;
+use bete_api::pb::bot_service_client::BotServiceClient;
+use bete_server::tls::{ClientAuth, TlsSettings};
+use common::*;
+use rcgen::{
+    BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, KeyUsagePurpose, SanType,
+    SerialNumber,
+};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio_rustls::rustls;
+use tokio_rustls::rustls::pki_types::{CertificateDer, ServerName};
+use tonic::transport::{Certificate, Channel, ClientTlsConfig, Identity};
+
+/// A CA and what it signs.
+struct Ca {
+    pem: String,
+    issuer: Issuer<'static, KeyPair>,
+}
+
+/// A certificate and its key, as PEM.
+struct Leaf {
+    cert: String,
+    key: String,
+    der: CertificateDer<'static>,
+}
+
+impl Ca {
+    fn new(name: &str) -> Ca {
+        let key = KeyPair::generate().unwrap();
+        let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
+        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        params.distinguished_name.push(DnType::CommonName, name);
+        params.key_usages = vec![
+            KeyUsagePurpose::KeyCertSign,
+            KeyUsagePurpose::CrlSign,
+            KeyUsagePurpose::DigitalSignature,
+        ];
+        let pem = params.self_signed(&key).unwrap().pem();
+        Ca {
+            pem,
+            issuer: Issuer::new(params, key),
+        }
+    }
+
+    /// A server certificate for `localhost` and 127.0.0.1 with this serial and common name.
+    fn server(&self, serial: u64, name: &str) -> Leaf {
+        let mut params = CertificateParams::new(vec!["localhost".to_string()]).unwrap();
+        params
+            .subject_alt_names
+            .push(SanType::IpAddress(IpAddr::V4(Ipv4Addr::LOCALHOST)));
+        params.serial_number = Some(SerialNumber::from(serial));
+        params.distinguished_name.push(DnType::CommonName, name);
+        self.sign(params)
+    }
+
+    /// A client certificate (a bot farm's).
+    fn client(&self, name: &str) -> Leaf {
+        let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
+        params.distinguished_name.push(DnType::CommonName, name);
+        params.extended_key_usages = vec![rcgen::ExtendedKeyUsagePurpose::ClientAuth];
+        self.sign(params)
+    }
+
+    fn sign(&self, params: CertificateParams) -> Leaf {
+        let key = KeyPair::generate().unwrap();
+        let cert = params.signed_by(&key, &self.issuer).unwrap();
+        Leaf {
+            cert: cert.pem(),
+            key: key.serialize_pem(),
+            der: cert.der().clone(),
+        }
+    }
+}
+
+/// Writes `leaf` where the server reads its certificate: each file replaced in one rename, as
+/// an operator (or Kubernetes' secret volume) does.
+fn install(dir: &Path, leaf: &Leaf) -> (PathBuf, PathBuf) {
+    let (cert, key) = (dir.join("tls.crt"), dir.join("tls.key"));
+    for (path, text) in [(&key, &leaf.key), (&cert, &leaf.cert)] {
+        let tmp = path.with_extension("tmp");
+        std::fs::write(&tmp, text).unwrap();
+        std::fs::rename(&tmp, path).unwrap();
+    }
+    (cert, key)
+}
+
+async fn tls_server(
+    data: &Path,
+    certs: &Path,
+    leaf: &Leaf,
+    tweak: impl FnOnce(&mut bete_server::ServerConfig),
+) -> TestServer {
+    let (cert, key) = install(certs, leaf);
+    TestServer::start(data.to_path_buf(), |c| {
+        c.tls = Some(TlsSettings {
+            reload_every: Duration::from_millis(100),
+            ..TlsSettings::new(cert, key)
+        });
+        tweak(c);
+    })
+    .await
+}
+
+fn tls_config(ca: &Ca) -> ClientTlsConfig {
+    ClientTlsConfig::new()
+        .ca_certificate(Certificate::from_pem(&ca.pem))
+        .domain_name("localhost")
+}
+
+async fn tls_channel(addr: SocketAddr, config: ClientTlsConfig) -> Result<Channel, String> {
+    Channel::from_shared(format!("https://localhost:{}", addr.port()))
+        .unwrap()
+        .tls_config(config)
+        .unwrap()
+        .connect_timeout(Duration::from_secs(5))
+        .connect()
+        .await
+        .map_err(|e| format!("{e:?}"))
+}
+
+async fn try_register(ch: &Channel, name: &str) -> Result<pb::RegisterBotResponse, tonic::Status> {
+    BotServiceClient::new(ch.clone())
+        .register_bot(pb::RegisterBotRequest {
+            name: name.into(),
+            owner: "tls-tests".into(),
+            ..Default::default()
+        })
+        .await
+        .map(|r| r.into_inner())
+}
+
+/// The end-entity certificate a new TLS connection is shown (rustls directly: tonic does not
+/// expose the server's certificate).
+async fn served_certificate(addr: SocketAddr, ca: &Ca) -> CertificateDer<'static> {
+    let mut roots = rustls::RootCertStore::empty();
+    roots.add(der_of(&ca.pem)).unwrap();
+    let config = rustls::ClientConfig::builder_with_provider(bete_server::tls::provider())
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let tls = tokio_rustls::TlsConnector::from(Arc::new(config))
+        .connect(ServerName::try_from("localhost").unwrap(), tcp)
+        .await
+        .unwrap();
+    tls.get_ref().1.peer_certificates().unwrap()[0].clone()
+}
+
+fn der_of(pem: &str) -> CertificateDer<'static> {
+    use rustls::pki_types::pem::PemObject;
+    CertificateDer::from_pem_slice(pem.as_bytes()).unwrap()
+}
+
+/// One match at a 3-seat table with two house bots, played by a bot over `ch` to its end.
+async fn play_a_match(ch: &Channel) {
+    let mut me = register(ch, "over-tls").await;
+    let id = me
+        .client
+        .create_table(pb::CreateTableRequest {
+            ruleset: pb::Ruleset::Bete.into(),
+            seats: 3,
+            house_bots: (1..3)
+                .map(|s| house(s, pb::HouseBotPolicy::Heuristic))
+                .collect(),
+            decision_deadline_ms: 60_000,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .table
+        .unwrap()
+        .table_id;
+    let mut stream = me
+        .client
+        .watch_bot(pb::WatchBotRequest::default())
+        .await
+        .unwrap()
+        .into_inner();
+    me.client
+        .join_table(pb::JoinTableRequest {
+            table_id: id.clone(),
+            seat: Some(0),
+        })
+        .await
+        .unwrap();
+    let mut decisions = 0;
+    loop {
+        let m = timeout(60, stream.message())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        use pb::watch_bot_response::Kind;
+        match m.kind.unwrap() {
+            Kind::Event(e) if matches!(e.body, Some(pb::event::Body::MatchEnded(_))) => break,
+            Kind::Decision(d) => {
+                decisions += 1;
+                let view = d.view.unwrap();
+                me.client
+                    .submit_action(pb::SubmitActionRequest {
+                        table_id: id.clone(),
+                        action: Some(view.legal_actions[0].clone()),
+                        expected_seq: d.seq,
+                        request_id: format!("r{decisions}"),
+                    })
+                    .await
+                    .unwrap();
+            }
+            _ => {}
+        }
+    }
+    assert!(decisions > 0);
+    let record = me
+        .client
+        .get_game_record(pb::GetGameRecordRequest { table_id: id })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!record.record_json.is_empty());
+}
+
+/// A bot connects over TLS (verifying the server against the test CA) and plays a match; a
+/// plaintext client to the TLS port fails with UNAVAILABLE, and the server goes on serving.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_plays_over_tls_and_plaintext_is_refused() {
+    let (data, certs) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let ca = Ca::new("bete test CA");
+    let srv = tls_server(data.path(), certs.path(), &ca.server(1, "bete one"), |_| {}).await;
+    let ch = tls_channel(srv.addr, tls_config(&ca)).await.unwrap();
+    play_a_match(&ch).await;
+
+    // Plaintext HTTP/2 to the TLS port: the server answers in HTTP/2, SETTINGS then a GOAWAY
+    // with INADEQUATE_SECURITY saying to use https:// (gRPC clients report PERMISSION_DENIED),
+    // rather than TLS bytes an HTTP/2 parser takes for a broken frame.
+    let mut raw = tokio::net::TcpStream::connect(srv.addr).await.unwrap();
+    raw.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+        .await
+        .unwrap();
+    raw.write_all(&[0, 0, 0, 4, 0, 0, 0, 0, 0]).await.unwrap();
+    let mut answer = Vec::new();
+    timeout(10, raw.read_to_end(&mut answer))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(&answer[..9], &[0, 0, 0, 4, 0, 0, 0, 0, 0], "SETTINGS first");
+    let goaway = &answer[9..];
+    assert_eq!(goaway[3], 7, "then GOAWAY: {answer:?}");
+    assert_eq!(&goaway[13..17], &[0, 0, 0, 0x0c], "INADEQUATE_SECURITY");
+    let said = String::from_utf8_lossy(&goaway[17..]);
+    assert!(said.contains("https://"), "{said}");
+    // A gRPC client fails at once: PERMISSION_DENIED when it read the GOAWAY before sending its
+    // call, else the closed connection (which call wins is timing); never a server status.
+    let plain = Channel::from_shared(format!("http://{}", srv.addr))
+        .unwrap()
+        .connect_lazy();
+    let e = timeout(10, try_register(&plain, "in-clear"))
+        .await
+        .unwrap()
+        .unwrap_err();
+    assert!(
+        matches!(
+            e.code(),
+            tonic::Code::PermissionDenied | tonic::Code::Cancelled | tonic::Code::Unavailable
+        ),
+        "{e:?}"
+    );
+    assert_eq!(reason(&e), "", "{e:?}");
+    // A client that does not trust the server's CA gets no connection either.
+    let other = Ca::new("another CA");
+    assert!(tls_channel(srv.addr, tls_config(&other)).await.is_err());
+    // The TLS client is unaffected.
+    try_register(&ch, "still-here").await.unwrap();
+    srv.stop().await;
+}
+
+/// The certificate is replaced under the running server: new connections are shown the new one
+/// (its serial and subject), the open one goes on; a bad file is refused, counted, and the
+/// certificate in use stays.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_certificate_is_reloaded_without_a_restart() {
+    let (data, certs) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let ca = Ca::new("bete test CA");
+    let (one, two) = (ca.server(1, "bete one"), ca.server(2, "bete two"));
+    let metrics = free_addr();
+    let srv = tls_server(data.path(), certs.path(), &one, |c| {
+        c.metrics_addr = Some(metrics)
+    })
+    .await;
+    let ch = tls_channel(srv.addr, tls_config(&ca)).await.unwrap();
+    try_register(&ch, "before").await.unwrap();
+    // Kubernetes probes this (its gRPC probes cannot speak TLS).
+    let health = http_get(metrics, "/healthz").await;
+    assert!(
+        health.starts_with("HTTP/1.1 200") && health.ends_with("SERVING\n"),
+        "{health}"
+    );
+    assert_eq!(served_certificate(srv.addr, &ca).await, one.der);
+
+    install(certs.path(), &two);
+    let mut served = one.der.clone();
+    for _ in 0..100 {
+        served = served_certificate(srv.addr, &ca).await;
+        if served == two.der {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(served, two.der, "the new certificate was never served");
+    assert_eq!(subject_and_serial(&served), ("bete two".to_string(), 2));
+    // The connection opened before goes on; a new one works too.
+    try_register(&ch, "after").await.unwrap();
+    let ch2 = tls_channel(srv.addr, tls_config(&ca)).await.unwrap();
+    try_register(&ch2, "new-connection").await.unwrap();
+
+    // A broken certificate file: refused (counted), the certificate in use stays.
+    std::fs::write(
+        certs.path().join("tls.crt"),
+        "-----BEGIN CERTIFICATE-----\nbroken",
+    )
+    .unwrap();
+    let failed = r#"bete_tls_certificate_reloads_total{result="failed"}"#;
+    let mut seen = 0;
+    for _ in 0..100 {
+        let body = http_get(metrics, "/metrics").await;
+        seen = body
+            .lines()
+            .find_map(|l| l.strip_prefix(failed))
+            .map_or(0, |v| v.trim().parse().unwrap());
+        if seen > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(seen, 1, "the failed reload was not counted once");
+    assert_eq!(served_certificate(srv.addr, &ca).await, two.der);
+    srv.stop().await;
+}
+
+/// The subject's common name and the serial of a certificate rcgen made (no X.509 parser is
+/// at hand): the serial is the INTEGER after the version `[0] { 2 }`, the common name the string
+/// after the last CN OID 2.5.4.3 (the issuer's comes first).
+fn subject_and_serial(der: &CertificateDer<'_>) -> (String, u64) {
+    let bytes = der.as_ref();
+    let cn_oid = [0x06, 0x03, 0x55, 0x04, 0x03];
+    let at = bytes
+        .windows(cn_oid.len())
+        .rposition(|w| w == cn_oid)
+        .unwrap();
+    let s = &bytes[at + cn_oid.len()..];
+    let (len, text) = (usize::from(s[1]), &s[2..]);
+    let cn = String::from_utf8(text[..len].to_vec()).unwrap();
+    let v = [0xa0, 0x03, 0x02, 0x01, 0x02];
+    let at = bytes.windows(v.len()).position(|w| w == v).unwrap() + v.len();
+    assert_eq!(bytes[at], 0x02);
+    let len = usize::from(bytes[at + 1]);
+    let serial = bytes[at + 2..at + 2 + len]
+        .iter()
+        .fold(0u64, |acc, b| (acc << 8) | u64::from(*b));
+    (cn, serial)
+}
+
+/// `--tls-client-auth required`: a client without a certificate is refused at the handshake;
+/// one with a certificate of the client CA is let in. `optional`: both are let in, and the one
+/// with a certificate is not held to the per-address registration limit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn client_certificates_required_and_optional() {
+    let (data, certs) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let ca = Ca::new("bete test CA");
+    let farms = Ca::new("bot farms CA");
+    let farm = farms.client("farm one");
+    let stranger = Ca::new("not trusted").client("stranger");
+    std::fs::write(certs.path().join("farms.pem"), &farms.pem).unwrap();
+    let client_ca = certs.path().join("farms.pem");
+    let srv = tls_server(data.path(), certs.path(), &ca.server(1, "bete"), |c| {
+        let tls = c.tls.as_mut().unwrap();
+        tls.client_ca = Some(client_ca.clone());
+        tls.client_auth = ClientAuth::Required;
+    })
+    .await;
+    let anonymous = tls_channel(srv.addr, tls_config(&ca)).await;
+    let refused = match anonymous {
+        Err(_) => true,
+        // With TLS 1.3 the client may finish before the server refuses: the first call fails.
+        Ok(ch) => try_register(&ch, "anonymous").await.is_err(),
+    };
+    assert!(refused, "a client without a certificate was served");
+    let untrusted = tls_config(&ca).identity(Identity::from_pem(&stranger.cert, &stranger.key));
+    let refused = match tls_channel(srv.addr, untrusted).await {
+        Err(_) => true,
+        Ok(ch) => try_register(&ch, "stranger").await.is_err(),
+    };
+    assert!(refused, "a certificate of another CA was accepted");
+    let with_cert = tls_config(&ca).identity(Identity::from_pem(&farm.cert, &farm.key));
+    let ch = tls_channel(srv.addr, with_cert.clone()).await.unwrap();
+    play_a_match(&ch).await;
+    srv.stop().await;
+
+    let data = tempfile::tempdir().unwrap();
+    let srv = tls_server(data.path(), certs.path(), &ca.server(1, "bete"), |c| {
+        let tls = c.tls.as_mut().unwrap();
+        tls.client_ca = Some(client_ca.clone());
+        tls.client_auth = ClientAuth::Optional;
+        c.limits.registrations_per_address = "1/2".parse().unwrap();
+    })
+    .await;
+    let anonymous = tls_channel(srv.addr, tls_config(&ca)).await.unwrap();
+    try_register(&anonymous, "a1").await.unwrap();
+    try_register(&anonymous, "a2").await.unwrap();
+    let e = try_register(&anonymous, "a3").await.unwrap_err();
+    assert_eq!(reason(&e), "RATE_LIMITED");
+    let farm_ch = tls_channel(srv.addr, with_cert).await.unwrap();
+    for i in 0..5 {
+        try_register(&farm_ch, &format!("farm-{i}")).await.unwrap();
+    }
+    srv.stop().await;
+}
+
+/// Reads until the peer closes (or fails).
+async fn closed(s: &mut (impl tokio::io::AsyncRead + Unpin)) {
+    let mut buf = [0u8; 256];
+    loop {
+        match s.read(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
+    }
+}
+
+/// Over TLS the connection cap and the preface deadline still hold: a connection over the cap
+/// is closed at once; one that never starts the handshake, and one that finishes the handshake
+/// but never sends the HTTP/2 preface, are closed by the deadline; then a real client gets in.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_connection_cap_and_preface_deadline_hold_over_tls() {
+    let (data, certs) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let ca = Ca::new("bete test CA");
+    let metrics = free_addr();
+    let srv = tls_server(data.path(), certs.path(), &ca.server(1, "bete"), |c| {
+        c.preface_timeout = Duration::from_secs(2);
+        c.max_connections = 2;
+        c.metrics_addr = Some(metrics);
+    })
+    .await;
+    let mut silent = tokio::net::TcpStream::connect(srv.addr).await.unwrap();
+    let mut roots = rustls::RootCertStore::empty();
+    roots.add(der_of(&ca.pem)).unwrap();
+    let config = rustls::ClientConfig::builder_with_provider(bete_server::tls::provider())
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    let tcp = tokio::net::TcpStream::connect(srv.addr).await.unwrap();
+    let mut handshaken = tokio_rustls::TlsConnector::from(Arc::new(config))
+        .connect(ServerName::try_from("localhost").unwrap(), tcp)
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut over = tokio::net::TcpStream::connect(srv.addr).await.unwrap();
+    assert!(
+        timeout(2, closed(&mut over)).await.is_ok(),
+        "the connection over the cap was not closed"
+    );
+    assert!(
+        timeout(10, closed(&mut silent)).await.is_ok(),
+        "a connection without a handshake was not closed"
+    );
+    assert!(
+        timeout(10, closed(&mut handshaken)).await.is_ok(),
+        "a connection without a preface was not closed"
+    );
+    assert!(gauge(metrics, "bete_tls_handshake_failures_total").await >= 1);
+    let ch = tls_channel(srv.addr, tls_config(&ca)).await.unwrap();
+    try_register(&ch, "after-the-idlers").await.unwrap();
+    srv.stop().await;
+}
