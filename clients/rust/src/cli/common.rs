@@ -110,7 +110,7 @@ pub fn parse_ruleset(text: &str) -> Result<pb::Ruleset, String> {
     );
     match pb::Ruleset::from_str_name(&name) {
         Some(pb::Ruleset::Unspecified) | None => Err(format!(
-            "unknown ruleset {text:?}; use one of bete, bete-ace-high, beast, beste-boer, lanterlui, bester-bube"
+            "unknown ruleset {text:?}; use one of bete, bete-ace-high, beast, beste-boer, lanterlui, bester-bube, mouche, mistigri, loo, rams"
         )),
         Some(r) => Ok(r),
     }

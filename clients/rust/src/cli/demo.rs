@@ -17,7 +17,7 @@ use crate::{Client, pb, render};
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  bete demo\n  bete demo --ruleset beast --seats 4 --pace 50")]
 pub struct Args {
-    /// The game (bete, bete-ace-high, beast, beste-boer, lanterlui, bester-bube).
+    /// The game (bete, bete-ace-high, beast, beste-boer, lanterlui, bester-bube, mouche, mistigri, loo, rams).
     #[arg(long, default_value = "bete", value_parser = super::common::parse_ruleset)]
     ruleset: pb::Ruleset,
     /// Seats at the table, all house bots.

@@ -21,7 +21,7 @@ use super::common::ServerArgs;
 pub struct Args {
     #[command(flatten)]
     server: ServerArgs,
-    /// The game (bete, bete-ace-high, beast, beste-boer, lanterlui, bester-bube).
+    /// The game (bete, bete-ace-high, beast, beste-boer, lanterlui, bester-bube, mouche, mistigri, loo, rams).
     #[arg(long, default_value = "bete", value_parser = super::common::parse_ruleset)]
     ruleset: pb::Ruleset,
     /// Seats at the table, you included; the others are house bots.

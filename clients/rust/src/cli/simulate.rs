@@ -20,7 +20,7 @@ Examples:
 #[derive(Debug, clap::Args)]
 #[command(after_help = EXAMPLE)]
 pub struct Args {
-    /// Ruleset id: bete, bete-ace-high, beast, beste-boer, lanterlui, bester-bube.
+    /// Ruleset id: bete, bete-ace-high, beast, beste-boer, lanterlui, bester-bube, mouche, mistigri, loo, rams.
     #[arg(long)]
     pub ruleset: RulesetId,
     /// Number of seats (each ruleset allows its own range; bete takes 2 only with two_players=true).

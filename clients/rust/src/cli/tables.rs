@@ -12,7 +12,7 @@ use super::common::ServerArgs;
 pub struct Args {
     #[command(flatten)]
     server: ServerArgs,
-    /// Only tables of this ruleset (bete, bete-ace-high, beast, beste-boer, lanterlui, bester-bube).
+    /// Only tables of this ruleset (bete, bete-ace-high, beast, beste-boer, lanterlui, bester-bube, mouche, mistigri, loo, rams).
     #[arg(long, value_parser = super::common::parse_ruleset)]
     ruleset: Option<pb::Ruleset>,
     /// Only tables in this state.
