@@ -130,10 +130,10 @@ async function ladderBot(base: string, name: string, ladder: string, signal: Abo
   return me.botId;
 }
 
-async function houseTable(base: string, token: string, seats: number, rounds: number, houseSeats = seats): Promise<string> {
+async function houseTable(base: string, token: string, seats: number, rounds: number, houseSeats = seats, ruleset = Ruleset.BETE): Promise<string> {
   const { tables } = api(base, token);
   const r = await tables.createTable({
-    ruleset: Ruleset.BETE,
+    ruleset,
     seats,
     config: { rounds: String(rounds) },
     decisionDeadlineMs: 60_000,
@@ -394,6 +394,23 @@ async function main() {
     await pp.screenshot({ path: join(docs, "web-table-phone.png") });
     await phone.close();
     step("7 seats fit a phone screen");
+
+    // 6b. Ten seats (Five-card Loo, the largest table of any ruleset): every seat is shown, and
+    // they fit a phone screen without sideways scrolling.
+    const loo = await houseTable(server.web, token, 10, 1, 10, Ruleset.LOO);
+    await page.goto(`${server.web}/#/table/${loo}`);
+    await page.getByRole("heading", { name: `Table ${loo}` }).waitFor();
+    await page.getByTestId("seat-9").waitFor();
+    const shown = await page.locator('ol.seats > li').count();
+    check(shown === 10, `ten seats shown at a 10-seat table (${shown})`);
+    const phone10 = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    const pp10 = await phone10.newPage();
+    await pp10.goto(`${server.web}/#/table/${loo}`);
+    await pp10.getByTestId("seat-9").waitFor();
+    const overflow10 = await pp10.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    check(overflow10 <= 0, `no sideways scrolling at 10 seats on a phone (${overflow10} px too wide)`);
+    await phone10.close();
+    step("10 seats (Loo) shown, and fit a phone screen");
 
     // Everything the main page received while following live tables: public facts only
     // (settled deals' reveals included, which come after their deal).
