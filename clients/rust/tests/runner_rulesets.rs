@@ -113,7 +113,7 @@ struct Checked {
 impl Bot for Checked {
     fn decide(&mut self, view: &pb::SeatView) -> pb::Action {
         self.checks.decisions.fetch_add(1, Ordering::SeqCst);
-        if bete_client::house::view_from_pb(view).is_none() {
+        if bete_client::house::view_from_pb(view).is_err() {
             self.checks.unreadable.fetch_add(1, Ordering::SeqCst);
         }
         let action = self.inner.decide(view);

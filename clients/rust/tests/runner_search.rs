@@ -97,7 +97,7 @@ struct Checked {
 impl Bot for Checked {
     fn decide(&mut self, view: &pb::SeatView) -> pb::Action {
         self.checks.decisions.fetch_add(1, Ordering::SeqCst);
-        let sampled = view_from_pb(view).is_some_and(|v| {
+        let sampled = view_from_pb(view).is_ok_and(|v| {
             let config = Config::defaults(v.ruleset, v.seats);
             Determinizer::new(&v, &config, &Seen::default()).is_ok_and(|d| {
                 d.sample(&mut self.rng).is_ok_and(|mut g| {
@@ -108,7 +108,7 @@ impl Bot for Checked {
         if !sampled {
             let n = self.checks.undeterminized.fetch_add(1, Ordering::SeqCst);
             if n < 3
-                && let Some(v) = view_from_pb(view)
+                && let Ok(v) = view_from_pb(view)
             {
                 let config = Config::defaults(v.ruleset, v.seats);
                 match Determinizer::new(&v, &config, &Seen::default()) {

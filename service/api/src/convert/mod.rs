@@ -2,7 +2,8 @@
 //! and where protobuf input becomes engine types with an error naming the bad field.
 //!
 //! - [`cards`]: cards, suits, rulesets, seats and actions, both ways.
-//! - [`view`]: `bete_rules::View` → [`pb::SeatView`](crate::pb::SeatView).
+//! - [`view`]: `bete_rules::View` → [`pb::SeatView`](crate::pb::SeatView); [`view_back`] the
+//!   other way, for bots that decide on a view they received.
 //! - [`event`]: `bete_rules::Event` → [`pb::Event`](crate::pb::Event) for one recipient.
 //! - [`config`]: the `map<string, string>` table config ↔ a JSON object.
 
@@ -10,6 +11,7 @@ pub mod cards;
 pub mod config;
 pub mod event;
 pub mod view;
+pub mod view_back;
 pub mod view_wire;
 
 use std::time::SystemTime;
@@ -23,6 +25,7 @@ pub use cards::{
 pub use config::{config_from_pb, config_to_pb};
 pub use event::{EventStamp, project, project_public, sees_only_public, table_event};
 pub use view::{awaiting_players_view, view_to_pb};
+pub use view_back::view_from_pb;
 pub use view_wire::{encode_seat_view, encode_watch_bot_decision};
 
 /// A request field that cannot become an engine value. `field` is the path of the bad field as a
