@@ -1,0 +1,168 @@
+"""The bete referee's own rules engine (the Rust crate bete-rules), for Python bots.
+
+Actions are RULES.md 11.3 text ("play", "pass", "card KS", "exchange 2S 3S", ...), cards 11.2
+codes ("KS", "TH"), seats ints from 0. Views are `bete.v1.SeatView` messages: a method taking a
+view accepts the message object (anything with `SerializeToString()`) or its serialized bytes,
+and `Game.view` returns the bytes (`SeatView.FromString(game.view(seat))`).
+"""
+
+from typing import Any, Mapping, Optional, Protocol, Union
+
+RULES_VERSION: int
+"""The rules version this engine plays (a record's `rules_version`)."""
+RULESETS: list[str]
+"""Every ruleset id: "bete", "bete-ace-high", "beast", "beste-boer", ..."""
+MAX_PLAYOUTS: int
+"""The most playouts one call may run."""
+
+class _SeatViewMessage(Protocol):
+    def SerializeToString(self) -> bytes: ...
+
+SeatViewLike = Union[bytes, _SeatViewMessage]
+"""A bete.v1.SeatView message, or its serialized bytes."""
+ConfigLike = Optional[Union[Mapping[str, Any], str]]
+"""A table config: None (the ruleset's defaults), a dict or its JSON text; keys left out take
+their defaults."""
+
+class EngineError(Exception):
+    """Base class of every error bete_engine raises."""
+
+class ConfigError(EngineError):
+    """An unknown ruleset, a bad seat count, seed or config key."""
+
+class IllegalActionError(EngineError):
+    """An action that is not legal now, or not an action at all, with the engine's reason.
+    From `replay`, the message is exactly `bete replay`'s line
+    `illegal action at deal D, action A (seat S): REASON`."""
+
+class BadRecordError(EngineError):
+    """A malformed game record (what `bete replay` exits 2 for)."""
+
+class BadViewError(EngineError):
+    """A SeatView the engine cannot read or search from: not a SeatView, a spectator's view,
+    or no deal in progress."""
+
+class UnreconciledViewError(BadViewError):
+    """A SeatView no deal agrees with: a stale or altered view, or another rules version."""
+
+class Game:
+    """A match: its deals, every pool carried between them, and the ledger."""
+
+    def __init__(
+        self,
+        ruleset: str,
+        seats: int,
+        seed: Optional[str] = None,
+        config: ConfigLike = None,
+        first_dealer: int = 0,
+    ) -> None:
+        """A new match. With `seed` (64 hex digits) each deal's deck is the seed's (RULES.md
+        11.5), as at a server's table; without, the match waits for `provide_deck`.
+        Raises ConfigError."""
+    @property
+    def ruleset(self) -> str: ...
+    @property
+    def seats(self) -> int: ...
+    @property
+    def deal(self) -> int:
+        """The current deal's index from 0 (the last one once the match is over)."""
+    @property
+    def dealer(self) -> int: ...
+    @property
+    def phase(self) -> str:
+        """"bidding", "exchange", "dealer_discard", "challenge", "trick", "awaiting_deck" or
+        "match_over"."""
+    @property
+    def to_act(self) -> Optional[int]:
+        """The seat that must act now, or None."""
+    @property
+    def config(self) -> dict[str, Any]:
+        """The full effective config, as a record writes it."""
+    @property
+    def balances(self) -> list[int]:
+        """Net jetons per seat."""
+    @property
+    def settled_balances(self) -> list[int]:
+        """Each seat's balance right after the last settled deal, before the next antes."""
+    @property
+    def on_table(self) -> int:
+        """Everything still on the table: sum(balances) + on_table == 0."""
+    def is_over(self) -> bool: ...
+    def legal_actions(self, seat: int) -> list[str]:
+        """The seat's legal actions now; empty when it is not its turn."""
+    def apply(self, seat: int, action: str) -> None:
+        """Plays `action` for `seat`. Raises IllegalActionError (the match is then unchanged)."""
+    def view(self, seat: Optional[int] = None) -> bytes:
+        """What `seat` (None: a spectator) may see, as a serialized bete.v1.SeatView."""
+    def provide_deck(self, deck: list[str]) -> None:
+        """Gives a match without a seed the deck of the deal it waits for."""
+    def play_out_deal(self, seed: int) -> bool:
+        """Plays the current deal to its settlement with uniformly random legal actions;
+        False (nothing done) when no deal waits for an action."""
+    def copy(self) -> "Game":
+        """A copy for search: the same state, without the record."""
+    def report(self) -> dict[str, Any]:
+        """What `bete replay` prints: balances, on_table, match_over, deal, and one summary per
+        settled deal (declarer, tricks, outcome, pools_won, betes, net)."""
+    def report_json(self) -> str:
+        """`report()` as the exact line of JSON `bete replay` prints."""
+    def record_json(self, pretty: bool = False) -> str:
+        """The match's record (bete-record/1). Raises BadRecordError for a copy()."""
+
+class Record:
+    """A parsed and checked game record (bete-record/1, RULES.md 11.4)."""
+
+    @staticmethod
+    def parse(text: str) -> "Record":
+        """Raises BadRecordError naming what is wrong."""
+    @staticmethod
+    def from_game(game: Game) -> "Record": ...
+    @property
+    def ruleset(self) -> str: ...
+    @property
+    def seats(self) -> int: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    def to_json(self, pretty: bool = False) -> str: ...
+    def replay(self) -> Game:
+        """Replays every action and checks the stored balances. Raises IllegalActionError or
+        BadRecordError."""
+
+class Determinizer:
+    """Samples full deals that agree with everything one seat's view shows: its hand, cards
+    played, exchanged-card counts, turn-ups, and the voids its opponents revealed.
+
+    The view does not carry the table's config: pass the table's (GetTable's `config`) when it
+    is not the ruleset's defaults. Raises BadViewError, or UnreconciledViewError when no deal
+    agrees with the view."""
+
+    def __init__(self, view: SeatViewLike, config: ConfigLike = None) -> None: ...
+    @property
+    def seat(self) -> int:
+        """The seat whose view this is."""
+    @property
+    def legal_actions(self) -> list[str]:
+        """The view's legal actions."""
+    def sample(self, seed: int) -> Game:
+        """One full deal that agrees with the view, as a match standing where the view stands."""
+    def playouts(self, action: str, n: int, seed: int) -> float:
+        """Mean jetons won by the deal's settlement if the seat plays `action` now and every
+        seat then plays at random, over `n` sampled deals (the loop runs in Rust)."""
+    def evaluate(self, n: int, seed: int) -> list[tuple[str, float]]:
+        """`playouts` of every legal action on the same `n` sampled deals, in the view's order."""
+
+def playouts(
+    view: SeatViewLike, action: str, n: int, seed: int, config: ConfigLike = None
+) -> float:
+    """`Determinizer(view, config).playouts(action, n, seed)` in one call."""
+
+def replay(text: str) -> Game:
+    """Parses and replays a record's JSON text. Raises IllegalActionError (with `bete replay`'s
+    exact line) or BadRecordError."""
+
+def deck_order(
+    seed: str, deal: int, ruleset: str, seats: int, config: ConfigLike = None
+) -> list[str]:
+    """The deck of deal `deal` of a match with `seed` (RULES.md 11.5)."""
+
+def default_config(ruleset: str, seats: int) -> dict[str, Any]:
+    """The full effective default config of a ruleset at a table of `seats`."""
