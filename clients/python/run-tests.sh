@@ -3,6 +3,8 @@
 # (`cargo build -p bete-server`, or BETE_SERVER_BIN pointing at a binary).
 #   - creates/uses the venv .tools/py-venv (repo root; .tools/ is gitignored)
 #   - installs clients/python/requirements-dev.txt (exact pins) and `pip install -e clients/python`
+#   - builds the bete-engine wheel (clients/python-engine) with maturin into target/wheels and
+#     installs it, so the tests use the engine as a bot author gets it
 #   - runs pytest on clients/python/tests; extra arguments go to pytest
 # Exits non-zero on any failure, and also when no test ran.
 set -euo pipefail
@@ -24,6 +26,13 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ] || ! "$py" -c "import bete_bot, 
   "$py" -m pip install --quiet --disable-pip-version-check -e clients/python
   echo "$want" >"$stamp"
 fi
+
+# The engine's wheel: a release build (playouts are its point), reinstalled only when it was
+# rebuilt (cargo decides; an up-to-date build takes seconds).
+wheels=$root/target/wheels
+rm -f "$wheels"/bete_engine-*.whl
+"$venv/bin/maturin" build --quiet --release --locked -m clients/python-engine/Cargo.toml -o "$wheels" -i "$py"
+"$py" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps "$wheels"/bete_engine-*.whl
 
 export BETE_SERVER_BIN=${BETE_SERVER_BIN:-$root/target/debug/bete-server}
 log=$(mktemp)
