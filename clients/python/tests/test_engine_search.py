@@ -162,3 +162,63 @@ def test_the_example_search_bot_plays_a_real_table_to_the_end(server, ruleset):
     assert len(ours) == st.decisions and not [a for a in ours if a.get("auto")]
     # The referee's engine agrees: the finished record replays to the balances the table ended with.
     assert be.replay(json.dumps(record)).balances == list(st.result.balances)
+
+
+def test_altered_views_raise_engine_errors_never_a_panic():
+    """Random edits of real mid-deal views (seat numbers, counts, cards, phases): each one is
+    searched from or refused with an EngineError. A Rust panic would surface as pyo3's
+    PanicException, which derives from BaseException and fails this test."""
+    rng = random.Random(2026)
+    views = [game_pb2.SeatView.FromString(_mid_deal(r, 4 if not r.startswith("bete") else 5, m)[2])
+             for r in DETERMINIZED for m in (2, 9, 14)]
+    values = [0, 1, 3, 4, 5, 9, 10, 11, 50, 255, 256, 70000, 2**32 - 1]
+    cards = ["AS", "KH", "2C", "TD", "JS", "7H"]
+    outcomes = {"searched": 0, "refused": 0}
+    for i in range(600):
+        v = game_pb2.SeatView()
+        v.CopyFrom(rng.choice(views))
+        for _ in range(rng.randint(1, 3)):
+            what = rng.randrange(12)
+            if what == 0:
+                v.seats = rng.choice(values)
+            elif what == 1:
+                v.dealer = rng.choice(values)
+            elif what == 2:
+                v.to_act = rng.choice(values)
+            elif what == 3:
+                v.viewer_seat = rng.choice(values)
+            elif what == 4 and v.seat_states:
+                st = rng.choice(v.seat_states)
+                setattr(st, rng.choice(["seat", "hand_len", "tricks"]), rng.choice(values))
+            elif what == 5 and v.seat_states:
+                st = rng.choice(v.seat_states)
+                st.exchanged[:] = [rng.choice(values) for _ in range(rng.randint(0, 3))]
+            elif what == 6 and v.tricks:
+                t = rng.choice(v.tricks)
+                if t.plays:
+                    p = rng.choice(t.plays)
+                    p.seat = rng.choice(values)
+                    p.card = rng.choice(cards)
+                t.leader = rng.choice(values)
+            elif what == 7:
+                v.hand.append(rng.choice(cards))
+            elif what == 8:
+                v.talon_len = rng.choice(values)
+            elif what == 9:
+                v.phase = rng.randrange(0, 12)
+                v.trick_index = rng.choice(values)
+                v.exchange_round = rng.choice(values)
+            elif what == 10 and len(v.seat_states) > 1:
+                del v.seat_states[rng.randrange(len(v.seat_states))]
+            elif what == 11:
+                v.deal = rng.choice(values)
+        try:
+            d = be.Determinizer(v)
+            d.sample(i)
+            if d.legal_actions:
+                d.evaluate(2, i)
+            outcomes["searched"] += 1
+        except be.EngineError as e:
+            assert str(e)
+            outcomes["refused"] += 1
+    assert outcomes["refused"] > 100 and outcomes["searched"] > 20, outcomes
