@@ -6,7 +6,7 @@ view accepts the message object (anything with `SerializeToString()`) or its ser
 and `Game.view` returns the bytes (`SeatView.FromString(game.view(seat))`).
 """
 
-from typing import Any, Mapping, Optional, Protocol, Union
+from typing import Any, Iterable, Mapping, Optional, Protocol, Union
 
 RULES_VERSION: int
 """The rules version this engine plays (a record's `rules_version`)."""
@@ -15,11 +15,13 @@ RULESETS: list[str]
 MAX_PLAYOUTS: int
 """The most playouts one call may run."""
 
-class _SeatViewMessage(Protocol):
+class _Message(Protocol):
     def SerializeToString(self) -> bytes: ...
 
-SeatViewLike = Union[bytes, _SeatViewMessage]
+SeatViewLike = Union[bytes, _Message]
 """A bete.v1.SeatView message, or its serialized bytes."""
+EventLike = Union[bytes, _Message]
+"""A bete.v1.Event message, or its serialized bytes."""
 ConfigLike = Optional[Union[Mapping[str, Any], str]]
 """A table config: None (the ruleset's defaults), a dict or its JSON text; keys left out take
 their defaults."""
@@ -132,10 +134,17 @@ class Determinizer:
     played, exchanged-card counts, turn-ups, and the voids its opponents revealed.
 
     The view does not carry the table's config: pass the table's (GetTable's `config`) when it
-    is not the ruleset's defaults. Raises BadViewError, or UnreconciledViewError when no deal
-    agrees with the view."""
+    is not the ruleset's defaults. `events`, the seat's own bete.v1.Event messages (or their
+    bytes) of the deal as received (`Bot.on_event`), let it remember the cards it set aside, drew
+    and discarded, which its view no longer shows. Raises BadViewError, or UnreconciledViewError
+    when no deal agrees with the view."""
 
-    def __init__(self, view: SeatViewLike, config: ConfigLike = None) -> None: ...
+    def __init__(
+        self,
+        view: SeatViewLike,
+        config: ConfigLike = None,
+        events: Optional[Iterable[EventLike]] = None,
+    ) -> None: ...
     @property
     def seat(self) -> int:
         """The seat whose view this is."""
@@ -151,9 +160,14 @@ class Determinizer:
         """`playouts` of every legal action on the same `n` sampled deals, in the view's order."""
 
 def playouts(
-    view: SeatViewLike, action: str, n: int, seed: int, config: ConfigLike = None
+    view: SeatViewLike,
+    action: str,
+    n: int,
+    seed: int,
+    config: ConfigLike = None,
+    events: Optional[Iterable[EventLike]] = None,
 ) -> float:
-    """`Determinizer(view, config).playouts(action, n, seed)` in one call."""
+    """`Determinizer(view, config, events).playouts(action, n, seed)` in one call."""
 
 def replay(text: str) -> Game:
     """Parses and replays a record's JSON text. Raises IllegalActionError (with `bete replay`'s

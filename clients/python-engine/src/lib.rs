@@ -13,6 +13,7 @@ mod errors;
 mod game;
 mod record;
 mod search;
+mod seen;
 
 /// The Python module.
 #[pymodule]

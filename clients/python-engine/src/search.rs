@@ -7,7 +7,7 @@ use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::SeedableRng as _;
 
 use crate::game::PyGame;
-use crate::{convert, errors};
+use crate::{convert, errors, seen};
 
 /// The most playouts one call may run (about a minute of work: a bound, not a budget).
 pub const MAX_PLAYOUTS: u64 = 10_000_000;
@@ -16,7 +16,8 @@ pub const MAX_PLAYOUTS: u64 = 10_000_000;
 /// played, exchanged-card counts, turn-ups and the voids its opponents revealed.
 ///
 /// The view does not carry the table's config: pass it (`table.config` of `GetTable`) when the
-/// table does not play the ruleset's defaults.
+/// table does not play the ruleset's defaults. `events`, the seat's own `bete.v1.Event`s of the
+/// deal (as received), let it remember the cards it set aside, drew and discarded.
 #[pyclass(name = "Determinizer", module = "bete_engine")]
 #[derive(Debug)]
 pub struct PyDeterminizer {
@@ -27,16 +28,21 @@ pub struct PyDeterminizer {
 #[pymethods]
 impl PyDeterminizer {
     #[new]
-    #[pyo3(signature = (view, config=None))]
+    #[pyo3(signature = (view, config=None, events=None))]
     fn new(
         py: Python<'_>,
         view: &Bound<'_, PyAny>,
         config: Option<&Bound<'_, PyAny>>,
+        events: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyDeterminizer> {
         let view = convert::view(view)?;
         let config = convert::config(py, view.ruleset, view.seats, config)?;
+        let seen = match (events.filter(|e| !e.is_none()), view.viewer) {
+            (Some(events), Viewer::Seat(me)) => seen::from_events(&view, me, events)?,
+            _ => Seen::default(),
+        };
         let d = py
-            .allow_threads(|| Determinizer::new(&view, &config, &Seen::default()))
+            .allow_threads(|| Determinizer::new(&view, &config, &seen))
             .map_err(errors::determinize)?;
         Ok(PyDeterminizer { d, view })
     }
@@ -95,9 +101,9 @@ impl PyDeterminizer {
     }
 }
 
-/// `Determinizer(view, config).playouts(action, n, seed)` in one call.
+/// `Determinizer(view, config, events).playouts(action, n, seed)` in one call.
 #[pyfunction]
-#[pyo3(signature = (view, action, n, seed, config=None))]
+#[pyo3(signature = (view, action, n, seed, config=None, events=None))]
 pub fn playouts(
     py: Python<'_>,
     view: &Bound<'_, PyAny>,
@@ -105,8 +111,9 @@ pub fn playouts(
     n: u64,
     seed: u64,
     config: Option<&Bound<'_, PyAny>>,
+    events: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<f64> {
-    PyDeterminizer::new(py, view, config)?.playouts(py, action, n, seed)
+    PyDeterminizer::new(py, view, config, events)?.playouts(py, action, n, seed)
 }
 
 fn legal(view: &View, text: &str) -> PyResult<Action> {

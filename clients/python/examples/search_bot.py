@@ -9,6 +9,7 @@ the most jetons on average.
 """
 
 import random
+from collections import defaultdict
 
 import bete_engine
 
@@ -22,14 +23,20 @@ class SearchBot(Bot):
         self.samples = samples  # sampled deals a decision; every legal action is tried on each
         self.rng = random.Random(seed)
         self.config = config  # the table's config (GetTable), if not the ruleset's defaults
+        self.events = defaultdict(list)  # this deal's events per table: what we set aside, drew
         self.searched = self.fallbacks = 0
+
+    def on_event(self, table_id, event):
+        if event.HasField("deal_started"):
+            self.events[table_id].clear()
+        self.events[table_id].append(event)
 
     def decide(self, view):
         legal = view.legal_actions
         if len(legal) == 1:
             return legal[0]
         try:
-            search = bete_engine.Determinizer(view, self.config)
+            search = bete_engine.Determinizer(view, self.config, self.events[view.table_id])
             # (action, mean jetons) in the view's order of legal actions.
             scores = search.evaluate(self.samples, self.rng.getrandbits(64))
         except bete_engine.EngineError as e:

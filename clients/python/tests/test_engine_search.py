@@ -73,6 +73,59 @@ def test_views_of_rulesets_without_determinization_are_refused_cleanly(ruleset):
         assert sample.view(seat) == view
 
 
+def _exchanging_seat_at_trick(ruleset):
+    """A seeded match where one seat exchanged in every buying round it spoke in and now leads
+    or follows in a trick: the match, the seat, and the events it received of its own moves."""
+    for k in range(1, 200):
+        game = be.Game(ruleset, 4, seed=f"{k:02x}" * 32)
+        rng = random.Random(k)
+        me = game.to_act
+        events = [game_pb2.Event(deal_started=game_pb2.DealStarted(
+            deal=0, hand=game_pb2.SeatView.FromString(game.view(me)).hand))]
+        while game.deal == 0 and game.to_act is not None:
+            seat, legal = game.to_act, game.legal_actions(game.to_act)
+            if seat == me and game.phase == "trick":
+                if sum(e.HasField("exchanged") for e in events) == 2:  # in both rounds
+                    return game, me, events
+                break
+            if seat == me and game.phase == "exchange":
+                swaps = [a for a in legal if a.startswith("exchange") and len(a.split()) == 3]
+                if not swaps:
+                    break
+                before = set(game_pb2.SeatView.FromString(game.view(me)).hand)
+                action = rng.choice(swaps)
+                game.apply(me, action)
+                aside = action.split()[1:]
+                after = set(game_pb2.SeatView.FromString(game.view(me)).hand)
+                events.append(game_pb2.Event(exchanged=game_pb2.Exchanged(
+                    seat=me, count=len(aside), set_aside=aside, drawn=sorted(after - (before - set(aside))))))
+                continue
+            stay = [a for a in legal if a != "drop"] or legal
+            game.apply(seat, rng.choice(stay))
+    raise AssertionError(f"no seed of {ruleset} has a seat exchange twice and reach a trick")
+
+
+@pytest.mark.parametrize("ruleset", ["lanterlui", "beste-boer"])
+def test_events_let_a_seat_remember_the_cards_it_set_aside(ruleset):
+    game, me, events = _exchanging_seat_at_trick(ruleset)
+    aside = {c for e in events if e.HasField("exchanged") for c in e.exchanged.set_aside}
+    view = game.view(me)
+    d = be.Determinizer(view, events=events)
+    also_bytes = be.Determinizer(view, events=[e.SerializeToString() for e in events])
+    for i in range(60):
+        for sample in (d.sample(i), also_bytes.sample(i)):
+            assert sample.view(me) == view
+            for other in range(4):
+                if other != me:
+                    held = set(game_pb2.SeatView.FromString(sample.view(other)).hand)
+                    assert not held & aside, f"seat {other} was dealt {held & aside}, set aside by seat {me}"
+    assert be.playouts(view, d.legal_actions[0], 20, 1, events=events) == d.playouts(d.legal_actions[0], 20, 1)
+    with pytest.raises(be.BadViewError, match=r"events\[1\]: not a bete.v1.Event"):
+        be.Determinizer(view, events=[events[0], b"\xff\xff"])
+    with pytest.raises(be.BadViewError, match=r"events\[0\]: expected a bete.v1.Event"):
+        be.Determinizer(view, events=[3])
+
+
 def test_playouts_are_seeded_and_score_every_legal_action():
     game, seat, view = _mid_deal("beast", 3, 6)
     legal = game.legal_actions(seat)
