@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of the project, installing what it needs on the way (idempotent):
 # Rust workspace tests (the PostgreSQL store's among them, beside a PostgreSQL that
-# scripts/pg.sh installs if missing and starts), schema lint, compatibility and stub freshness, the Python and Go SDK
+# scripts/pg.sh installs if missing and starts), schema lint, compatibility and stub freshness, the Python (with the
+# bete-engine wheel, built by maturin) and Go SDK
 # suites against the real server, Kubernetes manifests, the protocol guide's walk-through bots
 # (scripts/walkthrough.sh), the web page in Chromium against the real server, and the load
 # harness smoke run.
@@ -67,7 +68,7 @@ if ! skip deploy; then
 fi
 
 if ! skip python && [ -x clients/python/run-tests.sh ]; then
-  step "Python SDK against the real server"
+  step "Python SDK against the real server (and the bete-engine wheel, built by maturin)"
   cargo build -p bete-server --locked
   bash clients/python/run-tests.sh
   record "python: ok"
