@@ -6,7 +6,13 @@ view accepts the message object (anything with `SerializeToString()`) or its ser
 and `Game.view` returns the bytes (`SeatView.FromString(game.view(seat))`).
 """
 
-from typing import Any, Iterable, Mapping, Optional, Protocol, Union
+from typing import Any, Iterable, Mapping, Optional, Protocol, Union, final
+
+__all__ = [
+    "RULES_VERSION", "RULESETS", "MAX_PLAYOUTS", "EngineError", "ConfigError", "IllegalActionError",
+    "BadRecordError", "BadViewError", "UnreconciledViewError", "Game", "Record", "Determinizer",
+    "replay", "deck_order", "default_config", "playouts",
+]
 
 RULES_VERSION: int
 """The rules version this engine plays (a record's `rules_version`)."""
@@ -18,11 +24,11 @@ MAX_PLAYOUTS: int
 class _Message(Protocol):
     def SerializeToString(self) -> bytes: ...
 
-SeatViewLike = Union[bytes, _Message]
+_SeatViewLike = Union[bytes, _Message]
 """A bete.v1.SeatView message, or its serialized bytes."""
-EventLike = Union[bytes, _Message]
+_EventLike = Union[bytes, _Message]
 """A bete.v1.Event message, or its serialized bytes."""
-ConfigLike = Optional[Union[Mapping[str, Any], str]]
+_ConfigLike = Optional[Union[Mapping[str, Any], str]]
 """A table config: None (the ruleset's defaults), a dict or its JSON text; keys left out take
 their defaults."""
 
@@ -47,17 +53,18 @@ class BadViewError(EngineError):
 class UnreconciledViewError(BadViewError):
     """A SeatView no deal agrees with: a stale or altered view, or another rules version."""
 
+@final
 class Game:
     """A match: its deals, every pool carried between them, and the ledger."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         ruleset: str,
         seats: int,
         seed: Optional[str] = None,
-        config: ConfigLike = None,
+        config: _ConfigLike = None,
         first_dealer: int = 0,
-    ) -> None:
+    ) -> "Game":
         """A new match. With `seed` (64 hex digits) each deal's deck is the seed's (RULES.md
         11.5), as at a server's table; without, the match waits for `provide_deck`.
         Raises ConfigError."""
@@ -111,6 +118,7 @@ class Game:
     def record_json(self, pretty: bool = False) -> str:
         """The match's record (bete-record/1). Raises BadRecordError for a copy()."""
 
+@final
 class Record:
     """A parsed and checked game record (bete-record/1, RULES.md 11.4)."""
 
@@ -129,6 +137,7 @@ class Record:
         """Replays every action and checks the stored balances. Raises IllegalActionError or
         BadRecordError."""
 
+@final
 class Determinizer:
     """Samples full deals that agree with everything one seat's view shows: its hand, cards
     played, exchanged-card counts, turn-ups, and the voids its opponents revealed.
@@ -139,12 +148,12 @@ class Determinizer:
     and discarded, which its view no longer shows. Raises BadViewError, or UnreconciledViewError
     when no deal agrees with the view."""
 
-    def __init__(
-        self,
-        view: SeatViewLike,
-        config: ConfigLike = None,
-        events: Optional[Iterable[EventLike]] = None,
-    ) -> None: ...
+    def __new__(
+        cls,
+        view: _SeatViewLike,
+        config: _ConfigLike = None,
+        events: Optional[Iterable[_EventLike]] = None,
+    ) -> "Determinizer": ...
     @property
     def seat(self) -> int:
         """The seat whose view this is."""
@@ -160,12 +169,12 @@ class Determinizer:
         """`playouts` of every legal action on the same `n` sampled deals, in the view's order."""
 
 def playouts(
-    view: SeatViewLike,
+    view: _SeatViewLike,
     action: str,
     n: int,
     seed: int,
-    config: ConfigLike = None,
-    events: Optional[Iterable[EventLike]] = None,
+    config: _ConfigLike = None,
+    events: Optional[Iterable[_EventLike]] = None,
 ) -> float:
     """`Determinizer(view, config, events).playouts(action, n, seed)` in one call."""
 
@@ -174,7 +183,7 @@ def replay(text: str) -> Game:
     exact line) or BadRecordError."""
 
 def deck_order(
-    seed: str, deal: int, ruleset: str, seats: int, config: ConfigLike = None
+    seed: str, deal: int, ruleset: str, seats: int, config: _ConfigLike = None
 ) -> list[str]:
     """The deck of deal `deal` of a match with `seed` (RULES.md 11.5)."""
 

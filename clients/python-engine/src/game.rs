@@ -223,12 +223,14 @@ impl PyGame {
 
     fn __repr__(&self) -> String {
         format!(
-            "Game(ruleset={:?}, seats={}, deal={}, phase={:?}, to_act={:?})",
+            "Game(ruleset={:?}, seats={}, deal={}, phase={:?}, to_act={})",
             self.game.ruleset().id(),
             self.game.seats(),
             self.game.deal_index(),
             phase_name(self.game.phase()),
-            self.game.to_act().map(|s| s.0)
+            self.game
+                .to_act()
+                .map_or_else(|| "None".to_string(), |s| s.0.to_string())
         )
     }
 }

@@ -4,13 +4,15 @@ the seeded shuffle; bad input raises the engine's exceptions, never a panic."""
 
 import json
 import random
+import subprocess
+import sys
 
 import pytest
 
 import bete_engine as be
 from bete.v1 import game_pb2
 
-from conftest import VECTORS
+from conftest import REPO, VECTORS
 
 RECORDS = sorted(VECTORS.glob("*.record.json"))
 BAD = sorted((VECTORS / "bad").glob("*.input.json"))
@@ -154,3 +156,15 @@ def test_bad_input_raises_the_engines_errors():
         be.replay("{not json")
     with pytest.raises(be.BadRecordError, match="not valid JSON"):
         be.Record.parse("")
+
+
+def test_the_type_stubs_match_the_module(tmp_path):
+    """bete_engine.pyi (what IDEs show bot authors) names every class, method, parameter and
+    default the built module has, and nothing it lacks (mypy's stubtest on the installed wheel,
+    whose stub run-tests.sh has just packed from clients/python-engine/bete_engine.pyi)."""
+    allowlist = REPO / "clients" / "python-engine" / "stubtest-allowlist.txt"
+    run = subprocess.run(
+        [sys.executable, "-m", "mypy.stubtest", "bete_engine", "--allowlist", str(allowlist)],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
