@@ -185,12 +185,12 @@ mod tests {
     use crate::convert::view_to_pb;
     use bete_rules::{Config, Decks, Game, RulesetId, Setup};
 
-    /// Every seat's and the spectator's view of a live match comes back exactly as the engine
-    /// built it, in every phase a deal passes through.
+    /// Every seat's and the spectator's view of a live match of every ruleset, at its largest
+    /// table, comes back exactly as the engine built it, in every phase two deals pass through.
     #[test]
     fn engine_views_round_trip_through_protobuf() {
-        for ruleset in [RulesetId::Bete, RulesetId::Lanterlui, RulesetId::Beast] {
-            let seats = 4;
+        for ruleset in RulesetId::ALL {
+            let (_, seats) = ruleset.seat_range();
             let setup = Setup {
                 ruleset,
                 config: Config::defaults(ruleset, seats),
