@@ -162,11 +162,17 @@ class Determinizer:
         """The view's legal actions."""
     def sample(self, seed: int) -> Game:
         """One full deal that agrees with the view, as a match standing where the view stands."""
-    def playouts(self, action: str, n: int, seed: int) -> float:
+    def playouts(self, action: str, n: int, seed: int, max_ms: Optional[float] = None) -> float:
         """Mean jetons won by the deal's settlement if the seat plays `action` now and every
-        seat then plays at random, over `n` sampled deals (the loop runs in Rust)."""
-    def evaluate(self, n: int, seed: int) -> list[tuple[str, float]]:
-        """`playouts` of every legal action on the same `n` sampled deals, in the view's order."""
+        seat then plays at random, over `n` sampled deals (the loop runs in Rust), or as many
+        as fit in `max_ms` milliseconds (at least one). Raises IllegalActionError for an action
+        not among the view's legal actions, ValueError for n outside 1..MAX_PLAYOUTS or max_ms
+        outside (0, 3,600,000]."""
+    def evaluate(
+        self, n: int, seed: int, max_ms: Optional[float] = None
+    ) -> list[tuple[str, float]]:
+        """`playouts` of every legal action on the same sampled deals: (action, mean jetons)
+        in the view's order of legal actions."""
 
 def playouts(
     view: _SeatViewLike,
@@ -175,8 +181,9 @@ def playouts(
     seed: int,
     config: _ConfigLike = None,
     events: Optional[Iterable[_EventLike]] = None,
+    max_ms: Optional[float] = None,
 ) -> float:
-    """`Determinizer(view, config, events).playouts(action, n, seed)` in one call."""
+    """`Determinizer(view, config, events).playouts(action, n, seed, max_ms)` in one call."""
 
 def replay(text: str) -> Game:
     """Parses and replays a record's JSON text. Raises IllegalActionError (with `bete replay`'s

@@ -1,6 +1,8 @@
 //! Determinization from a `SeatView` received over gRPC, and playouts whose loop runs in Rust,
 //! so that a Python search crosses the boundary once per decision rather than once per move.
 
+use std::time::{Duration, Instant};
+
 use bete_rules::{Action, Determinizer, Seen, View, Viewer};
 use pyo3::prelude::*;
 use rand_chacha::ChaCha8Rng;
@@ -73,37 +75,57 @@ impl PyDeterminizer {
     }
 
     /// The mean jetons the seat wins by the deal's settlement if it plays `action` now and
-    /// everyone then plays uniformly at random, over `n` sampled deals.
-    fn playouts(&self, py: Python<'_>, action: &str, n: u64, seed: u64) -> PyResult<f64> {
+    /// everyone then plays uniformly at random, over `n` sampled deals, or as many as fit in
+    /// `max_ms` milliseconds (at least one).
+    #[pyo3(signature = (action, n, seed, max_ms=None))]
+    fn playouts(
+        &self,
+        py: Python<'_>,
+        action: &str,
+        n: u64,
+        seed: u64,
+        max_ms: Option<f64>,
+    ) -> PyResult<f64> {
         let action = legal(&self.view, action)?;
         let n = budget(n)?;
+        let until = deadline(max_ms)?;
         let (d, view) = (&self.d, &self.view);
-        let totals = py
-            .allow_threads(|| run(d, view, &[action], n, seed))
+        let (totals, done) = py
+            .allow_threads(|| run(d, view, &[action], n, seed, until))
             .map_err(errors::determinize)?;
-        Ok(totals[0] as f64 / n as f64)
+        Ok(totals[0] as f64 / done as f64)
     }
 
-    /// `playouts` for every legal action on the same `n` sampled deals (comparing actions on
-    /// the same hidden cards removes most of the sampling noise): {action: mean jetons}.
-    fn evaluate(&self, py: Python<'_>, n: u64, seed: u64) -> PyResult<Vec<(String, f64)>> {
+    /// `playouts` for every legal action on the same sampled deals (comparing actions on the
+    /// same hidden cards removes most of the sampling noise): `(action, mean jetons)` in the
+    /// view's order, over `n` samples or as many as fit in `max_ms` milliseconds (at least one).
+    #[pyo3(signature = (n, seed, max_ms=None))]
+    fn evaluate(
+        &self,
+        py: Python<'_>,
+        n: u64,
+        seed: u64,
+        max_ms: Option<f64>,
+    ) -> PyResult<Vec<(String, f64)>> {
         let n = budget(n)?;
+        let until = deadline(max_ms)?;
         let (d, view) = (&self.d, &self.view);
-        let totals = py
-            .allow_threads(|| run(d, view, &view.legal_actions, n, seed))
+        let (totals, done) = py
+            .allow_threads(|| run(d, view, &view.legal_actions, n, seed, until))
             .map_err(errors::determinize)?;
         Ok(view
             .legal_actions
             .iter()
             .zip(totals)
-            .map(|(a, t)| (a.to_string(), t as f64 / n as f64))
+            .map(|(a, t)| (a.to_string(), t as f64 / done as f64))
             .collect())
     }
 }
 
-/// `Determinizer(view, config, events).playouts(action, n, seed)` in one call.
+/// `Determinizer(view, config, events).playouts(action, n, seed, max_ms)` in one call.
 #[pyfunction]
-#[pyo3(signature = (view, action, n, seed, config=None, events=None))]
+#[pyo3(signature = (view, action, n, seed, config=None, events=None, max_ms=None))]
+#[allow(clippy::too_many_arguments)] // Python's keyword arguments, each optional
 pub fn playouts(
     py: Python<'_>,
     view: &Bound<'_, PyAny>,
@@ -112,8 +134,9 @@ pub fn playouts(
     seed: u64,
     config: Option<&Bound<'_, PyAny>>,
     events: Option<&Bound<'_, PyAny>>,
+    max_ms: Option<f64>,
 ) -> PyResult<f64> {
-    PyDeterminizer::new(py, view, config, events)?.playouts(py, action, n, seed)
+    PyDeterminizer::new(py, view, config, events)?.playouts(py, action, n, seed, max_ms)
 }
 
 fn legal(view: &View, text: &str) -> PyResult<Action> {
@@ -127,6 +150,20 @@ fn legal(view: &View, text: &str) -> PyResult<Action> {
     }
 }
 
+/// When a time-boxed call stops sampling.
+fn deadline(max_ms: Option<f64>) -> PyResult<Option<Instant>> {
+    match max_ms {
+        None => Ok(None),
+        // At most an hour, as the server's longest decision deadline.
+        Some(ms) if ms > 0.0 && ms <= 3_600_000.0 => {
+            Ok(Some(Instant::now() + Duration::from_secs_f64(ms / 1000.0)))
+        }
+        Some(ms) => Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "max_ms = {ms}: more than 0 and at most 3,600,000 (an hour)"
+        ))),
+    }
+}
+
 fn budget(n: u64) -> PyResult<u64> {
     if (1..=MAX_PLAYOUTS).contains(&n) {
         Ok(n)
@@ -137,15 +174,16 @@ fn budget(n: u64) -> PyResult<u64> {
     }
 }
 
-/// For each of `n` samples, each action played on it and the deal played out: the seat's
-/// jetons won, summed per action.
+/// For each of `n` samples (fewer if `until` passes first, at least one), each action played
+/// on it and the deal played out: the seat's jetons won, summed per action, and the samples.
 fn run(
     d: &Determinizer,
     view: &View,
     actions: &[Action],
     n: u64,
     seed: u64,
-) -> Result<Vec<i64>, bete_rules::DeterminizeError> {
+    until: Option<Instant>,
+) -> Result<(Vec<i64>, u64), bete_rules::DeterminizeError> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let me = d.seat();
     let now = match view.viewer {
@@ -153,7 +191,8 @@ fn run(
         Viewer::Spectator => 0,
     };
     let mut totals = vec![0i64; actions.len()];
-    for _ in 0..n {
+    let mut done = 0;
+    while done < n && (done == 0 || until.is_none_or(|t| Instant::now() < t)) {
         let sample = d.sample(&mut rng)?;
         for (total, &a) in totals.iter_mut().zip(actions) {
             let mut g = sample.playout();
@@ -165,6 +204,7 @@ fn run(
             let after = g.settled_balances().get(me.index()).copied().unwrap_or(now);
             *total += after - now;
         }
+        done += 1;
     }
-    Ok(totals)
+    Ok((totals, done))
 }

@@ -9,6 +9,7 @@ the most jetons on average.
 """
 
 import random
+import time
 from collections import defaultdict
 
 import bete_engine
@@ -37,8 +38,10 @@ class SearchBot(Bot):
             return legal[0]
         try:
             search = bete_engine.Determinizer(view, self.config, self.events[view.table_id])
+            # Use at most half the time left before the deadline (the server then plays for us).
+            left_ms = view.deadline.ToMilliseconds() - time.time() * 1000 if view.HasField("deadline") else 1e6
             # (action, mean jetons) in the view's order of legal actions.
-            scores = search.evaluate(self.samples, self.rng.getrandbits(64))
+            scores = search.evaluate(self.samples, self.rng.getrandbits(64), max_ms=min(max(left_ms / 2, 1), 60_000))
         except bete_engine.EngineError as e:
             # A view the engine cannot search from: every legal action is still legal.
             print(f"search_bot: {e}; playing the first legal action")

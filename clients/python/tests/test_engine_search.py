@@ -138,6 +138,13 @@ def test_playouts_are_seeded_and_score_every_legal_action():
     assert [s[0] for s in scores] == legal
     assert all(-100 < s[1] < 100 for s in scores)
     assert scores == d.evaluate(200, 5)
+    # A time box ends a call of a million samples early, with at least one sample done.
+    boxed = d.evaluate(be.MAX_PLAYOUTS, 5, max_ms=20)
+    assert [s[0] for s in boxed] == legal and all(-100 < s[1] < 100 for s in boxed)
+    assert -100 < be.playouts(view, legal[0], be.MAX_PLAYOUTS, 3, max_ms=0.001) < 100
+    for bad in (0, -1, 3_600_001):
+        with pytest.raises(ValueError, match="max_ms"):
+            d.evaluate(10, 1, max_ms=bad)
 
 
 def test_views_the_engine_cannot_search_from_raise_its_errors():
@@ -192,14 +199,20 @@ def _search_bot_module():
 
 
 @pytest.mark.timeout(120)
-@pytest.mark.parametrize("ruleset", ["bete", "beast", "lanterlui"])
-def test_the_example_search_bot_plays_a_real_table_to_the_end(server, ruleset):
-    bot = _search_bot_module().SearchBot(samples=40, seed=1)
+@pytest.mark.parametrize("ruleset,samples,deadline_ms", [
+    ("bete", 40, 0), ("beast", 40, 0), ("lanterlui", 40, 0),
+    # A million samples would take minutes a decision: the bot's time box (half the time left
+    # before the deadline) must end every search in time.
+    ("beste-boer", 1_000_000, 600),
+])
+def test_the_example_search_bot_plays_a_real_table_to_the_end(server, ruleset, samples, deadline_ms):
+    bot = _search_bot_module().SearchBot(samples=samples, seed=1)
 
     async def scenario():
         client = await new_client(server, f"py-search-{ruleset}")
         async with client:
-            table = await client.create_table(ruleset, 3, house_bots={1: "heuristic", 2: "heuristic"})
+            table = await client.create_table(ruleset, 3, house_bots={1: "heuristic", 2: "heuristic"},
+                                              decision_deadline_ms=deadline_ms)
             await client.join_table(table.table_id, seat=0)
             runner = Runner(client, Recorder(bot), tables=())
             runner.track(table.table_id, from_seq=table.last_seq)
