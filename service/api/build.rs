@@ -22,9 +22,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let wkt_include = protoc_bin_vendored::include_path()?;
 
     let out_dir = PathBuf::from(std::env::var("OUT_DIR")?);
+    // The services only with the `grpc` feature (the messages alone need no tonic).
+    let grpc = std::env::var_os("CARGO_FEATURE_GRPC").is_some();
     tonic_prost_build::configure()
-        .build_server(true)
-        .build_client(true)
+        .build_server(grpc)
+        .build_client(grpc)
         .file_descriptor_set_path(out_dir.join("bete_v1_descriptor.bin"))
         // Small first buffers per call (src/codec.rs); the wire format is unchanged.
         .codec_path("crate::codec::ProstCodec")

@@ -4,6 +4,7 @@
 //! and clients) under [`pb`], and [`convert`], the one place where `bete-rules` types become
 //! protobuf messages for a recipient, and protobuf input becomes engine types.
 
+#[cfg(feature = "grpc")]
 pub mod codec;
 pub mod convert;
 
@@ -16,12 +17,13 @@ pub mod convert;
     missing_debug_implementations
 )]
 pub mod pb {
-    tonic::include_proto!("bete.v1");
+    include!(concat!(env!("OUT_DIR"), "/bete.v1.rs"));
 }
 
 /// The encoded `FileDescriptorSet` of every `bete.v1` file, for tonic-reflection
 /// (`Builder::register_encoded_file_descriptor_set`).
-pub const FILE_DESCRIPTOR_SET: &[u8] = tonic::include_file_descriptor_set!("bete_v1_descriptor");
+pub const FILE_DESCRIPTOR_SET: &[u8] =
+    include_bytes!(concat!(env!("OUT_DIR"), "/bete_v1_descriptor.bin"));
 
 /// The `google.rpc.ErrorInfo.domain` of every error the server returns.
 pub const ERROR_DOMAIN: &str = "bete.v1";
