@@ -8,11 +8,14 @@
 //!
 //! ## How a sample is made, and why it is uniform
 //!
-//! 1. The unseen cards (the pack minus everything the seat has seen) are shuffled uniformly
-//!    into the hidden places, whose sizes the view gives: each other seat's hand, its
-//!    face-down leads, the cards it set aside (and the dealer's discard), and the talon. An
-//!    opposing dealer who took up the turn-up holds it in one of his own places. Every
-//!    assignment of cards to places is equally likely.
+//! 1. The unseen cards (the pack minus everything the seat has seen) are dealt into the hidden
+//!    places, whose sizes the view gives: each other seat's hand, its face-down leads, the
+//!    cards it set aside (and the dealer's discard), and the talon. An opposing dealer who
+//!    took up the turn-up holds it in one of his own places. The deal is exactly uniform over
+//!    the assignments in which no hand holds a card its plays ruled out (`forbidden`: a
+//!    revealed void, a bower it would have had to play, a trump it would have had to lead;
+//!    and the taken turn-up outside the dealer's places), by counting completions
+//!    (`constrained`, whose notes give the argument).
 //! 2. One history that leads there is built: for each exchanging seat, which of its cards it
 //!    drew in each round and which it set aside (random choices among its own cards); the
 //!    deck is stacked so that the deal and the talon give exactly those cards.
@@ -23,19 +26,31 @@
 //! Step 3 is the whole test of consistency, so nothing a ruleset reveals is missed: a card
 //! not followed where following is forced (a revealed void), a bower not played where the
 //! bower obligation of Beste Boer or Bester Bube applies, a face-down lead by a seat that must
-//! have held no trump, a Lanterlui flush that would have been shown. Rejection from a uniform
-//! proposal leaves the accepted samples uniform over the consistent ones, because whether a
-//! sample is consistent depends only on the hidden places of step 1 (hands only shrink during
-//! the tricks, so a void shown earlier is a void now), with one exception: in Lanterlui a
-//! dealt flush depends on which cards were dealt rather than drawn, so there a hidden state
-//! is weighted by the share of its histories with no dealt flush (the Bayesian weight of
-//! "nobody was dealt a flush").
+//! have held no trump, a Lanterlui flush that would have been shown. Step 1 only leaves out
+//! assignments step 3 would reject (the masks are sound: the engine found that each ruled-out
+//! card would have made a played card illegal), so step 1 is uniform over a set that holds
+//! every consistent assignment, and rejection in step 3 leaves the accepted samples uniform
+//! over the consistent ones, because whether a sample is consistent depends only on the
+//! hidden places of step 1 (hands only shrink during the tricks, so a void shown earlier is
+//! a void now), with one exception: in Lanterlui a dealt flush depends on which cards were
+//! dealt rather than drawn, so there a hidden state is weighted by the share of its
+//! histories with no dealt flush (the Bayesian weight of "nobody was dealt a flush").
+//! With the masks, step 3 rejects almost nothing (about one proposal in twenty in a
+//! Lanterlui deal, where flushes and face-down leads are not masked).
+//!
+//! The masks are learnt once per decision (`probe_forbidden`: proposals replayed with the
+//! engine asked, before each card another seat played, which unseen cards would have made it
+//! illegal), each proposal already dealt under the masks found so far.
 //!
 //! A view that no sample reconciles within [`MAX_TRIES`] draws (a stale view, another
 //! ruleset version, or one this module cannot reproduce) is an error, never a guess.
 
+mod constrained;
+
 use rand_chacha::rand_core::RngCore;
 use thiserror::Error;
+
+use constrained::{ConstrainedDeal, FILLER, MAX_CARDS};
 
 use crate::action::Action;
 use crate::card::Card;
@@ -148,6 +163,8 @@ pub struct Determinizer {
     /// illegal (a revealed void, a bower it would have had to play, a trump it would have had
     /// to lead). Found by asking the engine (`probe`), used to reject proposals early.
     forbidden: [CardSet; MAX_SEATS],
+    /// Deals the unseen cards exactly uniformly among the deals that respect `forbidden`.
+    dealer: ConstrainedDeal,
 }
 
 /// A word in a buying round, before the sample gives its cards.
@@ -245,6 +262,7 @@ impl Determinizer {
             turn_ups: Vec::new(),
             talon_len: view.talon_len as usize,
             forbidden: [CardSet::EMPTY; MAX_SEATS],
+            dealer: ConstrainedDeal::new(&[], &[]),
         };
         let mut seen_cards = hand;
         d.known[me.index()] = hand;
@@ -369,6 +387,7 @@ impl Determinizer {
             )));
         }
         d.words(view)?;
+        d.rebuild_dealer();
         d.probe_forbidden()?;
         Ok(d)
     }
@@ -387,14 +406,45 @@ impl Determinizer {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
         let hypotheses = 1 + u32::from(self.hidden_challenger.is_some());
         for k in 0..MAX_TRIES {
+            if self.dealer.impossible() {
+                break;
+            }
             let mut masks = self.forbidden;
             let found = self.try_once(&mut rng, k % hypotheses == 1, Some(&mut masks));
-            self.forbidden = masks;
+            if masks != self.forbidden {
+                self.forbidden = masks;
+                self.rebuild_dealer();
+            }
             if found.is_some() {
                 return Ok(());
             }
         }
         Err(DeterminizeError::Unreconciled(MAX_TRIES))
+    }
+
+    /// Works out the exact dealing of the unseen cards under what is ruled out so far: each
+    /// other seat's hand refuses what its plays ruled out, and where an opposing dealer took
+    /// up the turn-up, nobody else can hold it.
+    fn rebuild_dealer(&mut self) {
+        let me = self.me.index();
+        let dealer = self.view.dealer.index();
+        let hidden_turn_up = self
+            .turn_ups
+            .last()
+            .filter(|&&c| self.dealer_took && self.unseen.contains(&c));
+        let hands: Vec<(usize, usize, CardSet)> = (0..self.view.seats as usize)
+            .filter(|&s| s != me)
+            .map(|s| {
+                let mut no = self.forbidden[s];
+                if let Some(&c) = hidden_turn_up
+                    && s != dealer
+                {
+                    no.insert(c);
+                }
+                (s, self.hand_len[s], no)
+            })
+            .collect();
+        self.dealer = ConstrainedDeal::new(&self.unseen, &hands);
     }
 
     /// The spoken actions of the deal, from the view.
@@ -498,6 +548,9 @@ impl Determinizer {
     /// `sample`, with the number of proposals it took (1 = the first was consistent).
     pub fn sample_counted(&self, rng: &mut impl RngCore) -> Result<(Game, u32), DeterminizeError> {
         let hypotheses = 1 + u32::from(self.hidden_challenger.is_some());
+        if self.dealer.impossible() {
+            return Err(DeterminizeError::Unreconciled(0));
+        }
         for k in 0..MAX_TRIES {
             if let Some(g) = self.try_once(rng, k % hypotheses == 1, None) {
                 return Ok((g, k + 1));
@@ -519,24 +572,30 @@ impl Determinizer {
         let me = self.me.index();
         let dealer = self.view.dealer.index();
         let turn_up = *self.turn_ups.last()?;
-        let mut cards = self.unseen.clone();
-        shuffle(&mut cards, rng);
-        let mut next = cards.into_iter();
-        let mut take = |k: usize| -> CardSet { next.by_ref().take(k).collect() };
+        let mut hands = [CardSet::EMPTY; MAX_SEATS];
+        let mut free = [FILLER; MAX_CARDS];
+        let free_len = self.dealer.deal(rng, &mut hands, &mut free);
+        let mut constrained = [false; MAX_SEATS];
+        for s in self.dealer.constrained() {
+            constrained[s] = true;
+        }
+        // The free cards come shuffled: laying them out in order is uniform.
+        let mut next = free[..free_len].iter().copied();
         let mut h = Hidden::default();
         let mut gone = [CardSet::EMPTY; MAX_SEATS];
         for s in 0..n {
             h.hands[s] = if s == me {
                 self.known[s]
+            } else if constrained[s] {
+                hands[s]
             } else {
-                take(self.hand_len[s])
+                next.by_ref().take(self.hand_len[s]).collect()
             };
-            h.leads[s] = take(self.hidden_leads[s]).iter().collect();
-            gone[s] = take(self.gone_len[s]);
+            // In the shuffled order, so which hidden card led which trick is uniform too.
+            h.leads[s] = next.by_ref().take(self.hidden_leads[s]).collect();
+            gone[s] = next.by_ref().take(self.gone_len[s]).collect();
         }
-        let talon_rest: Vec<Card> = take(self.talon_len).iter().collect();
-        let mut talon_rest = talon_rest;
-        shuffle(&mut talon_rest, rng);
+        let talon_rest: Vec<Card> = next.take(self.talon_len).collect();
         // Each seat's five cards after the exchanges and the discard.
         let mut after = [CardSet::EMPTY; MAX_SEATS];
         for s in 0..n {
