@@ -572,6 +572,7 @@ impl Determinizer {
         let me = self.me.index();
         let dealer = self.view.dealer.index();
         let turn_up = *self.turn_ups.last()?;
+        let exchange = self.view.ruleset.is_exchange_family();
         let mut hands = [CardSet::EMPTY; MAX_SEATS];
         let mut free = [FILLER; MAX_CARDS];
         let free_len = self.dealer.deal(rng, &mut hands, &mut free);
@@ -595,7 +596,6 @@ impl Determinizer {
             h.leads[s] = next.by_ref().take(self.hidden_leads[s]).collect();
             gone[s] = next.by_ref().take(self.gone_len[s]).collect();
         }
-        let talon_rest: Vec<Card> = next.take(self.talon_len).collect();
         // Each seat's five cards after the exchanges and the discard.
         let mut after = [CardSet::EMPTY; MAX_SEATS];
         for s in 0..n {
@@ -657,31 +657,44 @@ impl Determinizer {
             dealt[s] = hand;
         }
         // The deck: dealt hands, the turn-ups, the talon in the order it is drawn.
-        let mut deck = vec![turn_up; self.pack_len];
+        let mut deck = [turn_up; MAX_CARDS];
         for s in 0..n {
             if dealt[s].len() as usize != self.dealt_at[s].len() {
                 return None;
             }
             for (c, &at) in dealt[s].iter().zip(&self.dealt_at[s]) {
-                deck[at] = c;
+                *deck.get_mut(at)? = c;
             }
         }
-        let mut talon: Vec<Card> = self.turn_ups.clone();
-        let vorhand_order = (1..=n as u8).map(|k| self.view.dealer.offset(k, n as u8));
-        let order: Vec<Seat> = vorhand_order.collect();
-        for r in 0..2 {
-            for &s in &order {
-                talon.extend(h.drawn[s.index()][r].iter());
+        let mut at = self.turn_up_at;
+        let mut put = |c: Card| -> Option<()> {
+            *deck.get_mut(at)? = c;
+            at += 1;
+            Some(())
+        };
+        for &c in &self.turn_ups {
+            put(c)?;
+        }
+        if exchange {
+            for r in 0..2 {
+                for k in 1..=n as u8 {
+                    let s = self.view.dealer.offset(k, n as u8);
+                    for c in h.drawn[s.index()][r].iter() {
+                        put(c)?;
+                    }
+                }
             }
         }
-        talon.extend(talon_rest);
-        if self.turn_up_at + talon.len() != self.pack_len {
+        for c in next.take(self.talon_len) {
+            put(c)?;
+        }
+        if at != self.pack_len {
             return None;
         }
-        deck[self.turn_up_at..].copy_from_slice(&talon);
+        let deck = &deck[..self.pack_len];
 
         let mut g = self.template.clone();
-        g.play_deck(&deck).ok()?;
+        g.play_deck(deck).ok()?;
         self.replay(&mut g, &h, challenger, probe)?;
         g.restore_carried(&self.view);
         (g.view(Viewer::Seat(self.me)) == self.view).then_some(g)
@@ -696,7 +709,8 @@ impl Determinizer {
         challenger: bool,
         mut probe: Option<&mut [CardSet; MAX_SEATS]>,
     ) -> Option<()> {
-        let mut buf = Vec::with_capacity(16);
+        // Only a probe asks the engine, so only a probe allocates.
+        let mut buf = Vec::new();
         let mut bids = self.bids.iter();
         let mut plays = self.plays.iter();
         let mut leads: [usize; MAX_SEATS] = [0; MAX_SEATS];
@@ -786,17 +800,25 @@ pub fn determinize(
     Determinizer::new(view, config, seen)?.sample(rng)
 }
 
-/// Fisher–Yates with the engine's unbiased index draw.
-fn shuffle<T>(v: &mut [T], rng: &mut impl RngCore) {
-    for i in (1..v.len()).rev() {
-        let j = uniform_index(rng, i + 1);
-        v.swap(i, j);
-    }
-}
-
 /// A uniformly random `k`-card subset of `set` (all of it if it has at most `k` cards).
 fn pick(set: CardSet, k: usize, rng: &mut impl RngCore) -> CardSet {
-    let mut cards: Vec<Card> = set.iter().collect();
-    shuffle(&mut cards, rng);
-    cards.into_iter().take(k).collect()
+    if set.len() as usize <= k {
+        return set;
+    }
+    // A partial Fisher–Yates over the set's bit indices.
+    let mut bits = [0u8; 64];
+    let mut n = 0;
+    let mut rest = set.bits();
+    while rest != 0 {
+        bits[n] = rest.trailing_zeros() as u8;
+        n += 1;
+        rest &= rest - 1;
+    }
+    let mut out = 0u64;
+    for t in 0..k {
+        let j = t + uniform_index(rng, n - t);
+        bits.swap(t, j);
+        out |= 1 << bits[t];
+    }
+    CardSet(out)
 }
