@@ -38,6 +38,15 @@
 //! With the masks, step 3 rejects almost nothing (about one proposal in twenty in a
 //! Lanterlui deal, where flushes and face-down leads are not masked).
 //!
+//! Part II (Mouche, Mistigri, Loo, Rams) has one declaration round: an exchange draws from
+//! the talon in turn, Mouche's and Mistigri's dealer takes up the turn-up after his own word
+//! and discards, Rams's dealer robs it before anybody speaks, and Rams's widow is a hidden
+//! place of its own until a seat takes it (the taker then holds it, and the five cards he threw
+//! in are gone). A mouche that was dealt (MO8), or a mouche or Loo flush held when the
+//! declarations ended, would have ended the deal: like Lanterlui's flushes these depend on
+//! the history, and step 3 weighs them the same way. What a seat knows there is what its view
+//! shows (docs/rules-decisions.md).
+//!
 //! The masks are learnt once per decision (`probe_forbidden`: proposals replayed with the
 //! engine asked, before each card another seat played, which unseen cards would have made it
 //! illegal), each proposal already dealt under the masks found so far.
@@ -127,6 +136,13 @@ pub struct Determinizer {
     template: Game,
     /// Deck indices of each seat's dealt hand (by seat).
     dealt_at: Vec<Vec<usize>>,
+    /// Rams: deck indices of the widow, and its size when it is still unseen (untaken).
+    widow_at: Vec<usize>,
+    widow_len: usize,
+    widow_taker: Option<Seat>,
+    /// Rams: the seat is the dealer, robbed, and threw the turn-up in with its hand (or
+    /// discarded it, unknown which) for the widow.
+    own_turn_up_gone: bool,
     /// Index in the deck of the first turn-up.
     turn_up_at: usize,
     pack_len: usize,
@@ -173,6 +189,9 @@ enum Word {
     Stand,
     Drop,
     Exchange(u8),
+    /// Rams: took the widow, or announced General Rams (RA6).
+    Widow,
+    General,
 }
 
 /// One sample's hidden choices: what each seat holds, leads face down, set aside and drew.
@@ -230,19 +249,36 @@ impl Determinizer {
         } else {
             config.deal_pattern
         };
+        let pool = view.ruleset.is_pool_family();
+        let rams = view.ruleset == RulesetId::Rams;
         // Where each card of a deck goes: deal the canonical pack and look the cards up.
-        let probe = deal_hands(&pack, n, view.dealer, pattern);
-        let index_of = |c: Card| pack.iter().position(|&p| p == c).unwrap_or(0);
-        let dealt_at: Vec<Vec<usize>> = (0..n as usize)
-            .map(|s| probe.hands[s].iter().map(index_of).collect())
-            .collect();
+        let (dealt_at, widow_at, turn_up_at) = if pool {
+            packet_layout(n, view.dealer, pattern, rams)
+        } else {
+            let probe = deal_hands(&pack, n, view.dealer, pattern);
+            let index_of = |c: Card| pack.iter().position(|&p| p == c).unwrap_or(0);
+            let at = (0..n as usize)
+                .map(|s| probe.hands[s].iter().map(index_of).collect())
+                .collect();
+            (at, Vec::new(), probe.talon_start - 1)
+        };
+        // Rams: who took the widow (RA6; a public word), and whether it lies unseen still.
+        let widow_taker = view
+            .seat_states
+            .iter()
+            .find(|st| st.last_spoke == Some(Action::Widow))
+            .map(|st| st.seat);
 
         let mut d = Determinizer {
             me,
             view: view.clone(),
             template,
             dealt_at,
-            turn_up_at: probe.talon_start - 1,
+            widow_at,
+            widow_len: if rams && widow_taker.is_none() { 5 } else { 0 },
+            widow_taker,
+            own_turn_up_gone: false,
+            turn_up_at,
             pack_len: pack.len(),
             unseen: Vec::new(),
             known: [CardSet::EMPTY; MAX_SEATS],
@@ -253,14 +289,19 @@ impl Determinizer {
             own_aside: [None; 2],
             own_drawn: [None; 2],
             own_discard: None,
-            dealer_took: exchange && view.turn_up_taken,
+            dealer_took: (exchange || pool) && view.turn_up_taken,
             bids: Vec::new(),
             round_words: [[None; MAX_SEATS]; 2],
             challenge_words: [None; MAX_SEATS],
             hidden_challenger: None,
             plays: Vec::new(),
             turn_ups: Vec::new(),
-            talon_len: view.talon_len as usize,
+            // Rams: the cards under the turn-up take no part (RA4) but are unseen all the same.
+            talon_len: if rams {
+                pack.len().saturating_sub(turn_up_at + 1)
+            } else {
+                view.talon_len as usize
+            },
             forbidden: [CardSet::EMPTY; MAX_SEATS],
             dealer: ConstrainedDeal::new(&[], &[]),
         };
@@ -312,7 +353,9 @@ impl Determinizer {
             }
             d.exchanged[i] = st.exchanged;
             let k = st.exchanged[0] as usize + st.exchanged[1] as usize;
-            let discard = usize::from(d.dealer_took && st.seat == view.dealer);
+            // The widow's taker threw in the five cards he held (RA6).
+            let discard = usize::from(d.dealer_took && st.seat == view.dealer)
+                + if widow_taker == Some(st.seat) { 5 } else { 0 };
             if st.seat == me {
                 if st.hand_len as u32 != hand.len() {
                     return Err(mismatch("own hand length".into()));
@@ -325,7 +368,7 @@ impl Determinizer {
         }
         // The seat's own moves: what it remembers, and what its view still shows (its last
         // word: the cards of its last exchange, or its discard).
-        if exchange {
+        if exchange || pool {
             let mine = d.exchanged[me.index()];
             let rounds: Vec<usize> = (0..2).filter(|&r| mine[r] > 0).collect();
             let remembered: Vec<(CardSet, CardSet)> =
@@ -351,19 +394,26 @@ impl Determinizer {
                 }
             }
             if d.dealer_took && view.dealer == me {
-                // A dealer who no longer holds the turn-up and played it nowhere discarded it.
+                // A dealer who no longer holds the turn-up and played it nowhere discarded it
+                // (unless he threw his hand in for the widow since).
                 let shown = match last_word {
                     Some(Action::Discard(c)) => Some(c),
                     _ => None,
                 };
-                let discard = seen
-                    .discarded
-                    .or(shown)
-                    .or_else(|| (!d.known[me.index()].contains(turn_up)).then_some(turn_up));
+                let discard = seen.discarded.or(shown).or_else(|| {
+                    (widow_taker != Some(me) && !d.known[me.index()].contains(turn_up))
+                        .then_some(turn_up)
+                });
                 if let Some(c) = discard {
                     d.own_discard = Some(c);
                     // The turn-up itself may be the discard; it is already seen.
                     seen_cards.insert(c);
+                    d.gone_len[me.index()] -= 1;
+                }
+                // Rams: a dealer who robbed and then took the widow threw the turn-up in
+                // with his hand, unless he discarded it: one of his gone cards is known.
+                if widow_taker == Some(me) && d.own_discard != Some(turn_up) {
+                    d.own_turn_up_gone = true;
                     d.gone_len[me.index()] -= 1;
                 }
             }
@@ -379,7 +429,8 @@ impl Determinizer {
         let places: usize = (0..n as usize)
             .map(|i| d.hand_len[i] + d.hidden_leads[i] + d.gone_len[i])
             .sum::<usize>()
-            + d.talon_len;
+            + d.talon_len
+            + d.widow_len;
         if places != d.unseen.len() {
             return Err(mismatch(format!(
                 "{} unseen cards for {places} hidden places",
@@ -467,6 +518,10 @@ impl Determinizer {
             }
             return Ok(());
         }
+        if view.ruleset.is_pool_family() {
+            self.pool_words(view);
+            return Ok(());
+        }
         if !view.ruleset.is_exchange_family() {
             return Ok(());
         }
@@ -526,6 +581,34 @@ impl Determinizer {
         Ok(())
     }
 
+    /// Part II: the one declaration round, eldest to the dealer (MO10, LO7, RA6). Before it,
+    /// Rams's dealer robs the turn-up (RA5); after it, Mouche's dealer takes it up (MO11).
+    fn pool_words(&mut self, view: &View) {
+        let n = view.seats;
+        let pos = |s: Seat| (s.0 + n - view.dealer.0 - 1) % n;
+        let to_act_pos = match view.phase {
+            Phase::Exchange { .. } => view.to_act.map_or(n, pos),
+            // Rams's robbing comes before anybody declares.
+            Phase::DealerDiscard if view.ruleset == RulesetId::Rams => 0,
+            _ => n,
+        };
+        for st in &view.seat_states {
+            if pos(st.seat) >= to_act_pos {
+                continue;
+            }
+            let ex = st.exchanged[0];
+            self.round_words[0][st.seat.index()] = Some(match st.last_spoke {
+                Some(Action::Drop) => Word::Drop,
+                Some(Action::Widow) => Word::Widow,
+                Some(Action::General) => Word::General,
+                // The dealer's word is hidden by his discard: his count tells it.
+                _ if st.dropped => Word::Drop,
+                _ if ex > 0 => Word::Exchange(ex),
+                _ => Word::Stand,
+            });
+        }
+    }
+
     /// The cards `seat` cannot hold now by what its plays revealed (see `forbidden`).
     pub fn ruled_out(&self, seat: Seat) -> CardSet {
         self.forbidden
@@ -573,6 +656,7 @@ impl Determinizer {
         let dealer = self.view.dealer.index();
         let turn_up = *self.turn_ups.last()?;
         let exchange = self.view.ruleset.is_exchange_family();
+        let pool = self.view.ruleset.is_pool_family();
         let mut hands = [CardSet::EMPTY; MAX_SEATS];
         let mut free = [FILLER; MAX_CARDS];
         let free_len = self.dealer.deal(rng, &mut hands, &mut free);
@@ -605,6 +689,9 @@ impl Determinizer {
             }
             after[s] = f;
         }
+        if self.own_turn_up_gone {
+            gone[me].insert(turn_up);
+        }
         if self.dealer_took {
             // The dealer held five cards and the turn-up, and discarded one of the six.
             let discard = match self.own_discard {
@@ -616,6 +703,20 @@ impl Determinizer {
                 }
             };
             h.discard = Some(discard);
+        }
+        // Rams: the widow, which its taker holds now instead of the five he threw in.
+        let mut widow = CardSet::EMPTY;
+        if let Some(t) = self.widow_taker {
+            let t = t.index();
+            widow = after[t];
+            after[t] = std::mem::take(&mut gone[t]);
+        } else if self.widow_len > 0 {
+            widow = next.by_ref().take(self.widow_len).collect();
+        }
+        if widow.contains(turn_up) {
+            return None;
+        }
+        if let Some(discard) = h.discard {
             let mut six = after[dealer];
             six.insert(discard);
             if !six.contains(turn_up) {
@@ -624,7 +725,7 @@ impl Determinizer {
             six.remove(turn_up);
             after[dealer] = six;
         }
-        if after.iter().any(|a| a.contains(turn_up)) && self.view.ruleset.is_exchange_family() {
+        if after.iter().any(|a| a.contains(turn_up)) && (exchange || pool) {
             // Only the dealer's discard swap above may hold the turn-up.
             return None;
         }
@@ -666,6 +767,12 @@ impl Determinizer {
                 *deck.get_mut(at)? = c;
             }
         }
+        if widow.len() as usize != self.widow_at.len() {
+            return None;
+        }
+        for (c, &at) in widow.iter().zip(&self.widow_at) {
+            *deck.get_mut(at)? = c;
+        }
         let mut at = self.turn_up_at;
         let mut put = |c: Card| -> Option<()> {
             *deck.get_mut(at)? = c;
@@ -675,7 +782,7 @@ impl Determinizer {
         for &c in &self.turn_ups {
             put(c)?;
         }
-        if exchange {
+        if exchange || pool {
             for r in 0..2 {
                 for k in 1..=n as u8 {
                     let s = self.view.dealer.offset(k, n as u8);
@@ -736,6 +843,8 @@ impl Determinizer {
                         Some(Word::Stand) => Action::Stand,
                         Some(Word::Drop) => Action::Drop,
                         Some(Word::Exchange(_)) => Action::Exchange(h.set_aside[i][r]),
+                        Some(Word::Widow) => Action::Widow,
+                        Some(Word::General) => Action::General,
                     }
                 }
                 Phase::Challenge => {
@@ -821,4 +930,32 @@ fn pick(set: CardSet, k: usize, rng: &mut impl RngCore) -> CardSet {
         out |= 1 << bits[t];
     }
     CardSet(out)
+}
+
+/// Part II: the deck indices of each seat's dealt hand, of Rams's widow, and of the turn-up,
+/// dealt as the table deals them: packet rounds from eldest to the dealer, the widow's packet
+/// just before the dealer's (19, RA4).
+fn packet_layout(
+    seats: u8,
+    dealer: Seat,
+    pattern: DealPattern,
+    rams: bool,
+) -> (Vec<Vec<usize>>, Vec<usize>, usize) {
+    let mut hands = vec![Vec::with_capacity(5); seats as usize];
+    let mut widow = Vec::new();
+    let mut i = 0;
+    for &packet in pattern.packets() {
+        for p in 0..seats {
+            let seat = dealer.offset(p + 1, seats);
+            if rams && seat == dealer {
+                widow.extend(i..i + packet as usize);
+                i += packet as usize;
+            }
+            if let Some(h) = hands.get_mut(seat.index()) {
+                h.extend(i..i + packet as usize);
+            }
+            i += packet as usize;
+        }
+    }
+    (hands, widow, i)
 }

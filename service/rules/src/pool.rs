@@ -687,6 +687,23 @@ impl Family for PoolTable {
         }
     }
 
+    fn set_hand(&mut self, seat: Seat, hand: CardSet) -> CardSet {
+        match self.hands.get_mut(seat.index()) {
+            Some(h) => std::mem::replace(h, hand),
+            None => hand,
+        }
+    }
+
+    fn restore_carried(&mut self, view: &View) {
+        // The pool does not move between the antes and the settlement, so it is also the
+        // deal's pay-out base. Payers of queued mouches are not public: the dealer stands in.
+        self.pool = view.pools.pot;
+        self.start_pool = view.pools.pot;
+        self.queue.clear();
+        self.queue
+            .extend(view.pools.bete_queue.iter().map(|&a| (view.dealer, a)));
+    }
+
     fn fill_view(&self, viewer: Viewer, view: &mut View) {
         if let Viewer::Seat(s) = viewer {
             view.hand = Some(self.hands[s.index()]);
