@@ -336,28 +336,38 @@ fn each_decision(
     mut check: impl FnMut(&Game, &View, &Determinizer),
 ) {
     for seed in 0..deals {
-        let mut bytes = [0u8; 32];
-        bytes[..8].copy_from_slice(&seed.to_le_bytes());
-        let config = Config::defaults(r, n);
-        let setup = Setup {
-            ruleset: r,
-            config: config.clone(),
-            seats: n,
-            first_dealer: Seat(0),
-            decks: Decks::Seed(Seed(bytes)),
-        };
-        let (mut game, _) = Game::new(setup).expect("setup");
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        while let Some(s) = game.to_act() {
-            if game.deal_index() > 0 {
-                break;
-            }
-            let view = game.view(Viewer::Seat(s));
-            let d = Determinizer::new(&view, &config, &Seen::default()).expect("determinizer");
-            check(&game, &view, &d);
-            let a = Policy::Random.choose(&view, &mut rng);
-            game.play(s, a).expect("a legal action");
+        each_decision_seeded(r, n, seed, &mut check);
+    }
+}
+
+/// `each_decision` for the first deal of one seed.
+fn each_decision_seeded(
+    r: RulesetId,
+    n: u8,
+    seed: u64,
+    mut check: impl FnMut(&Game, &View, &Determinizer),
+) {
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    let config = Config::defaults(r, n);
+    let setup = Setup {
+        ruleset: r,
+        config: config.clone(),
+        seats: n,
+        first_dealer: Seat(0),
+        decks: Decks::Seed(Seed(bytes)),
+    };
+    let (mut game, _) = Game::new(setup).expect("setup");
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    while let Some(s) = game.to_act() {
+        if game.deal_index() > 0 {
+            break;
         }
+        let view = game.view(Viewer::Seat(s));
+        let d = Determinizer::new(&view, &config, &Seen::default()).expect("determinizer");
+        check(&game, &view, &d);
+        let a = Policy::Random.choose(&view, &mut rng);
+        game.play(s, a).expect("a legal action");
     }
 }
 
@@ -550,4 +560,62 @@ fn an_irreconcilable_view_is_a_typed_error() {
         refused += 1;
     });
     assert!(refused >= 3, "only {refused} doctored views");
+}
+
+/// Uniformity through the whole sampler (dealing, history, replay): at the lead of the last
+/// trick of a 3-seat Bête deal, each other seat holds one card; every pair of cards they may
+/// hold by what the view shows turns up, about equally often (chi-square against uniform).
+#[test]
+fn the_last_cards_are_drawn_uniformly() {
+    let mut tested = 0;
+    for seed in 0..40u64 {
+        if tested >= 2 {
+            break;
+        }
+        let mut done = false;
+        each_decision_seeded(RulesetId::Bete, 3, seed, |game, view, d| {
+            if done || view.phase != (Phase::Trick { trick: 4 }) || !view.tricks[4].cards.is_empty()
+            {
+                return;
+            }
+            done = true;
+            let Viewer::Seat(me) = view.viewer else {
+                return;
+            };
+            let (x, y) = (Seat((me.0 + 1) % 3), Seat((me.0 + 2) % 3));
+            let hidden = unseen(game, view);
+            let allowed = |s: Seat, c: Card| hidden.contains(c) && !d.ruled_out(s).contains(c);
+            let cells: Vec<(Card, Card)> = hidden
+                .iter()
+                .flat_map(|a| hidden.iter().map(move |b| (a, b)))
+                .filter(|&(a, b)| a != b && allowed(x, a) && allowed(y, b))
+                .collect();
+            let per_cell = 60;
+            let draws = per_cell * cells.len();
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let mut counts = std::collections::HashMap::new();
+            for _ in 0..draws {
+                let g = d.sample(&mut rng).expect("sample");
+                let hand = |s: Seat| g.view(Viewer::Seat(s)).hand.and_then(|h| h.first());
+                let cell = (hand(x).expect("a card"), hand(y).expect("a card"));
+                assert!(cells.contains(&cell), "{cell:?} is not allowed");
+                *counts.entry(cell).or_insert(0u32) += 1;
+            }
+            // Cells the replay rejects never turn up; the others share the draws equally.
+            let k = counts.len();
+            assert!(k * 10 >= cells.len() * 9, "{k} of {} cells", cells.len());
+            let mean = draws as f64 / k as f64;
+            let chi2: f64 = counts
+                .values()
+                .map(|&o| (f64::from(o) - mean).powi(2) / mean)
+                .sum();
+            let df = (k - 1) as f64;
+            assert!(
+                chi2 < df + 4.4 * (2.0 * df).sqrt(),
+                "chi2 {chi2} for {df} df"
+            );
+            tested += 1;
+        });
+    }
+    assert!(tested >= 2, "only {tested} views");
 }
