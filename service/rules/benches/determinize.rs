@@ -57,6 +57,11 @@ fn playouts(c: &mut Criterion) {
         (RulesetId::BesteBoer, 4),
         (RulesetId::Lanterlui, 5),
         (RulesetId::BesterBube, 4),
+        (RulesetId::Mouche, 4),
+        (RulesetId::Mistigri, 4),
+        (RulesetId::Loo, 3),
+        (RulesetId::Loo, 10),
+        (RulesetId::Rams, 4),
     ] {
         let game = mid_deal(r, n);
         let Some(me) = game.to_act() else { continue };

@@ -56,6 +56,8 @@ pub(super) struct ConstrainedDeal {
     /// First index and size of each class in `cards`.
     starts: [u8; MAX_CLASSES],
     sizes: [u8; MAX_CLASSES],
+    /// How many classes there are.
+    classes: usize,
     /// The constrained hands in dealing order: (seat index, cards).
     hands: Vec<(usize, u8)>,
     /// Draw states: the choices of each, in `choices[from..to]`.
@@ -76,6 +78,7 @@ impl ConstrainedDeal {
             len: unseen.len().min(MAX_CARDS),
             starts: [0; MAX_CLASSES],
             sizes: [0; MAX_CLASSES],
+            classes: 0,
             hands: Vec::new(),
             nodes: Vec::new(),
             choices: Vec::new(),
@@ -111,6 +114,7 @@ impl ConstrainedDeal {
             }
             d.sizes[j] = at as u8 - d.starts[j];
         }
+        d.classes = masks.len();
         d.hands = constrained.iter().map(|&(s, k, _)| (s, k as u8)).collect();
         let allowed: Vec<Vec<usize>> = (0..d.hands.len())
             .map(|i| {
@@ -139,6 +143,7 @@ impl ConstrainedDeal {
         self.len = unseen.len().min(MAX_CARDS);
         self.cards[..self.len].copy_from_slice(&unseen[..self.len]);
         self.sizes[0] = self.len as u8;
+        self.classes = 1;
     }
 
     /// The state of hand `level` with `left` cards per class: its node and `N_level(left)`.
@@ -237,7 +242,7 @@ impl ConstrainedDeal {
                 break;
             };
             let mut hand = CardSet::EMPTY;
-            for j in 0..MAX_CLASSES {
+            for j in 0..self.classes {
                 let start = self.starts[j] as usize;
                 for _ in 0..choice.take[j] {
                     // Partial Fisher–Yates within the class: the drawn card goes past the end.
@@ -252,7 +257,7 @@ impl ConstrainedDeal {
             node = choice.next;
         }
         let mut n = 0;
-        for j in 0..MAX_CLASSES {
+        for j in 0..self.classes {
             let start = self.starts[j] as usize;
             for &c in &cards[start..start + left[j] as usize] {
                 free[n] = c;
