@@ -181,6 +181,21 @@ pub struct Determinizer {
     forbidden: [CardSet; MAX_SEATS],
     /// Deals the unseen cards exactly uniformly among the deals that respect `forbidden`.
     dealer: ConstrainedDeal,
+    /// Where the hidden turn-up goes, when it is placed directly rather than dealt.
+    turn_up_place: Option<TurnUpPlace>,
+}
+
+/// An opposing dealer who took up the turn-up, with no card ruled out of his hand: the
+/// turn-up is in his hand, one of his face-down leads, or his discard. Dealt like any unseen
+/// card and kept only when the history fits, it lands in his hand with odds `hand` (his hand's
+/// size) to 1 for each lead and 1 for the discard (it falls among his gone cards with odds
+/// `gone` and is the one he discarded with chance 1 / `gone`); placing it with those odds and
+/// dealing the rest uniformly gives the same distribution without the rejections.
+#[derive(Copy, Clone, Debug)]
+struct TurnUpPlace {
+    card: Card,
+    hand: usize,
+    leads: usize,
 }
 
 /// A word in a buying round, before the sample gives its cards.
@@ -304,6 +319,7 @@ impl Determinizer {
             },
             forbidden: [CardSet::EMPTY; MAX_SEATS],
             dealer: ConstrainedDeal::new(&[], &[]),
+            turn_up_place: None,
         };
         let mut seen_cards = hand;
         d.known[me.index()] = hand;
@@ -495,7 +511,32 @@ impl Determinizer {
                 (s, self.hand_len[s], no)
             })
             .collect();
+        // An opposing dealer who took up the turn-up holds it, led it face down, or discarded
+        // it. Where his hand is free of ruled-out cards it is placed there directly (see
+        // `TurnUpPlace`) and the other unseen cards are dealt without it.
+        self.turn_up_place = None;
+        let rams_taker = self.widow_taker == Some(self.view.dealer);
+        if let Some(&c) = hidden_turn_up
+            && !rams_taker
+            && dealer != me
+            && self.forbidden[dealer]
+                .intersect(self.unseen_set())
+                .is_empty()
+        {
+            self.turn_up_place = Some(TurnUpPlace {
+                card: c,
+                hand: self.hand_len[dealer],
+                leads: self.hidden_leads[dealer],
+            });
+            let rest: Vec<Card> = self.unseen.iter().copied().filter(|&u| u != c).collect();
+            self.dealer = ConstrainedDeal::new(&rest, &hands);
+            return;
+        }
         self.dealer = ConstrainedDeal::new(&self.unseen, &hands);
+    }
+
+    fn unseen_set(&self) -> CardSet {
+        self.unseen.iter().copied().collect()
     }
 
     /// The spoken actions of the deal, from the view.
@@ -660,6 +701,23 @@ impl Determinizer {
         let mut hands = [CardSet::EMPTY; MAX_SEATS];
         let mut free = [FILLER; MAX_CARDS];
         let free_len = self.dealer.deal(rng, &mut hands, &mut free);
+        // Where the placed turn-up goes: 0..hand its hand, then each lead, then the discard.
+        let placed = self
+            .turn_up_place
+            .map(|p| (p, uniform_index(rng, p.hand + p.leads + 1)));
+        let in_place = |s: usize, part: usize| -> usize {
+            match placed {
+                Some((p, at)) if s == dealer => {
+                    let (lo, hi) = match part {
+                        0 => (0, p.hand),
+                        1 => (p.hand, p.hand + p.leads),
+                        _ => (p.hand + p.leads, p.hand + p.leads + 1),
+                    };
+                    usize::from((lo..hi).contains(&at))
+                }
+                _ => 0,
+            }
+        };
         let mut constrained = [false; MAX_SEATS];
         for s in self.dealer.constrained() {
             constrained[s] = true;
@@ -674,11 +732,24 @@ impl Determinizer {
             } else if constrained[s] {
                 hands[s]
             } else {
-                next.by_ref().take(self.hand_len[s]).collect()
+                let k = self.hand_len[s] - in_place(s, 0);
+                let mut hand: CardSet = next.by_ref().take(k).collect();
+                if let (1, Some((p, _))) = (in_place(s, 0), placed) {
+                    hand.insert(p.card);
+                }
+                hand
             };
             // In the shuffled order, so which hidden card led which trick is uniform too.
-            h.leads[s] = next.by_ref().take(self.hidden_leads[s]).collect();
-            gone[s] = next.by_ref().take(self.gone_len[s]).collect();
+            let k = self.hidden_leads[s] - in_place(s, 1);
+            h.leads[s] = next.by_ref().take(k).collect();
+            if let (1, Some((p, at))) = (in_place(s, 1), placed) {
+                h.leads[s].insert(at - p.hand, p.card);
+            }
+            let k = self.gone_len[s] - in_place(s, 2);
+            gone[s] = next.by_ref().take(k).collect();
+            if let (1, Some((p, _))) = (in_place(s, 2), placed) {
+                gone[s].insert(p.card);
+            }
         }
         // Each seat's five cards after the exchanges and the discard.
         let mut after = [CardSet::EMPTY; MAX_SEATS];
@@ -694,8 +765,13 @@ impl Determinizer {
         }
         if self.dealer_took {
             // The dealer held five cards and the turn-up, and discarded one of the six.
-            let discard = match self.own_discard {
-                Some(c) if dealer == me => c,
+            let discard = match (self.own_discard, placed) {
+                (Some(c), _) if dealer == me => c,
+                // The placed turn-up among his gone cards is his discard.
+                (_, Some((p, at))) if at == p.hand + p.leads => {
+                    gone[dealer].remove(p.card);
+                    p.card
+                }
                 _ => {
                     let c = pick(gone[dealer], 1, rng).first()?;
                     gone[dealer].remove(c);
