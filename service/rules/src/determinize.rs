@@ -191,11 +191,21 @@ pub struct Determinizer {
 /// size) to 1 for each lead and 1 for the discard (it falls among his gone cards with odds
 /// `gone` and is the one he discarded with chance 1 / `gone`); placing it with those odds and
 /// dealing the rest uniformly gives the same distribution without the rejections.
-#[derive(Copy, Clone, Debug)]
+///
+/// Where his hand is constrained (his plays ruled cards out of it), the odds are the numbers
+/// of completions instead: with the turn-up in his hand, `N_0` of the other cards with his
+/// hand one card short; with it in one given free place, `N_0` with his hand whole divided by
+/// the number of free places counting its own (a card no hand holds is in any free place
+/// alike).
+#[derive(Clone, Debug)]
 struct TurnUpPlace {
     card: Card,
     hand: usize,
     leads: usize,
+    /// The chance of his hand, and of his hand or a lead (the rest is the discard).
+    odds: [f64; 2],
+    /// His hand constrained: the other cards dealt with his hand one card short.
+    with_it_in_hand: Option<Box<ConstrainedDeal>>,
 }
 
 /// A word in a buying round, before the sample gives its cards.
@@ -493,6 +503,12 @@ impl Determinizer {
     /// other seat's hand refuses what its plays ruled out, and where an opposing dealer took
     /// up the turn-up, nobody else can hold it.
     fn rebuild_dealer(&mut self) {
+        self.rebuild_dealer_placing(true);
+    }
+
+    /// `rebuild_dealer`, placing the hidden turn-up directly or not (then it is dealt like
+    /// any unseen card and the replay rejects what does not fit; kept to test the odds).
+    fn rebuild_dealer_placing(&mut self, place: bool) {
         let me = self.me.index();
         let dealer = self.view.dealer.index();
         let hidden_turn_up = self
@@ -517,20 +533,56 @@ impl Determinizer {
         self.turn_up_place = None;
         let rams_taker = self.widow_taker == Some(self.view.dealer);
         if let Some(&c) = hidden_turn_up
+            && place
             && !rams_taker
             && dealer != me
-            && self.forbidden[dealer]
+        {
+            let rest: Vec<Card> = self.unseen.iter().copied().filter(|&u| u != c).collect();
+            let (h, leads) = (self.hand_len[dealer], self.hidden_leads[dealer]);
+            let others = ConstrainedDeal::new(&rest, &hands);
+            if self.forbidden[dealer]
                 .intersect(self.unseen_set())
                 .is_empty()
-        {
-            self.turn_up_place = Some(TurnUpPlace {
-                card: c,
-                hand: self.hand_len[dealer],
-                leads: self.hidden_leads[dealer],
-            });
-            let rest: Vec<Card> = self.unseen.iter().copied().filter(|&u| u != c).collect();
-            self.dealer = ConstrainedDeal::new(&rest, &hands);
-            return;
+            {
+                // His hand is a free place: every one of his places is as likely.
+                let all = (h + leads + 1) as f64;
+                self.turn_up_place = Some(TurnUpPlace {
+                    card: c,
+                    hand: h,
+                    leads,
+                    odds: [h as f64 / all, (h + leads) as f64 / all],
+                    with_it_in_hand: None,
+                });
+                self.dealer = others;
+                return;
+            }
+            // His hand is constrained: the odds are the completions with the turn-up in his
+            // hand (his other h - 1 cards dealt under his constraints) against those with it
+            // out of every hand, shared among the free places.
+            let mut fewer = hands.clone();
+            for x in fewer.iter_mut().filter(|x| x.0 == dealer) {
+                x.1 -= 1;
+            }
+            let in_hand = (h > 0 && !self.forbidden[dealer].contains(c))
+                .then(|| ConstrainedDeal::new(&rest, &fewer));
+            let with_hand = match &in_hand {
+                Some(d) => d.completions().map(|(n, _)| n),
+                None => Some(0.0),
+            };
+            if let (Some(a), Some((b, free))) = (with_hand, others.completions()) {
+                // Out of every hand, the turn-up is one of the free cards, each place alike.
+                let each = b / (free + 1) as f64;
+                let all = a + each * (leads + 1) as f64;
+                self.turn_up_place = Some(TurnUpPlace {
+                    card: c,
+                    hand: h,
+                    leads,
+                    odds: [a / all, (a + each * leads as f64) / all],
+                    with_it_in_hand: in_hand.map(Box::new),
+                });
+                self.dealer = others;
+                return;
+            }
         }
         self.dealer = ConstrainedDeal::new(&self.unseen, &hands);
     }
@@ -700,11 +752,23 @@ impl Determinizer {
         let pool = self.view.ruleset.is_pool_family();
         let mut hands = [CardSet::EMPTY; MAX_SEATS];
         let mut free = [FILLER; MAX_CARDS];
-        let free_len = self.dealer.deal(rng, &mut hands, &mut free);
         // Where the placed turn-up goes: 0..hand its hand, then each lead, then the discard.
-        let placed = self
-            .turn_up_place
-            .map(|p| (p, uniform_index(rng, p.hand + p.leads + 1)));
+        let placed = self.turn_up_place.as_ref().map(|p| {
+            let u = (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
+            let at = if u < p.odds[0] {
+                0
+            } else if u < p.odds[1] && p.leads > 0 {
+                p.hand + uniform_index(rng, p.leads)
+            } else {
+                p.hand + p.leads
+            };
+            (p, at)
+        });
+        let dealing = match placed {
+            Some((p, at)) if at < p.hand => p.with_it_in_hand.as_deref().unwrap_or(&self.dealer),
+            _ => &self.dealer,
+        };
+        let free_len = dealing.deal(rng, &mut hands, &mut free);
         let in_place = |s: usize, part: usize| -> usize {
             match placed {
                 Some((p, at)) if s == dealer => {
@@ -719,7 +783,7 @@ impl Determinizer {
             }
         };
         let mut constrained = [false; MAX_SEATS];
-        for s in self.dealer.constrained() {
+        for s in dealing.constrained() {
             constrained[s] = true;
         }
         // The free cards come shuffled: laying them out in order is uniform.
@@ -729,11 +793,14 @@ impl Determinizer {
         for s in 0..n {
             h.hands[s] = if s == me {
                 self.known[s]
-            } else if constrained[s] {
-                hands[s]
             } else {
-                let k = self.hand_len[s] - in_place(s, 0);
-                let mut hand: CardSet = next.by_ref().take(k).collect();
+                let mut hand = if constrained[s] {
+                    hands[s]
+                } else {
+                    next.by_ref()
+                        .take(self.hand_len[s] - in_place(s, 0))
+                        .collect()
+                };
                 if let (1, Some((p, _))) = (in_place(s, 0), placed) {
                     hand.insert(p.card);
                 }
@@ -1034,4 +1101,82 @@ fn packet_layout(
         }
     }
     (hands, widow, i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shuffle::Seed;
+    use rand_chacha::ChaCha8Rng;
+    use rand_chacha::rand_core::SeedableRng;
+
+    /// The turn-up an opposing dealer took up lands in his hand as often when it is placed
+    /// with the counted odds as when it is dealt blind and the replay rejects the misfits
+    /// (two-proportion test over views where his plays ruled cards out of his hand).
+    #[test]
+    fn a_placed_turn_up_has_the_odds_of_rejection() {
+        let mut views = 0;
+        for seed in 0..200u8 {
+            if views >= 4 {
+                break;
+            }
+            for r in [RulesetId::BesteBoer, RulesetId::Lanterlui] {
+                let n = 4;
+                let setup = Setup {
+                    ruleset: r,
+                    config: Config::defaults(r, n),
+                    seats: n,
+                    first_dealer: Seat(0),
+                    decks: Decks::Seed(Seed([seed; 32])),
+                };
+                let Ok((mut g, _)) = Game::new(setup) else {
+                    continue;
+                };
+                let mut rng = ChaCha8Rng::seed_from_u64(u64::from(seed));
+                while let Some(s) = g.to_act() {
+                    if g.deal_index() > 0 {
+                        break;
+                    }
+                    let view = g.view(Viewer::Seat(s));
+                    if let Ok(d) =
+                        Determinizer::new(&view, &Config::defaults(r, n), &Seen::default())
+                        && let Some(p) = &d.turn_up_place
+                        && p.with_it_in_hand.is_some()
+                        && p.odds[0] > 0.05
+                        && p.odds[0] < 0.95
+                    {
+                        let dealer = view.dealer;
+                        let card = p.card;
+                        let mut blind = d.clone();
+                        blind.rebuild_dealer_placing(false);
+                        let share = |d: &Determinizer, rng: &mut ChaCha8Rng| -> f64 {
+                            let k = 4000;
+                            let held = (0..k)
+                                .filter(|_| {
+                                    let g = d.sample(rng).expect("sample");
+                                    let hand = g.view(Viewer::Seat(dealer)).hand;
+                                    hand.is_some_and(|h| h.contains(card))
+                                })
+                                .count();
+                            held as f64 / f64::from(k)
+                        };
+                        let (a, b) = (share(&d, &mut rng), share(&blind, &mut rng));
+                        let pooled = (a + b) / 2.0;
+                        let se = (2.0 * pooled * (1.0 - pooled) / 4000.0).sqrt();
+                        assert!(
+                            (a - b).abs() < 4.5 * se,
+                            "{r}: placed {a} against blind {b}"
+                        );
+                        views += 1;
+                    }
+                    let legal = g.legal_actions(s);
+                    let a = legal[uniform_index(&mut rng, legal.len())];
+                    if g.play(s, a).is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+        assert!(views >= 4, "only {views} views with a constrained dealer");
+    }
 }

@@ -67,6 +67,9 @@ pub(super) struct ConstrainedDeal {
     root: u32,
     /// No allowed deal at all (a hand's duties rule out more cards than are left).
     impossible: bool,
+    /// `N_0`, the number of ways to fill the constrained hands; 0 when it is not worked out
+    /// (free dealing).
+    count: f64,
 }
 
 impl ConstrainedDeal {
@@ -84,6 +87,7 @@ impl ConstrainedDeal {
             choices: Vec::new(),
             root: LEAF,
             impossible: false,
+            count: 0.0,
         };
         let constrained: Vec<(usize, usize, CardSet)> = hands
             .iter()
@@ -101,7 +105,13 @@ impl ConstrainedDeal {
         let mut masks: Vec<u32> = unseen.iter().map(|&c| class_of(c)).collect();
         masks.sort_unstable();
         masks.dedup();
-        if constrained.is_empty() || masks.len() > MAX_CLASSES || unseen.len() > MAX_CARDS {
+        if constrained.is_empty() && unseen.len() <= MAX_CARDS {
+            // Nothing to count: one way to fill no hands.
+            d.free_only(unseen);
+            d.count = 1.0;
+            return d;
+        }
+        if masks.len() > MAX_CLASSES || unseen.len() > MAX_CARDS {
             d.free_only(unseen);
             return d;
         }
@@ -126,7 +136,10 @@ impl ConstrainedDeal {
         let mut memo = HashMap::new();
         let root = d.build(0, d.sizes, &allowed, &mut memo);
         match root {
-            Some((id, count)) if count > 0.0 => d.root = id,
+            Some((id, count)) if count > 0.0 => {
+                d.root = id;
+                d.count = count;
+            }
             Some(_) => d.impossible = true,
             None => d.free_only(unseen),
         }
@@ -207,6 +220,13 @@ impl ConstrainedDeal {
         self.nodes.push((from, self.choices.len() as u32));
         memo.insert((level, left), (id, total));
         Some((id, total))
+    }
+
+    /// `N_0` and the number of free places, when the constraints were worked out exactly
+    /// (None when the dealing fell back to free dealing, or no hand is constrained).
+    pub(super) fn completions(&self) -> Option<(f64, usize)> {
+        let held: usize = self.hands.iter().map(|&(_, k)| k as usize).sum();
+        (self.count > 0.0).then(|| (self.count, self.len - held))
     }
 
     /// Whether no deal respects the constraints.
