@@ -13,9 +13,10 @@
 //!    cards it set aside (and the dealer's discard), and the talon. An opposing dealer who
 //!    took up the turn-up holds it in one of his own places. The deal is exactly uniform over
 //!    the assignments in which no hand holds a card its plays ruled out (`forbidden`: a
-//!    revealed void, a bower it would have had to play, a trump it would have had to lead;
-//!    and the taken turn-up outside the dealer's places), by counting completions
-//!    (`constrained`, whose notes give the argument).
+//!    revealed void, a bower it would have had to play, a trump it would have had to lead),
+//!    by counting completions (`constrained`, whose notes give the argument). An opposing
+//!    dealer's taken-up turn-up is first placed among his own places with the odds the
+//!    replay would accept (`TurnUpPlace`).
 //! 2. One history that leads there is built: for each exchanging seat, which of its cards it
 //!    drew in each round and which it set aside (random choices among its own cards); the
 //!    deck is stacked so that the deal and the talon give exactly those cards.
@@ -35,8 +36,8 @@
 //! a void now), with one exception: in Lanterlui a dealt flush depends on which cards were
 //! dealt rather than drawn, so there a hidden state is weighted by the share of its
 //! histories with no dealt flush (the Bayesian weight of "nobody was dealt a flush").
-//! With the masks, step 3 rejects almost nothing (about one proposal in twenty in a
-//! Lanterlui deal, where flushes and face-down leads are not masked).
+//! With the masks, step 3 rejects little (about one proposal in six in the tricks of the
+//! exchange games, none in Bête and Beast; docs/benchmarks.md).
 //!
 //! Part II (Mouche, Mistigri, Loo, Rams) has one declaration round: an exchange draws from
 //! the talon in turn, Mouche's and Mistigri's dealer takes up the turn-up after his own word
