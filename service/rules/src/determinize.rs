@@ -562,7 +562,7 @@ impl Determinizer {
             // out of every hand, shared among the free places.
             let mut fewer = hands.clone();
             for x in fewer.iter_mut().filter(|x| x.0 == dealer) {
-                x.1 -= 1;
+                x.1 = x.1.saturating_sub(1);
             }
             let in_hand = (h > 0 && !self.forbidden[dealer].contains(c))
                 .then(|| ConstrainedDeal::new(&rest, &fewer));
