@@ -1,4 +1,4 @@
-//! The engine's `search` policy as a client-side bot plays whole matches of every ruleset the determinizer models
+//! The engine's `search` policy as a client-side bot plays whole matches of every ruleset
 //! against a real server: every seat view it receives over gRPC converts back to the engine's
 //! view and determinizes (samples are drawn from it), and every action it sends is legal.
 
@@ -17,15 +17,18 @@ use common::{TestServer, house_table};
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::SeedableRng;
 
-/// The rulesets the determinizer models: Part I's six. (Part II's views, with their exchanges,
-/// robbing and widow, are not reproduced yet; there `search` still plays legal moves.)
-const MODELLED: [pb::Ruleset; 6] = [
+/// The rulesets the determinizer models: all ten, Part I's six and Part II's four.
+const MODELLED: [pb::Ruleset; 10] = [
     pb::Ruleset::Bete,
     pb::Ruleset::BeteAceHigh,
     pb::Ruleset::Beast,
     pb::Ruleset::BesteBoer,
     pb::Ruleset::Lanterlui,
     pb::Ruleset::BesterBube,
+    pb::Ruleset::Mouche,
+    pb::Ruleset::Mistigri,
+    pb::Ruleset::Loo,
+    pb::Ruleset::Rams,
 ];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
