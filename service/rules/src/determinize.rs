@@ -144,6 +144,8 @@ pub struct Determinizer {
     /// Rams: the seat is the dealer, robbed, and threw the turn-up in with its hand (or
     /// discarded it, unknown which) for the widow.
     own_turn_up_gone: bool,
+    /// Rams: the hand this seat threw in for the widow, when it remembers it.
+    own_old_hand: Option<CardSet>,
     /// Index in the deck of the first turn-up.
     turn_up_at: usize,
     pack_len: usize,
@@ -304,6 +306,7 @@ impl Determinizer {
             widow_len: if rams && widow_taker.is_none() { 5 } else { 0 },
             widow_taker,
             own_turn_up_gone: false,
+            own_old_hand: None,
             turn_up_at,
             pack_len: pack.len(),
             unseen: Vec::new(),
@@ -419,6 +422,19 @@ impl Determinizer {
                     seen_cards = seen_cards.union(*aside);
                     d.gone_len[me.index()] -= aside.len() as usize;
                 }
+            }
+            // Rams: a seat (not the dealer) that took the widow remembers the hand it threw in.
+            if widow_taker == Some(me)
+                && view.dealer != me
+                && seen.deal == Some(view.deal)
+                && let Some((old, widow)) = seen.exchanges[0]
+                && old.len() == 5
+                && widow == d.known[me.index()]
+                && old.intersect(seen_cards).is_empty()
+            {
+                d.own_old_hand = Some(old);
+                seen_cards = seen_cards.union(old);
+                d.gone_len[me.index()] -= 5;
             }
             if d.dealer_took && view.dealer == me {
                 // A dealer who no longer holds the turn-up and played it nowhere discarded it
@@ -853,7 +869,10 @@ impl Determinizer {
         if let Some(t) = self.widow_taker {
             let t = t.index();
             widow = after[t];
-            after[t] = std::mem::take(&mut gone[t]);
+            after[t] = match self.own_old_hand {
+                Some(old) if t == me => old,
+                _ => std::mem::take(&mut gone[t]),
+            };
         } else if self.widow_len > 0 {
             widow = next.by_ref().take(self.widow_len).collect();
         }

@@ -234,6 +234,49 @@ fn own_set_aside_cards_stay_out_of_other_hands() {
     assert!(checked > 20, "only {checked} cases with an exchange");
 }
 
+/// Rams: a seat that took the widow and remembers the hand it threw in never sees those cards
+/// in another seat's hand of a sample (without its memory, they may be anywhere unseen).
+#[test]
+fn a_widow_takers_old_hand_stays_out_of_other_hands() {
+    let mut checked = 0;
+    for (seed, viewer) in (0..300u64).flat_map(|s| (1..4u8).map(move |v| (s, v))) {
+        let c = Case {
+            setup: Setup {
+                ruleset: RulesetId::Rams,
+                config: Config::defaults(RulesetId::Rams, 4),
+                seats: 4,
+                first_dealer: Seat(0),
+                decks: Decks::Seed(Seed([seed as u8; 32])),
+            },
+            heuristic: (seed % 3) as u8,
+            steps: (seed % 12) as u16 + 3,
+            viewer,
+            seed,
+        };
+        let (game, viewer, seen) = mid_deal(&c);
+        let view = game.view(Viewer::Seat(viewer));
+        let took = view.seat_states[viewer.index()].last_spoke == Some(Action::Widow);
+        if game.to_act().is_none() || !took || view.dealer == viewer || game.deal_index() > 0 {
+            continue;
+        }
+        let Some((old, _)) = seen.exchanges[0] else {
+            continue;
+        };
+        let d = Determinizer::new(&view, &c.setup.config, &seen).expect("determinizer");
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        for _ in 0..5 {
+            let sample = d.sample(&mut rng).expect("sample");
+            assert_eq!(sample.view(Viewer::Seat(viewer)), view);
+            for s in (0..4).map(Seat).filter(|&s| s != viewer) {
+                let theirs = sample.view(Viewer::Seat(s)).hand.expect("hand");
+                assert!(theirs.intersect(old).is_empty(), "seed {seed}");
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked > 5, "only {checked} widow takers");
+}
+
 /// The search policy plays whole deals of every ruleset with legal actions only, and the same
 /// seeds give the same match (its budget is in playouts, not time).
 #[test]
