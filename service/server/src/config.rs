@@ -18,6 +18,9 @@ pub struct ServerConfig {
     pub advertise_addr: Option<String>,
     /// How long a node's lease lasts: a node silent this long loses its tables to its peers.
     pub lease_ttl: Duration,
+    /// Shared by the nodes of a cluster: with it, a node forwards calls for a table a peer plays
+    /// to that peer, and trusts the forwarded mark only of a call that carries it.
+    pub cluster_secret: Option<String>,
     /// Where to serve `/metrics`; `None` serves no metrics endpoint.
     pub metrics_addr: Option<SocketAddr>,
     /// Where to serve the web page and gRPC-Web; `None` serves neither.
@@ -84,6 +87,7 @@ impl Default for ServerConfig {
             node_id: None,
             advertise_addr: None,
             lease_ttl: Duration::from_secs(10),
+            cluster_secret: None,
             metrics_addr: None,
             web_addr: None,
             house_tables: 0,

@@ -11,6 +11,7 @@ pub mod coalesce;
 pub mod config;
 pub mod conn;
 pub mod edge;
+pub mod forward;
 pub mod ladder;
 pub mod limits;
 pub mod metrics;

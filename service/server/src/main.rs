@@ -60,6 +60,11 @@ struct Args {
     /// tables to its peers.
     #[arg(long, env = "BETE_LEASE_TTL_SECS", default_value_t = 10.0)]
     lease_ttl_secs: f64,
+    /// A secret shared by the nodes of a cluster (with --database-url): a node then forwards a
+    /// call for a table a peer plays to that peer, instead of answering TABLE_ELSEWHERE, and
+    /// trusts a call forwarded to it only if it carries this secret.
+    #[arg(long, env = "BETE_CLUSTER_SECRET", hide_env_values = true)]
+    cluster_secret: Option<String>,
     /// Address of the Prometheus endpoint (`GET /metrics`).
     #[arg(long, env = "BETE_METRICS_LISTEN", default_value = "127.0.0.1:9464")]
     metrics_listen: SocketAddr,
@@ -327,6 +332,7 @@ async fn serve(args: Args, workers: usize) -> anyhow::Result<()> {
             .ok()
             .filter(|d| *d >= Duration::from_millis(300))
             .context("--lease-ttl-secs must be at least 0.3")?,
+        cluster_secret: args.cluster_secret.filter(|s| !s.is_empty()),
         metrics_addr: Some(args.metrics_listen),
         web_addr: (!args.no_web).then_some(args.web_listen),
         house_tables: args.house_tables,

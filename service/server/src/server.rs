@@ -56,6 +56,8 @@ pub enum RunError {
     Recovery(#[from] crate::status::ServerError),
     #[error("ladders: {0}")]
     Ladders(String),
+    #[error("configuration: {0}")]
+    Config(String),
     #[error("TLS: {0}")]
     Tls(#[from] crate::tls::TlsError),
     /// The store stopped writing (a fail-stop after a failed write): the server drained and
@@ -198,6 +200,25 @@ pub async fn run(
                 .watch(*every, metrics.clone(), background.clone()),
         );
     }
+    let forward = match (&cluster_store, &config.cluster_secret) {
+        // Peer traffic is plain h2c: a node serving TLS is reached by clients only (see
+        // forward.rs), so it answers TABLE_ELSEWHERE rather than forward.
+        (Some(_), Some(_)) if config.tls.is_some() => {
+            tracing::warn!("--cluster-secret with TLS: calls are not forwarded between nodes");
+            None
+        }
+        (Some(pg), Some(secret)) => Some(Arc::new(
+            crate::forward::Forwarder::new(pg.clone(), secret)
+                .ok_or_else(|| RunError::Config("--cluster-secret must be visible ASCII".into()))?,
+        )),
+        (Some(_), None) => {
+            tracing::warn!(
+                "no --cluster-secret: a call for a table a peer plays gets TABLE_ELSEWHERE"
+            );
+            None
+        }
+        (None, _) => None,
+    };
     let api = Arc::new(Api {
         tables: tables.clone(),
         auth: Arc::new(Auth::new(store.clone(), config.admin_token.clone())),
@@ -205,6 +226,7 @@ pub async fn run(
         metrics,
         config: Arc::new(config),
         ladders,
+        forward,
     });
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<TableServiceServer<TableApi>>().await;

@@ -44,6 +44,8 @@ pub struct Api {
     pub metrics: Arc<Metrics>,
     pub config: Arc<ServerConfig>,
     pub ladders: Arc<crate::ladder::Ladders>,
+    /// Scale-out with a cluster secret: forwards calls for tables peers play.
+    pub forward: Option<Arc<crate::forward::Forwarder>>,
 }
 
 impl From<FieldError> for ServerError {
@@ -149,8 +151,19 @@ impl Api {
     async fn begin<T: Message>(&self, req: &Request<T>) -> Result<Arc<BotRow>, ServerError> {
         self.gate(req)?;
         let bot = self.auth.authenticate(req.metadata()).await?;
-        self.limits().check_call(&bot)?;
+        self.check_call(req, &bot)?;
         Ok(bot)
+    }
+
+    /// The per-bot call rate, counted once per call: at the node the caller reached (a call
+    /// forwarded by a peer, or looked up again here, was counted already).
+    fn check_call<T>(&self, req: &Request<T>, bot: &BotRow) -> Result<(), ServerError> {
+        if req.extensions().get::<crate::forward::Counted>().is_some()
+            || self.forwarded_by(req.metadata()).is_some()
+        {
+            return Ok(());
+        }
+        self.limits().check_call(bot)
     }
 
     pub(crate) fn limits(&self) -> &crate::limits::Limits {
@@ -170,7 +183,7 @@ impl Api {
             return Ok(spectator());
         }
         let bot = self.auth.authenticate(req.metadata()).await?;
-        self.limits().check_call(&bot)?;
+        self.check_call(req, &bot)?;
         Ok(bot)
     }
 
@@ -593,7 +606,7 @@ impl TableService for TableApi {
         request: Request<pb::GetTableRequest>,
     ) -> Result<Response<pb::GetTableResponse>, Status> {
         let api = &self.0;
-        api.call("GetTable", async {
+        let local = |request: Request<pb::GetTableRequest>| async move {
             let bot = api.begin_read(&request).await?;
             let id = table_id(&request.get_ref().table_id)?;
             let status = api.status(&id).await?;
@@ -623,6 +636,9 @@ impl TableService for TableApi {
             Ok(pb::GetTableResponse {
                 table: Some(project::table_to_pb(&status)),
             })
+        };
+        api.forwardable("GetTable", request, true, local, |mut c, r| {
+            Box::pin(async move { c.get_table(r).await })
         })
         .await
     }
@@ -704,7 +720,7 @@ impl TableService for TableApi {
         request: Request<pb::JoinTableRequest>,
     ) -> Result<Response<pb::JoinTableResponse>, Status> {
         let api = &self.0;
-        api.call("JoinTable", async {
+        let local = |request: Request<pb::JoinTableRequest>| async move {
             let bot = api.begin(&request).await?;
             let req = request.into_inner();
             let id = table_id(&req.table_id)?;
@@ -741,6 +757,12 @@ impl TableService for TableApi {
                 seat: u32::from(seat),
                 table: Some(project::table_to_pb(&status)),
             })
+        };
+        // Sent again after a silent owner only if it named its seat: a second "any seat" could
+        // take a second seat.
+        let idempotent = request.get_ref().seat.is_some();
+        api.forwardable("JoinTable", request, idempotent, local, |mut c, r| {
+            Box::pin(async move { c.join_table(r).await })
         })
         .await
     }
@@ -750,7 +772,7 @@ impl TableService for TableApi {
         request: Request<pb::LeaveTableRequest>,
     ) -> Result<Response<pb::LeaveTableResponse>, Status> {
         let api = &self.0;
-        api.call("LeaveTable", async {
+        let local = |request: Request<pb::LeaveTableRequest>| async move {
             let bot = api.begin(&request).await?;
             let id = table_id(&request.get_ref().table_id)?;
             let status = api
@@ -763,6 +785,10 @@ impl TableService for TableApi {
             Ok(pb::LeaveTableResponse {
                 table: Some(project::table_to_pb(&status)),
             })
+        };
+        // Leaving twice is refused (NOT_SEATED), never applied twice.
+        api.forwardable("LeaveTable", request, true, local, |mut c, r| {
+            Box::pin(async move { c.leave_table(r).await })
         })
         .await
     }
@@ -772,9 +798,15 @@ impl TableService for TableApi {
         request: Request<pb::SubmitActionRequest>,
     ) -> Result<Response<pb::SubmitActionResponse>, Status> {
         let api = &self.0;
-        api.call("SubmitAction", async {
+        let local = |request: Request<pb::SubmitActionRequest>| async move {
             let bot = api.begin(&request).await?;
             api.submit(&bot, request.into_inner()).await
+        };
+        // A request_id makes a resend safe: the owner (or the table's next owner, replaying its
+        // log) answers it with the first result.
+        let idempotent = !request.get_ref().request_id.is_empty();
+        api.forwardable("SubmitAction", request, idempotent, local, |mut c, r| {
+            Box::pin(async move { c.submit_action(r).await })
         })
         .await
     }
@@ -793,7 +825,7 @@ impl TableService for TableApi {
         request: Request<pb::GetSeatViewRequest>,
     ) -> Result<Response<pb::GetSeatViewResponse>, Status> {
         let api = &self.0;
-        api.call("GetSeatView", async {
+        let local = |request: Request<pb::GetSeatViewRequest>| async move {
             let bot = api.begin_read(&request).await?;
             let id = table_id(&request.get_ref().table_id)?;
             let handle = api.tables.get(&id).await?;
@@ -807,6 +839,9 @@ impl TableService for TableApi {
             Ok(pb::GetSeatViewResponse {
                 view: Some(project::snapshot_to_pb(&handle.shared.meta, &snap)),
             })
+        };
+        api.forwardable("GetSeatView", request, true, local, |mut c, r| {
+            Box::pin(async move { c.get_seat_view(r).await })
         })
         .await
     }

@@ -144,6 +144,28 @@ pub enum ServerError {
     NotBotOwner(&'static str),
     #[error("no bot has id {0:?}")]
     BotNotFound(String),
+    /// A call forwarded to the node that plays the table got no answer from it (it died or
+    /// cannot be reached): not known to be applied; the table moves to a live node within a
+    /// lease, so a retry with the same request_id after `retry_after` is applied once.
+    #[error(
+        "node {node:?} ({addr}), which plays table {table}, did not answer; retry in {} ms with \
+         the same request_id",
+        .retry_after.as_millis()
+    )]
+    OwnerUnreachable {
+        table: String,
+        node: String,
+        addr: String,
+        retry_after: Duration,
+    },
+    /// The owner's own answer to a call this node forwarded: passed on as it came (its status
+    /// was built by the owner's status.rs).
+    #[error("{message}")]
+    Relayed {
+        code: i32,
+        message: String,
+        details: Vec<u8>,
+    },
 }
 
 /// Most field violations a status carries: 5,000 bad `house_bots` entries once made a 207 KB
@@ -246,6 +268,9 @@ impl ServerError {
             ServerError::TokenRevoked => "TOKEN_REVOKED",
             ServerError::NotBotOwner(_) => "NOT_BOT_OWNER",
             ServerError::BotNotFound(_) => "BOT_NOT_FOUND",
+            ServerError::OwnerUnreachable { .. } => "OWNER_UNREACHABLE",
+            // Logged only: the status is the owner's, with the owner's reason.
+            ServerError::Relayed { .. } => "RELAYED",
         }
     }
 
@@ -293,6 +318,8 @@ impl ServerError {
             ServerError::TokenRevoked => Code::Unauthenticated,
             ServerError::NotBotOwner(_) => Code::PermissionDenied,
             ServerError::BotNotFound(_) => Code::NotFound,
+            ServerError::OwnerUnreachable { .. } => Code::Unavailable,
+            ServerError::Relayed { code, .. } => Code::from_i32(*code),
         }
     }
 
@@ -331,6 +358,20 @@ impl ServerError {
                 m.insert("node".into(), node.clone());
                 m.insert("node_addr".into(), addr.clone());
             }
+            ServerError::OwnerUnreachable {
+                table,
+                node,
+                addr,
+                retry_after,
+            } => {
+                m.insert("table_id".into(), bounded(table, MAX_FIELD_BYTES));
+                m.insert("node".into(), node.clone());
+                m.insert("node_addr".into(), addr.clone());
+                m.insert(
+                    "retry_after_ms".into(),
+                    retry_after.as_millis().max(1).to_string(),
+                );
+            }
             ServerError::BotNotFound(id) => {
                 m.insert("bot_id".into(), bounded(id, MAX_FIELD_BYTES));
             }
@@ -356,7 +397,8 @@ impl ServerError {
     pub fn retry_after(&self) -> Option<Duration> {
         match self {
             ServerError::RateLimited { retry_after, .. }
-            | ServerError::Overloaded { retry_after } => Some(*retry_after),
+            | ServerError::Overloaded { retry_after }
+            | ServerError::OwnerUnreachable { retry_after, .. } => Some(*retry_after),
             _ => None,
         }
     }
@@ -365,6 +407,18 @@ impl ServerError {
     /// [`MAX_VIOLATIONS`] violations (then one saying how many more), each field and
     /// description cut, the message cut to [`MAX_MESSAGE_BYTES`].
     pub fn to_status(&self) -> Status {
+        if let ServerError::Relayed {
+            code,
+            message,
+            details,
+        } = self
+        {
+            return Status::with_details(
+                Code::from_i32(*code),
+                message.clone(),
+                details.clone().into(),
+            );
+        }
         let mut details = ErrorDetails::new();
         details.set_error_info(self.reason(), DOMAIN, self.metadata());
         match self {
@@ -684,6 +738,17 @@ mod tests {
             ServerError::TokenRevoked,
             ServerError::NotBotOwner("only the owner"),
             ServerError::BotNotFound("b_1".into()),
+            ServerError::OwnerUnreachable {
+                table: "t-1".into(),
+                node: "node-b".into(),
+                addr: "10.0.0.2:50051".into(),
+                retry_after: Duration::from_millis(3000),
+            },
+            ServerError::Relayed {
+                code: Code::FailedPrecondition as i32,
+                message: "the match is over".into(),
+                details: ServerError::TableFinished.to_status().details().to_vec(),
+            },
         ]
     }
 
@@ -732,6 +797,8 @@ mod tests {
             ServerError::TokenRevoked => 38,
             ServerError::NotBotOwner(_) => 39,
             ServerError::BotNotFound(_) => 40,
+            ServerError::OwnerUnreachable { .. } => 41,
+            ServerError::Relayed { .. } => 42,
         }
     }
 
@@ -743,12 +810,20 @@ mod tests {
         let seen: Vec<usize> = all.iter().map(variant).collect();
         assert_eq!(
             seen,
-            (0..=40).collect::<Vec<_>>(),
+            (0..=42).collect::<Vec<_>>(),
             "one of every variant, in order"
         );
         for e in &all {
             let s = e.to_status();
             let r = e.to_rejection();
+            if let ServerError::Relayed { .. } = e {
+                // The owner's status, passed on whole: its reason is the owner's.
+                let owner = ServerError::TableFinished.to_status();
+                assert_eq!(s.code(), owner.code());
+                assert_eq!(s.details(), owner.details());
+                assert_eq!(r, ServerError::TableFinished.to_rejection());
+                continue;
+            }
             assert_eq!(r.code, s.code() as i32, "{e:?}");
             assert_eq!(r.code, e.code() as i32, "{e:?}");
             assert_eq!(r.message, s.message(), "{e:?}");

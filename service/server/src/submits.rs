@@ -119,8 +119,14 @@ pub async fn open(
             return Err(ServerError::ShuttingDown);
         }
         let bot = api.auth.authenticate(request.metadata()).await?;
-        api.limits().check_call(&bot)?;
-        let permit = api.limits().open_stream(&bot.id)?;
+        // A stream opened by a peer (see forward.rs) was counted at its edge.
+        let edge = api.forwarded_by(request.metadata()).is_none();
+        if edge {
+            api.limits().check_call(&bot)?;
+        }
+        let permit = edge
+            .then(|| api.limits().open_stream(&bot.id))
+            .transpose()?;
         let (mut answers, stream) = channel();
         let api = api.clone();
         // Each request of the stream gets a trace of its own that links to the stream's call
@@ -129,7 +135,10 @@ pub async fn open(
         tokio::spawn(async move {
             let _open = Open::count(&api.metrics);
             let _permit = permit;
-            let status = serve(&api, &bot, request.into_inner(), &answers.tx, &opened).await;
+            let (mut md, _, requests) = request.into_parts();
+            // The stream's deadline is not a request's.
+            md.remove("grpc-timeout");
+            let status = serve(&api, &bot, &md, requests, &answers.tx, &opened).await;
             answers.end_with(status);
         });
         Ok(stream)
@@ -142,6 +151,7 @@ pub async fn open(
 async fn serve(
     api: &Api,
     bot: &BotRow,
+    md: &tonic::metadata::MetadataMap,
     mut requests: Streaming<pb::SubmitActionsRequest>,
     answers: &mpsc::Sender<pb::SubmitActionsResponse>,
     opened: &tracing::Span,
@@ -209,7 +219,19 @@ async fn serve(
                     index
                 );
                 span.follows_from(opened);
-                api.submit(bot, unary(req)).instrument(span).await
+                // A table a peer plays: this request goes to it as a SubmitAction.
+                let unary = unary(req);
+                let idempotent = !unary.request_id.is_empty();
+                let mut request = Request::from_parts(md.clone(), Default::default(), unary);
+                request.extensions_mut().insert(crate::forward::Counted);
+                api.here_or_owner(
+                    request,
+                    idempotent,
+                    |r: Request<pb::SubmitActionRequest>| api.submit(bot, r.into_inner()),
+                    |mut c, r| Box::pin(async move { c.submit_action(r).await }),
+                )
+                .instrument(span)
+                .await
             }
             Err(e) => Err(e),
         };

@@ -44,6 +44,7 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ERROR_REASON_TOO_MANY_STREAMS: _ClassVar[ErrorReason]
     ERROR_REASON_STORE_UNAVAILABLE: _ClassVar[ErrorReason]
     ERROR_REASON_TABLE_ELSEWHERE: _ClassVar[ErrorReason]
+    ERROR_REASON_OWNER_UNREACHABLE: _ClassVar[ErrorReason]
     ERROR_REASON_TOKEN_REVOKED: _ClassVar[ErrorReason]
     ERROR_REASON_NOT_BOT_OWNER: _ClassVar[ErrorReason]
     ERROR_REASON_BOT_NOT_FOUND: _ClassVar[ErrorReason]
@@ -85,6 +86,7 @@ ERROR_REASON_OVERLOADED: ErrorReason
 ERROR_REASON_TOO_MANY_STREAMS: ErrorReason
 ERROR_REASON_STORE_UNAVAILABLE: ErrorReason
 ERROR_REASON_TABLE_ELSEWHERE: ErrorReason
+ERROR_REASON_OWNER_UNREACHABLE: ErrorReason
 ERROR_REASON_TOKEN_REVOKED: ErrorReason
 ERROR_REASON_NOT_BOT_OWNER: ErrorReason
 ERROR_REASON_BOT_NOT_FOUND: ErrorReason

@@ -413,6 +413,20 @@ impl PgStore {
         .map_err(pg)
     }
 
+    /// The other nodes whose lease is live, as (id, address): where a bot's tables may be played.
+    pub async fn live_peers(&self) -> Result<Vec<(String, String)>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT id, addr FROM nodes WHERE lease_until > now() AND id <> $1 ORDER BY id",
+        )
+        .bind(&self.node.id)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(pg)?;
+        rows.iter()
+            .map(|r| Ok((r.try_get("id")?, r.try_get("addr")?)))
+            .collect()
+    }
+
     /// Forget a table held here (it was unloaded after being lost).
     pub fn forget(&self, table: &str) {
         if let Ok(mut held) = self.held.lock() {

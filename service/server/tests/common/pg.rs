@@ -41,6 +41,17 @@ pub struct Node {
 
 impl Node {
     pub fn start(url: &str, id: &str, lease_secs: &str, dir: &tempfile::TempDir) -> Node {
+        Node::start_with(url, id, lease_secs, dir, &[])
+    }
+
+    /// [`Node::start`] with more flags.
+    pub fn start_with(
+        url: &str,
+        id: &str,
+        lease_secs: &str,
+        dir: &tempfile::TempDir,
+        extra: &[&str],
+    ) -> Node {
         let addr = free_addr();
         let log = dir.path().join(format!("{id}-{}.log", addr.port()));
         let child = Command::new(env!("CARGO_BIN_EXE_bete-server"))
@@ -51,6 +62,7 @@ impl Node {
             .args(["--advertise-addr", &addr.to_string()])
             .args(["--lease-ttl-secs", lease_secs])
             .args(["--drain-timeout-secs", "2"])
+            .args(extra)
             .env("RUST_LOG", "info")
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(&log).unwrap())

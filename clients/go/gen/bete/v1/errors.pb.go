@@ -151,6 +151,12 @@ const (
 	// there from the start). ErrorInfo metadata "table_id", "node" and "node_addr" name it; retry
 	// (through the cluster's one address, or at "node_addr").
 	ErrorReason_ERROR_REASON_TABLE_ELSEWHERE ErrorReason = 91
+	// UNAVAILABLE: the node that plays the table did not answer a call forwarded to it (it died or
+	// cannot be reached). The call is not known to be applied. The table moves to a live node
+	// within the cluster's lease: retry after the `google.rpc.RetryInfo` delay (also in ErrorInfo
+	// metadata "retry_after_ms") with the same request_id, which is applied at most once. ErrorInfo
+	// metadata "table_id", "node" and "node_addr" name the silent owner.
+	ErrorReason_ERROR_REASON_OWNER_UNREACHABLE ErrorReason = 92
 	// UNAUTHENTICATED: the token was revoked: its bot's owner replaced it with
 	// BotService.RotateBotToken. Streams opened with it end with this reason at once. Use the new
 	// token; a reconnect with the old one cannot succeed.
@@ -203,6 +209,7 @@ var (
 		44: "ERROR_REASON_TOO_MANY_STREAMS",
 		90: "ERROR_REASON_STORE_UNAVAILABLE",
 		91: "ERROR_REASON_TABLE_ELSEWHERE",
+		92: "ERROR_REASON_OWNER_UNREACHABLE",
 		45: "ERROR_REASON_TOKEN_REVOKED",
 		46: "ERROR_REASON_NOT_BOT_OWNER",
 		47: "ERROR_REASON_BOT_NOT_FOUND",
@@ -246,6 +253,7 @@ var (
 		"ERROR_REASON_TOO_MANY_STREAMS":           44,
 		"ERROR_REASON_STORE_UNAVAILABLE":          90,
 		"ERROR_REASON_TABLE_ELSEWHERE":            91,
+		"ERROR_REASON_OWNER_UNREACHABLE":          92,
 		"ERROR_REASON_TOKEN_REVOKED":              45,
 		"ERROR_REASON_NOT_BOT_OWNER":              46,
 		"ERROR_REASON_BOT_NOT_FOUND":              47,
@@ -283,8 +291,7 @@ var File_bete_v1_errors_proto protoreflect.FileDescriptor
 
 const file_bete_v1_errors_proto_rawDesc = "" +
 	"\n" +
-	"\x14bete/v1/errors.proto\x12\abete.v1*\xe7\n" +
-	"\n" +
+	"\x14bete/v1/errors.proto\x12\abete.v1*\x8b\v\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bERROR_REASON_ILLEGAL_ACTION\x10\x01\x12\x1a\n" +
@@ -324,7 +331,8 @@ const file_bete_v1_errors_proto_rawDesc = "" +
 	"\x17ERROR_REASON_OVERLOADED\x10+\x12!\n" +
 	"\x1dERROR_REASON_TOO_MANY_STREAMS\x10,\x12\"\n" +
 	"\x1eERROR_REASON_STORE_UNAVAILABLE\x10Z\x12 \n" +
-	"\x1cERROR_REASON_TABLE_ELSEWHERE\x10[\x12\x1e\n" +
+	"\x1cERROR_REASON_TABLE_ELSEWHERE\x10[\x12\"\n" +
+	"\x1eERROR_REASON_OWNER_UNREACHABLE\x10\\\x12\x1e\n" +
 	"\x1aERROR_REASON_TOKEN_REVOKED\x10-\x12\x1e\n" +
 	"\x1aERROR_REASON_NOT_BOT_OWNER\x10.\x12\x1e\n" +
 	"\x1aERROR_REASON_BOT_NOT_FOUND\x10/B9Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3"

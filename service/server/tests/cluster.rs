@@ -1,0 +1,258 @@
+//! Any node serves any call: real `bete-server` processes on one PostgreSQL, with a cluster
+//! secret. A call for a table a peer plays is forwarded to it (one hop, the mark trusted only
+//! with the secret); an owner killed between calls loses its table to a peer and a retry with
+//! the same request id lands there once.
+//!
+//! Needs `BETE_TEST_DATABASE_URL` (scripts/pg.sh); without it every test here skips, saying so.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::time::Duration;
+
+use bete_api::pb;
+use common::pg::*;
+use common::*;
+use tonic::metadata::MetadataValue;
+use tonic_types::StatusExt;
+
+const SECRET: &str = "test-cluster-secret";
+
+fn node(url: &str, id: &str, dir: &tempfile::TempDir) -> Node {
+    Node::start_with(url, id, "1.5", dir, &["--cluster-secret", SECRET])
+}
+
+/// A call to `b` for a table `a` plays is answered by `a`, through `b`: reads, joins, moves
+/// (unary and on a SubmitActions stream), and the owner's refusals with their own reasons.
+/// The forwarded mark counts only with the secret: a client that forges it is forwarded like
+/// any other; with the secret the node does not forward again (one hop).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_forwards_calls_for_a_table_its_peer_plays() {
+    let Some(url) = fresh_database().await else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let a = node(&url, "a", &dir);
+    let b = node(&url, "b", &dir);
+    let ch_a = connect(a.addr).await;
+    let ch_b = connect(b.addr).await;
+    let me = register(&ch_a, "forwarded-bot").await;
+    let mut on_a = me.client;
+    let mut on_b = client_with(&ch_b, Some(&me.token));
+    // Created on `b`: owned by `b`, which seats us there; all our play goes through `a`.
+    let id = new_table(&mut on_b).await;
+    assert_eq!(owner(&url, &id).await.0.as_deref(), Some("b"));
+    let t = on_a
+        .get_table(pb::GetTableRequest {
+            table_id: id.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .table
+        .unwrap();
+    assert_eq!(t.table_id, id);
+    let mut acked = Vec::new();
+    play(&mut on_a, &id, 4, &mut acked).await.unwrap();
+    assert_eq!(acked.len(), 4);
+    assert_eq!(
+        owner(&url, &id).await.0.as_deref(),
+        Some("b"),
+        "never moved"
+    );
+
+    // The owner's refusal comes back whole: its code, reason and metadata.
+    let v = my_turn(&mut on_a, &id).await;
+    let stale = on_a
+        .submit_action(pb::SubmitActionRequest {
+            table_id: id.clone(),
+            action: Some(v.legal_actions[0].clone()),
+            expected_seq: v.seq - 1,
+            request_id: String::new(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(stale.code(), tonic::Code::Aborted);
+    assert_eq!(reason(&stale), "STALE_SEQ");
+    let info = stale.get_error_details().error_info().cloned().unwrap();
+    assert_eq!(info.metadata["last_seq"], v.seq.to_string());
+
+    // A move on a SubmitActions stream opened on `a`.
+    let (tx, rx) = tokio::sync::mpsc::channel(4);
+    let mut answers = on_a
+        .submit_actions(tokio_stream::wrappers::ReceiverStream::new(rx))
+        .await
+        .unwrap()
+        .into_inner();
+    tx.send(pb::SubmitActionsRequest {
+        table_id: id.clone(),
+        action: Some(v.legal_actions[0].clone()),
+        expected_seq: v.seq,
+        request_id: "on-the-stream".into(),
+    })
+    .await
+    .unwrap();
+    let answer = answers.message().await.unwrap().unwrap();
+    match answer.result.unwrap() {
+        pb::submit_actions_response::Result::Accepted(r) => assert!(r.seq > v.seq),
+        other => panic!("{other:?}"),
+    }
+    acked.push(v.legal_actions[0].text.clone());
+    drop(tx);
+
+    // A forged mark (no secret, or a wrong one) is ignored: the call is forwarded as any other.
+    for secret in [None, Some("guess")] {
+        let mut req = tonic::Request::new(pb::GetSeatViewRequest {
+            table_id: id.clone(),
+        });
+        req.metadata_mut()
+            .insert("x-bete-forwarded-by", MetadataValue::from_static("b"));
+        if let Some(s) = secret {
+            req.metadata_mut()
+                .insert("x-bete-cluster-secret", MetadataValue::from_static(s));
+        }
+        let view = on_a.get_seat_view(req).await.unwrap().into_inner();
+        assert!(view.view.is_some());
+    }
+    // With the secret, the mark is a peer's: the node does not forward again.
+    let mut req = tonic::Request::new(pb::GetSeatViewRequest {
+        table_id: id.clone(),
+    });
+    req.metadata_mut()
+        .insert("x-bete-forwarded-by", MetadataValue::from_static("b"));
+    req.metadata_mut()
+        .insert("x-bete-cluster-secret", MetadataValue::from_static(SECRET));
+    let s = on_a.get_seat_view(req).await.unwrap_err();
+    assert_eq!(reason(&s), "TABLE_ELSEWHERE", "{s:?}");
+
+    play(&mut on_a, &id, 1000, &mut acked).await;
+    assert!(my_turn(&mut on_a, &id).await.match_over);
+    assert_record(&mut on_a, &id, &acked).await;
+}
+
+/// The per-bot call rate is counted once, at the node the caller reached: a forwarded call
+/// does not count again at the owner.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forwarded_call_is_counted_once() {
+    let Some(url) = fresh_database().await else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let limit = ["--cluster-secret", SECRET, "--rate-calls-per-bot", "1/6"];
+    let a = Node::start_with(&url, "a", "1.5", &dir, &limit);
+    let b = Node::start_with(&url, "b", "1.5", &dir, &limit);
+    let ch_a = connect(a.addr).await;
+    let ch_b = connect(b.addr).await;
+    let me = register(&ch_b, "counted-bot").await;
+    let mut on_a = client_with(&ch_a, Some(&me.token));
+    let mut on_b = me.client;
+    // Calls 1 and 2 of the burst of 6, on `b`.
+    let id = new_table(&mut on_b).await;
+    // Four more through `a`: counted at `a` only, so `b` still has four of its six.
+    for _ in 0..4 {
+        on_a.get_table(pb::GetTableRequest {
+            table_id: id.clone(),
+        })
+        .await
+        .unwrap();
+    }
+    // Then `b` still has about four of its six (plus what refilled meanwhile); had the
+    // forwarded calls counted there too, it would have about none.
+    let mut left = 0;
+    loop {
+        match on_b
+            .get_table(pb::GetTableRequest {
+                table_id: id.clone(),
+            })
+            .await
+        {
+            Ok(_) => left += 1,
+            Err(s) => {
+                assert_eq!(reason(&s), "RATE_LIMITED", "{s:?}");
+                break;
+            }
+        }
+        assert!(left < 20, "never limited");
+    }
+    assert!(
+        left >= 3,
+        "the forwarded calls were counted at the owner too: {left} left"
+    );
+}
+
+/// The owner is killed between calls. A read through its peer waits for the table to move and
+/// is answered there; a move acknowledged before the kill, sent again with its request id,
+/// is recognised by the new owner (replayed, not applied twice); play goes on; every
+/// acknowledged move is in the record once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retry_after_the_owner_died_lands_once_on_the_new_owner() {
+    let Some(url) = fresh_database().await else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = node(&url, "a", &dir);
+    let b = node(&url, "b", &dir);
+    let ch_a = connect(a.addr).await;
+    let ch_b = connect(b.addr).await;
+    let me = register(&ch_b, "survivor").await;
+    let mut on_a = client_with(&ch_a, Some(&me.token));
+    let mut on_b = me.client;
+    let id = new_table(&mut on_a).await;
+    assert_eq!(owner(&url, &id).await.0.as_deref(), Some("a"));
+    let mut acked = Vec::new();
+    let last = play(&mut on_b, &id, 3, &mut acked).await.unwrap();
+    let entries = log_len(&url, &id).await;
+    a.kill_9();
+
+    let started = std::time::Instant::now();
+    let again = on_b.submit_action(last).await.unwrap().into_inner();
+    assert!(again.replayed, "applied twice");
+    assert!(
+        started.elapsed() < Duration::from_millis(1500 + 5000),
+        "the table took {:?} to move",
+        started.elapsed()
+    );
+    assert_eq!(owner(&url, &id).await.0.as_deref(), Some("b"));
+    assert_eq!(log_len(&url, &id).await, entries, "the retry wrote");
+    play(&mut on_b, &id, 1000, &mut acked).await;
+    assert!(my_turn(&mut on_b, &id).await.match_over);
+    assert_record(&mut on_b, &id, &acked).await;
+}
+
+/// A move without a request id cannot be sent again safely: when its owner does not answer,
+/// the caller gets UNAVAILABLE / OWNER_UNREACHABLE, naming the silent node, with retry advice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_silent_owner_gives_owner_unreachable() {
+    let Some(url) = fresh_database().await else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let a = node(&url, "a", &dir);
+    let b = node(&url, "b", &dir);
+    let ch_a = connect(a.addr).await;
+    let ch_b = connect(b.addr).await;
+    let me = register(&ch_b, "unsure").await;
+    let mut on_a = client_with(&ch_a, Some(&me.token));
+    let mut on_b = me.client;
+    let id = new_table(&mut on_a).await;
+    let v = my_turn(&mut on_b, &id).await;
+    // Paused, not dead: its lease is live, so the table stays its own, and it does not answer.
+    a.signal("-STOP");
+    let s = on_b
+        .submit_action(pb::SubmitActionRequest {
+            table_id: id.clone(),
+            action: Some(v.legal_actions[0].clone()),
+            expected_seq: v.seq,
+            request_id: String::new(),
+        })
+        .await;
+    a.signal("-CONT");
+    let s = s.unwrap_err();
+    assert_eq!(s.code(), tonic::Code::Unavailable, "{s:?}");
+    assert_eq!(reason(&s), "OWNER_UNREACHABLE", "{s:?}");
+    let d = s.get_error_details();
+    let info = d.error_info().unwrap();
+    assert_eq!(info.metadata["node"], "a");
+    assert_eq!(info.metadata["table_id"], id);
+    assert!(d.retry_info().and_then(|r| r.retry_delay).is_some());
+}
