@@ -8,12 +8,17 @@
 //! be able to set it. Without a secret a node forwards nothing and answers TABLE_ELSEWHERE.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use bete_api::pb;
 use bete_api::pb::table_service_client::TableServiceClient;
+use prost::Message;
 use sha2::{Digest, Sha256};
+use tokio::sync::mpsc;
 use tokio::time::Instant;
+use tokio_stream::StreamExt;
+use tokio_util::sync::CancellationToken;
 use tonic::metadata::{KeyRef, MetadataMap, MetadataValue};
 use tonic::transport::{Channel, Endpoint};
 use tonic::{Request, Response, Status};
@@ -22,6 +27,7 @@ use tonic_types::StatusExt;
 use crate::service::Api;
 use crate::status::{DOMAIN, ServerError};
 use crate::store::PgStore;
+use crate::stream::{BotShape, Frame, Frames, Shape, WatchStream};
 
 /// Names the node that forwarded a call; trusted only with [`SECRET`].
 pub const FORWARDED_BY: &str = "x-bete-forwarded-by";
@@ -317,6 +323,193 @@ impl Api {
                 Request::from_parts(md.clone(), tonic::Extensions::default(), msg.clone());
             again.extensions_mut().insert(Counted);
             r = local(again).await;
+        }
+    }
+}
+
+/// What a merged WatchBot stream has sent per table, so a table heard from two nodes (while it
+/// moves) reaches the bot once: events and snapshots by seq, decisions by seq.
+#[derive(Debug, Default)]
+struct Seen {
+    /// Per table, the seq of the last event or snapshot sent.
+    last: HashMap<String, u64>,
+    /// Per table, the seq of the last decision sent.
+    decided: HashMap<String, u64>,
+}
+
+impl Seen {
+    fn admit(&mut self, table: &str, kind: &pb::watch_bot_response::Kind) -> bool {
+        use pb::watch_bot_response::Kind;
+        let last = self.last.get(table).copied();
+        let seq = match kind {
+            Kind::Event(e) => e.seq,
+            Kind::Snapshot(v) => v.seq,
+            Kind::Decision(d) => {
+                let stale = last.is_some_and(|l| d.seq < l)
+                    || self.decided.get(table).is_some_and(|s| d.seq <= *s);
+                if !stale {
+                    self.decided.insert(table.to_string(), d.seq);
+                }
+                return !stale;
+            }
+            Kind::Seated(_) | Kind::Heartbeat(_) => return true,
+            // A peer stream that was cut is opened again by the merge, from the seqs sent.
+            Kind::Resync(_) => return false,
+        };
+        if last.is_some_and(|l| seq <= l) {
+            return false;
+        }
+        self.last.insert(table.to_string(), seq);
+        true
+    }
+
+    /// A frame of this node's own stream (its shared or pre-encoded bytes decoded to look).
+    fn admit_frame(&mut self, frame: &Frame<pb::WatchBotResponse>) -> bool {
+        let msg = match frame {
+            Frame::Msg(m) => std::borrow::Cow::Borrowed(m),
+            Frame::Shared { table, event } => match pb::Event::decode(event.clone()) {
+                Ok(e) => std::borrow::Cow::Owned(BotShape::event_msg(
+                    table.as_ref().map(|m| m.id.clone()).unwrap_or_default(),
+                    e,
+                )),
+                Err(_) => return true,
+            },
+            Frame::Encoded(bytes) => match pb::WatchBotResponse::decode(&bytes[..]) {
+                Ok(m) => std::borrow::Cow::Owned(m),
+                Err(_) => return true,
+            },
+        };
+        match &msg.kind {
+            Some(kind) => self.admit(&msg.table_id, kind),
+            None => true,
+        }
+    }
+}
+
+/// A bot's WatchBot stream on the node it reached: this node's tables (`here`) and, through an
+/// internal WatchBot on every live peer (with the bot's token and this node's mark, so the peer
+/// sends only the tables it plays), the tables peers play. The peer set follows the cluster's
+/// live nodes (every pass); a peer stream that ends is opened again with `from_seq` = the last
+/// seq sent per table, and whatever two nodes both send while a table moves is sent once.
+pub(crate) fn watch_bot_everywhere(
+    fw: Arc<Forwarder>,
+    md: MetadataMap,
+    here: WatchStream<BotShape>,
+    from_seq: HashMap<String, u64>,
+) -> Frames<BotShape> {
+    let (tx, rx) = mpsc::channel(PEER_BUFFER);
+    tokio::spawn(merge(fw, md, here, from_seq, tx));
+    Box::pin(tokio_stream::wrappers::ReceiverStream::new(rx))
+}
+
+/// Items buffered between a peer's stream and the merge, and out of the merge.
+const PEER_BUFFER: usize = 1024;
+
+type Out = mpsc::Sender<Result<Frame<pb::WatchBotResponse>, Status>>;
+
+async fn merge(
+    fw: Arc<Forwarder>,
+    md: MetadataMap,
+    mut here: WatchStream<BotShape>,
+    from_seq: HashMap<String, u64>,
+    tx: Out,
+) {
+    let seen = Arc::new(Mutex::new(Seen {
+        last: from_seq,
+        decided: HashMap::new(),
+    }));
+    let (peer_tx, mut peer_rx) = mpsc::channel::<pb::WatchBotResponse>(PEER_BUFFER);
+    let stop = CancellationToken::new();
+    let _stop = stop.clone().drop_guard();
+    let mut pipes: HashMap<String, tokio::task::JoinHandle<()>> = HashMap::new();
+    let mut tick = tokio::time::interval(crate::cluster::pass_interval(fw.lease_ttl()));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            () = tx.closed() => return,
+            item = here.next() => match item {
+                None => return,
+                Some(Err(s)) => {
+                    let _ = tx.send(Err(s)).await;
+                    return;
+                }
+                Some(Ok(frame)) => {
+                    let admit = seen.lock().map(|mut s| s.admit_frame(&frame)).unwrap_or(true);
+                    if admit && tx.send(Ok(frame)).await.is_err() {
+                        return;
+                    }
+                }
+            },
+            Some(msg) = peer_rx.recv() => {
+                let admit = match &msg.kind {
+                    // This node's own stream keeps the heartbeat.
+                    Some(pb::watch_bot_response::Kind::Heartbeat(_)) | None => false,
+                    Some(kind) => seen.lock().map(|mut s| s.admit(&msg.table_id, kind)).unwrap_or(true),
+                };
+                if admit && tx.send(Ok(Frame::Msg(msg))).await.is_err() {
+                    return;
+                }
+            }
+            _ = tick.tick() => {
+                let peers = match fw.live_peers().await {
+                    Ok(p) => p,
+                    Err(e) => {
+                        tracing::debug!(error = %e, "cannot list live peers");
+                        continue;
+                    }
+                };
+                pipes.retain(|node, pipe| {
+                    let keep = !pipe.is_finished() && peers.iter().any(|(n, _)| n == node);
+                    if !keep {
+                        pipe.abort();
+                    }
+                    keep
+                });
+                for (node, addr) in peers {
+                    if pipes.contains_key(&node) {
+                        continue;
+                    }
+                    let from_seq = seen.lock().map(|s| s.last.clone()).unwrap_or_default();
+                    let pipe = pipe_bot(fw.clone(), addr, md.clone(), from_seq, peer_tx.clone(), stop.clone());
+                    pipes.insert(node, tokio::spawn(pipe));
+                }
+            }
+        }
+    }
+}
+
+/// One internal WatchBot on a peer, until it ends (the merge opens it again while the peer is
+/// live).
+async fn pipe_bot(
+    fw: Arc<Forwarder>,
+    addr: String,
+    md: MetadataMap,
+    from_seq: HashMap<String, u64>,
+    out: mpsc::Sender<pb::WatchBotResponse>,
+    stop: CancellationToken,
+) {
+    let Ok(mut client) = fw.client(&addr) else {
+        return;
+    };
+    let req = fw.request(&md, pb::WatchBotRequest { from_seq }, None);
+    let mut stream = match client.watch_bot(req).await {
+        Ok(r) => r.into_inner(),
+        Err(s) => {
+            tracing::debug!(peer = %addr, code = ?s.code(), "peer WatchBot refused");
+            return;
+        }
+    };
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => return,
+            m = stream.message() => match m {
+                Ok(Some(m)) => {
+                    if out.send(m).await.is_err() {
+                        return;
+                    }
+                }
+                _ => return,
+            },
         }
     }
 }

@@ -26,7 +26,7 @@ use crate::status::{FieldViolation, ServerError};
 use crate::store::{
     BotRow, Occupant, SeatRow, Store, TableFilter, TableRow, TableState, Visibility,
 };
-use crate::stream::{BotShape, Frame, MsgStream, TableShape, WatchStream};
+use crate::stream::{BotShape, Frame, Frames, MsgStream, TableShape, WatchStream};
 use crate::submits::SubmitAnswers;
 use crate::table::{BotStream, Command, SeatInfo, TableMeta, TableStatus};
 
@@ -897,7 +897,7 @@ impl Api {
     async fn watch_table(
         &self,
         request: Request<pb::WatchTableRequest>,
-    ) -> Result<Response<WatchStream<TableShape>>, Status> {
+    ) -> Result<Response<Frames<TableShape>>, Status> {
         let api = self;
         api.call("WatchTable", async {
             let bot = api.begin_read(&request).await?;
@@ -932,10 +932,10 @@ impl Api {
                     shared.watcher_left.notify_one()
                 })),
             );
-            Ok(match revoked {
+            Ok(Box::pin(match revoked {
                 Some(r) => stream.revocable(r),
                 None => stream,
-            })
+            }) as Frames<TableShape>)
         })
         .await
     }
@@ -943,12 +943,17 @@ impl Api {
     async fn watch_bot(
         &self,
         request: Request<pb::WatchBotRequest>,
-    ) -> Result<Response<WatchStream<BotShape>>, Status> {
+    ) -> Result<Response<Frames<BotShape>>, Status> {
         let api = self;
         api.call("WatchBot", async {
             let bot = api.begin(&request).await?;
-            let permit = api.limits().open_stream(&bot.id)?;
-            let req = request.into_inner();
+            // A peer's stream (the tables this node plays, for the bot's stream on that peer):
+            // counted there.
+            let from_peer = api.forwarded_by(request.metadata()).is_some();
+            let permit = (!from_peer)
+                .then(|| api.limits().open_stream(&bot.id))
+                .transpose()?;
+            let (md, _, req) = request.into_parts();
             let (tx, rx) = mpsc::channel(BOT_STREAM_BUFFER);
             let stream = BotStream::new(api.tables.new_stream_id(), tx);
             // Register first, then list: a join racing with this call attaches the stream either way.
@@ -991,7 +996,7 @@ impl Api {
             api.ladders.poke();
             let tables = api.tables.clone();
             let (bot_id, stream_id, following) = (bot.id.clone(), stream.id, stream.tables.clone());
-            Ok(WatchStream::<BotShape>::new(
+            let here = WatchStream::<BotShape>::new(
                 rx,
                 api.config.heartbeat_interval,
                 api.tables.deps.shutdown.stopped(),
@@ -1003,7 +1008,14 @@ impl Api {
                     BotStream::ring_closed(&following);
                 })),
             )
-            .revocable(api.auth.revocation(&bot.token_hash)))
+            .revocable(api.auth.revocation(&bot.token_hash));
+            // The bot's tables that peers play come through their streams (forward.rs).
+            Ok(match (&api.forward, from_peer) {
+                (Some(fw), false) => {
+                    crate::forward::watch_bot_everywhere(fw.clone(), md, here, req.from_seq)
+                }
+                _ => Box::pin(here) as Frames<BotShape>,
+            })
         })
         .await
     }
@@ -1016,7 +1028,7 @@ pub struct WatchTableFrames(pub Arc<Api>);
 
 impl ServerStreamingService<pb::WatchTableRequest> for WatchTableFrames {
     type Response = Frame<pb::WatchTableResponse>;
-    type ResponseStream = WatchStream<TableShape>;
+    type ResponseStream = Frames<TableShape>;
     type Future = BoxFuture<Response<Self::ResponseStream>, Status>;
     fn call(&mut self, request: Request<pb::WatchTableRequest>) -> Self::Future {
         let api = self.0.clone();
@@ -1030,7 +1042,7 @@ pub struct WatchBotFrames(pub Arc<Api>);
 
 impl ServerStreamingService<pb::WatchBotRequest> for WatchBotFrames {
     type Response = Frame<pb::WatchBotResponse>;
-    type ResponseStream = WatchStream<BotShape>;
+    type ResponseStream = Frames<BotShape>;
     type Future = BoxFuture<Response<Self::ResponseStream>, Status>;
     fn call(&mut self, request: Request<pb::WatchBotRequest>) -> Self::Future {
         let api = self.0.clone();

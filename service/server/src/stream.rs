@@ -273,12 +273,17 @@ impl<M: Message + Default> Frame<M> {
     }
 }
 
+/// A watch stream as served: this node's [`WatchStream`], or one that also carries (or only
+/// relays) what peers of a cluster send (forward.rs).
+pub type Frames<S> =
+    Pin<Box<dyn Stream<Item = Result<Frame<<S as Shape>::Msg>, Status>> + Send + 'static>>;
+
 /// A watch stream as the generated service trait wants it: messages rather than frames.
-pub struct MsgStream<S: Shape>(pub WatchStream<S>);
+pub struct MsgStream<S: Shape>(pub Frames<S>);
 
 impl<S: Shape> std::fmt::Debug for MsgStream<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt(f)
+        f.write_str("MsgStream")
     }
 }
 
