@@ -895,49 +895,83 @@ impl TableService for TableApi {
 
 impl Api {
     async fn watch_table(
-        &self,
+        self: &Arc<Self>,
         request: Request<pb::WatchTableRequest>,
     ) -> Result<Response<Frames<TableShape>>, Status> {
         let api = self;
         api.call("WatchTable", async {
             let bot = api.begin_read(&request).await?;
+            // A peer's proxy of a caller's stream (forward.rs) was counted at its edge.
+            let from_peer = api.forwarded_by(request.metadata()).is_some();
             // The anonymous spectators share no bot's count (they are bounded by the
             // connection cap and the streams per connection).
-            let permit = if bot.id == SPECTATOR {
+            let permit = if bot.id == SPECTATOR || from_peer {
                 None
             } else {
                 Some(api.limits().open_stream(&bot.id)?)
             };
-            let req = request.into_inner();
+            let (md, _, req) = request.into_parts();
             let id = table_id(&req.table_id)?;
             let from_seq = req.from_seq;
-            // The anonymous spectator has no token to revoke.
-            let revoked = (bot.id != SPECTATOR).then(|| api.auth.revocation(&bot.token_hash));
-            let (rx, shared) = api
+            let watched = api
                 .tables
                 .call(&id, |reply| Command::Watch {
                     bot: bot.id.clone(),
                     from_seq,
                     reply,
                 })
-                .await??;
-            let stream = WatchStream::<TableShape>::new(
-                rx,
-                api.config.heartbeat_interval,
-                api.tables.deps.shutdown.stopped(),
-                from_seq.unwrap_or(0),
-                None,
-                Some(Box::new(move || {
-                    drop(permit);
-                    shared.watcher_left.notify_one()
-                })),
-            );
-            Ok(Box::pin(match revoked {
-                Some(r) => stream.revocable(r),
-                None => stream,
-            }) as Frames<TableShape>)
+                .await
+                .and_then(|r| r);
+            match watched {
+                Ok((rx, shared)) => Ok(Box::pin(
+                    api.table_stream(&bot, rx, shared, from_seq, permit),
+                ) as Frames<TableShape>),
+                // A peer plays it: its stream, through this node (forward.rs).
+                Err(ServerError::TableElsewhere { addr, .. })
+                    if api.forward.is_some() && !from_peer && !addr.is_empty() =>
+                {
+                    Ok(crate::forward::watch_table_elsewhere(
+                        api.clone(),
+                        md,
+                        bot,
+                        id,
+                        from_seq,
+                        addr,
+                        permit,
+                    ))
+                }
+                Err(e) => Err(e),
+            }
         })
         .await
+    }
+
+    /// This node's WatchTable stream of a table it plays, from the actor's channel.
+    pub(crate) fn table_stream(
+        &self,
+        bot: &BotRow,
+        rx: mpsc::Receiver<crate::table::Outbound>,
+        shared: Arc<crate::table::Shared>,
+        from_seq: Option<u64>,
+        permit: Option<crate::limits::StreamPermit>,
+    ) -> WatchStream<TableShape> {
+        let stream = WatchStream::<TableShape>::new(
+            rx,
+            self.config.heartbeat_interval,
+            self.tables.deps.shutdown.stopped(),
+            from_seq.unwrap_or(0),
+            None,
+            Some(Box::new(move || {
+                drop(permit);
+                shared.watcher_left.notify_one()
+            })),
+        );
+        // The anonymous spectator has no token to revoke.
+        if bot.id == SPECTATOR {
+            stream
+        } else {
+            stream.revocable(self.auth.revocation(&bot.token_hash))
+        }
     }
 
     async fn watch_bot(

@@ -526,3 +526,95 @@ async fn futures_join(url: &str, tables: &[String]) -> Vec<i64> {
     }
     v
 }
+
+/// WatchTable through a node that does not play the table: the owner's stream, built for the
+/// caller (a seat sees its own hand; a spectator no hand), piped through. kill -9 the owner:
+/// the stream does not break; it resumes where the table went, every event once, no gap.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_table_through_a_peer_survives_the_owner_dying() {
+    let Some(url) = fresh_database().await else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = node(&url, "a", &dir);
+    let b = node(&url, "b", &dir);
+    let c = node(&url, "c", &dir);
+    let ch_a = connect(a.addr).await;
+    let ch_b = connect(b.addr).await;
+    let _ch_c = connect(c.addr).await;
+    let me = register(&ch_b, "watcher").await;
+    let mut on_a = client_with(&ch_a, Some(&me.token));
+    let mut on_b = me.client;
+    let id = new_table(&mut on_a).await;
+    assert_eq!(owner(&url, &id).await.0.as_deref(), Some("a"));
+
+    let mut seat_stream = on_b
+        .watch_table(pb::WatchTableRequest {
+            table_id: id.clone(),
+            from_seq: None,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let mut anonymous = client_with(&ch_b, None);
+    let mut spectator = anonymous
+        .watch_table(pb::WatchTableRequest {
+            table_id: id.clone(),
+            from_seq: None,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let first = seat_stream.message().await.unwrap().unwrap();
+    let Some(pb::watch_table_response::Kind::Snapshot(view)) = first.kind else {
+        panic!("{first:?}");
+    };
+    assert_eq!(view.viewer_seat, Some(0));
+    let mut seq = view.seq;
+    let first = spectator.message().await.unwrap().unwrap();
+    let Some(pb::watch_table_response::Kind::Snapshot(public)) = first.kind else {
+        panic!("{first:?}");
+    };
+    assert_eq!(public.viewer_seat, None);
+    assert!(public.hand.is_empty(), "a spectator saw a hand");
+
+    // Events follow one by one, across the owner's death.
+    let events = tokio::spawn(async move {
+        let mut seqs = Vec::new();
+        loop {
+            match seat_stream.message().await {
+                Ok(Some(m)) => {
+                    if let Some(pb::watch_table_response::Kind::Event(e)) = m.kind {
+                        seqs.push(e.seq);
+                        if matches!(e.body, Some(pb::event::Body::MatchEnded(_))) {
+                            return Ok(seqs);
+                        }
+                    }
+                }
+                other => return Err(format!("{other:?} after {seqs:?}")),
+            }
+        }
+    });
+    let mut acked = Vec::new();
+    play(&mut on_b, &id, 4, &mut acked).await.unwrap();
+    a.kill_9();
+    play(&mut on_b, &id, 1000, &mut acked).await;
+    assert!(my_turn(&mut on_b, &id).await.match_over);
+    assert_ne!(owner(&url, &id).await.0.as_deref(), Some("a"));
+    let seqs = timeout(30, events).await.unwrap().unwrap().unwrap();
+    for s in seqs {
+        assert_eq!(s, seq + 1, "a gap or a duplicate");
+        seq = s;
+    }
+    let t = on_b
+        .get_table(pb::GetTableRequest {
+            table_id: id.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .table
+        .unwrap();
+    assert_eq!(seq, t.last_seq, "the stream stopped short");
+    assert_record(&mut on_b, &id, &acked).await;
+}
