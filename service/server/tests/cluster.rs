@@ -618,3 +618,54 @@ async fn watch_table_through_a_peer_survives_the_owner_dying() {
     assert_eq!(seq, t.last_seq, "the stream stopped short");
     assert_record(&mut on_b, &id, &acked).await;
 }
+
+/// The owner dies while a forwarded move is in flight (it was frozen with the move in hand,
+/// then killed): the node the bot reached waits for the table to move and sends the move again
+/// with its request id; the new owner applies it once, and a retry by the bot is a replay.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_owner_killed_mid_call_and_the_move_lands_once() {
+    let Some(url) = fresh_database().await else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = node(&url, "a", &dir);
+    let b = node(&url, "b", &dir);
+    let ch_a = connect(a.addr).await;
+    let ch_b = connect(b.addr).await;
+    let me = register(&ch_b, "in-flight").await;
+    let mut on_a = client_with(&ch_a, Some(&me.token));
+    let mut on_b = me.client;
+    let id = new_table(&mut on_a).await;
+    let mut acked = Vec::new();
+    play(&mut on_b, &id, 2, &mut acked).await.unwrap();
+    let v = my_turn(&mut on_b, &id).await;
+    let req = pb::SubmitActionRequest {
+        table_id: id.clone(),
+        action: Some(v.legal_actions[0].clone()),
+        expected_seq: v.seq,
+        request_id: "in-flight".into(),
+    };
+    a.signal("-STOP");
+    let mut c = on_b.clone();
+    let r = req.clone();
+    let in_flight = tokio::spawn(async move { c.submit_action(r).await });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!in_flight.is_finished(), "answered by a frozen owner");
+    a.kill_9();
+    let done = timeout(15, in_flight)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap()
+        .into_inner();
+    assert!(!done.replayed);
+    assert!(done.seq > v.seq);
+    acked.push(v.legal_actions[0].text.clone());
+    assert_eq!(owner(&url, &id).await.0.as_deref(), Some("b"));
+    let again = on_b.submit_action(req).await.unwrap().into_inner();
+    assert!(again.replayed, "applied twice");
+    assert_eq!(again.seq, done.seq);
+    play(&mut on_b, &id, 1000, &mut acked).await;
+    assert!(my_turn(&mut on_b, &id).await.match_over);
+    assert_record(&mut on_b, &id, &acked).await;
+}
