@@ -11,7 +11,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use crate::registry::Tables;
-use crate::store::{Occupant, PgStore, Store};
+use crate::store::PgStore;
 
 /// Orphaned tables claimed per pass (the rest on the next passes).
 const CLAIMS_PER_PASS: i64 = 200;
@@ -71,19 +71,12 @@ pub fn pass_interval(lease_ttl: Duration) -> Duration {
     (lease_ttl / 3).max(Duration::from_millis(100))
 }
 
-/// Claims a table whose owner is gone, replays it, and attaches this node's WatchBot streams of
-/// its seated bots.
+/// Claims a table whose owner is gone and replays it (the load attaches this node's WatchBot
+/// streams of its seated bots: registry.rs).
 async fn claim(store: &PgStore, tables: &Tables, id: &str) {
     match tables.get(id).await {
         Ok(_) => {
             tracing::info!(table = %id, node = %store.node().id, "claimed a table from a lapsed node");
-            if let Ok(Some(stored)) = store.table(id.to_string()).await {
-                for seat in stored.seats {
-                    if let Occupant::Bot(bot) = seat.occupant {
-                        tables.attach_bot_streams(&bot, id).await;
-                    }
-                }
-            }
         }
         // Another node claimed it first.
         Err(e) => tracing::debug!(table = %id, error = %e, "not claimed"),

@@ -42,8 +42,14 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
 /// HTTP/2 pings on peer connections: a peer lost without a reset (a dead machine) is noticed
 /// within these two, not after the kernel's TCP timeout.
 const KEEPALIVE: Duration = Duration::from_secs(2);
+/// Connections per peer: each carries at most the server's streams per connection
+/// (`MAX_STREAMS_PER_CONNECTION`), and every bot's WatchBot holds one stream on each peer.
+const CHANNELS_PER_PEER: usize = 8;
 /// How often a caller waiting for a silent owner's table to move looks in the store again.
 const LOOK_AGAIN: Duration = Duration::from_millis(200);
+
+/// Live peers as (node id, address).
+type Peers = Vec<(String, String)>;
 
 /// The node's peers, as a client of them.
 #[derive(Debug)]
@@ -52,8 +58,12 @@ pub struct Forwarder {
     secret: MetadataValue<tonic::metadata::Ascii>,
     secret_sha256: [u8; 32],
     store: PgStore,
-    /// One lazily connected channel per peer address (reconnects by itself).
-    channels: Mutex<HashMap<String, Channel>>,
+    /// Lazily connected channels per peer address (each reconnects by itself), taken in turn.
+    channels: Mutex<HashMap<String, Vec<Channel>>>,
+    turn: std::sync::atomic::AtomicUsize,
+    /// The live peers as last read, and when: read at most once a pass for all the node's
+    /// WatchBot streams.
+    peers: tokio::sync::Mutex<Option<(Instant, Peers)>>,
 }
 
 /// Why a forwarded call did not come back with the owner's answer.
@@ -79,6 +89,8 @@ impl Forwarder {
             secret_sha256: Sha256::digest(secret.as_bytes()).into(),
             store,
             channels: Mutex::new(HashMap::new()),
+            turn: std::sync::atomic::AtomicUsize::new(0),
+            peers: tokio::sync::Mutex::new(None),
         })
     }
 
@@ -106,9 +118,22 @@ impl Forwarder {
         self.store.node().lease_ttl
     }
 
-    /// The other live nodes, as (id, address).
-    pub async fn live_peers(&self) -> Result<Vec<(String, String)>, ServerError> {
-        Ok(self.store.live_peers().await?)
+    /// The other live nodes, as (id, address), at most a pass old. Channels to addresses no
+    /// live node has any more are dropped.
+    pub async fn live_peers(&self) -> Result<Peers, ServerError> {
+        let mut cached = self.peers.lock().await;
+        let fresh = crate::cluster::pass_interval(self.lease_ttl());
+        if let Some((at, peers)) = &*cached
+            && at.elapsed() < fresh
+        {
+            return Ok(peers.clone());
+        }
+        let peers = self.store.live_peers().await?;
+        if let Ok(mut channels) = self.channels.lock() {
+            channels.retain(|addr, _| peers.iter().any(|(_, a)| a == addr));
+        }
+        *cached = Some((Instant::now(), peers.clone()));
+        Ok(peers)
     }
 
     pub fn client(&self, addr: &str) -> Result<TableServiceClient<Channel>, ServerError> {
@@ -116,18 +141,22 @@ impl Forwarder {
             .channels
             .lock()
             .map_err(|_| ServerError::Internal("peer channels poisoned".into()))?;
-        if let Some(c) = channels.get(addr) {
-            return Ok(TableServiceClient::new(c.clone()));
+        let turn = self.turn.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if let Some(pool) = channels.get(addr) {
+            return Ok(TableServiceClient::new(pool[turn % pool.len()].clone()));
         }
-        let channel = Endpoint::from_shared(format!("http://{addr}"))
+        let endpoint = Endpoint::from_shared(format!("http://{addr}"))
             .map_err(|e| ServerError::Internal(format!("peer address {addr:?}: {e}")))?
             .connect_timeout(CONNECT_TIMEOUT)
             .tcp_nodelay(true)
             .http2_keep_alive_interval(KEEPALIVE)
             .keep_alive_timeout(KEEPALIVE)
-            .keep_alive_while_idle(true)
-            .connect_lazy();
-        channels.insert(addr.to_string(), channel.clone());
+            .keep_alive_while_idle(true);
+        let pool: Vec<Channel> = (0..CHANNELS_PER_PEER)
+            .map(|_| endpoint.connect_lazy())
+            .collect();
+        let channel = pool[turn % pool.len()].clone();
+        channels.insert(addr.to_string(), pool);
         Ok(TableServiceClient::new(channel))
     }
 

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use tokio::sync::oneshot;
 
 use crate::status::ServerError;
-use crate::store::{Claim, SeatRow, TableRow, TableState};
+use crate::store::{Claim, Occupant, SeatRow, TableRow, TableState};
 use crate::table::{ActorDeps, BotStream, Command, Handle, Seating, create, spawn};
 
 /// Locks that keep a table from being spawned twice. Sharded by table id: a load waits only
@@ -54,8 +54,19 @@ impl Tables {
         self.lookup(id)
     }
 
-    /// The table's actor, loading (and replaying) it from the store if needed.
+    /// The table's actor, loading (and replaying) it from the store if needed; a load attaches
+    /// this node's WatchBot streams of the bots seated there.
     pub async fn get(&self, id: &str) -> Result<Handle, ServerError> {
+        self.load(id, true).await
+    }
+
+    /// [`Tables::get`] for a WatchBot stream opening, which attaches itself with its own resume
+    /// point (a fresh snapshot first would make the resume a no-op).
+    pub async fn get_unattached(&self, id: &str) -> Result<Handle, ServerError> {
+        self.load(id, false).await
+    }
+
+    async fn load(&self, id: &str, attach: bool) -> Result<Handle, ServerError> {
         if let Some(h) = self.lookup(id) {
             return Ok(h);
         }
@@ -83,10 +94,35 @@ impl Tables {
                 addr,
             });
         }
+        // The bots seated here whose WatchBot streams this node holds: the table was just
+        // claimed (moved here from a lost node) or loaded again, whichever call loaded it.
+        let seated: Vec<String> = if !attach || stored.table.state == TableState::Finished {
+            Vec::new()
+        } else {
+            stored
+                .seats
+                .iter()
+                .filter_map(|s| match &s.occupant {
+                    Occupant::Bot(b) => Some(b.clone()),
+                    _ => None,
+                })
+                .collect()
+        };
         let generation = self.generation.fetch_add(1, Ordering::Relaxed);
         let handle = spawn(self.deps.clone(), stored, generation).await?;
         if let Ok(mut map) = self.map.write() {
             map.insert(id.to_string(), handle.clone());
+        }
+        for bot in seated {
+            for stream in self.bot_streams(&bot) {
+                handle
+                    .tell(Command::WatchBot {
+                        bot: bot.clone(),
+                        stream,
+                        from_seq: None,
+                    })
+                    .await;
+            }
         }
         Ok(handle)
     }

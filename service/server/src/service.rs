@@ -995,7 +995,7 @@ impl Api {
             let resume = req.from_seq.keys().cloned().collect();
             let mut following = Vec::new();
             for id in api.store.tables_of_bot(bot.id.clone(), resume).await? {
-                if let Ok(handle) = api.tables.get(&id).await {
+                if let Ok(handle) = api.tables.get_unattached(&id).await {
                     following.push((id, handle));
                 }
             }

@@ -461,11 +461,8 @@ async fn three_nodes_lose_one_mid_match_and_every_table_plays_on() {
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
-        assert!(
-            done,
-            "table {id} did not finish: {:?}",
-            seen.lock().unwrap().errors
-        );
+        let errors = seen.lock().unwrap().errors.clone();
+        assert!(done, "table {id} did not finish: {errors:?}");
     }
     for t in tasks {
         t.abort();
