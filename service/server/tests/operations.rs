@@ -173,13 +173,14 @@ async fn closed_watch_stream_leaves_the_watchers_gauge() {
     srv.stop().await;
 }
 
-const ENV_VARS: [&str; 42] = [
+const ENV_VARS: [&str; 43] = [
     "BETE_LISTEN",
     "BETE_DATA_DIR",
     "BETE_DATABASE_URL",
     "BETE_NODE_ID",
     "BETE_ADVERTISE_ADDR",
     "BETE_LEASE_TTL_SECS",
+    "BETE_CLUSTER_SECRET",
     "BETE_METRICS_LISTEN",
     "BETE_LOG_FORMAT",
     "BETE_DEFAULT_DEADLINE_MS",
