@@ -1,5 +1,6 @@
-//! A node's part in a cluster on PostgreSQL: it renews its lease, drops the tables another node
-//! has claimed from it, and claims (and replays) the tables of nodes whose lease lapsed.
+//! A node's part in a cluster on PostgreSQL: it renews its lease, leads the ladders when no
+//! live node does, shares which bots are online here, drops the tables another node has claimed
+//! from it, and claims (and replays) the tables of nodes whose lease lapsed.
 //!
 //! Safety does not rest on this loop's timing: every append is fenced by the epoch in the store
 //! (store/postgres.rs). The loop only makes a paused node let go promptly and a lost node's
@@ -10,6 +11,7 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::ladder::Leadership;
 use crate::registry::Tables;
 use crate::store::PgStore;
 
@@ -25,6 +27,7 @@ pub struct RegistrationLost;
 pub async fn run(
     store: PgStore,
     tables: Arc<Tables>,
+    leadership: Arc<Leadership>,
     stop: CancellationToken,
 ) -> Result<(), RegistrationLost> {
     let every = pass_interval(store.node().lease_ttl);
@@ -43,6 +46,15 @@ pub async fn run(
                 tracing::warn!(error = %e, "cannot renew the node's lease");
                 continue;
             }
+        }
+        // Ladder scheduling: lead if no live node does; learn who is online anywhere.
+        match store.lead_ladders().await {
+            Ok(epoch) => leadership.set(epoch),
+            Err(e) => tracing::warn!(error = %e, "cannot check the ladder leader"),
+        }
+        match store.sync_online(tables.online_bots()).await {
+            Ok(bots) => leadership.set_online(bots),
+            Err(e) => tracing::warn!(error = %e, "cannot share the bots online"),
         }
         match store.lost_tables().await {
             Ok(lost) => {

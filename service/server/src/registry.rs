@@ -245,6 +245,21 @@ impl Tables {
             .is_some_and(|m| m.get(bot).is_some_and(|v| v.iter().any(|s| !s.is_cut())))
     }
 
+    /// Every bot with an open WatchBot stream here (a cluster publishes them for its ladder
+    /// leader).
+    pub fn online_bots(&self) -> Vec<String> {
+        self.bot_streams
+            .lock()
+            .ok()
+            .map(|m| {
+                m.iter()
+                    .filter(|(_, v)| v.iter().any(|s| !s.is_cut()))
+                    .map(|(k, _)| k.clone())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     pub fn bot_streams(&self, bot: &str) -> Vec<BotStream> {
         self.bot_streams
             .lock()

@@ -152,14 +152,20 @@ pub async fn run(
     // Scale-out: the lease, tables lost to peers, tables of lapsed peers. Ends with the drain.
     let cluster_stop = CancellationToken::new();
     let registration_lost = Arc::new(tokio::sync::Notify::new());
+    let leadership = Arc::new(if cluster_store.is_some() {
+        crate::ladder::Leadership::cluster()
+    } else {
+        crate::ladder::Leadership::single()
+    });
     let cluster = cluster_store.clone().map(|pg| {
-        let (tables, stop, lost) = (
+        let (tables, stop, lost, leadership) = (
             tables.clone(),
             cluster_stop.clone(),
             registration_lost.clone(),
+            leadership.clone(),
         );
         tokio::spawn(async move {
-            if let Err(e) = crate::cluster::run(pg, tables, stop).await {
+            if let Err(e) = crate::cluster::run(pg, tables, leadership, stop).await {
                 tracing::error!(error = %e, "stopping");
                 lost.notify_one();
             }
@@ -180,6 +186,7 @@ pub async fn run(
         token.clone(),
         finished_rx,
         config.ladder_seed,
+        leadership,
     )
     .await?;
     tracing::info!(ladders = ladders.specs().len(), "ladders started");

@@ -547,6 +547,10 @@ impl From<StoreError> for ServerError {
                 tracing::warn!(%why, "the database is unavailable");
                 ServerError::StoreUnavailable
             }
+            StoreError::LadderFenced { leader } => {
+                tracing::warn!(%leader, "a ladder write of a former leader was fenced");
+                ServerError::StoreUnavailable
+            }
             StoreError::Fenced { table, owner } => ServerError::TableElsewhere {
                 table,
                 node: owner,

@@ -7,11 +7,14 @@
 //! tables with a ladder id: the scheduler creates each with its entrants already seated (one
 //! store transaction: the table, its seats and their joins), so a bot plays them on its
 //! WatchBot stream like any other table.
+//! In a cluster one node schedules every ladder (the leader, see [`Leadership`]); the others
+//! write entries to the store and leave the rest to it.
 //! When a table's finished record is stored, its actor tells the scheduler the result, which
 //! starts the set's next table or rates the match. Ratings move in the same store transaction that marks
 //! the match rated, so a result counts exactly once whatever crashes come between; after a
 //! restart every unrated match is picked up from the store where it stood.
 
+pub mod leadership;
 mod result;
 mod scheduler;
 pub mod service;
@@ -28,6 +31,7 @@ use crate::shutdown::Shutdown;
 use crate::status::ServerError;
 use crate::store::{EntryRow, Store};
 
+pub use leadership::Leadership;
 pub use result::{FinishedTable, TableResult};
 pub use scheduler::HOUSE_OWNER;
 
@@ -55,9 +59,9 @@ pub(crate) enum LadderCommand {
     },
     /// Something may let a new match start (a bot came online, a slot freed).
     Poke,
-    /// A match's table could not be created or seated: the match no longer holds its
-    /// entrants' slots.
-    StartFailed { match_id: String },
+    /// A match's table could not be created or seated; `stored`: the match itself is in the
+    /// store.
+    StartFailed { match_id: String, stored: bool },
     /// Counts for `Ladder.entrants` / `online` / `matches_rated`.
     Counts {
         reply: oneshot::Sender<(u32, u32, u64)>,
@@ -84,6 +88,7 @@ impl Ladders {
         shutdown: Shutdown,
         mut finished: mpsc::UnboundedReceiver<FinishedTable>,
         seed: Option<u64>,
+        leadership: Arc<Leadership>,
     ) -> Result<Arc<Ladders>, ServerError> {
         let (results, _) = broadcast::channel(RESULTS_BUFFER);
         let mut schedulers = HashMap::new();
@@ -98,6 +103,7 @@ impl Ladders {
                 shutdown.clone(),
                 // Each ladder its own stream of draws.
                 seed.map(|s| s ^ fnv(&spec.id)),
+                leadership.clone(),
             )
             .await?;
             schedulers.insert(spec.id.clone(), tx);

@@ -2,7 +2,7 @@
 //! last 24 hours, forms groups with `bete_ladder::choose_group`, creates and seats the tables,
 //! and rates each finished match (or set) once.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -14,6 +14,7 @@ use rand::seq::SliceRandom;
 use tokio::sync::{broadcast, mpsc};
 
 use super::LadderCommand;
+use super::leadership::Leadership;
 use super::result::{TableResult, table_result};
 use crate::auth::hex;
 use crate::registry::Tables;
@@ -30,6 +31,10 @@ pub const HOUSE_OWNER: &str = "house";
 
 /// A look at the entrants even without a poke (a stream that closed, a day that rolled over).
 const TICK: Duration = Duration::from_millis(250);
+
+/// Ticks between a cluster leader's looks at the store (entries made on other nodes, ladder
+/// tables finished on other nodes, matches of a former leader).
+const SWEEP_TICKS: u32 = 4;
 
 const DAY_MS: i64 = 24 * 3600 * 1000;
 
@@ -50,6 +55,8 @@ struct Playing {
     row: MatchRow,
     /// Results of the tables finished so far, in rotation order.
     done: Vec<TableResult>,
+    /// Its current table could not be started (a cluster retries at the next sweep).
+    stalled: bool,
 }
 
 struct Scheduler {
@@ -78,6 +85,13 @@ struct Scheduler {
     /// The scheduler's own channel, for the table starts it spawns to report a failure (weak:
     /// it must not keep the channel open by itself).
     me: mpsc::WeakUnboundedSender<LadderCommand>,
+    /// Whether this node schedules (a cluster's leader; a single node always).
+    leadership: Arc<Leadership>,
+    /// The state above was loaded from the store for the current leadership.
+    loaded: bool,
+    /// Matches rated in this leadership whose rating the store may not hold yet: a sweep must
+    /// not take them for a former leader's matches.
+    rated_here: HashSet<String>,
 }
 
 /// A match rated in memory, for the rating writer to store and announce.
@@ -94,6 +108,7 @@ pub(super) async fn spawn(
     results: broadcast::Sender<pb::LadderMatch>,
     shutdown: Shutdown,
     seed: Option<u64>,
+    leadership: Arc<Leadership>,
 ) -> Result<mpsc::UnboundedSender<LadderCommand>, ServerError> {
     let (tx, rx) = mpsc::unbounded_channel();
     let (rater, rated) = mpsc::unbounded_channel();
@@ -114,8 +129,16 @@ pub(super) async fn spawn(
         fixed_seeds: seed.is_some(),
         rater,
         me: tx.downgrade(),
+        leadership,
+        loaded: false,
+        rated_here: HashSet::new(),
     };
-    s.load().await?;
+    // A single node leads from the start (and fails to start if it cannot load); a cluster
+    // node loads when it becomes the leader.
+    if s.leadership.leads() {
+        s.load().await?;
+        s.loaded = true;
+    }
     tokio::spawn(s.run(rx));
     Ok(tx)
 }
@@ -182,6 +205,7 @@ impl Scheduler {
                 Playing {
                     row: m,
                     done: Vec::new(),
+                    stalled: false,
                 },
             );
             if let Err(e) = self.resume(&mid).await {
@@ -191,31 +215,266 @@ impl Scheduler {
         Ok(())
     }
 
+    /// Forget everything loaded: another node leads now (or this one leads anew and reloads).
+    fn reset(&mut self) {
+        self.entrants.clear();
+        self.playing.clear();
+        self.recent.clear();
+        self.meetings.clear();
+        self.today.clear();
+        self.ratings.clear();
+        self.rated = 0;
+        self.rated_here.clear();
+        self.loaded = false;
+    }
+
     async fn run(mut self, mut rx: mpsc::UnboundedReceiver<LadderCommand>) {
         let mut tick = tokio::time::interval(TICK);
         let mut dirty = true;
+        let mut ticks = 0u32;
+        let mut leader = self.leadership.subscribe();
+        let mut led = *leader.borrow_and_update();
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tokio::select! {
                 cmd = rx.recv() => {
                     let Some(cmd) = cmd else { return };
-                    dirty |= self.handle(cmd).await;
+                    dirty |= self.command(cmd, led.is_some()).await;
                     // Take every command already queued before looking for groups once.
                     while let Ok(cmd) = rx.try_recv() {
-                        dirty |= self.handle(cmd).await;
+                        dirty |= self.command(cmd, led.is_some()).await;
                     }
                 }
                 // A stream that closed or a day that rolled over changes nothing by itself.
-                _ = tick.tick() => dirty = true,
+                _ = tick.tick() => {
+                    dirty = true;
+                    ticks = ticks.wrapping_add(1);
+                    if led.is_some() && self.loaded && self.leadership.is_cluster()
+                        && ticks.is_multiple_of(SWEEP_TICKS)
+                    {
+                        self.sweep().await;
+                    }
+                }
+                changed = leader.changed() => {
+                    if changed.is_err() {
+                        return;
+                    }
+                    let now = *leader.borrow_and_update();
+                    if now != led {
+                        // Whatever was held belongs to another term: start over from the store.
+                        self.reset();
+                        match now {
+                            Some(epoch) => tracing::info!(ladder = %self.spec.id, epoch, "this node now schedules the ladder"),
+                            None => tracing::info!(ladder = %self.spec.id, "another node schedules the ladder now"),
+                        }
+                        led = now;
+                    }
+                }
                 _ = self.shutdown.stopped() => return,
             }
             if self.shutdown.is_cancelled() {
                 return;
             }
+            if led.is_none() {
+                continue;
+            }
+            if !self.loaded {
+                match self.load().await {
+                    Ok(()) => self.loaded = true,
+                    Err(e) => {
+                        tracing::warn!(ladder = %self.spec.id, error = %e, "cannot load the ladder yet");
+                        self.reset();
+                        continue;
+                    }
+                }
+            }
             // A pass looks at every entrant: only when something may let a match start.
             if dirty {
                 self.schedule().await;
                 dirty = false;
+            }
+        }
+    }
+
+    /// A command, as the leader (`handle`) or as a follower: another node schedules, so
+    /// entries go straight to the store (the leader reads them there) and counts come from it.
+    async fn command(&mut self, cmd: LadderCommand, leads: bool) -> bool {
+        if leads && self.loaded {
+            return self.handle(cmd).await;
+        }
+        match cmd {
+            LadderCommand::Enter {
+                bot,
+                capacity,
+                reply,
+            } => {
+                let _ = reply.send(self.enter_stored(bot, capacity).await);
+            }
+            LadderCommand::Leave { bot, reply } => {
+                let _ = reply.send(self.leave_stored(bot).await);
+            }
+            LadderCommand::Counts { reply } => match self.stored_counts().await {
+                Ok(c) => {
+                    let _ = reply.send(c);
+                }
+                Err(e) => tracing::warn!(ladder = %self.spec.id, error = %e, "cannot count"),
+            },
+            // The leader learns these from the store.
+            LadderCommand::TableResult { .. }
+            | LadderCommand::Poke
+            | LadderCommand::StartFailed { .. } => {}
+        }
+        false
+    }
+
+    /// A follower's EnterLadder: written to the store, where the leader finds it.
+    async fn enter_stored(&self, bot_id: String, capacity: u32) -> Result<EntryRow, ServerError> {
+        let id = self.spec.id.clone();
+        let entries = self.store.entries(id.clone()).await?;
+        if entries.iter().any(|e| e.bot_id == bot_id && e.active) {
+            return Err(ServerError::LadderAlreadyEntered(id));
+        }
+        self.store
+            .bot(bot_id.clone())
+            .await?
+            .ok_or(ServerError::Unauthenticated("unknown bot"))?;
+        let entry = EntryRow {
+            ladder_id: id,
+            bot_id,
+            capacity,
+            active: true,
+            removed_reason: String::new(),
+            entered_at_ms: now_ms(),
+        };
+        self.store.put_entry(entry.clone()).await?;
+        Ok(entry)
+    }
+
+    /// A follower's LeaveLadder.
+    async fn leave_stored(&self, bot_id: String) -> Result<EntryRow, ServerError> {
+        let id = self.spec.id.clone();
+        let Some(mut entry) = self
+            .store
+            .entries(id.clone())
+            .await?
+            .into_iter()
+            .find(|e| e.bot_id == bot_id && e.active)
+        else {
+            return Err(ServerError::LadderNotEntered(id));
+        };
+        entry.active = false;
+        self.store.put_entry(entry.clone()).await?;
+        Ok(entry)
+    }
+
+    /// A follower's counts, from the store and the cluster's online bots.
+    async fn stored_counts(&self) -> Result<(u32, u32, u64), ServerError> {
+        let id = self.spec.id.clone();
+        let entries = self.store.entries(id.clone()).await?;
+        let active: Vec<&EntryRow> = entries.iter().filter(|e| e.active).collect();
+        let house = self.spec.house_entrants.len() as u32;
+        let online = active.iter().filter(|e| self.online(&e.bot_id)).count() as u32;
+        let rated = self.store.rated_matches(id).await?.len() as u64;
+        Ok((active.len() as u32 + house, online + house, rated))
+    }
+
+    /// A cluster leader's look at the store: entries made through other nodes, matches it
+    /// does not hold (a former leader's, or one whose start failed), and ladder tables that
+    /// finished on other nodes (their actors told their own node, not this one).
+    async fn sweep(&mut self) {
+        let id = self.spec.id.clone();
+        match self.store.entries(id.clone()).await {
+            Ok(entries) => {
+                for entry in entries {
+                    let same = self.entrants.get(&entry.bot_id).is_some_and(|e| {
+                        e.entry.active == entry.active && e.entry.capacity == entry.capacity
+                    });
+                    if same {
+                        continue;
+                    }
+                    let Ok(Some(bot)) = self.store.bot(entry.bot_id.clone()).await else {
+                        continue;
+                    };
+                    self.entrants.insert(
+                        entry.bot_id.clone(),
+                        Entrant {
+                            waiting_since_ms: entry.entered_at_ms,
+                            entry,
+                            name: bot.name.clone(),
+                            owner: bot.owner_id().to_string(),
+                            house: false,
+                        },
+                    );
+                }
+            }
+            Err(e) => tracing::warn!(ladder = %id, error = %e, "cannot read the entries"),
+        }
+        let stored: Vec<MatchRow> = match self.store.playing_matches().await {
+            Ok(m) => m.into_iter().filter(|m| m.ladder_id == id).collect(),
+            Err(e) => {
+                tracing::warn!(ladder = %id, error = %e, "cannot read the matches playing");
+                return;
+            }
+        };
+        let ids: HashSet<&str> = stored.iter().map(|m| m.id.as_str()).collect();
+        self.rated_here.retain(|m| ids.contains(m.as_str()));
+        for m in &stored {
+            if self.playing.contains_key(&m.id) || self.rated_here.contains(&m.id) {
+                continue;
+            }
+            let mid = m.id.clone();
+            tracing::info!(ladder = %id, r#match = %mid, "taking up a ladder match from the store");
+            self.playing.insert(
+                mid.clone(),
+                Playing {
+                    row: m.clone(),
+                    done: Vec::new(),
+                    stalled: false,
+                },
+            );
+            if let Err(e) = self.resume(&mid).await {
+                tracing::warn!(ladder = %id, r#match = %mid, error = %e, "cannot resume a ladder match");
+            }
+        }
+        let stalled: Vec<String> = self
+            .playing
+            .iter_mut()
+            .filter(|(_, p)| p.stalled)
+            .map(|(k, p)| {
+                p.stalled = false;
+                k.clone()
+            })
+            .collect();
+        for mid in stalled {
+            if let Err(e) = self.resume(&mid).await {
+                tracing::warn!(ladder = %id, r#match = %mid, error = %e, "cannot resume a ladder match");
+            }
+        }
+        let playing: Vec<(String, usize)> = self
+            .playing
+            .iter()
+            .map(|(k, p)| (k.clone(), p.done.len()))
+            .collect();
+        for (mid, rotation) in playing {
+            let Ok(tables) = self.store.match_tables(mid.clone()).await else {
+                continue;
+            };
+            let Some(t) = tables.iter().find(|t| {
+                t.table.state == TableState::Finished
+                    && t.table
+                        .ladder
+                        .as_ref()
+                        .is_some_and(|l| usize::from(l.rotation) == rotation)
+            }) else {
+                continue;
+            };
+            // The record is stored just after the table is marked finished: next sweep.
+            let Ok(result) = table_result(&*self.store, t).await else {
+                continue;
+            };
+            let table = t.table.id.clone();
+            if let Err(e) = self.table_result(&table, &mid, rotation, result).await {
+                tracing::warn!(ladder = %id, %table, error = %e, "cannot take a finished ladder table");
             }
         }
     }
@@ -247,8 +506,17 @@ impl Scheduler {
                 }
             }
             LadderCommand::Poke => return true,
-            LadderCommand::StartFailed { match_id } => {
-                self.playing.remove(&match_id);
+            LadderCommand::StartFailed { match_id, stored } => {
+                // In a cluster a stored match keeps its entrants' slots (its table may be
+                // played on another node) and the next sweep starts it again. Otherwise the
+                // slots are freed; whatever the store holds of the match is picked up where
+                // it stood after a restart.
+                match self.playing.get_mut(&match_id) {
+                    Some(p) if stored && self.leadership.is_cluster() => p.stalled = true,
+                    _ => {
+                        self.playing.remove(&match_id);
+                    }
+                }
             }
             LadderCommand::Counts { reply } => {
                 let entrants = self.entrants.values().filter(|e| e.entry.active).count() as u32;
@@ -315,7 +583,7 @@ impl Scheduler {
     }
 
     fn online(&self, bot: &str) -> bool {
-        self.tables.has_bot_stream(bot)
+        self.tables.has_bot_stream(bot) || self.leadership.online_anywhere(bot)
     }
 
     /// Form and start every match the entrants allow now.
@@ -463,6 +731,7 @@ impl Scheduler {
             Playing {
                 row: row.clone(),
                 done: Vec::new(),
+                stalled: false,
             },
         );
         // The match row is stored by the table's start, before its first table.
@@ -555,19 +824,19 @@ impl Scheduler {
         );
         let match_id = match_id.to_string();
         tokio::spawn(async move {
+            let mut stored = new_match.is_none();
             let started = async {
                 if let Some(m) = new_match {
                     store.create_match(m).await?;
+                    stored = true;
                 }
                 seat_table(&*store, &tables, table, seat_rows, bots, fresh).await
             }
             .await;
             if let Err(e) = started {
                 tracing::error!(%ladder, table = %id, error = %e, "cannot start a ladder table");
-                // Its entrants' slots are freed; whatever the store holds of the match is
-                // picked up where it stood after a restart.
                 if let Some(tx) = back.upgrade() {
-                    let _ = tx.send(LadderCommand::StartFailed { match_id });
+                    let _ = tx.send(LadderCommand::StartFailed { match_id, stored });
                 }
             }
         });
@@ -725,6 +994,9 @@ impl Scheduler {
             self.ratings.insert(r.bot_id.clone(), r.clone());
         }
         self.playing.remove(match_id);
+        if self.leadership.is_cluster() {
+            self.rated_here.insert(match_id.to_string());
+        }
         self.rated += 1;
         let mut row = p.row;
         row.rated = true;
@@ -799,10 +1071,13 @@ async fn seat_table(
                     by_ladder: true,
                     reply,
                 })
-                .await?;
+                .await;
             match joined {
-                Ok(_) | Err(ServerError::AlreadySeated(_)) => {}
-                Err(e) => return Err(e),
+                Ok(Ok(_)) | Ok(Err(ServerError::AlreadySeated(_))) => {}
+                // Played by another node of the cluster (claimed after its creator died), with
+                // its seats as stored: nothing to do here.
+                Err(ServerError::TableElsewhere { .. }) => return Ok(()),
+                Ok(Err(e)) | Err(e) => return Err(e),
             }
         }
     }

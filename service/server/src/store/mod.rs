@@ -50,6 +50,9 @@ pub enum StoreError {
     /// Another node has claimed the table since this node did: this node must not write it.
     #[error("table {table} is now owned by node {owner:?}")]
     Fenced { table: String, owner: String },
+    /// Another node leads the ladders now: this node's scheduler must not write.
+    #[error("ladder scheduling has moved to node {leader:?}")]
+    LadderFenced { leader: String },
     /// A live node already runs under this node id.
     #[error(
         "node id {id:?} is in use by a live bete-server (at {addr:?}); give this one another \

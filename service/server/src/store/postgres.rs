@@ -15,6 +15,7 @@
 //! in two batches at once: its actor waits for each before sending the next.
 
 use std::str::FromStr;
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -168,6 +169,23 @@ CREATE TABLE revoked_tokens (
     revoked_at  BIGINT NOT NULL
 );
 "#,
+    // Ladder scheduling runs on one node at a time: the leader, whose claim holds while its
+    // node's lease does (`nodes`); the epoch goes up with each new leader and fences the
+    // scheduler's writes. `bots_online`: each node's bots with an open WatchBot stream, so
+    // the leader sees entrants online wherever they connected.
+    r#"
+CREATE TABLE ladder_leader (
+    one          BOOLEAN PRIMARY KEY DEFAULT true CHECK (one),
+    node         TEXT NOT NULL,
+    incarnation  TEXT NOT NULL,
+    epoch        BIGINT NOT NULL
+);
+CREATE TABLE bots_online (
+    node    TEXT NOT NULL,
+    bot_id  TEXT NOT NULL,
+    PRIMARY KEY (node, bot_id)
+);
+"#,
 ];
 
 /// Who this node is among the nodes sharing the database.
@@ -225,6 +243,9 @@ struct WriteReq {
 /// The tables this node holds, with the epoch it claimed each at.
 type Held = Arc<Mutex<HashMap<String, i64>>>;
 
+/// The epoch at which this node leads the ladders, -1 when it does not.
+type LadderEpoch = Arc<AtomicI64>;
+
 /// The PostgreSQL implementation of [`Store`].
 #[derive(Clone)]
 pub struct PgStore {
@@ -234,6 +255,7 @@ pub struct PgStore {
     /// This process's registration: a restarted node (same id) has a new one.
     incarnation: Arc<str>,
     held: Held,
+    ladder_epoch: LadderEpoch,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -299,6 +321,7 @@ impl PgStore {
             node: Arc::new(node),
             incarnation,
             held: Arc::default(),
+            ladder_epoch: Arc::new(AtomicI64::new(-1)),
         };
         for _ in 0..WRITERS {
             tokio::spawn(writer_loop(store.clone_for_writer(), rx.clone()));
@@ -338,6 +361,7 @@ impl PgStore {
             pool: self.pool.clone(),
             node: self.node.clone(),
             held: self.held.clone(),
+            ladder_epoch: self.ladder_epoch.clone(),
         }
     }
 
@@ -425,6 +449,74 @@ impl PgStore {
         rows.iter()
             .map(|r| Ok((r.try_get("id")?, r.try_get("addr")?)))
             .collect()
+    }
+
+    /// Lead the ladders if no live node does (or this one does already): the epoch this node
+    /// leads at, or `None` while another node leads. The claim rides on the node's lease, so a
+    /// leader that dies or pauses loses it when its lease lapses.
+    pub async fn lead_ladders(&self) -> Result<Option<i64>, StoreError> {
+        let taken: Option<i64> = sqlx::query_scalar(
+            "INSERT INTO ladder_leader (one, node, incarnation, epoch) \
+             SELECT true, $1, $2, 1 WHERE EXISTS (SELECT 1 FROM nodes me WHERE me.id = $1 \
+               AND me.incarnation = $2 AND me.lease_until > now()) \
+             ON CONFLICT (one) DO UPDATE SET node = excluded.node, \
+               incarnation = excluded.incarnation, epoch = ladder_leader.epoch + 1 \
+             WHERE NOT (ladder_leader.node = excluded.node \
+                        AND ladder_leader.incarnation = excluded.incarnation) \
+               AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = ladder_leader.node \
+                 AND n.incarnation = ladder_leader.incarnation AND n.lease_until > now()) \
+             RETURNING epoch",
+        )
+        .bind(&self.node.id)
+        .bind(&*self.incarnation)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(pg)?;
+        let epoch = match taken {
+            Some(e) => Some(e),
+            None => {
+                let row: Option<(String, String, i64)> =
+                    sqlx::query_as("SELECT node, incarnation, epoch FROM ladder_leader")
+                        .fetch_optional(&self.pool)
+                        .await
+                        .map_err(pg)?;
+                row.filter(|(node, inc, _)| *node == self.node.id && **inc == *self.incarnation)
+                    .map(|(_, _, e)| e)
+            }
+        };
+        self.ladder_epoch
+            .store(epoch.unwrap_or(-1), Ordering::Release);
+        Ok(epoch)
+    }
+
+    /// Publish the bots with a WatchBot stream on this node, and learn those online on every
+    /// live node (this one included).
+    pub async fn sync_online(&self, here: Vec<String>) -> Result<Vec<String>, StoreError> {
+        let mut tx = self.pool.begin().await.map_err(pg)?;
+        sqlx::query("DELETE FROM bots_online WHERE node = $1 AND NOT (bot_id = ANY($2))")
+            .bind(&self.node.id)
+            .bind(&here)
+            .execute(&mut *tx)
+            .await
+            .map_err(pg)?;
+        sqlx::query(
+            "INSERT INTO bots_online (node, bot_id) SELECT $1, * FROM UNNEST($2::text[]) \
+             ON CONFLICT DO NOTHING",
+        )
+        .bind(&self.node.id)
+        .bind(&here)
+        .execute(&mut *tx)
+        .await
+        .map_err(pg)?;
+        let all: Vec<String> = sqlx::query_scalar(
+            "SELECT DISTINCT b.bot_id FROM bots_online b JOIN nodes n ON n.id = b.node \
+             WHERE n.lease_until > now()",
+        )
+        .fetch_all(&mut *tx)
+        .await
+        .map_err(pg)?;
+        tx.commit().await.map_err(pg)?;
+        Ok(all)
     }
 
     /// Forget a table held here (it was unloaded after being lost).
@@ -544,6 +636,7 @@ struct WriterCtx {
     pool: PgPool,
     node: Arc<NodeConfig>,
     held: Held,
+    ladder_epoch: LadderEpoch,
 }
 
 impl WriterCtx {
@@ -735,6 +828,25 @@ async fn why_refused(ctx: &WriterCtx, runs: &[TableRun], epochs: &[i64]) -> Stor
     StoreError::Corrupt("an append batch was refused".into())
 }
 
+/// The fence of the ladder scheduler's writes (a new match, a rating): they commit only while
+/// this node leads the ladders at the epoch it believes, checked under a share lock on the
+/// leader row, which a new leader's takeover must wait for. A paused former leader that wakes
+/// up can thus never start a match (and double-book a bot) or overwrite ratings.
+async fn fence_ladder(ctx: &WriterCtx, conn: &mut PgConnection) -> Result<(), StoreError> {
+    let row: Option<(String, i64)> =
+        sqlx::query_as("SELECT node, epoch FROM ladder_leader FOR SHARE")
+            .fetch_optional(&mut *conn)
+            .await
+            .map_err(pg)?;
+    let held = ctx.ladder_epoch.load(Ordering::Acquire);
+    match row {
+        Some((node, epoch)) if node == ctx.node.id && epoch == held => Ok(()),
+        other => Err(StoreError::LadderFenced {
+            leader: other.map(|(node, _)| node).unwrap_or_default(),
+        }),
+    }
+}
+
 /// Keep the seats table in step with the log, in the same transaction as the entry.
 async fn update_seats(
     tx: &mut Transaction<'_, Postgres>,
@@ -845,6 +957,7 @@ async fn apply(
             .map_err(pg)?;
         }
         WriteOp::CreateMatch(m) => {
+            fence_ladder(ctx, conn).await?;
             let entrants = serde_json::Value::from(m.entrants.clone()).to_string();
             let cursor: i64 = sqlx::query_scalar(
                 "INSERT INTO ladder_matches (id, ladder_id, seed, duplicate, entrants, state, \
@@ -878,6 +991,7 @@ async fn apply(
             ratings,
             rated_at_ms,
         } => {
+            fence_ladder(ctx, conn).await?;
             let results = serde_json::to_string(results)
                 .map_err(|e| StoreError::Corrupt(format!("cannot encode results: {e}")))?;
             // Exactly once: only a match still playing becomes rated, and only then do the

@@ -63,11 +63,14 @@ impl Backend {
     async fn open(&self) -> Arc<dyn Store> {
         match self {
             Backend::Sqlite(dir) => Arc::new(SqliteStore::open(dir.path()).await.unwrap()),
-            Backend::Postgres { url, node: id } => Arc::new(
-                PgStore::open(url, node(id, Duration::from_secs(30)))
+            Backend::Postgres { url, node: id } => {
+                let pg = PgStore::open(url, node(id, Duration::from_secs(30)))
                     .await
-                    .unwrap(),
-            ),
+                    .unwrap();
+                // The one node leads the ladders, as its cluster loop would make it.
+                assert!(pg.lead_ladders().await.unwrap().is_some());
+                Arc::new(pg)
+            }
         }
     }
 
@@ -743,6 +746,76 @@ async fn postgres_a_claimed_table_fences_its_former_owner() {
     assert_eq!(a.claim("t1".into()).await.unwrap(), Claim::Held);
     a.append("t1".into(), 3, pass(4), 4).await.unwrap();
     assert_eq!(a.log("t1".into()).await.unwrap().len(), 4);
+}
+
+/// One node leads the ladders at a time: a second node follows while the leader's lease runs,
+/// takes over (a higher epoch) once it lapses, and from then on the former leader's scheduler
+/// writes (a new match, a rating) are refused, however late they come, while the new
+/// leader's go through. Bots online on any live node are seen by every node.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_ladder_writes_are_fenced_to_the_leader() {
+    let Some(url) = fresh_database().await else {
+        return;
+    };
+    let ttl = Duration::from_millis(800);
+    let a = PgStore::open(&url, node("a", ttl)).await.unwrap();
+    let b = PgStore::open(&url, node("b", Duration::from_secs(30)))
+        .await
+        .unwrap();
+    let m = |id: &str| MatchRow {
+        id: id.into(),
+        ladder_id: "l1".into(),
+        seed: "ab".repeat(32),
+        duplicate: false,
+        entrants: vec!["b1".into(), "house:random".into(), "house:heuristic".into()],
+        rated: false,
+        started_at_ms: 100,
+        rated_at_ms: None,
+        results: vec![],
+        cursor: 0,
+    };
+    let first = a.lead_ladders().await.unwrap().unwrap();
+    assert_eq!(
+        a.lead_ladders().await.unwrap(),
+        Some(first),
+        "still the leader"
+    );
+    assert_eq!(b.lead_ladders().await.unwrap(), None);
+    assert!(matches!(
+        b.create_match(m("from-b")).await,
+        Err(StoreError::LadderFenced { ref leader }) if leader == "a"
+    ));
+    a.create_match(m("m1")).await.unwrap();
+    assert_eq!(
+        b.sync_online(vec!["b1".into()]).await.unwrap(),
+        ["b1"],
+        "online on b"
+    );
+    assert_eq!(a.sync_online(vec![]).await.unwrap(), ["b1"], "seen from a");
+    // `a` pauses past its lease: `b` takes over at a higher epoch.
+    tokio::time::sleep(ttl + Duration::from_millis(300)).await;
+    let second = b.lead_ladders().await.unwrap().unwrap();
+    assert!(second > first);
+    // `a` wakes up: its lease renews, but it leads no more and its writes are fenced.
+    assert!(a.renew().await.unwrap());
+    assert!(matches!(
+        a.create_match(m("late")).await,
+        Err(StoreError::LadderFenced { ref leader }) if leader == "b"
+    ));
+    assert!(matches!(
+        a.rate_match("m1".into(), vec![], vec![], 200).await,
+        Err(StoreError::LadderFenced { .. })
+    ));
+    assert_eq!(a.lead_ladders().await.unwrap(), None);
+    assert!(a.ladder_match("late".into()).await.unwrap().is_none());
+    b.rate_match("m1".into(), vec![], vec![], 300)
+        .await
+        .unwrap();
+    assert!(b.ladder_match("m1".into()).await.unwrap().unwrap().rated);
+    // `b` stops (releases its lease): `a` leads again at once.
+    b.release_all().await.unwrap();
+    assert!(a.lead_ladders().await.unwrap().unwrap() > second);
+    assert!(a.sync_online(vec![]).await.unwrap().is_empty(), "b is gone");
 }
 
 /// A node whose lease lapsed and whose table was claimed and released meanwhile learns it from
