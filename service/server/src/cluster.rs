@@ -38,18 +38,32 @@ pub async fn run(
             () = stop.cancelled() => return Ok(()),
             _ = tick.tick() => {}
         }
+        let metrics = &tables.deps.metrics;
         match store.renew().await {
-            Ok(true) => {}
-            Ok(false) => return Err(RegistrationLost),
+            Ok(true) => renewed(metrics, "ok"),
+            Ok(false) => {
+                renewed(metrics, "failed");
+                return Err(RegistrationLost);
+            }
             Err(e) => {
                 // PostgreSQL away: nothing can be written anyway; tables stay fenced.
+                renewed(metrics, "failed");
                 tracing::warn!(error = %e, "cannot renew the node's lease");
                 continue;
             }
         }
+        match store.live_nodes().await {
+            Ok(n) => {
+                metrics.nodes_live.set(n);
+            }
+            Err(e) => tracing::warn!(error = %e, "cannot count the live nodes"),
+        }
         // Ladder scheduling: lead if no live node does; learn who is online anywhere.
         match store.lead_ladders().await {
-            Ok(epoch) => leadership.set(epoch),
+            Ok(epoch) => {
+                leadership.set(epoch);
+                metrics.ladder_leader.set(i64::from(epoch.is_some()));
+            }
             Err(e) => tracing::warn!(error = %e, "cannot check the ladder leader"),
         }
         match store.sync_online(tables.online_bots()).await {
@@ -58,6 +72,7 @@ pub async fn run(
         }
         match store.lost_tables().await {
             Ok(lost) => {
+                metrics.tables_lost.inc_by(lost.len() as u64);
                 for id in lost {
                     tables.moved(&id, "").await;
                 }
@@ -76,6 +91,13 @@ pub async fn run(
             Err(e) => tracing::warn!(error = %e, "cannot list orphaned tables"),
         }
     }
+}
+
+fn renewed(metrics: &crate::metrics::Metrics, result: &'static str) {
+    metrics
+        .lease_renewals
+        .get_or_create(&crate::metrics::ResultLabels { result })
+        .inc();
 }
 
 /// A third of the lease: two passes may fail before the lease lapses.

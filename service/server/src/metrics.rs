@@ -34,6 +34,17 @@ pub struct ReloadLabels {
 
 type LatencyFamily = Family<RpcLabels, Histogram, fn() -> Histogram>;
 
+/// The outcome of a lease renewal (scale-out): `ok` or `failed`.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ResultLabels {
+    pub result: &'static str,
+}
+
+fn claim_histogram() -> Histogram {
+    // 1 ms .. ~33 s: a claimed table is replayed from its log before it plays again.
+    Histogram::new(exponential_buckets(0.001, 2.0, 16))
+}
+
 /// Every metric of the server.
 #[derive(Debug)]
 pub struct Metrics {
@@ -55,6 +66,21 @@ pub struct Metrics {
     pub tls_reloads: Family<ReloadLabels, Counter>,
     /// TLS handshakes that failed or did not finish before the preface deadline.
     pub tls_handshake_failures: Counter,
+    /// Lease renewals of this node (scale-out), by outcome (`ok`, `failed`).
+    pub lease_renewals: Family<ResultLabels, Counter>,
+    /// Unfinished tables this node claimed and rebuilt from the store: from a lapsed or
+    /// released node, or its own after a restart.
+    pub tables_claimed: Counter,
+    /// Tables another node claimed from this one (it was paused or cut off past its lease).
+    pub tables_lost: Counter,
+    /// Tables this node released on its way out (SIGTERM).
+    pub tables_released: Counter,
+    /// From a claim to the table playing here again (replayed from its log).
+    pub claim_to_playing: Histogram,
+    /// Nodes with a live lease, as this node last saw them (scale-out; 1 on SQLite).
+    pub nodes_live: Gauge,
+    /// 1 while this node schedules the ladders (always on SQLite).
+    pub ladder_leader: Gauge,
     /// What the gRPC health service says of the server as a whole (SERVING until the drain),
     /// for `GET /healthz` on this port: Kubernetes' gRPC probes cannot speak TLS, so a server
     /// whose API is on TLS is probed here.
@@ -82,6 +108,53 @@ impl Metrics {
         let watchers_dropped = Counter::default();
         let tls_reloads = Family::<ReloadLabels, Counter>::default();
         let tls_handshake_failures = Counter::default();
+        let lease_renewals = Family::<ResultLabels, Counter>::default();
+        // Both outcomes from the start, so a rate over them exists before the first failure.
+        for result in ["ok", "failed"] {
+            let _ = lease_renewals.get_or_create(&ResultLabels { result });
+        }
+        let tables_claimed = Counter::default();
+        let tables_lost = Counter::default();
+        let tables_released = Counter::default();
+        let claim_to_playing = claim_histogram();
+        let nodes_live = Gauge::default();
+        let ladder_leader = Gauge::default();
+        registry.register(
+            "lease_renewals",
+            "Renewals of this node's lease in PostgreSQL, by result (scale-out)",
+            lease_renewals.clone(),
+        );
+        registry.register(
+            "tables_claimed",
+            "Unfinished tables this node claimed and rebuilt from the store (from a lapsed or \
+             released node, or its own after a restart)",
+            tables_claimed.clone(),
+        );
+        registry.register(
+            "tables_lost",
+            "Tables another node claimed from this one (paused or cut off past its lease)",
+            tables_lost.clone(),
+        );
+        registry.register(
+            "tables_released",
+            "Tables this node released to its peers when it stopped",
+            tables_released.clone(),
+        );
+        registry.register(
+            "claim_to_playing_seconds",
+            "From claiming a table to playing it here (its log replayed)",
+            claim_to_playing.clone(),
+        );
+        registry.register(
+            "nodes_live",
+            "Nodes with a live lease as this node last saw them (1 on SQLite)",
+            nodes_live.clone(),
+        );
+        registry.register(
+            "ladder_leader",
+            "1 while this node schedules the ladders (the one node on SQLite)",
+            ladder_leader.clone(),
+        );
         registry.register(
             "tls_certificate_reloads",
             "Reloads of the TLS certificate and key after their files changed, by result \
@@ -151,6 +224,13 @@ impl Metrics {
             watchers_dropped,
             tls_reloads,
             tls_handshake_failures,
+            lease_renewals,
+            tables_claimed,
+            tables_lost,
+            tables_released,
+            claim_to_playing,
+            nodes_live,
+            ladder_leader,
             serving: std::sync::atomic::AtomicBool::new(false),
         }
     }

@@ -85,7 +85,8 @@ impl Tables {
             .ok_or_else(|| ServerError::TableNotFound(id.to_string()))?;
         // Scale-out: an unfinished table is played by one node at a time; take it (or learn
         // where it is played) before replaying it. A finished one is only read.
-        if stored.table.state != TableState::Finished
+        let claiming = (stored.table.state != TableState::Finished).then(std::time::Instant::now);
+        if claiming.is_some()
             && let Claim::Elsewhere { node, addr } = self.deps.store.claim(id.to_string()).await?
         {
             return Err(ServerError::TableElsewhere {
@@ -110,6 +111,11 @@ impl Tables {
         };
         let generation = self.generation.fetch_add(1, Ordering::Relaxed);
         let handle = spawn(self.deps.clone(), stored, generation).await?;
+        if let Some(started) = claiming {
+            let m = &self.deps.metrics;
+            m.tables_claimed.inc();
+            m.claim_to_playing.observe(started.elapsed().as_secs_f64());
+        }
         if let Ok(mut map) = self.map.write() {
             map.insert(id.to_string(), handle.clone());
         }

@@ -108,6 +108,11 @@ pub async fn run(
     let opened = open_store(&config, &listener).await?;
     let (store, _lock, cluster_store) = (opened.store, opened.lock, opened.cluster);
     let metrics = Arc::new(Metrics::new());
+    if cluster_store.is_none() {
+        // One node on SQLite: the whole cluster, and the ladders' scheduler.
+        metrics.nodes_live.set(1);
+        metrics.ladder_leader.set(1);
+    }
     let token = Shutdown::new();
     // Finished ladder tables, from their actors to the ladders' schedulers.
     let (finished_tx, finished_rx) = tokio::sync::mpsc::unbounded_channel();
@@ -486,13 +491,18 @@ pub async fn run(
         cluster_stop.cancel();
         let _ = c.await;
     }
-    if cluster_store.is_some() {
+    if let Some(pg) = &cluster_store {
         // Actors have stopped (a write still queued is fenced by the release): peers take the
         // tables at once rather than after the lease.
         tokio::time::sleep(Duration::from_millis(100)).await;
-        if let Err(e) = store.release_all().await {
-            tracing::warn!(error = %e, "could not release this node's tables; peers take them when its lease lapses");
-        }
+        match pg.release().await {
+            Ok(n) => {
+                tables.deps.metrics.tables_released.inc_by(n);
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "could not release this node's tables; peers take them when its lease lapses")
+            }
+        };
     }
     tracing::info!("stopped");
     if store_stopped.load(std::sync::atomic::Ordering::SeqCst) {

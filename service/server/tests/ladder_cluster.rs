@@ -233,6 +233,12 @@ async fn the_ladder_keeps_scheduling_once_across_a_leader_kill() {
     let killed_at_ms = bete_server::now_ms();
     let i = nodes.iter().position(|(id, _)| *id == first).unwrap();
     nodes[i].1.kill_9();
+    // Its unfinished tables (ladder tables it created) must all be claimed by the survivors.
+    let orphaned = count(
+        &url,
+        &format!("SELECT count(*) FROM tables WHERE owner = '{first}' AND state <> 'finished'"),
+    )
+    .await;
 
     // Another node leads and starts new matches within the lease and a few seconds.
     let took_over = wait_until(LEASE_SECS + 5, "no new leader", || async {
@@ -336,4 +342,30 @@ async fn the_ladder_keeps_scheduling_once_across_a_leader_kill() {
         .map(|(id, _)| id)
         .collect();
     assert_eq!(survivors, [&new]);
+
+    // What the survivors' metrics say: one leader, two live nodes, the orphans claimed (each
+    // timed from claim to playing), leases renewed and none failed, nothing lost.
+    let mut claimed = 0;
+    for (id, n) in nodes.iter().filter(|(id, _)| *id != first) {
+        let m = n.metrics;
+        assert_eq!(
+            gauge(m, "bete_ladder_leader").await,
+            i64::from(*id == new),
+            "{id}"
+        );
+        wait_for_gauge(m, "bete_nodes_live", 2).await;
+        assert!(gauge(m, "bete_lease_renewals_total{result=\"ok\"}").await > 0);
+        assert_eq!(
+            gauge(m, "bete_lease_renewals_total{result=\"failed\"}").await,
+            0
+        );
+        assert_eq!(gauge(m, "bete_tables_lost_total").await, 0);
+        let c = gauge(m, "bete_tables_claimed_total").await;
+        assert_eq!(gauge(m, "bete_claim_to_playing_seconds_count").await, c);
+        claimed += c;
+    }
+    assert!(
+        claimed >= orphaned,
+        "{claimed} tables claimed of {orphaned} orphaned"
+    );
 }

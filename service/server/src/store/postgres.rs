@@ -489,6 +489,39 @@ impl PgStore {
         Ok(epoch)
     }
 
+    /// Nodes whose lease runs now (this one included, if its own does).
+    pub async fn live_nodes(&self) -> Result<i64, StoreError> {
+        sqlx::query_scalar("SELECT count(*) FROM nodes WHERE lease_until > now()")
+            .fetch_one(&self.pool)
+            .await
+            .map_err(pg)
+    }
+
+    /// Let go of every table this node holds and of its lease, so that peers take them at
+    /// once (after a drain, when no more writes come): the number of tables released.
+    pub async fn release(&self) -> Result<u64, StoreError> {
+        let mut tx = self.pool.begin().await.map_err(pg)?;
+        let released = sqlx::query("UPDATE tables SET owner = NULL WHERE owner = $1")
+            .bind(&self.node.id)
+            .execute(&mut *tx)
+            .await
+            .map_err(pg)?
+            .rows_affected();
+        sqlx::query("UPDATE nodes SET lease_until = now() WHERE id = $1 AND incarnation = $2")
+            .bind(&self.node.id)
+            .bind(&*self.incarnation)
+            .execute(&mut *tx)
+            .await
+            .map_err(pg)?;
+        tx.commit().await.map_err(pg)?;
+        if let Ok(mut held) = self.held.lock() {
+            held.clear();
+        }
+        self.ladder_epoch.store(-1, Ordering::Release);
+        tracing::info!(node = %self.node.id, tables = released, "released this node's tables");
+        Ok(released)
+    }
+
     /// Publish the bots with a WatchBot stream on this node, and learn those online on every
     /// live node (this one included).
     pub async fn sync_online(&self, here: Vec<String>) -> Result<Vec<String>, StoreError> {
@@ -1634,26 +1667,7 @@ impl Store for PgStore {
     }
 
     fn release_all(&self) -> StoreFuture<'_, ()> {
-        Box::pin(async move {
-            let mut tx = self.pool.begin().await.map_err(pg)?;
-            let released = sqlx::query("UPDATE tables SET owner = NULL WHERE owner = $1")
-                .bind(&self.node.id)
-                .execute(&mut *tx)
-                .await
-                .map_err(pg)?;
-            sqlx::query("UPDATE nodes SET lease_until = now() WHERE id = $1 AND incarnation = $2")
-                .bind(&self.node.id)
-                .bind(&*self.incarnation)
-                .execute(&mut *tx)
-                .await
-                .map_err(pg)?;
-            tx.commit().await.map_err(pg)?;
-            if let Ok(mut held) = self.held.lock() {
-                held.clear();
-            }
-            tracing::info!(node = %self.node.id, tables = released.rows_affected(), "released this node's tables");
-            Ok(())
-        })
+        Box::pin(async move { self.release().await.map(|_| ()) })
     }
 
     fn create_account(&self, account: AccountRow) -> StoreFuture<'_, ()> {

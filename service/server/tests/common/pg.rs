@@ -36,6 +36,8 @@ pub async fn fresh_database() -> Option<String> {
 pub struct Node {
     pub child: Child,
     pub addr: SocketAddr,
+    /// Its Prometheus endpoint.
+    pub metrics: SocketAddr,
     pub log: PathBuf,
 }
 
@@ -53,10 +55,11 @@ impl Node {
         extra: &[&str],
     ) -> Node {
         let addr = free_addr();
+        let metrics = free_addr();
         let log = dir.path().join(format!("{id}-{}.log", addr.port()));
         let child = Command::new(env!("CARGO_BIN_EXE_bete-server"))
             .args(["--listen", &addr.to_string()])
-            .args(["--metrics-listen", &free_addr().to_string()])
+            .args(["--metrics-listen", &metrics.to_string()])
             .args(["--no-web", "--house-tables", "0"])
             .args(["--database-url", url, "--node-id", id])
             .args(["--advertise-addr", &addr.to_string()])
@@ -68,7 +71,12 @@ impl Node {
             .stderr(std::fs::File::create(&log).unwrap())
             .spawn()
             .unwrap();
-        Node { child, addr, log }
+        Node {
+            child,
+            addr,
+            metrics,
+            log,
+        }
     }
 
     pub fn signal(&self, sig: &str) {
