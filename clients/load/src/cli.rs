@@ -63,6 +63,12 @@ pub struct Options {
     /// Address of a running server (host:port or http://host:port). Unset: start one.
     #[arg(long)]
     pub server: Option<String>,
+    /// Several nodes of one cluster (host:port,host:port,...): the tables go round-robin over
+    /// them, each created, joined and played by its bots on one node (no call needs
+    /// forwarding). The ceiling and the report's server are the first node's; server CPU is
+    /// not measured (a script reads each node's).
+    #[arg(long, value_delimiter = ',', conflicts_with = "server")]
+    pub targets: Vec<String>,
     /// How to start the server when `--server` is not given.
     #[arg(long, value_enum, default_value_t = Embed::Auto)]
     pub embed: Embed,
@@ -190,6 +196,15 @@ mod tests {
         assert_eq!(parse_duration("1m").unwrap(), Duration::from_secs(60));
         assert!(parse_duration("3 parsecs").is_err());
         assert!(parse_duration("-1s").is_err());
+    }
+
+    #[test]
+    fn targets_are_a_list() {
+        let o = Options::try_parse_from(["bete-load", "--targets", "a:1,b:2,c:3"]).unwrap();
+        assert_eq!(o.targets, ["a:1", "b:2", "c:3"]);
+        assert!(
+            Options::try_parse_from(["bete-load", "--targets", "a:1", "--server", "b:2"]).is_err()
+        );
     }
 
     #[test]

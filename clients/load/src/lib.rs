@@ -99,6 +99,32 @@ fn git_commit() -> Option<String> {
         .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
+/// The nodes the bots play on: every `--targets` address, or the one server.
+fn targets(opts: &Options, server: &Server) -> Vec<String> {
+    if opts.targets.len() < 2 {
+        return vec![server.uri.clone()];
+    }
+    opts.targets.iter().map(|t| uri_of(t)).collect()
+}
+
+/// `http://host:port` from `host:port` (or a full URI as given).
+pub fn uri_of(addr: &str) -> String {
+    if addr.contains("://") {
+        addr.to_string()
+    } else {
+        format!("http://{addr}")
+    }
+}
+
+/// The connection of bot `i`. Seat s of table slot k is bot `s * per_seat + k % per_seat`
+/// (driver::SlotPlan), so every bot of a slot's tables has the same `i % per_seat`: that picks
+/// the node, and a table is created, joined and played on one node (no call needs forwarding),
+/// while the slots, hence the tables, go round-robin over the nodes.
+fn bot_channel(nodes: &[Vec<Channel>], per_seat: usize, i: usize) -> Channel {
+    let node = &nodes[(i % per_seat.max(1)) % nodes.len()];
+    node[(i / nodes.len()) % node.len()].clone()
+}
+
 async fn connect(uri: &str, n: u32, adaptive: bool) -> Result<Vec<Channel>, LoadError> {
     let mut channels = Vec::new();
     for _ in 0..n.max(1) {
@@ -125,11 +151,25 @@ async fn register_bots(
     count: usize,
     concurrency: usize,
 ) -> Result<Vec<Arc<Bot>>, LoadError> {
+    let each: Vec<Channel> = (0..count)
+        .map(|i| channels[i % channels.len()].clone())
+        .collect();
+    register_bots_on(&each, channels.len(), concurrency).await
+}
+
+/// Registers one bot per channel of `each` (bot i on `each[i]`, through which it then plays),
+/// over `connections` connections in all.
+async fn register_bots_on(
+    each: &[Channel],
+    connections: usize,
+    concurrency: usize,
+) -> Result<Vec<Arc<Bot>>, LoadError> {
+    let count = each.len();
     let sem = Arc::new(Semaphore::new(concurrency.max(1)));
-    let lanes = driver::lanes_per_bot(count, channels.len());
+    let lanes = driver::lanes_per_bot(count, connections);
     let mut tasks = tokio::task::JoinSet::new();
-    for i in 0..count {
-        let channel = channels[i % channels.len()].clone();
+    for (i, channel) in each.iter().enumerate() {
+        let channel = channel.clone();
         let sem = sem.clone();
         tasks.spawn(async move {
             let _permit = sem.acquire().await;
@@ -214,8 +254,33 @@ pub async fn run(opts: &Options, command: String) -> Result<Report, LoadError> {
     } else {
         None
     };
+    if opts.targets.len() > 1 && opts.ladder {
+        return Err(LoadError::Options(
+            "--targets spreads tables of its own; --ladder plays a server's ladder: use --server"
+                .into(),
+        ));
+    }
+    if opts.targets.len() > 1 && (opts.bots_per_seat() as usize) < opts.targets.len() {
+        return Err(LoadError::Options(format!(
+            "--targets: {} bots per seat cannot cover {} nodes (raise --bots-per-seat or --connections)",
+            opts.bots_per_seat(),
+            opts.targets.len()
+        )));
+    }
     let started_unix_s = unix_now();
     let machine = Machine::read();
+    // `--targets`: a remote cluster, reported (and its ceiling measured) through its first node.
+    let remote;
+    let opts = match opts.targets.first() {
+        Some(first) if opts.server.is_none() => {
+            remote = Options {
+                server: Some(first.clone()),
+                ..opts.clone()
+            };
+            &remote
+        }
+        _ => opts,
+    };
     let server = Server::start(opts, ladders.as_deref()).await?;
     let result = if opts.ladder {
         ladder::drive(opts, &server).await
@@ -373,7 +438,12 @@ async fn drive(
     ruleset: pb::Ruleset,
     config: &BTreeMap<String, String>,
 ) -> Result<Measured, LoadError> {
-    let channels = connect(&server.uri, opts.connections, opts.h2_adaptive_window).await?;
+    // `--connections` to each node: the one server, or every `--targets` node.
+    let mut nodes = Vec::new();
+    for uri in targets(opts, server) {
+        nodes.push(connect(&uri, opts.connections, opts.h2_adaptive_window).await?);
+    }
+    let channels = nodes[0].clone();
 
     // 1. The transport ceiling, on the same connections, before any table exists.
     let ceiling =
@@ -385,9 +455,12 @@ async fn drive(
     let per_seat = opts.bots_per_seat() as usize;
     let bot_count = per_seat * opts.seats as usize;
     let setup_concurrency = opts.setup_concurrency as usize;
+    let each: Vec<Channel> = (0..bot_count)
+        .map(|i| bot_channel(&nodes, per_seat, i))
+        .collect();
     let bots = tokio::time::timeout(
         opts.setup_timeout,
-        register_bots(&channels, bot_count, setup_concurrency),
+        register_bots_on(&each, nodes.iter().map(Vec::len).sum(), setup_concurrency),
     )
     .await
     .map_err(|_| {
