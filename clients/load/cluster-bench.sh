@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# Scale-out side by side in one run (docs/benchmarks.md, "Scale-out: one node on SQLite, one on
+# PostgreSQL, three on one PostgreSQL"): the same bete-load case against
+#   sqlite   one bete-server on SQLite,
+#   pg-1     one bete-server on PostgreSQL,
+#   pg-3     three bete-servers on one PostgreSQL (bete-load --targets: each table on one node),
+# alternating, RUNS times each. Every node is started here the same way (release build, default
+# runtime: one worker per core but one), so the three cases are measured alike: server CPU is the
+# user + system time of the node processes and PostgreSQL CPU that of every postgres process, each
+# over the whole bete-load run, divided by the moves the nodes applied over the same run (their
+# `bete_moves_total`); moves/s and the ack percentiles are bete-load's, over its window.
+# PostgreSQL is the throw-away server of scripts/pg.sh (fsync on: a move is acknowledged after
+# its commit, as SQLite's synchronous=FULL), a fresh database per run. Bounded: each bete-load
+# run stops by itself; nodes get SIGTERM afterwards.
+#   cargo build --release -p bete-server -p bete-load
+#   clients/load/cluster-bench.sh
+#   CASE="--tables 600" RUNS=2 WINDOW=15s clients/load/cluster-bench.sh
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+bin="${BIN_DIR:-target/release}"
+out="${OUT:-target/bench-cluster}"
+runs="${RUNS:-1}"
+window="${WINDOW:-10s}"
+case_args="${CASE:---tables 600}"
+mkdir -p "$out"
+
+if [ -z "${BETE_TEST_DATABASE_URL:-}" ]; then
+  exec bash scripts/pg.sh "$0" "$@"
+fi
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# CPU seconds (user + system) of the given pids, or of every postgres process (and the
+# postmaster's reaped children) with "postgres".
+cpu() {
+  python3 - "$@" <<'PY'
+import os, sys
+hz = os.sysconf("SC_CLK_TCK")
+def stat(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        s = f.read()
+    return s[s.index("(") + 1:s.rindex(")")], s[s.rindex(")") + 2:].split()
+total = 0
+if sys.argv[1:] == ["postgres"]:
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            name, fields = stat(pid)
+        except OSError:
+            continue
+        if name.startswith("postgres"):
+            total += int(fields[11]) + int(fields[12])
+            try:
+                parent, _ = stat(fields[1])
+            except OSError:
+                parent = ""
+            if not parent.startswith("postgres"):
+                total += int(fields[13]) + int(fields[14])
+else:
+    for pid in sys.argv[1:]:
+        _, fields = stat(pid)
+        total += int(fields[11]) + int(fields[12])
+print(total / hz)
+PY
+}
+
+# Sum of bete_moves_total over the given metrics addresses.
+moves() {
+  python3 - "$@" <<'PY'
+import sys, urllib.request
+total = 0
+for addr in sys.argv[1:]:
+    with urllib.request.urlopen(f"http://{addr}/metrics", timeout=5) as r:
+        for line in r.read().decode().splitlines():
+            if line.startswith("bete_moves_total "):
+                total += float(line.split()[1])
+print(int(total))
+PY
+}
+
+wait_healthy() {
+  for _ in $(seq 1 200); do
+    if python3 -c "import urllib.request,sys; urllib.request.urlopen('http://$1/healthz', timeout=1)" 2>/dev/null; then
+      return 0
+    fi
+    sleep 0.1
+  done
+  echo "node at $1 did not become healthy" >&2
+  return 1
+}
+
+# run NAME NODES [DATABASE_URL]: start NODES nodes, run bete-load against them, stop them.
+run() {
+  local name=$1 n=$2 url=${3:-} i
+  local pids=() addrs=() metrics=()
+  local dir
+  dir=$(mktemp -d "$out/$name.XXXX")
+  for i in $(seq 1 "$n"); do
+    local port mport
+    port=$(free_port)
+    mport=$(free_port)
+    local store=(--data-dir "$dir/data$i")
+    if [ -n "$url" ]; then
+      store=(--database-url "$url" --node-id "node$i" --advertise-addr "127.0.0.1:$port")
+    fi
+    RUST_LOG=warn "$bin/bete-server" --listen "127.0.0.1:$port" --metrics-listen "127.0.0.1:$mport" \
+      --no-web --house-tables 0 "${store[@]}" 2>"$dir/node$i.log" &
+    pids+=($!)
+    addrs+=("127.0.0.1:$port")
+    metrics+=("127.0.0.1:$mport")
+  done
+  for m in "${metrics[@]}"; do wait_healthy "$m"; done
+  local targets
+  targets=$(IFS=,; echo "${addrs[*]}")
+  local target_args=(--server "$targets")
+  if [ "$n" -gt 1 ]; then
+    target_args=(--targets "$targets")
+  fi
+  local cpu0 pg0 moves0 cpu1 pg1 moves1
+  cpu0=$(cpu "${pids[@]}")
+  pg0=$(cpu postgres)
+  moves0=$(moves "${metrics[@]}")
+  # shellcheck disable=SC2086
+  "$bin/bete-load" --seats 5 --duration "$window" --connections 4 --submit stream --quiet \
+    --ceiling-duration 0s "${target_args[@]}" $case_args --report "$out/$name.json"
+  cpu1=$(cpu "${pids[@]}")
+  pg1=$(cpu postgres)
+  moves1=$(moves "${metrics[@]}")
+  kill -TERM "${pids[@]}"
+  wait "${pids[@]}" || true
+  python3 - "$out/$name.json" "$n" "$cpu0" "$cpu1" "$pg0" "$pg1" "$moves0" "$moves1" "$(cat /proc/loadavg)" <<'PY'
+import json, sys
+path, n = sys.argv[1], int(sys.argv[2])
+cpu0, cpu1, pg0, pg1 = map(float, sys.argv[3:7])
+m0, m1 = int(sys.argv[7]), int(sys.argv[8])
+r = json.load(open(path))
+r["bench"] = {
+    "nodes": n,
+    "node_cpu_s": cpu1 - cpu0,
+    "postgres_cpu_s": pg1 - pg0,
+    "node_moves": m1 - m0,
+    "loadavg_after": sys.argv[9],
+}
+json.dump(r, open(path, "w"), indent=2)
+PY
+  rm -rf "$dir"
+}
+
+echo "load average before: $(cat /proc/loadavg)" | tee "$out/loadavg.txt" >&2
+for i in $(seq 1 "$runs"); do
+  echo "== sqlite run $i: $case_args" >&2
+  run "sqlite.run$i" 1
+  for n in 1 3; do
+    db="cbench_${n}_${i}_$$_$RANDOM"
+    psql -q "$BETE_TEST_DATABASE_URL" -c "CREATE DATABASE $db"
+    echo "== postgres, $n node(s), run $i: $case_args" >&2
+    run "pg-$n.run$i" "$n" "${BETE_TEST_DATABASE_URL%/*}/$db"
+  done
+done
+echo "load average after: $(cat /proc/loadavg)" | tee -a "$out/loadavg.txt" >&2
+
+python3 - "$out" "$runs" <<'PY'
+import json, statistics, sys
+out, runs = sys.argv[1], int(sys.argv[2])
+print("| setup | moves/s | ack p50 ms | ack p99 ms | node CPU µs/move | PostgreSQL CPU µs/move | errors |")
+print("|---|---|---|---|---|---|---|")
+for name, label in (("sqlite", "1 node, SQLite"), ("pg-1", "1 node, PostgreSQL"), ("pg-3", "3 nodes, one PostgreSQL")):
+    rs = [json.load(open(f"{out}/{name}.run{i}.json")) for i in range(1, runs + 1)]
+    def col(f, nd):
+        v = [f(r) for r in rs]
+        if len(v) == 1:
+            return f"{v[0]:.{nd}f}"
+        return f"{statistics.median(v):.{nd}f} ({min(v):.{nd}f}–{max(v):.{nd}f})"
+    per_move = lambda key: (lambda r: r["bench"][key] / max(r["bench"]["node_moves"], 1) * 1e6)
+    pg = col(per_move("postgres_cpu_s"), 1) if name != "sqlite" else "–"
+    errs = sum(r["errors"]["total"] for r in rs)
+    print(f"| {label} | {col(lambda r: r['moves_per_s'], 0)} | "
+          f"{col(lambda r: r['latency_ms']['submit_to_ack']['p50'], 2)} | "
+          f"{col(lambda r: r['latency_ms']['submit_to_ack']['p99'], 2)} | "
+          f"{col(per_move('node_cpu_s'), 1)} | {pg} | {errs} |")
+PY
