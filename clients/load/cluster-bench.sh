@@ -79,6 +79,27 @@ print(int(total))
 PY
 }
 
+# Sum over the given pids of a /proc/PID/status field in KiB (VmRSS, VmHWM).
+mem() {
+  local field=$1 total=0 pid v
+  shift
+  for pid in "$@"; do
+    v=$(awk -v f="$field:" '$1 == f { print $2 }' "/proc/$pid/status")
+    total=$((total + v))
+  done
+  echo "$total"
+}
+
+# Transactions committed in a database so far (pg_stat_database), 0 without one.
+commits() {
+  if [ -z "$1" ]; then
+    echo 0
+    return
+  fi
+  psql -qtA "$BETE_TEST_DATABASE_URL" -c \
+    "SELECT xact_commit FROM pg_stat_database WHERE datname = '${1##*/}'"
+}
+
 wait_healthy() {
   for _ in $(seq 1 200); do
     if python3 -c "import urllib.request,sys; urllib.request.urlopen('http://$1/healthz', timeout=1)" 2>/dev/null; then
@@ -117,23 +138,31 @@ run() {
   if [ "$n" -gt 1 ]; then
     target_args=(--targets "$targets")
   fi
-  local cpu0 pg0 moves0 cpu1 pg1 moves1
+  local cpu0 pg0 moves0 cpu1 pg1 moves1 rss0 hwm1 commits0 commits1
   cpu0=$(cpu "${pids[@]}")
   pg0=$(cpu postgres)
   moves0=$(moves "${metrics[@]}")
+  rss0=$(mem VmRSS "${pids[@]}")
+  commits0=$(commits "$url")
   # shellcheck disable=SC2086
   "$bin/bete-load" --seats 5 --duration "$window" --connections 4 --submit stream --quiet \
     --ceiling-duration 0s "${target_args[@]}" $case_args --report "$out/$name.json"
   cpu1=$(cpu "${pids[@]}")
   pg1=$(cpu postgres)
   moves1=$(moves "${metrics[@]}")
+  hwm1=$(mem VmHWM "${pids[@]}")
+  # The statistics collector reports with a delay of up to a second.
+  sleep 1
+  commits1=$(commits "$url")
   kill -TERM "${pids[@]}"
   wait "${pids[@]}" || true
-  python3 - "$out/$name.json" "$n" "$cpu0" "$cpu1" "$pg0" "$pg1" "$moves0" "$moves1" "$(cat /proc/loadavg)" <<'PY'
+  python3 - "$out/$name.json" "$n" "$cpu0" "$cpu1" "$pg0" "$pg1" "$moves0" "$moves1" "$(cat /proc/loadavg)" \
+    "$rss0" "$hwm1" "$commits0" "$commits1" <<'PY'
 import json, sys
 path, n = sys.argv[1], int(sys.argv[2])
 cpu0, cpu1, pg0, pg1 = map(float, sys.argv[3:7])
 m0, m1 = int(sys.argv[7]), int(sys.argv[8])
+rss0, hwm1, c0, c1 = map(int, sys.argv[10:14])
 r = json.load(open(path))
 r["bench"] = {
     "nodes": n,
@@ -141,6 +170,11 @@ r["bench"] = {
     "postgres_cpu_s": pg1 - pg0,
     "node_moves": m1 - m0,
     "loadavg_after": sys.argv[9],
+    # Memory of the nodes once serving and at their peak (tables, bots, streams).
+    "nodes_rss_start_kib": rss0,
+    "nodes_peak_rss_kib": hwm1,
+    # Transactions PostgreSQL committed in the bench database over the run (all nodes).
+    "postgres_commits": c1 - c0,
 }
 json.dump(r, open(path, "w"), indent=2)
 PY
@@ -163,8 +197,8 @@ echo "load average after: $(cat /proc/loadavg)" | tee -a "$out/loadavg.txt" >&2
 python3 - "$out" "$runs" <<'PY'
 import json, statistics, sys
 out, runs = sys.argv[1], int(sys.argv[2])
-print("| setup | moves/s | ack p50 ms | ack p99 ms | node CPU µs/move | PostgreSQL CPU µs/move | errors |")
-print("|---|---|---|---|---|---|---|")
+print("| setup | moves/s | ack p50 ms | ack p99 ms | node CPU µs/move | PostgreSQL CPU µs/move | PG commits/s per node | node memory KiB/table | errors |")
+print("|---|---|---|---|---|---|---|---|---|")
 for name, label in (("sqlite", "1 node, SQLite"), ("pg-1", "1 node, PostgreSQL"), ("pg-3", "3 nodes, one PostgreSQL")):
     rs = [json.load(open(f"{out}/{name}.run{i}.json")) for i in range(1, runs + 1)]
     def col(f, nd):
@@ -174,9 +208,15 @@ for name, label in (("sqlite", "1 node, SQLite"), ("pg-1", "1 node, PostgreSQL")
         return f"{statistics.median(v):.{nd}f} ({min(v):.{nd}f}–{max(v):.{nd}f})"
     per_move = lambda key: (lambda r: r["bench"][key] / max(r["bench"]["node_moves"], 1) * 1e6)
     pg = col(per_move("postgres_cpu_s"), 1) if name != "sqlite" else "–"
+    # Commits over the whole run, per second of the window and per node: an upper bound.
+    commits = (col(lambda r: r["bench"]["postgres_commits"] / r["window_s"] / r["bench"]["nodes"], 0)
+               if name != "sqlite" else "–")
+    tables = lambda r: r["settings"]["tables"]
+    memory = col(lambda r: (r["bench"]["nodes_peak_rss_kib"] - r["bench"]["nodes_rss_start_kib"])
+                 / max(tables(r), 1), 1)
     errs = sum(r["errors"]["total"] for r in rs)
     print(f"| {label} | {col(lambda r: r['moves_per_s'], 0)} | "
           f"{col(lambda r: r['latency_ms']['submit_to_ack']['p50'], 2)} | "
           f"{col(lambda r: r['latency_ms']['submit_to_ack']['p99'], 2)} | "
-          f"{col(per_move('node_cpu_s'), 1)} | {pg} | {errs} |")
+          f"{col(per_move('node_cpu_s'), 1)} | {pg} | {commits} | {memory} | {errs} |")
 PY
