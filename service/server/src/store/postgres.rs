@@ -1340,11 +1340,26 @@ impl PgStore {
         log: Vec<(LogEntry, u64)>,
     ) -> Result<(), StoreError> {
         let id = table.id.clone();
-        // Held before the row exists: the table's first append may be in the next batch.
-        self.hold(&id, 1);
+        // Held before the row exists: the table's first append may be in the next batch. A
+        // table held already keeps its epoch.
+        if self.held_epoch(&id) < 0 {
+            self.hold(&id, 1);
+        }
         let res = self.write(WriteOp::CreateTable(table, seats, log)).await;
         if res.is_err() {
-            self.forget(&id);
+            // Not created by this call; but the table may exist and be held here already (a
+            // second creation of a ladder table's fixed id while the first plays): then it
+            // must stay held at its epoch, or its next append would be fenced.
+            let held: Option<(Option<String>, i64)> =
+                sqlx::query_as("SELECT owner, epoch FROM tables WHERE id = $1")
+                    .bind(&id)
+                    .fetch_optional(&self.pool)
+                    .await
+                    .map_err(pg)?;
+            match held {
+                Some((Some(owner), epoch)) if owner == self.node.id => self.hold(&id, epoch),
+                _ => self.forget(&id),
+            }
         }
         res
     }

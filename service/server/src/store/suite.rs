@@ -818,6 +818,40 @@ async fn postgres_ladder_writes_are_fenced_to_the_leader() {
     assert!(a.sync_online(vec![]).await.unwrap().is_empty(), "b is gone");
 }
 
+/// Creating a table that exists (a ladder table's fixed id, created again while it plays) fails
+/// and leaves the table held where it is: its owner goes on appending, at a claimed epoch too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_creating_an_existing_table_keeps_it_held() {
+    let Some(url) = fresh_database().await else {
+        return;
+    };
+    let ttl = Duration::from_millis(600);
+    let a = PgStore::open(&url, node("a", ttl)).await.unwrap();
+    let b = PgStore::open(&url, node("b", Duration::from_secs(30)))
+        .await
+        .unwrap();
+    a.create_table(table("t1", Visibility::Listed), seats())
+        .await
+        .unwrap();
+    a.append("t1".into(), 0, pass(1), 1).await.unwrap();
+    assert!(
+        a.create_table(table("t1", Visibility::Listed), seats())
+            .await
+            .is_err()
+    );
+    a.append("t1".into(), 1, pass(2), 2).await.unwrap();
+    // Claimed by `b` (epoch 2) after `a` lapsed: the same at `b`'s epoch.
+    tokio::time::sleep(ttl + Duration::from_millis(300)).await;
+    assert_eq!(b.claim("t1".into()).await.unwrap(), Claim::Held);
+    assert!(
+        b.create_table(table("t1", Visibility::Listed), seats())
+            .await
+            .is_err()
+    );
+    b.append("t1".into(), 2, pass(3), 3).await.unwrap();
+    assert_eq!(b.log("t1".into()).await.unwrap().len(), 3);
+}
+
 /// A node whose lease lapsed and whose table was claimed and released meanwhile learns it from
 /// `lost_tables` (the cluster loop then drops it) without having to write first.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
