@@ -328,8 +328,14 @@ async fn the_ladder_keeps_scheduling_once_across_a_leader_kill() {
     for w in rows.windows(2) {
         let ((bot, _, rated), (next_bot, started, _)) = (&w[0], &w[1]);
         if bot == next_bot {
-            let rated = rated.unwrap_or_else(|| panic!("{bot}: an unrated match before another"));
-            assert!(*started >= rated, "{bot} was booked twice: {w:?}");
+            let Some(rated) = rated else {
+                dump(&nodes);
+                panic!("{bot}: an unrated match before another: {rows:?}");
+            };
+            if *started < *rated {
+                dump(&nodes);
+                panic!("{bot} was booked twice: {w:?}");
+            }
         }
     }
     // The survivors took the dead leader's tables; no table is left to a dead node.
