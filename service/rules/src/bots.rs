@@ -20,7 +20,9 @@ use crate::action::Action;
 use crate::view::View;
 
 pub use heuristic::heuristic_action;
-pub use search::{DEFAULT_PLAYOUTS, MAX_PLAYOUTS, MIN_PLAYOUTS, search_action};
+pub use search::{
+    Budget, DEFAULT_PLAYOUTS, MAX_PLAYOUTS, MIN_PLAYOUTS, search_action, search_action_within,
+};
 pub use strength::CardOrder;
 
 /// A uniformly random legal action. Falls back to `Action::Pass` only when the view offers no

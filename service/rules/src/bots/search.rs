@@ -1,22 +1,34 @@
 //! The `search` policy: perfect-information Monte Carlo over determinized deals.
 //!
-//! For each of `playouts / legal actions` samples (at least one) drawn by
-//! [`crate::determinize::Determinizer`], every legal action is tried on the same sample and the
-//! deal played out to its settlement with uniformly random legal actions; the action with the
-//! best mean jetons for the seat (its balance at the settlement minus its balance now) is
-//! chosen. Trying every action on the same samples compares them on the same hidden cards,
-//! which removes most of the sampling noise from the comparison. A playout budget rather
-//! than a clock keeps the policy reproducible from its seed; a caller with a deadline picks a
-//! budget that fits it.
+//! Samples are drawn by [`crate::determinize::Determinizer`]; on each, every legal action is
+//! tried and the deal played out to its settlement, and the action with the best mean jetons
+//! for the seat (its balance at the settlement minus its balance now) is chosen. Trying every
+//! action on the same sample compares them on the same hidden cards, which removes most of the
+//! sampling noise from the comparison.
 //!
-//! A view that cannot be determinized (which the property tests say does not happen for a
-//! live view) falls back to the heuristic rather than stall a table.
+//! The playouts after the tried action follow the `heuristic` policy for every seat, the
+//! searching seat's later moves included: in the exchange games a uniformly random playout
+//! stands, drops and exchanges at random, a poor model of real opponents that made the search
+//! misjudge whole hands. A heuristic playout costs more than a random one, so a budget buys
+//! fewer of them.
+//!
+//! The budget is a number of playouts (reproducible from the seed: the duels of
+//! docs/benchmarks.md) and optionally a clock deadline (the server's house bots, which must
+//! answer in time); the search stops at whichever comes first. Under a clock a sample is
+//! scored only if every action was played out on it; with no complete sample in time, the
+//! heuristic answers.
+//!
+//! A view that cannot be determinized (a ruleset the determinizer does not support yet, or
+//! a view it cannot reconcile) falls back to the heuristic rather than stall a table.
+
+use std::time::Instant;
 
 use rand_chacha::rand_core::RngCore;
 
 use crate::action::Action;
 use crate::config::Config;
 use crate::determinize::{Determinizer, Seen};
+use crate::game::Game;
 use crate::view::{View, Viewer};
 
 use super::heuristic_action;
@@ -24,15 +36,45 @@ use super::heuristic_action;
 /// The fewest and most playouts a decision may be given (a bound for tables and ladders).
 pub const MIN_PLAYOUTS: u32 = 1;
 pub const MAX_PLAYOUTS: u32 = 1_000_000;
-/// The playouts of `search` without a budget: about 5 ms a decision in a release build.
-pub const DEFAULT_PLAYOUTS: u32 = 2_000;
+/// The playouts of `search` without a budget: about 5 ms a decision in a release build on an
+/// idle core (docs/benchmarks.md).
+pub const DEFAULT_PLAYOUTS: u32 = 300;
 
-/// The search policy's action for the seat whose view this is.
+/// How much a decision may spend: at most `playouts` playouts, and (if set) nothing after
+/// `until`; at least one sample is always searched.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Budget {
+    pub playouts: u32,
+    pub until: Option<Instant>,
+}
+
+impl Budget {
+    /// A budget of playouts alone: the same seed gives the same action.
+    pub const fn playouts(playouts: u32) -> Budget {
+        Budget {
+            playouts,
+            until: None,
+        }
+    }
+}
+
+/// The search policy's action for the seat whose view this is, within `playouts` playouts.
 pub fn search_action(
     view: &View,
     config: &Config,
     seen: &Seen,
     playouts: u32,
+    rng: &mut impl RngCore,
+) -> Action {
+    search_action_within(view, config, seen, Budget::playouts(playouts), rng)
+}
+
+/// The search policy's action for the seat whose view this is, within `budget`.
+pub fn search_action_within(
+    view: &View,
+    config: &Config,
+    seen: &Seen,
+    budget: Budget,
     rng: &mut impl RngCore,
 ) -> Action {
     let legal = &view.legal_actions;
@@ -46,25 +88,41 @@ pub fn search_action(
         return heuristic_action(view);
     };
     let now = view.seat_states.get(me.index()).map_or(0, |s| s.balance);
-    let samples = (playouts / legal.len() as u32).max(1);
+    let samples = (budget.playouts / legal.len() as u32).max(1);
+    let out_of_time = || budget.until.is_some_and(|t| Instant::now() >= t);
     let mut totals = vec![0i64; legal.len()];
-    for _ in 0..samples {
+    let mut this = vec![0i64; legal.len()];
+    let mut complete = 0u32;
+    'samples: for _ in 0..samples {
+        if out_of_time() {
+            break;
+        }
         let Ok(sample) = d.sample(rng) else {
             return heuristic_action(view);
         };
         for (i, &a) in legal.iter().enumerate() {
+            // A sample cut short by the clock is dropped: every action must be scored on the
+            // same samples.
+            if i > 0 && out_of_time() {
+                break 'samples;
+            }
             let mut g = sample.playout();
             if g.play(me, a).is_err() {
                 // Every sample shows the seat the same legal actions as its view.
-                totals[i] = i64::MIN / 2;
+                this[i] = i64::MIN / 2 / i64::from(samples);
                 continue;
             }
-            if g.to_act().is_some() {
-                g.play_out_deal(rng);
-            }
+            heuristic_playout(&mut g, view.deal);
             let after = g.settled_balances().get(me.index()).copied().unwrap_or(now);
-            totals[i] += after - now;
+            this[i] = after - now;
         }
+        for (t, x) in totals.iter_mut().zip(&this) {
+            *t += x;
+        }
+        complete += 1;
+    }
+    if complete == 0 {
+        return heuristic_action(view);
     }
     // Ties go to the heuristic's choice if it is among the best, else to the first best.
     let best = totals.iter().copied().max().unwrap_or(0);
@@ -72,5 +130,78 @@ pub fn search_action(
     match legal.iter().position(|&a| a == h) {
         Some(i) if totals[i] == best => h,
         _ => legal[totals.iter().position(|&t| t == best).unwrap_or(0)],
+    }
+}
+
+/// Plays deal `deal` of `g` to its settlement, every seat following the heuristic from its
+/// own view of the sample (the sample is the search's guess at the truth, so each seat plays
+/// as it would holding those cards).
+fn heuristic_playout(g: &mut Game, deal: u32) {
+    while let Some(s) = g.to_act() {
+        if g.deal_index() != deal {
+            break;
+        }
+        let a = heuristic_action(&g.view(Viewer::Seat(s)));
+        if g.play(s, a).is_err() {
+            // The heuristic picks from the legal actions; should they ever disagree, the
+            // engine's safe action keeps the playout going.
+            match g.safe_action(s) {
+                Some(safe) if g.play(s, safe).is_ok() => {}
+                _ => break,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::{Decks, Game, RulesetId, Seat, Seed, Setup};
+    use rand_chacha::ChaCha8Rng;
+    use rand_chacha::rand_core::SeedableRng;
+
+    /// A view of the first seat to act with a choice, in the first deal of a Beste Boer match.
+    fn a_decision() -> (View, Config) {
+        let config = Config::defaults(RulesetId::BesteBoer, 4);
+        let setup = Setup {
+            ruleset: RulesetId::BesteBoer,
+            config: config.clone(),
+            seats: 4,
+            first_dealer: Seat(0),
+            decks: Decks::Seed(Seed([9; 32])),
+        };
+        let (mut game, _) = Game::new(setup).unwrap();
+        loop {
+            let s = game.to_act().unwrap();
+            let view = game.view(Viewer::Seat(s));
+            if view.legal_actions.len() > 1 {
+                return (view, config);
+            }
+            game.apply(s, view.legal_actions[0]).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_playout_budget_is_reproducible_from_the_seed() {
+        let (view, config) = a_decision();
+        let pick = |seed: u64| {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            search_action(&view, &config, &Seen::default(), 60, &mut rng)
+        };
+        assert_eq!(pick(1), pick(1));
+        assert!(view.legal_actions.contains(&pick(2)));
+    }
+
+    #[test]
+    fn a_clock_already_past_leaves_the_decision_to_the_heuristic() {
+        let (view, config) = a_decision();
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let budget = Budget {
+            playouts: MAX_PLAYOUTS,
+            until: Some(Instant::now()),
+        };
+        let a = search_action_within(&view, &config, &Seen::default(), budget, &mut rng);
+        assert_eq!(a, heuristic_action(&view));
     }
 }
