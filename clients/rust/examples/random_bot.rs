@@ -28,6 +28,7 @@ async fn main() -> anyhow::Result<()> {
         let house = (1..4).map(|seat| pb::HouseBotSeat {
             seat,
             policy: pb::HouseBotPolicy::Heuristic as i32,
+            search_budget_ms: 0,
         });
         let request = pb::CreateTableRequest {
             ruleset: pb::Ruleset::Bete as i32,

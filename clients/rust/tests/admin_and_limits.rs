@@ -41,6 +41,7 @@ async fn the_operator_stops_a_table_from_the_cli() {
                 .map(|seat| pb::HouseBotSeat {
                     seat,
                     policy: pb::HouseBotPolicy::Random.into(),
+                    search_budget_ms: 0,
                 })
                 .collect(),
             ..Default::default()

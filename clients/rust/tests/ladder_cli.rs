@@ -293,6 +293,7 @@ async fn a_table_with_a_chosen_seed_is_marked_in_tables_and_watch() {
     request.house_bots.push(pb::HouseBotSeat {
         seat: 0,
         policy: pb::HouseBotPolicy::Random as i32,
+        search_budget_ms: 0,
     });
     let house = creator.create_table(request).await.unwrap();
     for _ in 0..600 {

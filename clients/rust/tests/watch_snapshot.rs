@@ -142,6 +142,7 @@ async fn bete_watch_replays_a_known_match_from_its_first_event() {
                 .map(|seat| pb::HouseBotSeat {
                     seat,
                     policy: pb::HouseBotPolicy::Heuristic as i32,
+                    search_budget_ms: 0,
                 })
                 .collect(),
             ..Default::default()

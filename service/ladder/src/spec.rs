@@ -11,7 +11,8 @@
 //! duplicate = true             # sets of `seats` tables, one seed, every rotation
 //! max_matches_per_day = 1000   # ladder tables a bot may start per rolling 24 hours
 //! max_tables_per_bot = 8       # the ceiling of a bot's capacity
-//! house_entrants = ["random", "heuristic"]
+//! house_entrants = ["random", "heuristic"]   # or "search", "search-2", ...
+//! search_budget_ms = 50        # a search entrant's time per decision (≤ ¼ of the deadline)
 //! max_strikes_per_match = 5    # more timed-out decisions at one table: off the ladder
 //! [ladder.config]              # RULES.md section 10 keys of the ruleset
 //! fiche_value = 5
@@ -25,7 +26,7 @@ use serde_json::{Map, Value};
 use thiserror::Error;
 
 /// The house policies a ladder may enter.
-pub const HOUSE_POLICIES: &[&str] = &["random", "heuristic"];
+pub const HOUSE_POLICIES: &[&str] = &["random", "heuristic", "search"];
 
 /// The policy of a house entrant: `heuristic` for `heuristic` and for a second instance
 /// `heuristic-2` (instances let a lone bot fill every seat of a table with the house).
@@ -48,6 +49,11 @@ pub const MAX_DEALS_PER_MATCH: u32 = 200;
 pub const MIN_DEADLINE_MS: u64 = 20;
 pub const MAX_DEADLINE_MS: u64 = 3_600_000;
 pub const MAX_TABLES_PER_BOT: u32 = 1_000;
+/// Bounds of a search entrant's time per decision (the server's CreateTable bounds).
+pub const MIN_SEARCH_BUDGET_MS: u32 = 1;
+pub const MAX_SEARCH_BUDGET_MS: u32 = 10_000;
+/// A search entrant's time per decision when the ladder declares none.
+pub const DEFAULT_SEARCH_BUDGET_MS: u32 = 50;
 
 /// One ladder.
 #[derive(Clone, Debug)]
@@ -70,6 +76,8 @@ pub struct LadderSpec {
     pub max_group_meetings_per_day: u32,
     /// Tables (or sets) a house entrant plays at once.
     pub house_capacity: u32,
+    /// A `search` entrant's time per decision (ms), capped by the server at a quarter of the deadline.
+    pub search_budget_ms: u32,
 }
 
 impl LadderSpec {
@@ -122,6 +130,7 @@ struct Decl {
     max_strikes_per_match: Option<u32>,
     max_group_meetings_per_day: Option<u32>,
     house_capacity: Option<u32>,
+    search_budget_ms: Option<u32>,
     #[serde(default)]
     config: BTreeMap<String, toml::Value>,
 }
@@ -175,6 +184,7 @@ pub fn default_ladders() -> Vec<LadderSpec> {
                 max_strikes_per_match: None,
                 max_group_meetings_per_day: None,
                 house_capacity: None,
+                search_budget_ms: None,
                 config: BTreeMap::new(),
             })
             .ok()
@@ -253,6 +263,15 @@ fn check(d: Decl) -> Result<LadderSpec, SpecError> {
             format!("{max_tables_per_bot} is outside 1..={MAX_TABLES_PER_BOT}"),
         ));
     }
+    let search_budget_ms = d.search_budget_ms.unwrap_or(DEFAULT_SEARCH_BUDGET_MS);
+    if !(MIN_SEARCH_BUDGET_MS..=MAX_SEARCH_BUDGET_MS).contains(&search_budget_ms) {
+        return Err(bad(
+            "search_budget_ms",
+            format!(
+                "{search_budget_ms} is outside {MIN_SEARCH_BUDGET_MS}..={MAX_SEARCH_BUDGET_MS}"
+            ),
+        ));
+    }
     let mut house = Vec::new();
     let seats_n = d.seats;
     for h in d
@@ -288,6 +307,7 @@ fn check(d: Decl) -> Result<LadderSpec, SpecError> {
         max_strikes_per_match: d.max_strikes_per_match.unwrap_or(5),
         max_group_meetings_per_day: d.max_group_meetings_per_day.unwrap_or(50).max(1),
         house_capacity: d.house_capacity.unwrap_or(64).max(1),
+        search_budget_ms,
     })
 }
 
@@ -457,6 +477,40 @@ mod house_tests {
                     err,
                     SpecError::Field {
                         field: "house_entrants",
+                        ..
+                    }
+                ),
+                "{bad}: {err}"
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod search_tests {
+    use super::*;
+
+    #[test]
+    fn a_ladder_may_enter_search_with_a_bounded_budget() {
+        let text = |extra: &str| {
+            format!(
+                "[[ladder]]\nid=\"a\"\nruleset=\"beste-boer\"\nseats=4\n\
+                 house_entrants=[\"search\",\"search-2\",\"heuristic\"]\n{extra}"
+            )
+        };
+        let l = parse_ladders(&text("")).unwrap();
+        assert_eq!(l[0].house_entrants, ["search", "search-2", "heuristic"]);
+        assert_eq!(house_policy("search-2"), "search");
+        assert_eq!(l[0].search_budget_ms, DEFAULT_SEARCH_BUDGET_MS);
+        let l = parse_ladders(&text("search_budget_ms = 10000\n")).unwrap();
+        assert_eq!(l[0].search_budget_ms, 10_000);
+        for bad in [0, 10_001, 3_600_000] {
+            let err = parse_ladders(&text(&format!("search_budget_ms = {bad}\n"))).unwrap_err();
+            assert!(
+                matches!(
+                    err,
+                    SpecError::Field {
+                        field: "search_budget_ms",
                         ..
                     }
                 ),

@@ -13,7 +13,7 @@ use prost::Message;
 use prost::bytes::Bytes;
 
 use crate::store::{Occupant, TableState, Visibility};
-use crate::table::{Body, SeatInfo, Snapshot, TableEvent, TableMeta, TableStatus};
+use crate::table::{Body, HousePolicy, SeatInfo, Snapshot, TableEvent, TableMeta, TableStatus};
 
 fn system_time(ms: i64) -> SystemTime {
     UNIX_EPOCH + Duration::from_millis(ms.max(0) as u64)
@@ -23,11 +23,13 @@ pub fn timestamp(ms: i64) -> prost_types::Timestamp {
     convert::timestamp(system_time(ms))
 }
 
-fn policy_to_pb(policy: &str) -> pb::HouseBotPolicy {
-    match policy {
-        "random" => pb::HouseBotPolicy::Random,
-        "heuristic" => pb::HouseBotPolicy::Heuristic,
-        _ => pb::HouseBotPolicy::Unspecified,
+/// A stored house policy as the API shows it: the policy and a search's budget (ms).
+pub fn policy_to_pb(policy: &str) -> (pb::HouseBotPolicy, u32) {
+    match HousePolicy::parse(policy) {
+        Some(HousePolicy::Random) => (pb::HouseBotPolicy::Random, 0),
+        Some(HousePolicy::Heuristic) => (pb::HouseBotPolicy::Heuristic, 0),
+        Some(HousePolicy::Search { budget_ms }) => (pb::HouseBotPolicy::Search, budget_ms),
+        None => (pb::HouseBotPolicy::Unspecified, 0),
     }
 }
 
@@ -47,16 +49,16 @@ fn visibility_to_pb(v: Visibility) -> pb::Visibility {
 }
 
 fn seat_to_pb(seat: u8, s: &SeatInfo) -> pb::TableSeat {
-    let (occupant, bot_id, policy) = match &s.occupant {
+    let (occupant, bot_id, (policy, search_budget_ms)) = match &s.occupant {
         Occupant::Empty => (
             pb::OccupantKind::Empty,
             String::new(),
-            pb::HouseBotPolicy::Unspecified,
+            (pb::HouseBotPolicy::Unspecified, 0),
         ),
         Occupant::Bot(b) => (
             pb::OccupantKind::Bot,
             b.clone(),
-            pb::HouseBotPolicy::Unspecified,
+            (pb::HouseBotPolicy::Unspecified, 0),
         ),
         Occupant::House(p) => (pb::OccupantKind::HouseBot, String::new(), policy_to_pb(p)),
     };
@@ -67,6 +69,7 @@ fn seat_to_pb(seat: u8, s: &SeatInfo) -> pb::TableSeat {
         bot_name: s.name.clone(),
         policy: policy.into(),
         strikes: s.strikes,
+        search_budget_ms,
     }
 }
 

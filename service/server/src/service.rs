@@ -17,7 +17,10 @@ use tonic::{Request, Response, Status};
 use tracing::Instrument;
 
 use crate::auth::{self, Auth};
-use crate::config::{MAX_DEADLINE_MS, MAX_EXTRA_DEALS, MAX_ROUNDS, MIN_DEADLINE_MS, ServerConfig};
+use crate::config::{
+    MAX_DEADLINE_MS, MAX_EXTRA_DEALS, MAX_ROUNDS, MAX_SEARCH_BUDGET_MS, MIN_DEADLINE_MS,
+    MIN_SEARCH_BUDGET_MS, ServerConfig,
+};
 use crate::metrics::Metrics;
 use crate::now_ms;
 use crate::project;
@@ -28,6 +31,7 @@ use crate::store::{
 };
 use crate::stream::{BotShape, Frame, Frames, MsgStream, TableShape, WatchStream};
 use crate::submits::SubmitAnswers;
+use crate::table::HousePolicy;
 use crate::table::{BotStream, Command, SeatInfo, TableMeta, TableStatus};
 
 /// Items buffered per WatchBot stream (shared by all the bot's tables).
@@ -300,6 +304,8 @@ impl Api {
             ));
         }
         let mut house = vec![None; usize::from(seats.unwrap_or(0))];
+        // A search budget out of bounds has a reason of its own, reported after malformed fields.
+        let mut budget_bad = None;
         let mut seen = HashSet::new();
         // More entries than any table has seats: one violation, not one per entry.
         let house_bots = if req.house_bots.len() > bete_rules::MAX_SEATS {
@@ -330,9 +336,38 @@ impl Api {
                 ));
                 continue;
             }
+            let field = format!("house_bots[{i}].search_budget_ms");
             let policy = match pb::HouseBotPolicy::try_from(h.policy) {
-                Ok(pb::HouseBotPolicy::Random) => "random",
-                Ok(pb::HouseBotPolicy::Heuristic) => "heuristic",
+                Ok(p @ (pb::HouseBotPolicy::Random | pb::HouseBotPolicy::Heuristic)) => {
+                    if h.search_budget_ms != 0 {
+                        budget_bad.get_or_insert(ServerError::SearchBudget {
+                            field,
+                            message: format!(
+                                "is {} but the {} policy does not search (leave it 0)",
+                                h.search_budget_ms,
+                                p.as_str_name()
+                            ),
+                        });
+                    }
+                    if p == pb::HouseBotPolicy::Random {
+                        HousePolicy::Random
+                    } else {
+                        HousePolicy::Heuristic
+                    }
+                }
+                Ok(pb::HouseBotPolicy::Search) => {
+                    let ms = h.search_budget_ms;
+                    if !(MIN_SEARCH_BUDGET_MS..=MAX_SEARCH_BUDGET_MS).contains(&ms) {
+                        budget_bad.get_or_insert(ServerError::SearchBudget {
+                            field,
+                            message: format!(
+                                "{ms} is outside {MIN_SEARCH_BUDGET_MS}..={MAX_SEARCH_BUDGET_MS} \
+                                 milliseconds per decision"
+                            ),
+                        });
+                    }
+                    HousePolicy::Search { budget_ms: ms }
+                }
                 Ok(pb::HouseBotPolicy::Unspecified) => {
                     bad.push(FieldError::new(
                         format!("house_bots[{i}].policy"),
@@ -361,6 +396,9 @@ impl Api {
                     })
                     .collect(),
             ));
+        }
+        if let Some(e) = budget_bad {
+            return Err(e);
         }
         if let (Some(ruleset), true) = (ruleset, too_many) {
             return Err(seats_not_allowed(ruleset, req.seats));
@@ -410,7 +448,7 @@ impl Api {
             .map(|(i, p)| SeatRow {
                 seat: i as u8,
                 occupant: match p {
-                    Some(p) => Occupant::House((*p).to_string()),
+                    Some(p) => Occupant::House(p.text()),
                     None => Occupant::Empty,
                 },
                 name: String::new(),

@@ -62,6 +62,7 @@ pub async fn keep(api: Arc<Api>, wanted: u32) {
                             pb::HouseBotPolicy::Random
                         }
                         .into(),
+                        search_budget_ms: 0,
                     })
                     .collect(),
                 visibility: pb::Visibility::Listed.into(),

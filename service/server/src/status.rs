@@ -33,6 +33,8 @@ pub enum ServerError {
     InvalidArgument(Vec<FieldViolation>),
     #[error("bad config: {message}")]
     BadConfig { field: String, message: String },
+    #[error("bad search budget: {field} {message}")]
+    SearchBudget { field: String, message: String },
     /// The engine's reason, which only ever names the caller's own cards.
     #[error("{0}")]
     IllegalAction(String),
@@ -230,6 +232,7 @@ impl ServerError {
         match self {
             ServerError::InvalidArgument(_) => "INVALID_ARGUMENT",
             ServerError::BadConfig { .. } => "BAD_CONFIG",
+            ServerError::SearchBudget { .. } => "SEARCH_BUDGET_OUT_OF_RANGE",
             ServerError::IllegalAction(_) | ServerError::NobodyToAct => "ILLEGAL_ACTION",
             ServerError::StaleSeq { .. } => "STALE_SEQ",
             ServerError::TableNotFound(_) => "TABLE_NOT_FOUND",
@@ -278,6 +281,7 @@ impl ServerError {
         match self {
             ServerError::InvalidArgument(_)
             | ServerError::BadConfig { .. }
+            | ServerError::SearchBudget { .. }
             | ServerError::BadRecord(_) => Code::InvalidArgument,
             ServerError::IllegalAction(_)
             | ServerError::NobodyToAct
@@ -436,7 +440,8 @@ impl ServerError {
                     );
                 }
             }
-            ServerError::BadConfig { field, message } => {
+            ServerError::BadConfig { field, message }
+            | ServerError::SearchBudget { field, message } => {
                 details.add_bad_request_violation(
                     bounded(field, MAX_FIELD_BYTES),
                     bounded(message, MAX_DESCRIPTION_BYTES),
@@ -753,6 +758,10 @@ mod tests {
                 message: "the match is over".into(),
                 details: ServerError::TableFinished.to_status().details().to_vec(),
             },
+            ServerError::SearchBudget {
+                field: "house_bots[0].search_budget_ms".into(),
+                message: "0 is outside 1..=10000 milliseconds per decision".into(),
+            },
         ]
     }
 
@@ -803,6 +812,7 @@ mod tests {
             ServerError::BotNotFound(_) => 40,
             ServerError::OwnerUnreachable { .. } => 41,
             ServerError::Relayed { .. } => 42,
+            ServerError::SearchBudget { .. } => 43,
         }
     }
 
@@ -814,7 +824,7 @@ mod tests {
         let seen: Vec<usize> = all.iter().map(variant).collect();
         assert_eq!(
             seen,
-            (0..=42).collect::<Vec<_>>(),
+            (0..=43).collect::<Vec<_>>(),
             "one of every variant, in order"
         );
         for e in &all {
@@ -857,9 +867,9 @@ mod tests {
             assert_eq!(fields, status_fields, "{e:?}");
             match e {
                 ServerError::InvalidArgument(_) => assert_eq!(fields.len(), 2),
-                ServerError::BadConfig { .. } | ServerError::FromSeqOutOfRange { .. } => {
-                    assert_eq!(fields.len(), 1)
-                }
+                ServerError::BadConfig { .. }
+                | ServerError::FromSeqOutOfRange { .. }
+                | ServerError::SearchBudget { .. } => assert_eq!(fields.len(), 1),
                 _ => assert!(fields.is_empty(), "{e:?}"),
             }
             assert_eq!(

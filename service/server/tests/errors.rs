@@ -88,10 +88,15 @@ async fn bad_input_gets_precise_statuses() {
             .client
             .create_table(pb::CreateTableRequest {
                 house_bots: vec![
-                    pb::HouseBotSeat { seat: 9, policy: 1 },
+                    pb::HouseBotSeat {
+                        seat: 9,
+                        policy: 1,
+                        search_budget_ms: 0,
+                    },
                     pb::HouseBotSeat {
                         seat: 0,
                         policy: 42,
+                        search_budget_ms: 0,
                     },
                 ],
                 ..create(pb::Ruleset::Bete, 3, vec![])

@@ -26,7 +26,7 @@ from bete.v1 import cards_pb2 as bete_dot_v1_dot_cards__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x13\x62\x65te/v1/table.proto\x12\x07\x62\x65te.v1\x1a\x13\x62\x65te/v1/cards.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"E\n\x0cHouseBotSeat\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\'\n\x06policy\x18\x02 \x01(\x0e\x32\x17.bete.v1.HouseBotPolicy\"\x9e\x01\n\tTableSeat\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\'\n\x08occupant\x18\x02 \x01(\x0e\x32\x15.bete.v1.OccupantKind\x12\x0e\n\x06\x62ot_id\x18\x03 \x01(\t\x12\x10\n\x08\x62ot_name\x18\x04 \x01(\t\x12\'\n\x06policy\x18\x05 \x01(\x0e\x32\x17.bete.v1.HouseBotPolicy\x12\x0f\n\x07strikes\x18\x06 \x01(\r\"\x90\x04\n\x05Table\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12!\n\x07ruleset\x18\x02 \x01(\x0e\x32\x10.bete.v1.Ruleset\x12\x12\n\nseat_count\x18\x03 \x01(\r\x12*\n\x06\x63onfig\x18\x04 \x03(\x0b\x32\x1a.bete.v1.Table.ConfigEntry\x12\"\n\x05state\x18\x05 \x01(\x0e\x32\x13.bete.v1.TableState\x12!\n\x05seats\x18\x06 \x03(\x0b\x32\x12.bete.v1.TableSeat\x12\x1c\n\x14\x64\x65\x63ision_deadline_ms\x18\x07 \x01(\r\x12\'\n\nvisibility\x18\x08 \x01(\x0e\x32\x13.bete.v1.Visibility\x12\x10\n\x08last_seq\x18\t \x01(\x04\x12\x12\n\ncreated_by\x18\n \x01(\t\x12.\n\ncreated_at\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x14\n\x0c\x66irst_dealer\x18\x0c \x01(\r\x12\x11\n\tladder_id\x18\r \x01(\t\x12\x17\n\x0fladder_match_id\x18\x0e \x01(\t\x12\x13\n\x0bseed_sha256\x18\x0f \x01(\t\x12\x13\n\x0bseed_chosen\x18\x10 \x01(\x08\x12\x13\n\x0b\x66iche_value\x18\x1e \x01(\x03\x1a-\n\x0b\x43onfigEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01*u\n\nTableState\x12\x1b\n\x17TABLE_STATE_UNSPECIFIED\x10\x00\x12\x17\n\x13TABLE_STATE_WAITING\x10\x01\x12\x17\n\x13TABLE_STATE_PLAYING\x10\x02\x12\x18\n\x14TABLE_STATE_FINISHED\x10\x03*W\n\nVisibility\x12\x1a\n\x16VISIBILITY_UNSPECIFIED\x10\x00\x12\x15\n\x11VISIBILITY_LISTED\x10\x01\x12\x16\n\x12VISIBILITY_PRIVATE\x10\x02*o\n\x0eHouseBotPolicy\x12 \n\x1cHOUSE_BOT_POLICY_UNSPECIFIED\x10\x00\x12\x1b\n\x17HOUSE_BOT_POLICY_RANDOM\x10\x01\x12\x1e\n\x1aHOUSE_BOT_POLICY_HEURISTIC\x10\x02*z\n\x0cOccupantKind\x12\x1d\n\x19OCCUPANT_KIND_UNSPECIFIED\x10\x00\x12\x17\n\x13OCCUPANT_KIND_EMPTY\x10\x01\x12\x15\n\x11OCCUPANT_KIND_BOT\x10\x02\x12\x1b\n\x17OCCUPANT_KIND_HOUSE_BOT\x10\x03\x42\x39Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x13\x62\x65te/v1/table.proto\x12\x07\x62\x65te.v1\x1a\x13\x62\x65te/v1/cards.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"_\n\x0cHouseBotSeat\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\'\n\x06policy\x18\x02 \x01(\x0e\x32\x17.bete.v1.HouseBotPolicy\x12\x18\n\x10search_budget_ms\x18\x03 \x01(\r\"\xb8\x01\n\tTableSeat\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\'\n\x08occupant\x18\x02 \x01(\x0e\x32\x15.bete.v1.OccupantKind\x12\x0e\n\x06\x62ot_id\x18\x03 \x01(\t\x12\x10\n\x08\x62ot_name\x18\x04 \x01(\t\x12\'\n\x06policy\x18\x05 \x01(\x0e\x32\x17.bete.v1.HouseBotPolicy\x12\x0f\n\x07strikes\x18\x06 \x01(\r\x12\x18\n\x10search_budget_ms\x18\x07 \x01(\r\"\x90\x04\n\x05Table\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12!\n\x07ruleset\x18\x02 \x01(\x0e\x32\x10.bete.v1.Ruleset\x12\x12\n\nseat_count\x18\x03 \x01(\r\x12*\n\x06\x63onfig\x18\x04 \x03(\x0b\x32\x1a.bete.v1.Table.ConfigEntry\x12\"\n\x05state\x18\x05 \x01(\x0e\x32\x13.bete.v1.TableState\x12!\n\x05seats\x18\x06 \x03(\x0b\x32\x12.bete.v1.TableSeat\x12\x1c\n\x14\x64\x65\x63ision_deadline_ms\x18\x07 \x01(\r\x12\'\n\nvisibility\x18\x08 \x01(\x0e\x32\x13.bete.v1.Visibility\x12\x10\n\x08last_seq\x18\t \x01(\x04\x12\x12\n\ncreated_by\x18\n \x01(\t\x12.\n\ncreated_at\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x14\n\x0c\x66irst_dealer\x18\x0c \x01(\r\x12\x11\n\tladder_id\x18\r \x01(\t\x12\x17\n\x0fladder_match_id\x18\x0e \x01(\t\x12\x13\n\x0bseed_sha256\x18\x0f \x01(\t\x12\x13\n\x0bseed_chosen\x18\x10 \x01(\x08\x12\x13\n\x0b\x66iche_value\x18\x1e \x01(\x03\x1a-\n\x0b\x43onfigEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01*u\n\nTableState\x12\x1b\n\x17TABLE_STATE_UNSPECIFIED\x10\x00\x12\x17\n\x13TABLE_STATE_WAITING\x10\x01\x12\x17\n\x13TABLE_STATE_PLAYING\x10\x02\x12\x18\n\x14TABLE_STATE_FINISHED\x10\x03*W\n\nVisibility\x12\x1a\n\x16VISIBILITY_UNSPECIFIED\x10\x00\x12\x15\n\x11VISIBILITY_LISTED\x10\x01\x12\x16\n\x12VISIBILITY_PRIVATE\x10\x02*\x8c\x01\n\x0eHouseBotPolicy\x12 \n\x1cHOUSE_BOT_POLICY_UNSPECIFIED\x10\x00\x12\x1b\n\x17HOUSE_BOT_POLICY_RANDOM\x10\x01\x12\x1e\n\x1aHOUSE_BOT_POLICY_HEURISTIC\x10\x02\x12\x1b\n\x17HOUSE_BOT_POLICY_SEARCH\x10\x03*z\n\x0cOccupantKind\x12\x1d\n\x19OCCUPANT_KIND_UNSPECIFIED\x10\x00\x12\x17\n\x13OCCUPANT_KIND_EMPTY\x10\x01\x12\x15\n\x11OCCUPANT_KIND_BOT\x10\x02\x12\x1b\n\x17OCCUPANT_KIND_HOUSE_BOT\x10\x03\x42\x39Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -36,20 +36,20 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._serialized_options = b'Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1'
   _globals['_TABLE_CONFIGENTRY']._loaded_options = None
   _globals['_TABLE_CONFIGENTRY']._serialized_options = b'8\001'
-  _globals['_TABLESTATE']._serialized_start=849
-  _globals['_TABLESTATE']._serialized_end=966
-  _globals['_VISIBILITY']._serialized_start=968
-  _globals['_VISIBILITY']._serialized_end=1055
-  _globals['_HOUSEBOTPOLICY']._serialized_start=1057
-  _globals['_HOUSEBOTPOLICY']._serialized_end=1168
-  _globals['_OCCUPANTKIND']._serialized_start=1170
-  _globals['_OCCUPANTKIND']._serialized_end=1292
+  _globals['_TABLESTATE']._serialized_start=901
+  _globals['_TABLESTATE']._serialized_end=1018
+  _globals['_VISIBILITY']._serialized_start=1020
+  _globals['_VISIBILITY']._serialized_end=1107
+  _globals['_HOUSEBOTPOLICY']._serialized_start=1110
+  _globals['_HOUSEBOTPOLICY']._serialized_end=1250
+  _globals['_OCCUPANTKIND']._serialized_start=1252
+  _globals['_OCCUPANTKIND']._serialized_end=1374
   _globals['_HOUSEBOTSEAT']._serialized_start=86
-  _globals['_HOUSEBOTSEAT']._serialized_end=155
-  _globals['_TABLESEAT']._serialized_start=158
-  _globals['_TABLESEAT']._serialized_end=316
-  _globals['_TABLE']._serialized_start=319
-  _globals['_TABLE']._serialized_end=847
-  _globals['_TABLE_CONFIGENTRY']._serialized_start=802
-  _globals['_TABLE_CONFIGENTRY']._serialized_end=847
+  _globals['_HOUSEBOTSEAT']._serialized_end=181
+  _globals['_TABLESEAT']._serialized_start=184
+  _globals['_TABLESEAT']._serialized_end=368
+  _globals['_TABLE']._serialized_start=371
+  _globals['_TABLE']._serialized_end=899
+  _globals['_TABLE_CONFIGENTRY']._serialized_start=854
+  _globals['_TABLE_CONFIGENTRY']._serialized_end=899
 # @@protoc_insertion_point(module_scope)

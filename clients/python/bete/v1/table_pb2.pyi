@@ -29,6 +29,7 @@ class HouseBotPolicy(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     HOUSE_BOT_POLICY_UNSPECIFIED: _ClassVar[HouseBotPolicy]
     HOUSE_BOT_POLICY_RANDOM: _ClassVar[HouseBotPolicy]
     HOUSE_BOT_POLICY_HEURISTIC: _ClassVar[HouseBotPolicy]
+    HOUSE_BOT_POLICY_SEARCH: _ClassVar[HouseBotPolicy]
 
 class OccupantKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -46,34 +47,39 @@ VISIBILITY_PRIVATE: Visibility
 HOUSE_BOT_POLICY_UNSPECIFIED: HouseBotPolicy
 HOUSE_BOT_POLICY_RANDOM: HouseBotPolicy
 HOUSE_BOT_POLICY_HEURISTIC: HouseBotPolicy
+HOUSE_BOT_POLICY_SEARCH: HouseBotPolicy
 OCCUPANT_KIND_UNSPECIFIED: OccupantKind
 OCCUPANT_KIND_EMPTY: OccupantKind
 OCCUPANT_KIND_BOT: OccupantKind
 OCCUPANT_KIND_HOUSE_BOT: OccupantKind
 
 class HouseBotSeat(_message.Message):
-    __slots__ = ("seat", "policy")
+    __slots__ = ("seat", "policy", "search_budget_ms")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     POLICY_FIELD_NUMBER: _ClassVar[int]
+    SEARCH_BUDGET_MS_FIELD_NUMBER: _ClassVar[int]
     seat: int
     policy: HouseBotPolicy
-    def __init__(self, seat: _Optional[int] = ..., policy: _Optional[_Union[HouseBotPolicy, str]] = ...) -> None: ...
+    search_budget_ms: int
+    def __init__(self, seat: _Optional[int] = ..., policy: _Optional[_Union[HouseBotPolicy, str]] = ..., search_budget_ms: _Optional[int] = ...) -> None: ...
 
 class TableSeat(_message.Message):
-    __slots__ = ("seat", "occupant", "bot_id", "bot_name", "policy", "strikes")
+    __slots__ = ("seat", "occupant", "bot_id", "bot_name", "policy", "strikes", "search_budget_ms")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     OCCUPANT_FIELD_NUMBER: _ClassVar[int]
     BOT_ID_FIELD_NUMBER: _ClassVar[int]
     BOT_NAME_FIELD_NUMBER: _ClassVar[int]
     POLICY_FIELD_NUMBER: _ClassVar[int]
     STRIKES_FIELD_NUMBER: _ClassVar[int]
+    SEARCH_BUDGET_MS_FIELD_NUMBER: _ClassVar[int]
     seat: int
     occupant: OccupantKind
     bot_id: str
     bot_name: str
     policy: HouseBotPolicy
     strikes: int
-    def __init__(self, seat: _Optional[int] = ..., occupant: _Optional[_Union[OccupantKind, str]] = ..., bot_id: _Optional[str] = ..., bot_name: _Optional[str] = ..., policy: _Optional[_Union[HouseBotPolicy, str]] = ..., strikes: _Optional[int] = ...) -> None: ...
+    search_budget_ms: int
+    def __init__(self, seat: _Optional[int] = ..., occupant: _Optional[_Union[OccupantKind, str]] = ..., bot_id: _Optional[str] = ..., bot_name: _Optional[str] = ..., policy: _Optional[_Union[HouseBotPolicy, str]] = ..., strikes: _Optional[int] = ..., search_budget_ms: _Optional[int] = ...) -> None: ...
 
 class Table(_message.Message):
     __slots__ = ("table_id", "ruleset", "seat_count", "config", "state", "seats", "decision_deadline_ms", "visibility", "last_seq", "created_by", "created_at", "first_dealer", "ladder_id", "ladder_match_id", "seed_sha256", "seed_chosen", "fiche_value")

@@ -131,6 +131,7 @@ pub fn house_table(
             .map(|seat| pb::HouseBotSeat {
                 seat,
                 policy: policy as i32,
+                search_budget_ms: 0,
             })
             .collect(),
         ..Default::default()

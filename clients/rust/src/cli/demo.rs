@@ -124,6 +124,7 @@ async fn demo(url: &str, dir: &std::path::Path, args: &Args) -> anyhow::Result<(
                 .map(|seat| pb::HouseBotSeat {
                     seat,
                     policy: policies[seat as usize % 2] as i32,
+                    search_budget_ms: 0,
                 })
                 .collect(),
             seed: args.seed.clone().unwrap_or_default(),

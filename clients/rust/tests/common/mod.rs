@@ -111,6 +111,7 @@ pub fn house_table(ruleset: pb::Ruleset, seats: u32, deadline_ms: u32) -> pb::Cr
             .map(|seat| pb::HouseBotSeat {
                 seat,
                 policy: pb::HouseBotPolicy::Heuristic as i32,
+                search_budget_ms: 0,
             })
             .collect(),
         ..Default::default()

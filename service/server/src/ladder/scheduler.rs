@@ -796,7 +796,10 @@ impl Scheduler {
             .map(|(s, bot)| SeatRow {
                 seat: s as u8,
                 occupant: match bot.strip_prefix("house:") {
-                    Some(p) => Occupant::House(bete_ladder::spec::house_policy(p).to_string()),
+                    Some(p) => Occupant::House(house_text(
+                        bete_ladder::spec::house_policy(p),
+                        self.spec.search_budget_ms,
+                    )),
                     None => Occupant::Empty,
                 },
                 name: String::new(),
@@ -1147,5 +1150,16 @@ pub fn match_to_pb(
         started_at: Some(project::timestamp(m.started_at_ms)),
         rated_at: m.rated_at_ms.map(project::timestamp),
         deals: m.results.first().map_or(0, |r| r.deals),
+    }
+}
+
+/// The stored policy of a house entrant's seat: a `search` entrant with the ladder's budget.
+fn house_text(policy: &str, search_budget_ms: u32) -> String {
+    match policy {
+        "search" => crate::table::HousePolicy::Search {
+            budget_ms: search_budget_ms,
+        }
+        .text(),
+        p => p.to_string(),
     }
 }

@@ -46,6 +46,7 @@ fn policy_to_pb(p: &str) -> pb::HouseBotPolicy {
     match p {
         "random" => pb::HouseBotPolicy::Random,
         "heuristic" => pb::HouseBotPolicy::Heuristic,
+        "search" => pb::HouseBotPolicy::Search,
         _ => pb::HouseBotPolicy::Unspecified,
     }
 }

@@ -173,6 +173,19 @@ struct Actor {
     /// The server's pause total (ms) when the current decision began: the pause since then
     /// extends its deadline.
     paused_at_decision_ms: i64,
+    /// A search house bot is thinking about the decision at this seq (the table's last seq
+    /// when it began); its answer counts only if the table is still there.
+    searching: Option<u64>,
+    /// Where finished searches report; `run` owns the receiving end.
+    search_tx: mpsc::UnboundedSender<SearchDone>,
+    search_rx: Option<mpsc::UnboundedReceiver<SearchDone>>,
+}
+
+/// A search house bot's answer, for the decision at `seq`.
+struct SearchDone {
+    seq: u64,
+    seat: Seat,
+    action: Action,
 }
 
 impl Actor {
@@ -211,6 +224,7 @@ impl Actor {
                 },
             )
             .collect();
+        let (search_tx, search_rx) = mpsc::unbounded_channel();
         Actor {
             deps,
             meta,
@@ -232,6 +246,9 @@ impl Actor {
             closed: None,
             left_in_deal: HashMap::default(),
             paused_at_decision_ms: 0,
+            searching: None,
+            search_tx,
+            search_rx: Some(search_rx),
         }
     }
 
@@ -246,6 +263,7 @@ impl Actor {
         self.decision_since_ms = 0;
         self.closed = None;
         self.left_in_deal.clear();
+        self.searching = None;
     }
 
     fn replay(&mut self, log: &[LogEntry]) -> Result<(), ServerError> {
@@ -1110,11 +1128,80 @@ impl Actor {
             return Some(self.last_request + self.deps.idle_unload);
         }
         let seat = game.to_act()?;
+        let delay = self.house_delay().as_millis() as i64;
         match &self.seats[seat.index()].occupant {
-            Occupant::House(_) => Some(after_ms(
-                self.decision_since_ms + self.house_delay().as_millis() as i64 - now_ms(),
-            )),
+            // A search under way: wake only if its deadline passes first.
+            Occupant::House(_) if self.searching == Some(self.last_seq()) => {
+                Some(after_ms(self.deadline_ms() + delay - now_ms()))
+            }
+            Occupant::House(_) => Some(after_ms(self.decision_since_ms + delay - now_ms())),
             _ => Some(after_ms(self.deadline_ms() - now_ms())),
+        }
+    }
+
+    /// A house bot's move for `seat`, as a log entry; None when there is nothing to store now
+    /// (a search has started, and reports through `search_tx`).
+    fn house_move(&mut self, policy: &str, seat: Seat) -> Option<LogEntry> {
+        let game = self.game.as_ref()?;
+        let entry = |action: Action, auto: bool| LogEntry::Action {
+            seat: seat.0,
+            action: action.to_string(),
+            auto,
+            request_id: None,
+            time_ms: now_ms(),
+        };
+        let seq = self.last_seq();
+        let policy = house::HousePolicy::parse(policy);
+        let Some(house::HousePolicy::Search { budget_ms }) = policy else {
+            // A stored policy this server does not know (a newer server's) plays safe.
+            return match policy {
+                Some(p) => house::choose_now(p, game, seat, &mut self.rng).map(|a| entry(a, false)),
+                None => game.safe_action(seat).map(|a| entry(a, true)),
+            };
+        };
+        if self.searching == Some(seq) {
+            // Its deadline passed before the search answered: the safe action, a strike.
+            self.searching = None;
+            return game.safe_action(seat).map(|a| entry(a, true));
+        }
+        // The think time counts from when the decision began, like the deadline.
+        let began = self.decision_since_ms + self.house_delay().as_millis() as i64;
+        let think = house::HousePolicy::think_time(budget_ms, self.meta.deadline_ms)
+            .saturating_sub(Duration::from_millis((now_ms() - began).max(0) as u64));
+        let job = house::SearchJob::new(game, seat, &self.events, think, &mut self.rng)?;
+        let Some(slot) = house::SearchSlot::take() else {
+            // Every core is searching: the heuristic plays this decision.
+            return Some(entry(job.fallback(), false));
+        };
+        self.searching = Some(seq);
+        let tx = self.search_tx.clone();
+        tokio::task::spawn_blocking(move || {
+            let action = job.run();
+            drop(slot);
+            // The actor may be gone (table unloaded): then nobody needs the answer.
+            let _ = tx.send(SearchDone { seq, seat, action });
+        });
+        None
+    }
+
+    /// A search answered: its move is stored if the table still waits for that decision.
+    async fn on_search_done(&mut self, done: SearchDone) {
+        let current = self.searching == Some(done.seq)
+            && self.last_seq() == done.seq
+            && self.game.as_ref().and_then(Game::to_act) == Some(done.seat);
+        if !current {
+            return;
+        }
+        self.searching = None;
+        let entry = LogEntry::Action {
+            seat: done.seat.0,
+            action: done.action.to_string(),
+            auto: false,
+            request_id: None,
+            time_ms: now_ms(),
+        };
+        if let Err(e) = self.commit(entry).await {
+            tracing::warn!(table = %self.meta.id, error = %e, "search house move failed");
         }
     }
 
@@ -1148,14 +1235,8 @@ impl Actor {
             return true;
         };
         let entry = match &self.seats[seat.index()].occupant {
-            Occupant::House(policy) => match house::choose(policy, game, seat, &mut self.rng) {
-                Some(a) => LogEntry::Action {
-                    seat: seat.0,
-                    action: a.to_string(),
-                    auto: false,
-                    request_id: None,
-                    time_ms: now_ms(),
-                },
+            Occupant::House(policy) => match self.house_move(&policy.clone(), seat) {
+                Some(e) => e,
                 None => return true,
             },
             _ => match game.safe_action(seat) {
@@ -1243,6 +1324,11 @@ impl Actor {
         // The instant the timer is set for. A later wake (a bot moved, so its deadline moved
         // on) leaves it as it is: when it fires early, the wake is computed again below.
         let mut armed: Option<Instant> = None;
+        let mut searches = match self.search_rx.take() {
+            Some(rx) => rx,
+            // `new` made it and only `run` takes it: a fresh channel that never reports.
+            None => mpsc::unbounded_channel().1,
+        };
         loop {
             match (self.next_wake(), armed) {
                 (Some(wake), Some(at)) if wake >= at => {}
@@ -1276,6 +1362,10 @@ impl Actor {
                     }
                     None => break,
                 },
+                Some(done) = searches.recv() => {
+                    let span = tracing::debug_span!(parent: None, "table.search", table = %self.meta.id);
+                    self.on_search_done(done).instrument(span).await;
+                }
                 () = &mut left => {
                     left.set(shared.watcher_left.notified());
                     self.prune_watchers();

@@ -15,6 +15,7 @@ use tokio::sync::{mpsc, oneshot};
 
 pub use actor::{ActorDeps, Seating, create, spawn};
 pub use event::{Body, TableEvent};
+pub use house::HousePolicy;
 pub use sink::{BotStream, Outbound, WatchItem};
 
 use crate::status::ServerError;

@@ -156,6 +156,7 @@ pub fn house(seat: u32, policy: pb::HouseBotPolicy) -> pb::HouseBotSeat {
     pb::HouseBotSeat {
         seat,
         policy: policy.into(),
+        search_budget_ms: 0,
     }
 }
 

@@ -2323,7 +2323,7 @@ type SeatTaken struct {
 	Occupant OccupantKind `protobuf:"varint,2,opt,name=occupant,proto3,enum=bete.v1.OccupantKind" json:"occupant,omitempty"`
 	// The bot's id (BOT only).
 	BotId string `protobuf:"bytes,3,opt,name=bot_id,json=botId,proto3" json:"bot_id,omitempty"`
-	// The bot's name, or "house:random" / "house:heuristic".
+	// The bot's name, or "house:random" / "house:heuristic" / "house:search:<budget>ms".
 	BotName string `protobuf:"bytes,4,opt,name=bot_name,json=botName,proto3" json:"bot_name,omitempty"`
 	// The house bot's policy (HOUSE_BOT only).
 	Policy        HouseBotPolicy `protobuf:"varint,5,opt,name=policy,proto3,enum=bete.v1.HouseBotPolicy" json:"policy,omitempty"`

@@ -144,6 +144,11 @@ const (
 	HouseBotPolicy_HOUSE_BOT_POLICY_RANDOM HouseBotPolicy = 1
 	// A simple rule-aware player: bids, exchanges and plays by card strength.
 	HouseBotPolicy_HOUSE_BOT_POLICY_HEURISTIC HouseBotPolicy = 2
+	// Determinized Monte-Carlo search: samples deals that agree with its seat's view and plays
+	// each legal action out on them (the other seats following the heuristic), within a time
+	// budget per decision (`search_budget_ms`). The strongest house bot. Where its seat's view
+	// cannot be sampled yet (rulesets the sampler does not support), it plays as HEURISTIC.
+	HouseBotPolicy_HOUSE_BOT_POLICY_SEARCH HouseBotPolicy = 3
 )
 
 // Enum value maps for HouseBotPolicy.
@@ -152,11 +157,13 @@ var (
 		0: "HOUSE_BOT_POLICY_UNSPECIFIED",
 		1: "HOUSE_BOT_POLICY_RANDOM",
 		2: "HOUSE_BOT_POLICY_HEURISTIC",
+		3: "HOUSE_BOT_POLICY_SEARCH",
 	}
 	HouseBotPolicy_value = map[string]int32{
 		"HOUSE_BOT_POLICY_UNSPECIFIED": 0,
 		"HOUSE_BOT_POLICY_RANDOM":      1,
 		"HOUSE_BOT_POLICY_HEURISTIC":   2,
+		"HOUSE_BOT_POLICY_SEARCH":      3,
 	}
 )
 
@@ -250,9 +257,16 @@ type HouseBotSeat struct {
 	// The seat the house bot takes (0 .. seats-1).
 	Seat uint32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
 	// The strategy it plays.
-	Policy        HouseBotPolicy `protobuf:"varint,2,opt,name=policy,proto3,enum=bete.v1.HouseBotPolicy" json:"policy,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Policy HouseBotPolicy `protobuf:"varint,2,opt,name=policy,proto3,enum=bete.v1.HouseBotPolicy" json:"policy,omitempty"`
+	// SEARCH only, and required there: the time it may think per decision, in milliseconds,
+	// 1 to 10000; anything else (0 included) fails with SEARCH_BUDGET_OUT_OF_RANGE, as does a
+	// budget given to another policy. The server caps it at a quarter of the
+	// table's decision_deadline_ms (the rest is margin for a busy server and for storing the
+	// move), so a search seat answers within the deadline like any seat; if it does not, the
+	// server plays the safe action for it and counts a strike.
+	SearchBudgetMs uint32 `protobuf:"varint,3,opt,name=search_budget_ms,json=searchBudgetMs,proto3" json:"search_budget_ms,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *HouseBotSeat) Reset() {
@@ -299,6 +313,13 @@ func (x *HouseBotSeat) GetPolicy() HouseBotPolicy {
 	return HouseBotPolicy_HOUSE_BOT_POLICY_UNSPECIFIED
 }
 
+func (x *HouseBotSeat) GetSearchBudgetMs() uint32 {
+	if x != nil {
+		return x.SearchBudgetMs
+	}
+	return 0
+}
+
 // One seat of a table and who occupies it.
 type TableSeat struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -308,14 +329,19 @@ type TableSeat struct {
 	Occupant OccupantKind `protobuf:"varint,2,opt,name=occupant,proto3,enum=bete.v1.OccupantKind" json:"occupant,omitempty"`
 	// The bot's id when occupant is BOT; empty otherwise.
 	BotId string `protobuf:"bytes,3,opt,name=bot_id,json=botId,proto3" json:"bot_id,omitempty"`
-	// The bot's registered name (BOT), or "house:random" / "house:heuristic" (HOUSE_BOT).
+	// The bot's registered name (BOT), or "house:random" / "house:heuristic" /
+	// "house:search:<budget>ms" (HOUSE_BOT).
 	BotName string `protobuf:"bytes,4,opt,name=bot_name,json=botName,proto3" json:"bot_name,omitempty"`
 	// The policy, when occupant is HOUSE_BOT.
 	Policy HouseBotPolicy `protobuf:"varint,5,opt,name=policy,proto3,enum=bete.v1.HouseBotPolicy" json:"policy,omitempty"`
 	// How many decisions of this seat timed out and were played by the server (auto-moves).
-	Strikes       uint32 `protobuf:"varint,6,opt,name=strikes,proto3" json:"strikes,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Strikes uint32 `protobuf:"varint,6,opt,name=strikes,proto3" json:"strikes,omitempty"`
+	// SEARCH house bots: the time budget per decision asked for at creation (HouseBotSeat), in
+	// milliseconds; each decision gets at most a quarter of the table's decision_deadline_ms.
+	// 0 for every other occupant.
+	SearchBudgetMs uint32 `protobuf:"varint,7,opt,name=search_budget_ms,json=searchBudgetMs,proto3" json:"search_budget_ms,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *TableSeat) Reset() {
@@ -386,6 +412,13 @@ func (x *TableSeat) GetPolicy() HouseBotPolicy {
 func (x *TableSeat) GetStrikes() uint32 {
 	if x != nil {
 		return x.Strikes
+	}
+	return 0
+}
+
+func (x *TableSeat) GetSearchBudgetMs() uint32 {
+	if x != nil {
+		return x.SearchBudgetMs
 	}
 	return 0
 }
@@ -591,17 +624,19 @@ var File_bete_v1_table_proto protoreflect.FileDescriptor
 
 const file_bete_v1_table_proto_rawDesc = "" +
 	"\n" +
-	"\x13bete/v1/table.proto\x12\abete.v1\x1a\x13bete/v1/cards.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"S\n" +
+	"\x13bete/v1/table.proto\x12\abete.v1\x1a\x13bete/v1/cards.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"}\n" +
 	"\fHouseBotSeat\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\rR\x04seat\x12/\n" +
-	"\x06policy\x18\x02 \x01(\x0e2\x17.bete.v1.HouseBotPolicyR\x06policy\"\xcf\x01\n" +
+	"\x06policy\x18\x02 \x01(\x0e2\x17.bete.v1.HouseBotPolicyR\x06policy\x12(\n" +
+	"\x10search_budget_ms\x18\x03 \x01(\rR\x0esearchBudgetMs\"\xf9\x01\n" +
 	"\tTableSeat\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\rR\x04seat\x121\n" +
 	"\boccupant\x18\x02 \x01(\x0e2\x15.bete.v1.OccupantKindR\boccupant\x12\x15\n" +
 	"\x06bot_id\x18\x03 \x01(\tR\x05botId\x12\x19\n" +
 	"\bbot_name\x18\x04 \x01(\tR\abotName\x12/\n" +
 	"\x06policy\x18\x05 \x01(\x0e2\x17.bete.v1.HouseBotPolicyR\x06policy\x12\x18\n" +
-	"\astrikes\x18\x06 \x01(\rR\astrikes\"\xd8\x05\n" +
+	"\astrikes\x18\x06 \x01(\rR\astrikes\x12(\n" +
+	"\x10search_budget_ms\x18\a \x01(\rR\x0esearchBudgetMs\"\xd8\x05\n" +
 	"\x05Table\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12*\n" +
 	"\aruleset\x18\x02 \x01(\x0e2\x10.bete.v1.RulesetR\aruleset\x12\x1d\n" +
@@ -642,11 +677,12 @@ const file_bete_v1_table_proto_rawDesc = "" +
 	"Visibility\x12\x1a\n" +
 	"\x16VISIBILITY_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11VISIBILITY_LISTED\x10\x01\x12\x16\n" +
-	"\x12VISIBILITY_PRIVATE\x10\x02*o\n" +
+	"\x12VISIBILITY_PRIVATE\x10\x02*\x8c\x01\n" +
 	"\x0eHouseBotPolicy\x12 \n" +
 	"\x1cHOUSE_BOT_POLICY_UNSPECIFIED\x10\x00\x12\x1b\n" +
 	"\x17HOUSE_BOT_POLICY_RANDOM\x10\x01\x12\x1e\n" +
-	"\x1aHOUSE_BOT_POLICY_HEURISTIC\x10\x02*z\n" +
+	"\x1aHOUSE_BOT_POLICY_HEURISTIC\x10\x02\x12\x1b\n" +
+	"\x17HOUSE_BOT_POLICY_SEARCH\x10\x03*z\n" +
 	"\fOccupantKind\x12\x1d\n" +
 	"\x19OCCUPANT_KIND_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13OCCUPANT_KIND_EMPTY\x10\x01\x12\x15\n" +

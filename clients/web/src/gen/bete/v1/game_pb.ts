@@ -1280,7 +1280,7 @@ export type SeatTaken = Message<"bete.v1.SeatTaken"> & {
   botId: string;
 
   /**
-   * The bot's name, or "house:random" / "house:heuristic".
+   * The bot's name, or "house:random" / "house:heuristic" / "house:search:<budget>ms".
    *
    * @generated from field: string bot_name = 4;
    */

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file bete/v1/table.proto.
  */
 export const file_bete_v1_table: GenFile = /*@__PURE__*/
-  fileDesc("ChNiZXRlL3YxL3RhYmxlLnByb3RvEgdiZXRlLnYxIkUKDEhvdXNlQm90U2VhdBIMCgRzZWF0GAEgASgNEicKBnBvbGljeRgCIAEoDjIXLmJldGUudjEuSG91c2VCb3RQb2xpY3kingEKCVRhYmxlU2VhdBIMCgRzZWF0GAEgASgNEicKCG9jY3VwYW50GAIgASgOMhUuYmV0ZS52MS5PY2N1cGFudEtpbmQSDgoGYm90X2lkGAMgASgJEhAKCGJvdF9uYW1lGAQgASgJEicKBnBvbGljeRgFIAEoDjIXLmJldGUudjEuSG91c2VCb3RQb2xpY3kSDwoHc3RyaWtlcxgGIAEoDSKQBAoFVGFibGUSEAoIdGFibGVfaWQYASABKAkSIQoHcnVsZXNldBgCIAEoDjIQLmJldGUudjEuUnVsZXNldBISCgpzZWF0X2NvdW50GAMgASgNEioKBmNvbmZpZxgEIAMoCzIaLmJldGUudjEuVGFibGUuQ29uZmlnRW50cnkSIgoFc3RhdGUYBSABKA4yEy5iZXRlLnYxLlRhYmxlU3RhdGUSIQoFc2VhdHMYBiADKAsyEi5iZXRlLnYxLlRhYmxlU2VhdBIcChRkZWNpc2lvbl9kZWFkbGluZV9tcxgHIAEoDRInCgp2aXNpYmlsaXR5GAggASgOMhMuYmV0ZS52MS5WaXNpYmlsaXR5EhAKCGxhc3Rfc2VxGAkgASgEEhIKCmNyZWF0ZWRfYnkYCiABKAkSLgoKY3JlYXRlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFAoMZmlyc3RfZGVhbGVyGAwgASgNEhEKCWxhZGRlcl9pZBgNIAEoCRIXCg9sYWRkZXJfbWF0Y2hfaWQYDiABKAkSEwoLc2VlZF9zaGEyNTYYDyABKAkSEwoLc2VlZF9jaG9zZW4YECABKAgSEwoLZmljaGVfdmFsdWUYHiABKAMaLQoLQ29uZmlnRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASp1CgpUYWJsZVN0YXRlEhsKF1RBQkxFX1NUQVRFX1VOU1BFQ0lGSUVEEAASFwoTVEFCTEVfU1RBVEVfV0FJVElORxABEhcKE1RBQkxFX1NUQVRFX1BMQVlJTkcQAhIYChRUQUJMRV9TVEFURV9GSU5JU0hFRBADKlcKClZpc2liaWxpdHkSGgoWVklTSUJJTElUWV9VTlNQRUNJRklFRBAAEhUKEVZJU0lCSUxJVFlfTElTVEVEEAESFgoSVklTSUJJTElUWV9QUklWQVRFEAIqbwoOSG91c2VCb3RQb2xpY3kSIAocSE9VU0VfQk9UX1BPTElDWV9VTlNQRUNJRklFRBAAEhsKF0hPVVNFX0JPVF9QT0xJQ1lfUkFORE9NEAESHgoaSE9VU0VfQk9UX1BPTElDWV9IRVVSSVNUSUMQAip6CgxPY2N1cGFudEtpbmQSHQoZT0NDVVBBTlRfS0lORF9VTlNQRUNJRklFRBAAEhcKE09DQ1VQQU5UX0tJTkRfRU1QVFkQARIVChFPQ0NVUEFOVF9LSU5EX0JPVBACEhsKF09DQ1VQQU5UX0tJTkRfSE9VU0VfQk9UEANCOVo3Z2l0aHViLmNvbS9iZXRlLWdhbWUvYmV0ZS9jbGllbnRzL2dvL2dlbi9iZXRlL3YxO2JldGV2MWIGcHJvdG8z", [file_bete_v1_cards, file_google_protobuf_timestamp]);
+  fileDesc("ChNiZXRlL3YxL3RhYmxlLnByb3RvEgdiZXRlLnYxIl8KDEhvdXNlQm90U2VhdBIMCgRzZWF0GAEgASgNEicKBnBvbGljeRgCIAEoDjIXLmJldGUudjEuSG91c2VCb3RQb2xpY3kSGAoQc2VhcmNoX2J1ZGdldF9tcxgDIAEoDSK4AQoJVGFibGVTZWF0EgwKBHNlYXQYASABKA0SJwoIb2NjdXBhbnQYAiABKA4yFS5iZXRlLnYxLk9jY3VwYW50S2luZBIOCgZib3RfaWQYAyABKAkSEAoIYm90X25hbWUYBCABKAkSJwoGcG9saWN5GAUgASgOMhcuYmV0ZS52MS5Ib3VzZUJvdFBvbGljeRIPCgdzdHJpa2VzGAYgASgNEhgKEHNlYXJjaF9idWRnZXRfbXMYByABKA0ikAQKBVRhYmxlEhAKCHRhYmxlX2lkGAEgASgJEiEKB3J1bGVzZXQYAiABKA4yEC5iZXRlLnYxLlJ1bGVzZXQSEgoKc2VhdF9jb3VudBgDIAEoDRIqCgZjb25maWcYBCADKAsyGi5iZXRlLnYxLlRhYmxlLkNvbmZpZ0VudHJ5EiIKBXN0YXRlGAUgASgOMhMuYmV0ZS52MS5UYWJsZVN0YXRlEiEKBXNlYXRzGAYgAygLMhIuYmV0ZS52MS5UYWJsZVNlYXQSHAoUZGVjaXNpb25fZGVhZGxpbmVfbXMYByABKA0SJwoKdmlzaWJpbGl0eRgIIAEoDjITLmJldGUudjEuVmlzaWJpbGl0eRIQCghsYXN0X3NlcRgJIAEoBBISCgpjcmVhdGVkX2J5GAogASgJEi4KCmNyZWF0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhQKDGZpcnN0X2RlYWxlchgMIAEoDRIRCglsYWRkZXJfaWQYDSABKAkSFwoPbGFkZGVyX21hdGNoX2lkGA4gASgJEhMKC3NlZWRfc2hhMjU2GA8gASgJEhMKC3NlZWRfY2hvc2VuGBAgASgIEhMKC2ZpY2hlX3ZhbHVlGB4gASgDGi0KC0NvbmZpZ0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEqdQoKVGFibGVTdGF0ZRIbChdUQUJMRV9TVEFURV9VTlNQRUNJRklFRBAAEhcKE1RBQkxFX1NUQVRFX1dBSVRJTkcQARIXChNUQUJMRV9TVEFURV9QTEFZSU5HEAISGAoUVEFCTEVfU1RBVEVfRklOSVNIRUQQAypXCgpWaXNpYmlsaXR5EhoKFlZJU0lCSUxJVFlfVU5TUEVDSUZJRUQQABIVChFWSVNJQklMSVRZX0xJU1RFRBABEhYKElZJU0lCSUxJVFlfUFJJVkFURRACKowBCg5Ib3VzZUJvdFBvbGljeRIgChxIT1VTRV9CT1RfUE9MSUNZX1VOU1BFQ0lGSUVEEAASGwoXSE9VU0VfQk9UX1BPTElDWV9SQU5ET00QARIeChpIT1VTRV9CT1RfUE9MSUNZX0hFVVJJU1RJQxACEhsKF0hPVVNFX0JPVF9QT0xJQ1lfU0VBUkNIEAMqegoMT2NjdXBhbnRLaW5kEh0KGU9DQ1VQQU5UX0tJTkRfVU5TUEVDSUZJRUQQABIXChNPQ0NVUEFOVF9LSU5EX0VNUFRZEAESFQoRT0NDVVBBTlRfS0lORF9CT1QQAhIbChdPQ0NVUEFOVF9LSU5EX0hPVVNFX0JPVBADQjlaN2dpdGh1Yi5jb20vYmV0ZS1nYW1lL2JldGUvY2xpZW50cy9nby9nZW4vYmV0ZS92MTtiZXRldjFiBnByb3RvMw", [file_bete_v1_cards, file_google_protobuf_timestamp]);
 
 /**
  * A house bot for one seat, chosen at table creation.
@@ -35,6 +35,18 @@ export type HouseBotSeat = Message<"bete.v1.HouseBotSeat"> & {
    * @generated from field: bete.v1.HouseBotPolicy policy = 2;
    */
   policy: HouseBotPolicy;
+
+  /**
+   * SEARCH only, and required there: the time it may think per decision, in milliseconds,
+   * 1 to 10000; anything else (0 included) fails with SEARCH_BUDGET_OUT_OF_RANGE, as does a
+   * budget given to another policy. The server caps it at a quarter of the
+   * table's decision_deadline_ms (the rest is margin for a busy server and for storing the
+   * move), so a search seat answers within the deadline like any seat; if it does not, the
+   * server plays the safe action for it and counts a strike.
+   *
+   * @generated from field: uint32 search_budget_ms = 3;
+   */
+  searchBudgetMs: number;
 };
 
 /**
@@ -72,7 +84,8 @@ export type TableSeat = Message<"bete.v1.TableSeat"> & {
   botId: string;
 
   /**
-   * The bot's registered name (BOT), or "house:random" / "house:heuristic" (HOUSE_BOT).
+   * The bot's registered name (BOT), or "house:random" / "house:heuristic" /
+   * "house:search:<budget>ms" (HOUSE_BOT).
    *
    * @generated from field: string bot_name = 4;
    */
@@ -91,6 +104,15 @@ export type TableSeat = Message<"bete.v1.TableSeat"> & {
    * @generated from field: uint32 strikes = 6;
    */
   strikes: number;
+
+  /**
+   * SEARCH house bots: the time budget per decision asked for at creation (HouseBotSeat), in
+   * milliseconds; each decision gets at most a quarter of the table's decision_deadline_ms.
+   * 0 for every other occupant.
+   *
+   * @generated from field: uint32 search_budget_ms = 7;
+   */
+  searchBudgetMs: number;
 };
 
 /**
@@ -343,6 +365,16 @@ export enum HouseBotPolicy {
    * @generated from enum value: HOUSE_BOT_POLICY_HEURISTIC = 2;
    */
   HEURISTIC = 2,
+
+  /**
+   * Determinized Monte-Carlo search: samples deals that agree with its seat's view and plays
+   * each legal action out on them (the other seats following the heuristic), within a time
+   * budget per decision (`search_budget_ms`). The strongest house bot. Where its seat's view
+   * cannot be sampled yet (rulesets the sampler does not support), it plays as HEURISTIC.
+   *
+   * @generated from enum value: HOUSE_BOT_POLICY_SEARCH = 3;
+   */
+  SEARCH = 3,
 }
 
 /**

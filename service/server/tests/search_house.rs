@@ -1,0 +1,182 @@
+//! The `search` house policy at real tables: it plays matches to the end (Part II rulesets
+//! included, where it falls back to the heuristic), its budget is bounded, and it answers
+//! within the smallest deadline a table may have.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::collections::HashMap;
+
+use bete_api::pb;
+use common::*;
+use tonic::Code;
+
+fn search(seat: u32, budget_ms: u32) -> pb::HouseBotSeat {
+    pb::HouseBotSeat {
+        seat,
+        policy: pb::HouseBotPolicy::Search.into(),
+        search_budget_ms: budget_ms,
+    }
+}
+
+/// A one-round table of house bots (seat 0 searches with `budget_ms`, unless `all_search`),
+/// played to its end; returns the finished table.
+async fn play_house_table(
+    c: &mut Client,
+    ruleset: pb::Ruleset,
+    seats: u32,
+    budget_ms: u32,
+    deadline_ms: u32,
+    all_search: bool,
+) -> pb::Table {
+    let house_bots = (0..seats)
+        .map(|s| {
+            if s == 0 || all_search {
+                search(s, budget_ms)
+            } else {
+                house(s, pb::HouseBotPolicy::Heuristic)
+            }
+        })
+        .collect();
+    let t = c
+        .create_table(pb::CreateTableRequest {
+            ruleset: ruleset.into(),
+            seats,
+            config: HashMap::from([("rounds".to_string(), "1".to_string())]),
+            decision_deadline_ms: deadline_ms,
+            house_bots,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .table
+        .unwrap();
+    let id = t.table_id;
+    for _ in 0..1_200 {
+        let t = c
+            .get_table(pb::GetTableRequest {
+                table_id: id.clone(),
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .table
+            .unwrap();
+        if t.state == pb::TableState::Finished as i32 {
+            return t;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("{ruleset:?}: the house table {id} did not finish in 120 s");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_search_house_bot_plays_matches_to_the_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path().to_path_buf(), |_| {}).await;
+    let ch = srv.channel().await;
+    let mut me = register(&ch, "search-watcher").await;
+    // Part I (determinized) and Part II (the heuristic until the sampler knows it).
+    for (ruleset, seats) in [
+        (pb::Ruleset::BesteBoer, 4),
+        (pb::Ruleset::Bete, 4),
+        (pb::Ruleset::Mouche, 4),
+    ] {
+        let t = play_house_table(&mut me.client, ruleset, seats, 5, 0, false).await;
+        let s0 = &t.seats[0];
+        assert_eq!(s0.occupant, pb::OccupantKind::HouseBot as i32);
+        assert_eq!(s0.policy, pb::HouseBotPolicy::Search as i32);
+        assert_eq!(s0.search_budget_ms, 5);
+        assert_eq!(s0.bot_name, "house:search:5ms");
+        assert_eq!(s0.strikes, 0, "{ruleset:?}");
+        assert_eq!(t.seats[1].search_budget_ms, 0);
+        let record = me
+            .client
+            .get_game_record(pb::GetGameRecordRequest {
+                table_id: t.table_id.clone(),
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .record_json;
+        // The record replays in the engine: every move the search made was legal.
+        assert!(
+            bete_rules::record::replay_json(&record).is_ok(),
+            "{ruleset:?}"
+        );
+    }
+    srv.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn search_budgets_out_of_bounds_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path().to_path_buf(), |_| {}).await;
+    let ch = srv.channel().await;
+    let mut me = register(&ch, "search-bounds").await;
+    let create = |h: pb::HouseBotSeat| pb::CreateTableRequest {
+        ruleset: pb::Ruleset::Bete.into(),
+        seats: 3,
+        house_bots: vec![h],
+        ..Default::default()
+    };
+    let bad = [
+        search(1, 0),
+        search(1, 3_600_000),
+        search(1, 10_001),
+        pb::HouseBotSeat {
+            seat: 1,
+            policy: pb::HouseBotPolicy::Heuristic.into(),
+            search_budget_ms: 50,
+        },
+    ];
+    for h in bad {
+        let e = me.client.create_table(create(h)).await.unwrap_err();
+        assert_eq!(e.code(), Code::InvalidArgument, "{h:?}");
+        assert_eq!(reason(&e), "SEARCH_BUDGET_OUT_OF_RANGE", "{h:?}");
+        assert_eq!(bad_fields(&e), ["house_bots[0].search_budget_ms"], "{h:?}");
+    }
+    // The bounds themselves are accepted, and the table shows the budget asked for.
+    for ms in [1, 10_000] {
+        let t = me
+            .client
+            .create_table(create(search(1, ms)))
+            .await
+            .unwrap()
+            .into_inner()
+            .table
+            .unwrap();
+        assert_eq!(t.seats[1].policy, pb::HouseBotPolicy::Search as i32);
+        assert_eq!(t.seats[1].search_budget_ms, ms);
+        assert_eq!(t.seats[1].bot_name, format!("house:search:{ms}ms"));
+    }
+    srv.stop().await;
+}
+
+/// Every seat searches with a budget of ten seconds at a table with the smallest deadline: each
+/// decision is cut to a quarter of the deadline, so no seat is ever late (a late house bot gets the safe
+/// action and a strike, like any seat).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_search_bot_answers_within_the_smallest_deadline() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path().to_path_buf(), |_| {}).await;
+    let ch = srv.channel().await;
+    let mut me = register(&ch, "search-deadline").await;
+    let smallest = bete_server::config::MIN_DEADLINE_MS as u32;
+    let t = play_house_table(
+        &mut me.client,
+        pb::Ruleset::BesteBoer,
+        4,
+        10_000,
+        smallest,
+        true,
+    )
+    .await;
+    assert_eq!(t.decision_deadline_ms, smallest);
+    for s in &t.seats {
+        assert_eq!(s.policy, pb::HouseBotPolicy::Search as i32);
+        assert_eq!(s.strikes, 0, "seat {} was late", s.seat);
+    }
+    srv.stop().await;
+}
