@@ -94,7 +94,8 @@ pub enum Strategy {
     Heuristic,
     /// Always the first legal action.
     First,
-    /// The engine's `search` policy (determinized Monte Carlo, 2,000 playouts a decision),
+    /// The engine's `search` policy (determinized Monte Carlo, 300 heuristic playouts a
+    /// decision),
     /// assuming the ruleset's default config (a seat's view does not carry the table's).
     Search,
 }
@@ -116,8 +117,8 @@ impl Strategy {
     pub fn house_policy(self) -> pb::HouseBotPolicy {
         match self {
             Strategy::Random | Strategy::First => pb::HouseBotPolicy::Random,
-            // The server has no search house bot yet: the heuristic is the nearest.
-            Strategy::Heuristic | Strategy::Search => pb::HouseBotPolicy::Heuristic,
+            Strategy::Heuristic => pb::HouseBotPolicy::Heuristic,
+            Strategy::Search => pb::HouseBotPolicy::Search,
         }
     }
 }

@@ -116,6 +116,10 @@ pub fn parse_ruleset(text: &str) -> Result<pb::Ruleset, String> {
     }
 }
 
+/// The think time per decision asked for `search` house bots (the server caps it at a quarter
+/// of the table's deadline).
+pub const HOUSE_SEARCH_BUDGET_MS: u32 = 50;
+
 /// A new table for `ruleset` with `seats` seats whose seats other than 0 are house bots.
 pub fn house_table(
     ruleset: pb::Ruleset,
@@ -131,7 +135,11 @@ pub fn house_table(
             .map(|seat| pb::HouseBotSeat {
                 seat,
                 policy: policy as i32,
-                search_budget_ms: 0,
+                search_budget_ms: if policy == pb::HouseBotPolicy::Search {
+                    HOUSE_SEARCH_BUDGET_MS
+                } else {
+                    0
+                },
             })
             .collect(),
         ..Default::default()
