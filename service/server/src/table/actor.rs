@@ -447,6 +447,7 @@ impl Actor {
         let first = self.events.len();
         let was_playing = self.game.is_some();
         self.step(&entry)?;
+        self.search_ahead();
         // The wait until the entry is durable; the group commit's span links to it.
         let append =
             tracing::debug_span!("store.append", table = %self.meta.id, seq = self.log_len);
@@ -1164,14 +1165,25 @@ impl Actor {
             self.searching = None;
             return game.safe_action(seat).map(|a| entry(a, true));
         }
+        match self.start_search(seat, budget_ms) {
+            Ok(()) => None,
+            Err(fallback) => fallback.map(|a| entry(a, false)),
+        }
+    }
+
+    /// Starts a search for `seat`'s decision now; Err with the heuristic's action when every
+    /// core is searching already (Err(None): nothing to decide).
+    fn start_search(&mut self, seat: Seat, budget_ms: u32) -> Result<(), Option<Action>> {
+        let seq = self.last_seq();
+        let game = self.game.as_ref().ok_or(None)?;
         // The think time counts from when the decision began, like the deadline.
         let began = self.decision_since_ms + self.house_delay().as_millis() as i64;
         let think = house::HousePolicy::think_time(budget_ms, self.meta.deadline_ms)
             .saturating_sub(Duration::from_millis((now_ms() - began).max(0) as u64));
-        let job = house::SearchJob::new(game, seat, &self.events, think, &mut self.rng)?;
+        let job =
+            house::SearchJob::new(game, seat, &self.events, think, &mut self.rng).ok_or(None)?;
         let Some(slot) = house::SearchSlot::take() else {
-            // Every core is searching: the heuristic plays this decision.
-            return Some(entry(job.fallback(), false));
+            return Err(Some(job.fallback()));
         };
         self.searching = Some(seq);
         let tx = self.search_tx.clone();
@@ -1181,7 +1193,26 @@ impl Actor {
             // The actor may be gone (table unloaded): then nobody needs the answer.
             let _ = tx.send(SearchDone { seq, seat, action });
         });
-        None
+        Ok(())
+    }
+
+    /// A search house bot to act next, with no pause asked for, starts thinking at once,
+    /// while the entry that made it its turn is being stored (its answer is stored only
+    /// after that entry, by the actor's loop).
+    fn search_ahead(&mut self) {
+        if !self.house_delay().is_zero() || self.searching == Some(self.last_seq()) {
+            return;
+        }
+        let Some(seat) = self.game.as_ref().and_then(Game::to_act) else {
+            return;
+        };
+        let Occupant::House(policy) = &self.seats[seat.index()].occupant else {
+            return;
+        };
+        if let Some(house::HousePolicy::Search { budget_ms }) = house::HousePolicy::parse(policy) {
+            // Every core busy: the timer's turn plays it, as usual.
+            let _ = self.start_search(seat, budget_ms);
+        }
     }
 
     /// A search answered: its move is stored if the table still waits for that decision.
