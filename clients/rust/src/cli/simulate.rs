@@ -12,7 +12,7 @@ use bete_rules::{Config, Decks, Game, RulesetId, Seat, Seed, Setup};
 const EXAMPLE: &str = "\
 Examples:
   bete simulate --ruleset bete --seats 5 --bots heuristic,random --out match.json
-  bete simulate --ruleset beast --seats 4 --bots search:3000,heuristic --deals 8
+  bete simulate --ruleset beast --seats 4 --bots search:800,heuristic --deals 8
   bete simulate --ruleset lanterlui --seats 4 --config four_card_flush=true --deals 3
   bete simulate --ruleset bester-bube --seats 3 --seed 000102030405060708090a0b0c0d0e0f000102030405060708090a0b0c0d0e0f --rounds 1";
 
