@@ -32,6 +32,14 @@ pub struct ReloadLabels {
     pub result: &'static str,
 }
 
+/// What became of a search house bot's decision: `answered` (its search's move was stored),
+/// `late` (its deadline passed first: the safe action and a strike), `no_core` (every core was
+/// searching: the heuristic played it), `stale` (the table had moved on: dropped).
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct SearchLabels {
+    pub outcome: &'static str,
+}
+
 type LatencyFamily = Family<RpcLabels, Histogram, fn() -> Histogram>;
 
 /// The outcome of a lease renewal (scale-out): `ok` or `failed`.
@@ -81,6 +89,8 @@ pub struct Metrics {
     pub nodes_live: Gauge,
     /// 1 while this node schedules the ladders (always on SQLite).
     pub ladder_leader: Gauge,
+    /// Search house bots' decisions, by outcome.
+    pub house_searches: Family<SearchLabels, Counter>,
     /// What the gRPC health service says of the server as a whole (SERVING until the drain),
     /// for `GET /healthz` on this port: Kubernetes' gRPC probes cannot speak TLS, so a server
     /// whose API is on TLS is probed here.
@@ -154,6 +164,13 @@ impl Metrics {
             "ladder_leader",
             "1 while this node schedules the ladders (the one node on SQLite)",
             ladder_leader.clone(),
+        );
+        let house_searches = Family::<SearchLabels, Counter>::default();
+        registry.register(
+            "house_searches",
+            "Decisions of search house bots by outcome: answered, late (deadline passed: safe \
+             action and strike), no_core (every core searching: the heuristic played), stale",
+            house_searches.clone(),
         );
         registry.register(
             "tls_certificate_reloads",
@@ -231,6 +248,7 @@ impl Metrics {
             claim_to_playing,
             nodes_live,
             ladder_leader,
+            house_searches,
             serving: std::sync::atomic::AtomicBool::new(false),
         }
     }

@@ -1163,12 +1163,21 @@ impl Actor {
         if self.searching == Some(seq) {
             // Its deadline passed before the search answered: the safe action, a strike.
             self.searching = None;
+            self.count_search("late");
             return game.safe_action(seat).map(|a| entry(a, true));
         }
         match self.start_search(seat, budget_ms) {
             Ok(()) => None,
             Err(fallback) => fallback.map(|a| entry(a, false)),
         }
+    }
+
+    fn count_search(&self, outcome: &'static str) {
+        self.deps
+            .metrics
+            .house_searches
+            .get_or_create(&crate::metrics::SearchLabels { outcome })
+            .inc();
     }
 
     /// Starts a search for `seat`'s decision now; Err with the heuristic's action when every
@@ -1183,6 +1192,7 @@ impl Actor {
         let job =
             house::SearchJob::new(game, seat, &self.events, think, &mut self.rng).ok_or(None)?;
         let Some(slot) = house::SearchSlot::take() else {
+            self.count_search("no_core");
             return Err(Some(job.fallback()));
         };
         self.searching = Some(seq);
@@ -1221,9 +1231,11 @@ impl Actor {
             && self.last_seq() == done.seq
             && self.game.as_ref().and_then(Game::to_act) == Some(done.seat);
         if !current {
+            self.count_search("stale");
             return;
         }
         self.searching = None;
+        self.count_search("answered");
         let entry = LogEntry::Action {
             seat: done.seat.0,
             action: done.action.to_string(),
