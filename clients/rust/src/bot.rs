@@ -94,7 +94,7 @@ pub enum Strategy {
     Heuristic,
     /// Always the first legal action.
     First,
-    /// The engine's `search` policy (determinized Monte Carlo, 300 heuristic playouts a
+    /// The engine's `search` policy (determinized Monte Carlo, 800 heuristic playouts a
     /// decision),
     /// assuming the ruleset's default config (a seat's view does not carry the table's).
     Search,

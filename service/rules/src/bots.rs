@@ -47,7 +47,7 @@ fn uniform_below(rng: &mut impl RngCore, bound: u32) -> u32 {
 }
 
 /// A house-bot policy, as named on the command line: `random`, `heuristic`, or `search`
-/// with a playout budget per decision (`search` = `search:2000`; `search:N` for N in
+/// with a playout budget per decision (`search` = `search:800`; `search:N` for N in
 /// 1..=1,000,000).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Policy {

@@ -38,7 +38,7 @@ pub const MIN_PLAYOUTS: u32 = 1;
 pub const MAX_PLAYOUTS: u32 = 1_000_000;
 /// The playouts of `search` without a budget: about 5 ms a decision in a release build on an
 /// idle core (docs/benchmarks.md).
-pub const DEFAULT_PLAYOUTS: u32 = 300;
+pub const DEFAULT_PLAYOUTS: u32 = 800;
 
 /// How much a decision may spend: at most `playouts` playouts, and (if set) nothing after
 /// `until`; at least one sample is always searched.
