@@ -1,6 +1,6 @@
-//! The `search` house policy at real tables: it plays matches to the end (Part II rulesets
-//! included, where it falls back to the heuristic), its budget is bounded, and it answers
-//! within the smallest deadline a table may have.
+//! The `search` house policy at real tables: it plays matches to the end (a Part II ruleset
+//! included), its budget is bounded, and it answers within the smallest deadline a table may
+//! have.
 #![allow(clippy::unwrap_used)]
 
 mod common;
@@ -82,7 +82,7 @@ async fn a_search_house_bot_plays_matches_to_the_end() {
     let srv = TestServer::start(dir.path().to_path_buf(), |_| {}).await;
     let ch = srv.channel().await;
     let mut me = register(&ch, "search-watcher").await;
-    // Part I (determinized) and Part II (the heuristic until the sampler knows it).
+    // Part I and Part II rulesets.
     for (ruleset, seats) in [
         (pb::Ruleset::BesteBoer, 4),
         (pb::Ruleset::Bete, 4),

@@ -18,8 +18,8 @@
 //! scored only if every action was played out on it; with no complete sample in time, the
 //! heuristic answers.
 //!
-//! A view that cannot be determinized (a ruleset the determinizer does not support yet, or
-//! a view it cannot reconcile) falls back to the heuristic rather than stall a table.
+//! A view that cannot be determinized (one the sampler cannot reconcile, or a ruleset it does
+//! not model) falls back to the heuristic rather than stall a table.
 
 use std::time::Instant;
 

@@ -146,8 +146,8 @@ const (
 	HouseBotPolicy_HOUSE_BOT_POLICY_HEURISTIC HouseBotPolicy = 2
 	// Determinized Monte-Carlo search: samples deals that agree with its seat's view and plays
 	// each legal action out on them (the other seats following the heuristic), within a time
-	// budget per decision (`search_budget_ms`). The strongest house bot. Where its seat's view
-	// cannot be sampled yet (rulesets the sampler does not support), it plays as HEURISTIC.
+	// budget per decision (`search_budget_ms`). The strongest house bot. A decision whose view
+	// the sampler cannot reconcile is played as HEURISTIC would.
 	HouseBotPolicy_HOUSE_BOT_POLICY_SEARCH HouseBotPolicy = 3
 )
 
