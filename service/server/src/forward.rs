@@ -1,8 +1,10 @@
 //! Any node serves any call: a call for a table a live peer plays is forwarded to that peer
 //! (one hop), with the caller's metadata and remaining deadline, and its answer passed back.
 //!
-//! Peer traffic is plain h2c to the peer's advertised address, inside the cluster's network
-//! (the Kubernetes NetworkPolicy admits only the nodes and the Service). A node trusts the mark
+//! Peer traffic goes to the peer's advertised address, inside the cluster's network (the
+//! Kubernetes NetworkPolicy admits only the nodes and the Service): plain h2c, or TLS when the
+//! node serves TLS, the peer's certificate checked against `--peer-tls-name` and `--peer-ca`
+//! (a peer that fails the check is unreachable, never trusted). A node trusts the mark
 //! `x-bete-forwarded-by` only with the cluster's secret (`--cluster-secret`) beside it: the
 //! mark means "already counted at the edge, do not forward again", so a public client must not
 //! be able to set it. Without a secret a node forwards nothing and answers TABLE_ELSEWHERE.
@@ -58,6 +60,8 @@ pub struct Forwarder {
     secret: MetadataValue<tonic::metadata::Ascii>,
     secret_sha256: [u8; 32],
     store: PgStore,
+    /// TLS to peers; `None`: h2c.
+    tls: Option<crate::tls::PeerTls>,
     /// Lazily connected channels per peer address (each reconnects by itself), taken in turn.
     channels: Mutex<HashMap<String, Vec<Channel>>>,
     turn: std::sync::atomic::AtomicUsize,
@@ -82,12 +86,17 @@ pub(crate) struct Counted;
 
 impl Forwarder {
     /// `None` when the secret is not valid metadata (not visible ASCII).
-    pub fn new(store: PgStore, secret: &str) -> Option<Forwarder> {
+    pub fn new(
+        store: PgStore,
+        secret: &str,
+        tls: Option<crate::tls::PeerTls>,
+    ) -> Option<Forwarder> {
         Some(Forwarder {
             node: store.node().id.clone(),
             secret: MetadataValue::try_from(secret).ok()?,
             secret_sha256: Sha256::digest(secret.as_bytes()).into(),
             store,
+            tls,
             channels: Mutex::new(HashMap::new()),
             turn: std::sync::atomic::AtomicUsize::new(0),
             peers: tokio::sync::Mutex::new(None),
@@ -145,8 +154,19 @@ impl Forwarder {
         if let Some(pool) = channels.get(addr) {
             return Ok(TableServiceClient::new(pool[turn % pool.len()].clone()));
         }
-        let endpoint = Endpoint::from_shared(format!("http://{addr}"))
-            .map_err(|e| ServerError::Internal(format!("peer address {addr:?}: {e}")))?
+        let scheme = if self.tls.is_some() { "https" } else { "http" };
+        let endpoint = Endpoint::from_shared(format!("{scheme}://{addr}"))
+            .map_err(|e| ServerError::Internal(format!("peer address {addr:?}: {e}")))?;
+        let endpoint = match &self.tls {
+            None => endpoint,
+            // Files read again for each new pool: a renewed certificate is presented.
+            Some(tls) => tls
+                .client_config()
+                .map_err(|e| e.to_string())
+                .and_then(|c| endpoint.tls_config(c).map_err(|e| e.to_string()))
+                .map_err(|e| ServerError::Internal(format!("peer TLS: {e}")))?,
+        };
+        let endpoint = endpoint
             .connect_timeout(CONNECT_TIMEOUT)
             .tcp_nodelay(true)
             .http2_keep_alive_interval(KEEPALIVE)

@@ -197,6 +197,14 @@ struct Args {
     /// from the per-address limits) or `required` (every client must).
     #[arg(long, env = "BETE_TLS_CLIENT_AUTH", value_enum, default_value_t = ClientAuth::Optional, requires = "tls_client_ca")]
     tls_client_auth: ClientAuth,
+    /// With TLS and --cluster-secret: the DNS name in every node's certificate, which a node
+    /// checks when it forwards to a peer (peers are dialled by address). Required then.
+    #[arg(long, env = "BETE_PEER_TLS_NAME", requires = "tls_cert")]
+    peer_tls_name: Option<String>,
+    /// With TLS and --cluster-secret: PEM certificates of the CA that signs the nodes'
+    /// certificates, the only roots trusted for peers. Required then.
+    #[arg(long, env = "BETE_PEER_CA", requires = "tls_cert")]
+    peer_ca: Option<PathBuf>,
     /// Seconds between checks of the certificate and key files for a change.
     #[arg(long, env = "BETE_TLS_RELOAD_SECS", default_value_t = 60)]
     tls_reload_secs: u64,
@@ -374,6 +382,8 @@ async fn serve(args: Args, workers: usize) -> anyhow::Result<()> {
                     ClientAuth::Required => bete_server::tls::ClientAuth::Required,
                 },
                 reload_every: Duration::from_secs(args.tls_reload_secs.max(1)),
+                peer_name: args.peer_tls_name,
+                peer_ca: args.peer_ca,
             }),
             _ => None,
         },

@@ -213,16 +213,15 @@ pub async fn run(
         );
     }
     let forward = match (&cluster_store, &config.cluster_secret) {
-        // Peer traffic is plain h2c: a node serving TLS is reached by clients only (see
-        // forward.rs), so it answers TABLE_ELSEWHERE rather than forward.
-        (Some(_), Some(_)) if config.tls.is_some() => {
-            tracing::warn!("--cluster-secret with TLS: calls are not forwarded between nodes");
-            None
+        (Some(pg), Some(secret)) => {
+            // A node serving TLS dials its peers over TLS too, or does not start (tls.rs).
+            let peer_tls = config.tls.as_ref().map(|t| t.peer_tls()).transpose()?;
+            Some(Arc::new(
+                crate::forward::Forwarder::new(pg.clone(), secret, peer_tls).ok_or_else(|| {
+                    RunError::Config("--cluster-secret must be visible ASCII".into())
+                })?,
+            ))
         }
-        (Some(pg), Some(secret)) => Some(Arc::new(
-            crate::forward::Forwarder::new(pg.clone(), secret)
-                .ok_or_else(|| RunError::Config("--cluster-secret must be visible ASCII".into()))?,
-        )),
         (Some(_), None) => {
             tracing::warn!(
                 "no --cluster-secret: a call for a table a peer plays gets TABLE_ELSEWHERE"

@@ -58,6 +58,11 @@ pub struct TlsSettings {
     pub client_auth: ClientAuth,
     /// How often the certificate and key files are checked for a change.
     pub reload_every: Duration,
+    /// The name peers' certificates are checked against when this node forwards to them (they
+    /// are dialled by address, which no certificate names). See [`PeerTls`].
+    pub peer_name: Option<String>,
+    /// PEM certificates of the CA that signs the nodes' certificates.
+    pub peer_ca: Option<PathBuf>,
 }
 
 impl TlsSettings {
@@ -68,7 +73,73 @@ impl TlsSettings {
             client_ca: None,
             client_auth: ClientAuth::Optional,
             reload_every: DEFAULT_RELOAD_EVERY,
+            peer_name: None,
+            peer_ca: None,
         }
+    }
+
+    /// How this node dials its peers, when it forwards: over TLS, as it serves. Both the name
+    /// and the CA are needed (the crate carries no public roots, and peers are dialled by
+    /// address): without them a node refuses to start rather than forward in the clear or
+    /// not at all.
+    pub fn peer_tls(&self) -> Result<PeerTls, TlsError> {
+        let (Some(name), Some(ca)) = (&self.peer_name, &self.peer_ca) else {
+            return Err(TlsError::Config(
+                "a node serving TLS with --cluster-secret dials its peers over TLS: set \
+                 --peer-tls-name (a DNS name in every node's certificate) and --peer-ca \
+                 (the CA that signs them)"
+                    .into(),
+            ));
+        };
+        let peer = PeerTls {
+            name: name.clone(),
+            ca: ca.clone(),
+            // A node that requires client certificates gets one from its peers too; with
+            // `optional`, none is presented (a certificate the client CA does not sign would
+            // fail the handshake).
+            identity: (self.client_ca.is_some() && self.client_auth == ClientAuth::Required)
+                .then(|| (self.cert.clone(), self.key.clone())),
+        };
+        // Every file is read and checked now, so a mistake stops the start.
+        peer.client_config()?;
+        Ok(peer)
+    }
+}
+
+/// How a node dials its peers over TLS (tonic's client on rustls, on ring as the listener).
+#[derive(Clone, Debug)]
+pub struct PeerTls {
+    /// The DNS name every node's certificate carries (`--peer-tls-name`).
+    pub name: String,
+    /// PEM CA certificates trusted for peers (`--peer-ca`).
+    pub ca: PathBuf,
+    /// The node's own certificate and key, presented to peers that require one.
+    pub identity: Option<(PathBuf, PathBuf)>,
+}
+
+impl PeerTls {
+    /// The client configuration, its files read now: a channel made after a certificate was
+    /// renewed presents the new one.
+    pub fn client_config(&self) -> Result<tonic::transport::ClientTlsConfig, TlsError> {
+        use tonic::transport::{Certificate, ClientTlsConfig, Identity};
+        rustls::pki_types::ServerName::try_from(self.name.as_str())
+            .map_err(|e| TlsError::Config(format!("--peer-tls-name {:?}: {e}", self.name)))?;
+        let ca = read(&self.ca)?;
+        let roots = CertificateDer::pem_slice_iter(&ca)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| bad(&self.ca, e))?;
+        if roots.is_empty() {
+            return Err(bad(&self.ca, "no CERTIFICATE block"));
+        }
+        let mut config = ClientTlsConfig::new()
+            .domain_name(self.name.clone())
+            .ca_certificate(Certificate::from_pem(ca));
+        if let Some((cert_path, key_path)) = &self.identity {
+            let (cert, key) = (read(cert_path)?, read(key_path)?);
+            certified_key((cert_path, &cert), (key_path, &key), &provider())?;
+            config = config.identity(Identity::from_pem(cert, key));
+        }
+        Ok(config)
     }
 }
 
@@ -79,6 +150,8 @@ pub enum TlsError {
     Read { path: String, source: io::Error },
     #[error("{path}: {detail}")]
     Bad { path: String, detail: String },
+    #[error("{0}")]
+    Config(String),
     #[error("TLS: {0}")]
     Rustls(#[from] rustls::Error),
 }

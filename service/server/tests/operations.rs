@@ -173,7 +173,7 @@ async fn closed_watch_stream_leaves_the_watchers_gauge() {
     srv.stop().await;
 }
 
-const ENV_VARS: [&str; 43] = [
+const ENV_VARS: [&str; 45] = [
     "BETE_LISTEN",
     "BETE_DATA_DIR",
     "BETE_DATABASE_URL",
@@ -217,6 +217,8 @@ const ENV_VARS: [&str; 43] = [
     "BETE_TLS_CLIENT_CA",
     "BETE_TLS_CLIENT_AUTH",
     "BETE_TLS_RELOAD_SECS",
+    "BETE_PEER_TLS_NAME",
+    "BETE_PEER_CA",
 ];
 
 /// Every flag `--x-y` has the environment variable `BETE_X_Y`, and `--help` says so.
