@@ -55,6 +55,12 @@ def test_scale_out_has_what_scale_out_needs(scale_out):
     assert svc["spec"]["ports"][0]["appProtocol"] == "kubernetes.io/h2c"
     peers = one(scale_out, "Service", "bete-peers")
     assert peers["spec"]["clusterIP"] == "None"
+    # Nodes serving TLS forward over TLS: the peer name is one the shared certificate carries.
+    cm = one(scale_out, "ConfigMap", "bete-server")["data"]
+    cert = one(scale_out, "Certificate", "bete-tls")
+    assert cm["BETE_TLS_CERT"].startswith("/etc/bete-tls/")
+    assert cm["BETE_PEER_TLS_NAME"] in cert["spec"]["dnsNames"]
+    assert cm["BETE_PEER_CA"]
 
 
 def test_drain_fits_the_grace_period(scale_out):
