@@ -375,3 +375,98 @@ async fn the_ladder_keeps_scheduling_once_across_a_leader_kill() {
         "{claimed} tables claimed of {orphaned} orphaned"
     );
 }
+
+/// A rated match the store refuses to take (here a trigger makes PostgreSQL refuse every
+/// rating for a while) is not lost: the writer retries, then the scheduler reloads from the
+/// store and rates it again, once. Without that the match stayed unrated for good while its
+/// entrants played on, and the ratings in memory (written with the next match) counted it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rating_the_store_refused_is_rated_again_once() {
+    let Some(url) = fresh_database().await else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let ladders = dir.path().join("ladders.toml");
+    std::fs::write(&ladders, LADDERS).unwrap();
+    let extra = ["--ladders", ladders.to_str().unwrap()];
+    let lease = LEASE_SECS.to_string();
+    let node = Node::start_with(&url, "solo", &lease, &dir, &extra);
+    let ch = connect(node.addr).await;
+    // (The node migrates the schema as it starts: until then there is no leader table.)
+    wait_until(20, "no ladder leader", || async {
+        sqlx::query_scalar::<_, String>("SELECT node FROM ladder_leader")
+            .fetch_optional(&mut db(&url).await)
+            .await
+            .is_ok_and(|l| l.is_some())
+    })
+    .await;
+    sqlx::raw_sql(
+        "CREATE FUNCTION refuse_rating() RETURNS trigger AS $$ BEGIN \
+           IF NEW.state = 'rated' THEN RAISE EXCEPTION 'ratings refused by the test'; END IF; \
+           RETURN NEW; END $$ LANGUAGE plpgsql; \
+         CREATE TRIGGER refuse_rating BEFORE UPDATE ON ladder_matches \
+           FOR EACH ROW EXECUTE FUNCTION refuse_rating();",
+    )
+    .execute(&mut db(&url).await)
+    .await
+    .unwrap();
+    let bot = register(&ch, "refused-bot").await;
+    LadderServiceClient::with_interceptor(ch.clone(), Bearer(Some(bot.token.clone())))
+        .enter_ladder(pb::EnterLadderRequest {
+            ladder_id: "cluster-3".into(),
+            capacity: 1,
+        })
+        .await
+        .unwrap();
+    let player = tokio::spawn(play_on(node.addr, bot.token.clone()));
+
+    // The first match ends, its rating is refused past the retries: a reload.
+    wait_until(90, "no reload after a refused rating", || async {
+        node.log_text()
+            .contains("reloading the ladder from the store")
+    })
+    .await;
+    assert_eq!(
+        count(
+            &url,
+            "SELECT count(*) FROM ladder_matches WHERE state = 'rated'"
+        )
+        .await,
+        0
+    );
+    sqlx::raw_sql("DROP TRIGGER refuse_rating ON ladder_matches")
+        .execute(&mut db(&url).await)
+        .await
+        .unwrap();
+    wait_until(
+        90,
+        "three matches rated after the store took ratings again",
+        || async {
+            count(
+                &url,
+                "SELECT count(*) FROM ladder_matches WHERE state = 'rated'",
+            )
+            .await
+                >= 3
+        },
+    )
+    .await;
+    player.abort();
+    // Every entrant's rating counts exactly its rated matches: the refused one once.
+    let counted: Vec<(String, i64, i64)> = sqlx::query_as(
+        "SELECT r.bot_id, r.matches, (SELECT count(*) FROM ladder_match_bots b \
+           JOIN ladder_matches m ON m.id = b.match_id \
+           WHERE b.bot_id = r.bot_id AND m.state = 'rated') \
+         FROM ladder_ratings r WHERE r.ladder_id = 'cluster-3'",
+    )
+    .fetch_all(&mut db(&url).await)
+    .await
+    .unwrap();
+    assert_eq!(counted.len(), 3, "{counted:?}");
+    for (bot, matches, rated) in &counted {
+        assert_eq!(
+            matches, rated,
+            "{bot}: rating counts {matches}, {rated} rated"
+        );
+    }
+}

@@ -62,6 +62,9 @@ pub(crate) enum LadderCommand {
     /// A match's table could not be created or seated; `stored`: the match itself is in the
     /// store.
     StartFailed { match_id: String, stored: bool },
+    /// The rating writer could not store a match rated in `term` (the store failed for good,
+    /// or this node no longer leads): memory is ahead of the store, so reload from it.
+    RatingLost { match_id: String, term: u64 },
     /// Counts for `Ladder.entrants` / `online` / `matches_rated`.
     Counts {
         reply: oneshot::Sender<(u32, u32, u64)>,

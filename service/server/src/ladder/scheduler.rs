@@ -21,8 +21,8 @@ use crate::registry::Tables;
 use crate::shutdown::Shutdown;
 use crate::status::ServerError;
 use crate::store::{
-    EntrantResult, EntryRow, LadderTable, MatchRow, Occupant, RatingRow, SeatRow, Store, TableRow,
-    TableState, Visibility,
+    EntrantResult, EntryRow, LadderTable, MatchRow, Occupant, RatingRow, SeatRow, Store,
+    StoreError, TableRow, TableState, Visibility,
 };
 use crate::{now_ms, project};
 
@@ -37,6 +37,10 @@ const TICK: Duration = Duration::from_millis(250);
 const SWEEP_TICKS: u32 = 4;
 
 const DAY_MS: i64 = 24 * 3600 * 1000;
+
+/// Retries of a rated match's write before it counts as lost (with backoff up to 2 s: about
+/// ten seconds, the time PostgreSQL takes to restart).
+const RATING_TRIES: u32 = 7;
 
 /// An entrant as the scheduler holds it.
 #[derive(Clone, Debug)]
@@ -92,10 +96,15 @@ struct Scheduler {
     /// Matches rated in this leadership whose rating the store may not hold yet: a sweep must
     /// not take them for a former leader's matches.
     rated_here: HashSet<String>,
+    /// Counts the loads from the store: a rating the writer lost belongs to one of them, and
+    /// only a loss in the current one calls for a reload.
+    term: u64,
 }
 
 /// A match rated in memory, for the rating writer to store and announce.
 struct Rated {
+    /// The scheduler's `term` when it rated the match.
+    term: u64,
     row: MatchRow,
     ratings: Vec<RatingRow>,
     names: HashMap<String, String>,
@@ -112,7 +121,7 @@ pub(super) async fn spawn(
 ) -> Result<mpsc::UnboundedSender<LadderCommand>, ServerError> {
     let (tx, rx) = mpsc::unbounded_channel();
     let (rater, rated) = mpsc::unbounded_channel();
-    tokio::spawn(write_ratings(store.clone(), results, rated));
+    tokio::spawn(write_ratings(store.clone(), results, rated, tx.downgrade()));
     let mut s = Scheduler {
         spec,
         store,
@@ -132,6 +141,7 @@ pub(super) async fn spawn(
         leadership,
         loaded: false,
         rated_here: HashSet::new(),
+        term: 0,
     };
     // A single node leads from the start (and fails to start if it cannot load); a cluster
     // node loads when it becomes the leader.
@@ -226,6 +236,7 @@ impl Scheduler {
         self.rated = 0;
         self.rated_here.clear();
         self.loaded = false;
+        self.term += 1;
     }
 
     async fn run(mut self, mut rx: mpsc::UnboundedReceiver<LadderCommand>) {
@@ -322,7 +333,8 @@ impl Scheduler {
             // The leader learns these from the store.
             LadderCommand::TableResult { .. }
             | LadderCommand::Poke
-            | LadderCommand::StartFailed { .. } => {}
+            | LadderCommand::StartFailed { .. }
+            | LadderCommand::RatingLost { .. } => {}
         }
         false
     }
@@ -517,6 +529,16 @@ impl Scheduler {
                         self.playing.remove(&match_id);
                     }
                 }
+            }
+            LadderCommand::RatingLost { match_id, term } => {
+                if term == self.term {
+                    // Ratings in memory include a match the store does not hold as rated:
+                    // start over from the store, which rates it again (once) from the stored
+                    // ratings. The writer drops this term's later ratings for the same reason.
+                    tracing::warn!(ladder = %self.spec.id, r#match = %match_id, "a rating was not stored; reloading the ladder from the store");
+                    self.reset();
+                }
+                return true;
             }
             LadderCommand::Counts { reply } => {
                 let entrants = self.entrants.values().filter(|e| e.entry.active).count() as u32;
@@ -1014,6 +1036,7 @@ impl Scheduler {
         // Stored in rating order by the writer; until then (or if the store fails) the match
         // is unrated in the store, and a restart rates it again from the stored ratings.
         let _ = self.rater.send(Rated {
+            term: self.term,
             row,
             ratings,
             names,
@@ -1025,27 +1048,66 @@ impl Scheduler {
 /// The rating writer: each rated match in one store transaction (which applies it once), one
 /// after another in the order the scheduler rated them (each carries absolute ratings, so the
 /// order matters), then announced to WatchLadderResults.
+///
+/// A write that fails is retried while the failure may pass (PostgreSQL restarting). One that
+/// fails for good (this node no longer leads, or the store refuses it) leaves the scheduler's
+/// memory ahead of the store: the writer drops the rest of that term's ratings (they were
+/// computed on top of the lost one) and asks the scheduler to reload from the store, which
+/// rates the match again from the stored ratings.
 async fn write_ratings(
     store: Arc<dyn Store>,
     results: broadcast::Sender<pb::LadderMatch>,
     mut rated: mpsc::UnboundedReceiver<Rated>,
+    scheduler: mpsc::WeakUnboundedSender<LadderCommand>,
 ) {
+    let mut lost_term = None;
     while let Some(r) = rated.recv().await {
+        if lost_term.is_some_and(|t| r.term <= t) {
+            continue;
+        }
         let m = &r.row;
-        if let Err(e) = store
-            .rate_match(
-                m.id.clone(),
-                m.results.clone(),
-                r.ratings,
-                m.rated_at_ms.unwrap_or_default(),
-            )
-            .await
-        {
+        if let Err(e) = store_rating(&*store, &r).await {
             tracing::error!(ladder = %m.ladder_id, r#match = %m.id, error = %e, "cannot store a rated match");
+            lost_term = Some(r.term);
+            if let Some(tx) = scheduler.upgrade() {
+                let _ = tx.send(LadderCommand::RatingLost {
+                    match_id: m.id.clone(),
+                    term: r.term,
+                });
+            }
             continue;
         }
         let tables = store.match_tables(m.id.clone()).await.unwrap_or_default();
         let _ = results.send(match_to_pb(m, &tables, &r.names));
+    }
+}
+
+/// Tries to store one rated match: failures that may pass are retried for a few seconds; a
+/// node that no longer leads stops at once.
+async fn store_rating(store: &dyn Store, r: &Rated) -> Result<(), StoreError> {
+    let m = &r.row;
+    let mut pause = Duration::from_millis(100);
+    let mut tries = 0;
+    loop {
+        let res = store
+            .rate_match(
+                m.id.clone(),
+                m.results.clone(),
+                r.ratings.clone(),
+                m.rated_at_ms.unwrap_or_default(),
+            )
+            .await;
+        match res {
+            Ok(()) => return Ok(()),
+            Err(e @ StoreError::LadderFenced { .. }) => return Err(e),
+            Err(e) if tries >= RATING_TRIES => return Err(e),
+            Err(e) => {
+                tracing::warn!(ladder = %m.ladder_id, r#match = %m.id, error = %e, "storing a rated match failed; retrying");
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(Duration::from_secs(2));
+                tries += 1;
+            }
+        }
     }
 }
 
