@@ -47,6 +47,12 @@ const KEEPALIVE: Duration = Duration::from_secs(2);
 /// Connections per peer: each carries at most the server's streams per connection
 /// (`MAX_STREAMS_PER_CONNECTION`), and every bot's WatchBot holds one stream on each peer.
 const CHANNELS_PER_PEER: usize = 8;
+/// Over TLS, a peer's channels are made again after this long, reading the certificate files
+/// again: a channel reconnects with the settings it was made with, so without it a node would
+/// present its first certificate to a long-lived peer (under required client certificates)
+/// until it expired. cert-manager renews 30 days before expiry; an hour is plenty. Calls and
+/// streams under way keep their old channel until they end.
+const TLS_POOL_AGE: Duration = Duration::from_secs(3600);
 /// How often a caller waiting for a silent owner's table to move looks in the store again.
 const LOOK_AGAIN: Duration = Duration::from_millis(200);
 
@@ -62,8 +68,9 @@ pub struct Forwarder {
     store: PgStore,
     /// TLS to peers; `None`: h2c.
     tls: Option<crate::tls::PeerTls>,
-    /// Lazily connected channels per peer address (each reconnects by itself), taken in turn.
-    channels: Mutex<HashMap<String, Vec<Channel>>>,
+    /// Lazily connected channels per peer address (each reconnects by itself), taken in turn,
+    /// with when the pool was made (over TLS a pool is made again after [`TLS_POOL_AGE`]).
+    channels: Mutex<HashMap<String, (Instant, Vec<Channel>)>>,
     turn: std::sync::atomic::AtomicUsize,
     /// The live peers as last read, and when: read at most once a pass for all the node's
     /// WatchBot streams.
@@ -151,7 +158,9 @@ impl Forwarder {
             .lock()
             .map_err(|_| ServerError::Internal("peer channels poisoned".into()))?;
         let turn = self.turn.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        if let Some(pool) = channels.get(addr) {
+        if let Some((made, pool)) = channels.get(addr)
+            && (self.tls.is_none() || made.elapsed() < TLS_POOL_AGE)
+        {
             return Ok(TableServiceClient::new(pool[turn % pool.len()].clone()));
         }
         let scheme = if self.tls.is_some() { "https" } else { "http" };
@@ -176,7 +185,7 @@ impl Forwarder {
             .map(|_| endpoint.connect_lazy())
             .collect();
         let channel = pool[turn % pool.len()].clone();
-        channels.insert(addr.to_string(), pool);
+        channels.insert(addr.to_string(), (Instant::now(), pool));
         Ok(TableServiceClient::new(channel))
     }
 
