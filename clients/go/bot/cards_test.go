@@ -140,3 +140,27 @@ func TestRankingOfThePartTwoRulesets(t *testing.T) {
 		}
 	}
 }
+
+func TestParseHouseBot(t *testing.T) {
+	for _, c := range []struct {
+		text   string
+		policy betev1.HouseBotPolicy
+		budget uint32
+	}{
+		{"random", betev1.HouseBotPolicy_HOUSE_BOT_POLICY_RANDOM, 0},
+		{"heuristic", betev1.HouseBotPolicy_HOUSE_BOT_POLICY_HEURISTIC, 0},
+		{"search", betev1.HouseBotPolicy_HOUSE_BOT_POLICY_SEARCH, 0},
+		{"search:50", betev1.HouseBotPolicy_HOUSE_BOT_POLICY_SEARCH, 50},
+		{"search:5ms", betev1.HouseBotPolicy_HOUSE_BOT_POLICY_SEARCH, 5},
+	} {
+		p, b, err := ParseHouseBot(c.text)
+		if err != nil || p != c.policy || b != c.budget {
+			t.Errorf("ParseHouseBot(%q) = %v, %d, %v; want %v, %d", c.text, p, b, err, c.policy, c.budget)
+		}
+	}
+	for _, bad := range []string{"clever", "search:fast", "heuristic:50", "search:-1"} {
+		if _, _, err := ParseHouseBot(bad); err == nil {
+			t.Errorf("ParseHouseBot(%q) accepted", bad)
+		}
+	}
+}

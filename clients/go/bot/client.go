@@ -8,6 +8,8 @@ import (
 	"crypto/tls"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 
 	"google.golang.org/grpc"
@@ -189,6 +191,32 @@ func HouseBots(policy betev1.HouseBotPolicy, seats ...uint32) []*betev1.HouseBot
 		out = append(out, &betev1.HouseBotSeat{Seat: s, Policy: policy})
 	}
 	return out
+}
+
+// ParseHouseBot reads a house bot as the command lines spell it: "random", "heuristic", "search"
+// or "search:<ms>", a search house bot thinking at most that long a decision (the server bounds
+// it, 1 to 10,000 ms, and keeps it under the table's deadline; 0 is the server's default).
+func ParseHouseBot(text string) (betev1.HouseBotPolicy, uint32, error) {
+	name, ms, hasBudget := strings.Cut(strings.ToLower(text), ":")
+	var policy betev1.HouseBotPolicy
+	switch name {
+	case "random":
+		policy = betev1.HouseBotPolicy_HOUSE_BOT_POLICY_RANDOM
+	case "heuristic":
+		policy = betev1.HouseBotPolicy_HOUSE_BOT_POLICY_HEURISTIC
+	case "search":
+		policy = betev1.HouseBotPolicy_HOUSE_BOT_POLICY_SEARCH
+	default:
+		return 0, 0, fmt.Errorf("bete: unknown house bot %q (random, heuristic, search or search:<ms>)", text)
+	}
+	if !hasBudget {
+		return policy, 0, nil
+	}
+	budget, err := strconv.ParseUint(strings.TrimSuffix(ms, "ms"), 10, 32)
+	if err != nil || policy != betev1.HouseBotPolicy_HOUSE_BOT_POLICY_SEARCH {
+		return 0, 0, fmt.Errorf("bete: bad house bot %q: only search takes a budget, in milliseconds (search:50)", text)
+	}
+	return policy, uint32(budget), nil
 }
 
 // HouseTable is the request for a table of ruleset with seats seats where house bots of policy

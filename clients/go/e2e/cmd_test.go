@@ -37,12 +37,13 @@ func goRun(t *testing.T, ctx context.Context, pkg string, env []string, args ...
 	return string(out)
 }
 
-// TestCommandPlaysTables: bete-go-bot registers, creates two tables with house bots and plays
-// both to the end.
+// TestCommandPlaysTables: bete-go-bot registers, creates two tables with search house bots (5 ms
+// a decision) and plays both to the end.
 func TestCommandPlaysTables(t *testing.T) {
 	ctx := testContext(t, 90*time.Second)
 	out := goRun(t, ctx, "./cmd/bete-go-bot", nil, "-server", serverAddr, "-ruleset", "lanterlui", "-seats", "3",
-		"-tables", "2", "-strategy", "rule-aware", "-config", "rounds=1", "-config", "max_extra_deals=0")
+		"-tables", "2", "-strategy", "rule-aware", "-config", "rounds=1", "-config", "max_extra_deals=0",
+		"-house-bots", "search:5")
 	if n := len(regexp.MustCompile(`(?m)^table \S+: seat 0, balance [+-]\d+, balances \[`).FindAllString(out, -1)); n != 2 {
 		t.Errorf("want 2 finished tables in the output, got %d:\n%s", n, out)
 	}

@@ -35,6 +35,7 @@ DEFAULT_TIMEOUT = 10.0
 _HOUSE_POLICIES = {
     "random": table_pb2.HOUSE_BOT_POLICY_RANDOM,
     "heuristic": table_pb2.HOUSE_BOT_POLICY_HEURISTIC,
+    "search": table_pb2.HOUSE_BOT_POLICY_SEARCH,
 }
 
 
@@ -49,13 +50,25 @@ def ruleset_number(ruleset: int | str) -> Any:
 
 
 def house_policy(policy: int | str) -> Any:
-    """A ``bete.v1.HouseBotPolicy`` number from ``"random"`` / ``"heuristic"`` or a number."""
+    """A ``bete.v1.HouseBotPolicy`` number from ``"random"`` / ``"heuristic"`` / ``"search"`` or a number."""
     if isinstance(policy, str):
         try:
             return _HOUSE_POLICIES[policy]
         except KeyError:
             raise ValueError(f"unknown house bot {policy!r}; known: {', '.join(_HOUSE_POLICIES)}") from None
     return int(policy)
+
+
+def house_bot_seat(seat: int, policy: int | str) -> Any:
+    """A ``bete.v1.HouseBotSeat``: ``"search:50"`` is the search policy with a 50 ms budget."""
+    budget = 0
+    if isinstance(policy, str) and policy.startswith("search:"):
+        policy, ms = policy.split(":", 1)
+        try:
+            budget = int(ms.removesuffix("ms"))
+        except ValueError:
+            raise ValueError(f"bad search budget {ms!r}: milliseconds, e.g. search:50") from None
+    return table_pb2.HouseBotSeat(seat=seat, policy=house_policy(policy), search_budget_ms=budget)
 
 
 def backoff_delays(first: float = 0.05, cap: float = 2.0) -> Iterator[float]:
@@ -193,15 +206,15 @@ class Client:
         seed: str = "",
         first_dealer: int = 0,
     ) -> table_pb2.Table:
-        """Creates a table; ``house_bots`` maps seats to ``"random"`` / ``"heuristic"``."""
+        """Creates a table; ``house_bots`` maps seats to ``"random"``, ``"heuristic"``, ``"search"``
+        or ``"search:<ms>"`` (a search house bot thinking at most that long a decision; the
+        server bounds it, 1 to 10,000 ms, and keeps it under the table's deadline)."""
         req = table_service_pb2.CreateTableRequest(
             ruleset=ruleset_number(ruleset),
             seats=seats,
             config=dict(config or {}),
             decision_deadline_ms=decision_deadline_ms,
-            house_bots=[
-                table_pb2.HouseBotSeat(seat=s, policy=house_policy(p)) for s, p in sorted((house_bots or {}).items())
-            ],
+            house_bots=[house_bot_seat(s, p) for s, p in sorted((house_bots or {}).items())],
             visibility=table_pb2.VISIBILITY_PRIVATE if private else table_pb2.VISIBILITY_LISTED,
             seed=seed,
             first_dealer=first_dealer,

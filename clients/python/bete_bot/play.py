@@ -41,8 +41,8 @@ async def play(
     """Plays ``bot`` until its matches are over and returns each table's final state.
 
     With ``join`` it takes a free seat at each of those tables; otherwise it creates ``tables``
-    tables of ``ruleset`` with ``seats`` seats, house bots (``"random"`` or ``"heuristic"``) in
-    every seat but 0, and sits in seat 0. All tables play at once.
+    tables of ``ruleset`` with ``seats`` seats, house bots (``"random"``, ``"heuristic"``,
+    ``"search"`` or ``"search:<ms>"``) in every seat but 0, and sits in seat 0. All tables play at once.
     """
     if token is None:
         token = (await obtain_token(server, name or bot.name, token_file=token_file)).token
@@ -152,7 +152,7 @@ def _parse_args(argv: Optional[Sequence[str]], with_bot_choice: bool) -> argpars
     )
     if with_bot_choice:
         p.add_argument("--bot", default="rule_aware", choices=sorted(BOTS))
-    p.add_argument("--house-bots", default="heuristic", choices=["heuristic", "random"])
+    p.add_argument("--house-bots", default="heuristic", help="heuristic, random, search or search:<ms>")
     p.add_argument("--join", action="append", default=[], metavar="TABLE_ID", help="join this table instead")
     p.add_argument("--name", help="bot name to register (default: the bot's name)")
     p.add_argument("--token-file", type=Path, help="where to keep the token (default under ~/.config/bete)")

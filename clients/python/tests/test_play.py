@@ -53,6 +53,29 @@ def test_random_bot_over_watch_table_streams(server):
     _check_finished(table_id, st, rec, record, "lanterlui")
 
 
+def test_search_house_bots_with_a_budget_play_a_full_match(server):
+    table_id, st, rec, record = asyncio.run(_play_one(server, "beste-boer", RandomBot(5), house="search:5"))
+    _check_finished(table_id, st, rec, record, "beste-boer")
+
+    async def seats():
+        client = await new_client(server, "py-search-check")
+        async with client:
+            return (await client.get_table(table_id)).seats
+
+    shown = [(s.seat, s.bot_name, s.search_budget_ms) for s in asyncio.run(seats())]
+    assert [(seat, budget) for seat, _, budget in shown if seat != 0] == [(1, 5), (2, 5)], shown
+    assert all("search" in name for seat, name, _ in shown if seat != 0), shown
+
+
+def test_a_bad_search_budget_is_refused_before_the_call():
+    from bete_bot.client import house_bot_seat
+
+    assert house_bot_seat(1, "search:50").search_budget_ms == 50
+    assert house_bot_seat(1, "search").search_budget_ms == 0
+    with pytest.raises(ValueError, match="bad search budget"):
+        house_bot_seat(1, "search:fast")
+
+
 def test_one_runner_plays_several_tables_at_once(server):
     async def scenario():
         client = await new_client(server, "py-multi")

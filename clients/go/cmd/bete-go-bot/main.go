@@ -22,7 +22,6 @@ import (
 
 	"github.com/bete-game/bete/clients/go/bot"
 	"github.com/bete-game/bete/clients/go/bot/strategy"
-	betev1 "github.com/bete-game/bete/clients/go/gen/bete/v1"
 )
 
 type listFlag []string
@@ -41,7 +40,7 @@ func run() int {
 	seats := flag.Uint("seats", 3, "seats per created table (the bot takes seat 0, house bots the rest)")
 	tables := flag.Int("tables", 1, "tables to create and play at once")
 	strat := flag.String("strategy", "rule-aware", "strategy: "+strings.Join(strategy.Names, ", "))
-	house := flag.String("house-bots", "heuristic", "house bot policy for the other seats: heuristic or random")
+	house := flag.String("house-bots", "heuristic", "house bot policy for the other seats: heuristic, random, search or search:<ms>")
 	name := flag.String("name", "go-bot", "bot name to register when $BETE_TOKEN is unset")
 	seed := flag.Uint64("seed", uint64(time.Now().UnixNano()), "seed of the random strategy")
 	deadline := flag.Uint("deadline-ms", 0, "per-decision deadline of created tables (0: server default)")
@@ -66,9 +65,9 @@ func run() int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	policy := betev1.HouseBotPolicy_HOUSE_BOT_POLICY_HEURISTIC
-	if *house == "random" {
-		policy = betev1.HouseBotPolicy_HOUSE_BOT_POLICY_RANDOM
+	policy, budget, err := bot.ParseHouseBot(*house)
+	if err != nil {
+		return fail("%v", err)
 	}
 	cfg := map[string]string{}
 	for _, kv := range config {
@@ -115,6 +114,9 @@ func run() int {
 	}
 	for i := 0; len(join) == 0 && i < *tables; i++ {
 		req := bot.HouseTable(rs, uint32(*seats), policy)
+		for _, h := range req.HouseBots {
+			h.SearchBudgetMs = budget
+		}
 		req.Config, req.DecisionDeadlineMs = cfg, uint32(*deadline)
 		t, err := client.CreateTable(ctx, req)
 		if err != nil {
