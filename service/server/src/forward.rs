@@ -9,7 +9,8 @@
 //! mark means "already counted at the edge, do not forward again", so a public client must not
 //! be able to set it. Without a secret a node forwards nothing and answers TABLE_ELSEWHERE.
 
-use std::collections::HashMap;
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -114,6 +115,11 @@ impl Forwarder {
         &self.node
     }
 
+    /// This node's own advertised address (a merged WatchBot fetches from it too).
+    pub fn addr(&self) -> &str {
+        &self.store.node().addr
+    }
+
     /// The peer node that forwarded this call, if the mark is genuine (carries the secret).
     /// Hashes are compared, so the comparison's time tells nothing about the secret.
     pub fn forwarded_by<'a>(&self, md: &'a MetadataMap) -> Option<&'a str> {
@@ -146,7 +152,8 @@ impl Forwarder {
         }
         let peers = self.store.live_peers().await?;
         if let Ok(mut channels) = self.channels.lock() {
-            channels.retain(|addr, _| peers.iter().any(|(_, a)| a == addr));
+            let own = &self.store.node().addr;
+            channels.retain(|addr, _| addr == own || peers.iter().any(|(_, a)| a == addr));
         }
         *cached = Some((Instant::now(), peers.clone()));
         Ok(peers)
@@ -389,13 +396,16 @@ impl Api {
 }
 
 /// What a merged WatchBot stream has sent per table, so a table heard from two nodes (while it
-/// moves) reaches the bot once: events and snapshots by seq, decisions by seq.
+/// moves) reaches the bot once: events and snapshots by seq, decisions by seq, `Seated` once
+/// per seat.
 #[derive(Debug, Default)]
 struct Seen {
     /// Per table, the seq of the last event or snapshot sent.
     last: HashMap<String, u64>,
     /// Per table, the seq of the last decision sent.
     decided: HashMap<String, u64>,
+    /// The seats announced: the node a table moves to announces it again.
+    seated: HashSet<(String, u32)>,
 }
 
 impl Seen {
@@ -413,7 +423,8 @@ impl Seen {
                 }
                 return !stale;
             }
-            Kind::Seated(_) | Kind::Heartbeat(_) => return true,
+            Kind::Seated(s) => return self.seated.insert((table.to_string(), s.seat)),
+            Kind::Heartbeat(_) => return true,
             // A peer stream that was cut is opened again by the merge, from the seqs sent.
             Kind::Resync(_) => return false,
         };
@@ -423,27 +434,22 @@ impl Seen {
         self.last.insert(table.to_string(), seq);
         true
     }
+}
 
-    /// A frame of this node's own stream (its shared or pre-encoded bytes decoded to look).
-    fn admit_frame(&mut self, frame: &Frame<pb::WatchBotResponse>) -> bool {
-        let msg = match frame {
-            Frame::Msg(m) => std::borrow::Cow::Borrowed(m),
-            Frame::Shared { table, event } => match pb::Event::decode(event.clone()) {
-                Ok(e) => std::borrow::Cow::Owned(BotShape::event_msg(
-                    table.as_ref().map(|m| m.id.clone()).unwrap_or_default(),
-                    e,
-                )),
-                Err(_) => return true,
-            },
-            Frame::Encoded(bytes) => match pb::WatchBotResponse::decode(&bytes[..]) {
-                Ok(m) => std::borrow::Cow::Owned(m),
-                Err(_) => return true,
-            },
-        };
-        match &msg.kind {
-            Some(kind) => self.admit(&msg.table_id, kind),
-            None => true,
-        }
+/// A frame as a message, to look at: a frame of this node's own stream may be shared or
+/// pre-encoded bytes. `None`: not decodable (sent on as it is).
+fn decoded(frame: &Frame<pb::WatchBotResponse>) -> Option<Cow<'_, pb::WatchBotResponse>> {
+    match frame {
+        Frame::Msg(m) => Some(Cow::Borrowed(m)),
+        Frame::Shared { table, event } => pb::Event::decode(event.clone()).ok().map(|e| {
+            Cow::Owned(BotShape::event_msg(
+                table.as_ref().map(|m| m.id.clone()).unwrap_or_default(),
+                e,
+            ))
+        }),
+        Frame::Encoded(bytes) => pb::WatchBotResponse::decode(&bytes[..])
+            .ok()
+            .map(Cow::Owned),
     }
 }
 
@@ -452,6 +458,13 @@ impl Seen {
 /// sends only the tables it plays), the tables peers play. The peer set follows the cluster's
 /// live nodes (every pass); a peer stream that ends is opened again with `from_seq` = the last
 /// seq sent per table, and whatever two nodes both send while a table moves is sent once.
+///
+/// A node that takes a table over attaches the streams it already holds to it afresh, with a
+/// snapshot: it cannot know which events the bot has. When such a snapshot is past the last
+/// seq the bot was sent, the events in between (committed by the old owner but not yet
+/// relayed when it died) are fetched from the new owner with WatchTable `from_seq` and sent
+/// instead, and the table's other messages wait for them: the bot's stream resumes without a
+/// gap or a duplicate.
 pub(crate) fn watch_bot_everywhere(
     fw: Arc<Forwarder>,
     md: MetadataMap,
@@ -465,8 +478,171 @@ pub(crate) fn watch_bot_everywhere(
 
 /// Items buffered between a peer's stream and the merge, and out of the merge.
 const PEER_BUFFER: usize = 1024;
+/// The most events a merge fetches in place of a snapshot; beyond, the snapshot stands, as on
+/// a single node, which resumes a WatchBot stream with events only when they fit its buffer.
+const CATCH_UP_MAX: u64 = (crate::service::BOT_STREAM_BUFFER / 2) as u64;
+/// How long fetching them may take before the snapshot is sent after all.
+const CATCH_UP_WAIT: Duration = Duration::from_secs(5);
 
 type Out = mpsc::Sender<Result<Frame<pb::WatchBotResponse>, Status>>;
+
+/// The events fetched for a table in place of its snapshot (`None`: they could not be had).
+type Caught = (String, Option<Vec<pb::Event>>);
+
+/// A table catching up: the snapshot it replaces, and the table's messages that came
+/// meanwhile, in order, each with the node that sent it.
+type CatchingUp = (BotFrame, Vec<(BotFrame, String)>);
+type BotFrame = Frame<pb::WatchBotResponse>;
+
+/// The merge's state: what was sent, and the tables catching up.
+struct Merge {
+    fw: Arc<Forwarder>,
+    md: MetadataMap,
+    seen: Seen,
+    /// Per table catching up (see [`CatchingUp`]).
+    catching: HashMap<String, CatchingUp>,
+    caught: mpsc::Sender<Caught>,
+    tx: Out,
+}
+
+/// The bot went away.
+struct Gone;
+
+impl Merge {
+    async fn send(&self, frame: Frame<pb::WatchBotResponse>) -> Result<(), Gone> {
+        self.tx.send(Ok(frame)).await.map_err(|_| Gone)
+    }
+
+    /// Sends a frame that node `from` sent on to the bot, once, in its table's order.
+    async fn offer(&mut self, frame: Frame<pb::WatchBotResponse>, from: &str) -> Result<(), Gone> {
+        use pb::watch_bot_response::Kind;
+        let Some(msg) = decoded(&frame) else {
+            return self.send(frame).await;
+        };
+        let table = msg.table_id.clone();
+        let Some(kind) = &msg.kind else {
+            return self.send(frame).await;
+        };
+        if matches!(kind, Kind::Heartbeat(_)) {
+            return self.send(frame).await;
+        }
+        let behind = match kind {
+            Kind::Snapshot(v) => self
+                .seen
+                .last
+                .get(&table)
+                .filter(|&&l| v.seq > l && v.seq - l <= CATCH_UP_MAX)
+                .map(|&l| (l, v.seq)),
+            _ => None,
+        };
+        let holding = self.catching.contains_key(&table);
+        let admit = !holding && behind.is_none() && self.seen.admit(&table, kind);
+        drop(msg);
+        if let Some((_, held)) = self.catching.get_mut(&table) {
+            held.push((frame, from.to_string()));
+            return Ok(());
+        }
+        if let Some((last, to)) = behind {
+            tokio::spawn(catch_up(
+                self.fw.clone(),
+                from.to_string(),
+                self.md.clone(),
+                table.clone(),
+                (last, to),
+                self.caught.clone(),
+            ));
+            self.catching.insert(table, (frame, Vec::new()));
+            return Ok(());
+        }
+        if admit {
+            self.send(frame).await?;
+        }
+        Ok(())
+    }
+
+    /// A table's catch-up is over: its events (or, failing them, its snapshot), then what
+    /// waited for them.
+    async fn caught_up(&mut self, (table, events): Caught) -> Result<(), Gone> {
+        use pb::watch_bot_response::Kind;
+        let Some((snapshot, held)) = self.catching.remove(&table) else {
+            return Ok(());
+        };
+        match events {
+            Some(events) => {
+                tracing::debug!(table = %table, events = events.len(), "WatchBot caught up");
+                for e in events {
+                    let kind = Kind::Event(e);
+                    if self.seen.admit(&table, &kind) {
+                        let msg = pb::WatchBotResponse {
+                            table_id: table.clone(),
+                            kind: Some(kind),
+                        };
+                        self.send(Frame::Msg(msg)).await?;
+                    }
+                }
+            }
+            None => {
+                tracing::info!(table = %table, "WatchBot could not fetch the events a moved table's snapshot skips; the snapshot is sent");
+                let admit = decoded(&snapshot)
+                    .and_then(|m| m.kind.as_ref().map(|k| self.seen.admit(&table, k)))
+                    .unwrap_or(true);
+                if admit {
+                    self.send(snapshot).await?;
+                }
+            }
+        }
+        for (frame, from) in held {
+            self.offer(frame, &from).await?;
+        }
+        Ok(())
+    }
+}
+
+/// WatchTable of `table` on the node at `addr` (the bot's own view there) from seq `last`:
+/// the events up to `to`, contiguous, within [`CATCH_UP_WAIT`].
+async fn catch_up(
+    fw: Arc<Forwarder>,
+    addr: String,
+    md: MetadataMap,
+    table: String,
+    (last, to): (u64, u64),
+    out: mpsc::Sender<Caught>,
+) {
+    use pb::watch_table_response::Kind;
+    let fetch = async {
+        let mut client = fw.client(&addr).ok()?;
+        let req = pb::WatchTableRequest {
+            table_id: table.clone(),
+            from_seq: Some(last),
+        };
+        let mut stream = client
+            .watch_table(fw.request(&md, req, None))
+            .await
+            .ok()?
+            .into_inner();
+        let mut events: Vec<pb::Event> = Vec::new();
+        while let Some(m) = stream.message().await.ok()? {
+            match m.kind {
+                Some(Kind::Event(e)) if e.seq == last + 1 + events.len() as u64 => {
+                    let done = e.seq >= to;
+                    events.push(e);
+                    if done {
+                        return Some(events);
+                    }
+                }
+                Some(Kind::Heartbeat(_)) => {}
+                // A snapshot, or an event out of order: the gap cannot be filled exactly.
+                _ => return None,
+            }
+        }
+        None
+    };
+    let events = tokio::time::timeout(CATCH_UP_WAIT, fetch)
+        .await
+        .ok()
+        .flatten();
+    let _ = out.send((table, events)).await;
+}
 
 async fn merge(
     fw: Arc<Forwarder>,
@@ -475,42 +651,44 @@ async fn merge(
     from_seq: HashMap<String, u64>,
     tx: Out,
 ) {
-    let seen = Arc::new(Mutex::new(Seen {
-        last: from_seq,
-        decided: HashMap::new(),
-    }));
-    let (peer_tx, mut peer_rx) = mpsc::channel::<pb::WatchBotResponse>(PEER_BUFFER);
+    let (peer_tx, mut peer_rx) = mpsc::channel::<(pb::WatchBotResponse, Arc<str>)>(PEER_BUFFER);
+    let (caught_tx, mut caught_rx) = mpsc::channel::<Caught>(16);
+    let own: String = fw.addr().to_string();
+    let mut m = Merge {
+        fw: fw.clone(),
+        md: md.clone(),
+        seen: Seen {
+            last: from_seq,
+            ..Seen::default()
+        },
+        catching: HashMap::new(),
+        caught: caught_tx,
+        tx,
+    };
     let stop = CancellationToken::new();
     let _stop = stop.clone().drop_guard();
     let mut pipes: HashMap<String, tokio::task::JoinHandle<()>> = HashMap::new();
     let mut tick = tokio::time::interval(crate::cluster::pass_interval(fw.lease_ttl()));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
-        tokio::select! {
-            () = tx.closed() => return,
+        let sent = tokio::select! {
+            () = m.tx.closed() => return,
             item = here.next() => match item {
                 None => return,
                 Some(Err(s)) => {
-                    let _ = tx.send(Err(s)).await;
+                    let _ = m.tx.send(Err(s)).await;
                     return;
                 }
-                Some(Ok(frame)) => {
-                    let admit = seen.lock().map(|mut s| s.admit_frame(&frame)).unwrap_or(true);
-                    if admit && tx.send(Ok(frame)).await.is_err() {
-                        return;
-                    }
-                }
+                Some(Ok(frame)) => m.offer(frame, &own).await,
             },
-            Some(msg) = peer_rx.recv() => {
-                let admit = match &msg.kind {
-                    // This node's own stream keeps the heartbeat.
-                    Some(pb::watch_bot_response::Kind::Heartbeat(_)) | None => false,
-                    Some(kind) => seen.lock().map(|mut s| s.admit(&msg.table_id, kind)).unwrap_or(true),
-                };
-                if admit && tx.send(Ok(Frame::Msg(msg))).await.is_err() {
-                    return;
+            Some((msg, from)) = peer_rx.recv() => {
+                // This node's own stream keeps the heartbeat.
+                if matches!(msg.kind, Some(pb::watch_bot_response::Kind::Heartbeat(_)) | None) {
+                    continue;
                 }
+                m.offer(Frame::Msg(msg), &from).await
             }
+            Some(caught) = caught_rx.recv() => m.caught_up(caught).await,
             _ = tick.tick() => {
                 let peers = match fw.live_peers().await {
                     Ok(p) => p,
@@ -530,11 +708,15 @@ async fn merge(
                     if pipes.contains_key(&node) {
                         continue;
                     }
-                    let from_seq = seen.lock().map(|s| s.last.clone()).unwrap_or_default();
+                    let from_seq = m.seen.last.clone();
                     let pipe = pipe_bot(fw.clone(), addr, md.clone(), from_seq, peer_tx.clone(), stop.clone());
                     pipes.insert(node, tokio::spawn(pipe));
                 }
+                Ok(())
             }
+        };
+        if sent.is_err() {
+            return;
         }
     }
 }
@@ -546,9 +728,10 @@ async fn pipe_bot(
     addr: String,
     md: MetadataMap,
     from_seq: HashMap<String, u64>,
-    out: mpsc::Sender<pb::WatchBotResponse>,
+    out: mpsc::Sender<(pb::WatchBotResponse, Arc<str>)>,
     stop: CancellationToken,
 ) {
+    let from: Arc<str> = Arc::from(addr.as_str());
     let Ok(mut client) = fw.client(&addr) else {
         return;
     };
@@ -565,7 +748,7 @@ async fn pipe_bot(
             () = stop.cancelled() => return,
             m = stream.message() => match m {
                 Ok(Some(m)) => {
-                    if out.send(m).await.is_err() {
+                    if out.send((m, from.clone())).await.is_err() {
                         return;
                     }
                 }

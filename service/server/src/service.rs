@@ -35,7 +35,7 @@ use crate::table::HousePolicy;
 use crate::table::{BotStream, Command, SeatInfo, TableMeta, TableStatus};
 
 /// Items buffered per WatchBot stream (shared by all the bot's tables).
-const BOT_STREAM_BUFFER: usize = 1024;
+pub(crate) const BOT_STREAM_BUFFER: usize = 1024;
 const MAX_PAGE: u32 = 200;
 const DEFAULT_PAGE: u32 = 50;
 

@@ -666,3 +666,186 @@ async fn an_owner_killed_mid_call_and_the_move_lands_once() {
     assert!(my_turn(&mut on_b, &id).await.match_over);
     assert_record(&mut on_b, &id, &acked).await;
 }
+
+/// What a WatchBot stream brought for one table, in order: `Ok((kind, seq))` per message
+/// with a seq ("snapshot", "event", "decision"), `Err` for the stream's error.
+type Brought = std::sync::Arc<std::sync::Mutex<Vec<Result<(&'static str, u64, Vec<u8>), String>>>>;
+
+async fn seen_up_to(brought: &Brought, seq: u64) {
+    for _ in 0..400 {
+        let done = brought
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|m| matches!(m, Ok((k, s, _)) if *k != "decision" && *s >= seq));
+        if done {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!(
+        "the stream never reached seq {seq}: {:?}",
+        brought.lock().unwrap()
+    );
+}
+
+/// A bot's WatchBot stream on one node, its table played by another, resumes without a gap
+/// or a duplicate when the table moves, even when moves the old owner committed never reached
+/// the bot's node. The peers reach the owner through a proxy it advertises; the proxy is cut,
+/// the owner goes on playing (the bot moves there directly), then it is killed. The node that
+/// takes the table over attaches the bot's stream afresh, with a snapshot past what the bot
+/// had; the bot's node fetches the missed events in its place. Every event reaches the bot
+/// once, in order, exactly as the seat's WatchTable shows them, and one snapshot in all.
+///
+/// With three nodes the table goes to the bot's node or the third, whichever claims it first
+/// (the events come from a peer, or from the node itself); with two it goes to the bot's node.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_bot_resumes_exactly_when_a_cut_off_owner_dies() {
+    watch_bot_across_a_cut_off_owner(true).await;
+}
+
+/// [`watch_bot_resumes_exactly_when_a_cut_off_owner_dies`] with two nodes: the bot's own node
+/// takes the table over, and its own stream brings the snapshot.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_bot_resumes_exactly_when_its_own_node_takes_the_table() {
+    watch_bot_across_a_cut_off_owner(false).await;
+}
+
+async fn watch_bot_across_a_cut_off_owner(third: bool) {
+    use pb::watch_bot_response::Kind;
+    use prost::Message;
+    let Some(url) = fresh_database().await else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let a = node(&url, "a", &dir);
+    let b_addr = free_addr();
+    let proxy = Proxy::start(b_addr).await;
+    let extra = ["--cluster-secret", SECRET];
+    let mut b = Node::start_advertising(&url, "b", "1.5", &dir, &extra, b_addr, proxy.addr);
+    let c = third.then(|| node(&url, "c", &dir));
+    let ch_a = connect(a.addr).await;
+    let ch_b = connect(b.addr).await;
+    if let Some(c) = &c {
+        connect(c.addr).await;
+    }
+    let me = register(&ch_b, "cut-off").await;
+    let mut on_a = client_with(&ch_a, Some(&me.token));
+    let mut on_b = me.client;
+    let id = new_table(&mut on_b).await;
+    assert_eq!(owner(&url, &id).await.0.as_deref(), Some("b"));
+
+    let mut stream = on_a
+        .watch_bot(pb::WatchBotRequest::default())
+        .await
+        .unwrap()
+        .into_inner();
+    let brought: Brought = Default::default();
+    let into = brought.clone();
+    let table = id.clone();
+    let reader = tokio::spawn(async move {
+        loop {
+            let m = match stream.message().await {
+                Ok(Some(m)) => m,
+                other => {
+                    into.lock().unwrap().push(Err(format!("{other:?}")));
+                    return;
+                }
+            };
+            if m.table_id != table {
+                continue;
+            }
+            let item = match m.kind {
+                Some(Kind::Snapshot(v)) => ("snapshot", v.seq, Vec::new()),
+                Some(Kind::Decision(d)) => ("decision", d.seq, Vec::new()),
+                Some(Kind::Event(e)) => {
+                    let end = matches!(e.body, Some(pb::event::Body::MatchEnded(_)));
+                    into.lock()
+                        .unwrap()
+                        .push(Ok(("event", e.seq, e.encode_to_vec())));
+                    if end {
+                        return;
+                    }
+                    continue;
+                }
+                _ => continue,
+            };
+            into.lock().unwrap().push(Ok(item));
+        }
+    });
+
+    let mut acked = Vec::new();
+    seen_up_to(&brought, my_turn(&mut on_b, &id).await.seq).await;
+    play(&mut on_b, &id, 2, &mut acked).await.unwrap();
+    seen_up_to(&brought, my_turn(&mut on_b, &id).await.seq).await;
+
+    // The bot's node loses the owner; the owner plays on, then dies.
+    proxy.cut();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    play(&mut on_b, &id, 3, &mut acked).await.unwrap();
+    let committed = my_turn(&mut on_b, &id).await.seq;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let had = brought
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m.as_ref().ok().map(|(_, s, _)| *s))
+        .max()
+        .unwrap();
+    assert!(
+        had < committed,
+        "the cut did not hide the owner's moves from the bot's node"
+    );
+    b.kill_9();
+    play(&mut on_a, &id, 1000, &mut acked).await;
+    assert!(my_turn(&mut on_a, &id).await.match_over);
+    let now = owner(&url, &id).await.0;
+    if third {
+        assert!(matches!(now.as_deref(), Some("a" | "c")), "{now:?}");
+    } else {
+        assert_eq!(now.as_deref(), Some("a"));
+    }
+    timeout(30, reader).await.unwrap().unwrap();
+
+    let brought = brought.lock().unwrap().clone();
+    let items: Vec<_> = brought.iter().map(|m| m.clone().unwrap()).collect();
+    let snapshots: Vec<u64> = items
+        .iter()
+        .filter(|(k, _, _)| *k == "snapshot")
+        .map(|(_, s, _)| *s)
+        .collect();
+    assert_eq!(
+        snapshots.len(),
+        1,
+        "a snapshot in place of events: {snapshots:?}"
+    );
+    assert_eq!(items[0].0, "snapshot");
+    let events: Vec<_> = items.iter().filter(|(k, _, _)| *k == "event").collect();
+    let mut seq = snapshots[0];
+    for (_, s, _) in &events {
+        assert_eq!(*s, seq + 1, "a gap or a duplicate");
+        seq = *s;
+    }
+    // The same bytes as the seat's own WatchTable from that seq.
+    let mut whole = on_a
+        .watch_table(pb::WatchTableRequest {
+            table_id: id.clone(),
+            from_seq: Some(snapshots[0]),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let mut expected = Vec::new();
+    while let Some(m) = whole.message().await.unwrap() {
+        if let Some(pb::watch_table_response::Kind::Event(e)) = m.kind {
+            expected.push(e.encode_to_vec());
+        }
+    }
+    let got: Vec<Vec<u8>> = events.iter().map(|(_, _, b)| b.clone()).collect();
+    assert_eq!(got.len(), expected.len());
+    assert!(
+        got == expected,
+        "the stream's events differ from the seat's WatchTable"
+    );
+    assert_record(&mut on_a, &id, &acked).await;
+}

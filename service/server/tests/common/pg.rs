@@ -55,6 +55,20 @@ impl Node {
         extra: &[&str],
     ) -> Node {
         let addr = free_addr();
+        Node::start_advertising(url, id, lease_secs, dir, extra, addr, addr)
+    }
+
+    /// [`Node::start_with`] listening on `addr` and telling its peers to use `advertise` (a
+    /// proxy a test can cut).
+    pub fn start_advertising(
+        url: &str,
+        id: &str,
+        lease_secs: &str,
+        dir: &tempfile::TempDir,
+        extra: &[&str],
+        addr: SocketAddr,
+        advertise: SocketAddr,
+    ) -> Node {
         let metrics = free_addr();
         let log = dir.path().join(format!("{id}-{}.log", addr.port()));
         let child = Command::new(env!("CARGO_BIN_EXE_bete-server"))
@@ -62,7 +76,7 @@ impl Node {
             .args(["--metrics-listen", &metrics.to_string()])
             .args(["--no-web", "--house-tables", "0"])
             .args(["--database-url", url, "--node-id", id])
-            .args(["--advertise-addr", &addr.to_string()])
+            .args(["--advertise-addr", &advertise.to_string()])
             .args(["--lease-ttl-secs", lease_secs])
             .args(["--drain-timeout-secs", "2"])
             .args(extra)
@@ -240,4 +254,47 @@ pub async fn owner(url: &str, id: &str) -> (Option<String>, i64) {
             .await
             .unwrap();
     row
+}
+
+/// A TCP proxy to `upstream` on a loopback port of its own, until [`Proxy::cut`]: then every
+/// connection through it is dropped and no new one is accepted (a network partition between
+/// the nodes that dial it and the one behind it).
+pub struct Proxy {
+    pub addr: SocketAddr,
+    cut: tokio_util::sync::CancellationToken,
+}
+
+impl Proxy {
+    pub async fn start(upstream: SocketAddr) -> Proxy {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let cut = tokio_util::sync::CancellationToken::new();
+        let stop = cut.clone();
+        tokio::spawn(async move {
+            loop {
+                let (mut inbound, _) = tokio::select! {
+                    () = stop.cancelled() => return,
+                    a = listener.accept() => match a {
+                        Ok(a) => a,
+                        Err(_) => return,
+                    },
+                };
+                let stop = stop.clone();
+                tokio::spawn(async move {
+                    let Ok(mut outbound) = tokio::net::TcpStream::connect(upstream).await else {
+                        return;
+                    };
+                    tokio::select! {
+                        () = stop.cancelled() => {}
+                        _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound) => {}
+                    }
+                });
+            }
+        });
+        Proxy { addr, cut }
+    }
+
+    pub fn cut(&self) {
+        self.cut.cancel();
+    }
 }
