@@ -7,6 +7,8 @@
 # it as an unprivileged user on a free loopback port with a temporary data folder, runs the
 # command with BETE_TEST_DATABASE_URL set (a database of its own), and stops the server and
 # removes its folder when the command ends, however it ends. The command's exit status is kept.
+# Also installs libfaketime (Debian's `faketime`), which the test of a node whose clock is off
+# preloads into a real server.
 set -euo pipefail
 
 if [ $# -eq 0 ]; then
@@ -34,6 +36,18 @@ if [ -z "$bin" ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
   bin=$(find_bin)
   [ -n "$bin" ] || { echo "scripts/pg.sh: postgresql installed but no initdb found" >&2; exit 1; }
+fi
+
+# libfaketime, for the test of a node whose clock is off (tests/postgres.rs).
+if ! ls /usr/lib/*/faketime/libfaketimeMT.so.1 >/dev/null 2>&1; then
+  if [ "$(id -u)" -eq 0 ]; then
+    echo "==> libfaketime not found: installing it from Debian's packages" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq faketime >/dev/null
+  else
+    echo "scripts/pg.sh: libfaketime is missing (apt-get install -y faketime);" \
+      "the clock-skew test will fail" >&2
+  fi
 fi
 
 # PostgreSQL refuses to run as root: run it as an unprivileged user.

@@ -40,7 +40,12 @@ pub async fn run(
         }
         let metrics = &tables.deps.metrics;
         match store.renew().await {
-            Ok(true) => renewed(metrics, "ok"),
+            Ok(true) => {
+                renewed(metrics, "ok");
+                metrics
+                    .clock_correction
+                    .set(crate::clock::correction_ms() as f64 / 1000.0);
+            }
             Ok(false) => {
                 renewed(metrics, "failed");
                 return Err(RegistrationLost);

@@ -6,6 +6,7 @@
 pub mod accounts;
 pub mod admin;
 pub mod auth;
+pub mod clock;
 pub mod cluster;
 pub mod coalesce;
 pub mod config;
@@ -36,10 +37,8 @@ pub mod web;
 pub use config::ServerConfig;
 pub use server::{RunError, run};
 
-/// Wall-clock time in Unix milliseconds (stored with every log entry; deadlines count from it).
+/// Wall-clock time in Unix milliseconds, the cluster's (stored with every log entry; deadlines
+/// count from it): see [`clock`].
 pub fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
+    clock::now_ms()
 }

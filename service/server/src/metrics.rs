@@ -3,6 +3,7 @@
 //! Labels are bounded sets only (RPC method, status code): never table or bot ids.
 
 use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 use std::time::Instant;
 
 use prometheus_client::encoding::EncodeLabelSet;
@@ -89,6 +90,8 @@ pub struct Metrics {
     pub nodes_live: Gauge,
     /// 1 while this node schedules the ladders (always on SQLite).
     pub ladder_leader: Gauge,
+    /// How far this node's clock is corrected to PostgreSQL's (0 on SQLite): see `clock.rs`.
+    pub clock_correction: Gauge<f64, AtomicU64>,
     /// Search house bots' decisions, by outcome.
     pub house_searches: Family<SearchLabels, Counter>,
     /// What the gRPC health service says of the server as a whole (SERVING until the drain),
@@ -129,6 +132,7 @@ impl Metrics {
         let claim_to_playing = claim_histogram();
         let nodes_live = Gauge::default();
         let ladder_leader = Gauge::default();
+        let clock_correction = Gauge::<f64, AtomicU64>::default();
         registry.register(
             "lease_renewals",
             "Renewals of this node's lease in PostgreSQL, by result (scale-out)",
@@ -164,6 +168,12 @@ impl Metrics {
             "ladder_leader",
             "1 while this node schedules the ladders (the one node on SQLite)",
             ladder_leader.clone(),
+        );
+        registry.register(
+            "clock_correction_seconds",
+            "How far this node corrects its wall clock to PostgreSQL's (cluster time minus the \
+             node's; 0 on SQLite)",
+            clock_correction.clone(),
         );
         let house_searches = Family::<SearchLabels, Counter>::default();
         registry.register(
@@ -248,6 +258,7 @@ impl Metrics {
             claim_to_playing,
             nodes_live,
             ladder_leader,
+            clock_correction,
             house_searches,
             serving: std::sync::atomic::AtomicBool::new(false),
         }

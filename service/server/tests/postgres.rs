@@ -191,3 +191,84 @@ async fn a_second_node_with_the_same_id_is_refused() {
         "{log}"
     );
 }
+
+/// Milliseconds until a decision's deadline, by the test's own (true) clock.
+fn deadline_in_ms(v: &pb::SeatView) -> i64 {
+    let d = v.deadline.as_ref().expect("a decision has a deadline");
+    let at = d.seconds * 1000 + i64::from(d.nanos) / 1_000_000;
+    at - bete_server::clock::system_ms()
+}
+
+/// A node whose clock is a minute fast (libfaketime, preloaded into the real binary) takes
+/// PostgreSQL's clock for the cluster's: the deadline it shows a bot is true (10 s from now by
+/// a true clock, not 70 s), it exports its correction, and a table it hands over on SIGTERM
+/// keeps true deadlines on a node with a true clock. Without the correction the bot would be
+/// told it had a minute more than it has, and the next node would take the fast node's stored
+/// times for its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_whose_clock_is_a_minute_fast_shows_true_deadlines() {
+    let Some(url) = fresh_database().await else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut fast = Node::start_skewed(&url, "fast", "2", &dir, "+60s");
+    let ch = connect(fast.addr).await;
+    let me = register(&ch, "punctual").await;
+    let mut c = me.client;
+    let id = c
+        .create_table(pb::CreateTableRequest {
+            ruleset: pb::Ruleset::Bete.into(),
+            seats: 3,
+            house_bots: vec![
+                house(1, pb::HouseBotPolicy::Heuristic),
+                house(2, pb::HouseBotPolicy::Heuristic),
+            ],
+            decision_deadline_ms: 10_000,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .table
+        .unwrap()
+        .table_id;
+    c.join_table(pb::JoinTableRequest {
+        table_id: id.clone(),
+        seat: Some(0),
+    })
+    .await
+    .unwrap();
+    let v = my_turn(&mut c, &id).await;
+    let left = deadline_in_ms(&v);
+    assert!((8_000..=11_000).contains(&left), "deadline {left} ms away");
+    let fast_by = correction(fast.metrics).await;
+    assert!((-62.0..=-58.0).contains(&fast_by), "{fast_by}");
+    let mut acked = Vec::new();
+    play(&mut c, &id, 1, &mut acked).await.unwrap();
+
+    // Handed over to a node with a true clock.
+    let punctual = Node::start(&url, "true", "2", &dir);
+    let ch2 = connect(punctual.addr).await;
+    register(&ch2, "second").await;
+    fast.signal("-TERM");
+    fast.exits_cleanly().await;
+    let mut c2 = client_with(&ch2, Some(&me.token));
+    let v = my_turn(&mut c2, &id).await;
+    let left = deadline_in_ms(&v);
+    assert!(
+        (8_000..=11_000).contains(&left),
+        "deadline {left} ms away after the move"
+    );
+    assert_eq!(owner(&url, &id).await.0.as_deref(), Some("true"));
+    assert_eq!(correction(punctual.metrics).await, 0.0);
+}
+
+async fn correction(metrics: std::net::SocketAddr) -> f64 {
+    let body = http_get(metrics, "/metrics").await;
+    body.lines()
+        .find_map(|l| l.strip_prefix("bete_clock_correction_seconds "))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
+}

@@ -313,6 +313,7 @@ impl PgStore {
         migrate(&pool).await?;
         let incarnation: Arc<str> = Arc::from(new_incarnation().as_str());
         register(&pool, &node, &incarnation).await?;
+        read_clock(&pool).await?;
         let (tx, rx) = mpsc::channel(WRITE_QUEUE);
         let rx = Arc::new(tokio::sync::Mutex::new(rx));
         let store = PgStore {
@@ -380,18 +381,24 @@ impl PgStore {
 
     /// Renew this node's lease. `Ok(false)`: the registration is gone (another process took
     /// the id after this node's lease lapsed): the node must stop.
+    /// The renewal also reads PostgreSQL's clock, which corrects this node's ([`crate::clock`]).
     pub async fn renew(&self) -> Result<bool, StoreError> {
-        let done = sqlx::query(
+        let before = crate::clock::system_ms();
+        let cluster_ms: Option<i64> = sqlx::query_scalar(
             "UPDATE nodes SET lease_until = now() + $3 * interval '1 millisecond' \
-             WHERE id = $1 AND incarnation = $2",
+             WHERE id = $1 AND incarnation = $2 \
+             RETURNING (extract(epoch FROM clock_timestamp()) * 1000)::bigint",
         )
         .bind(&self.node.id)
         .bind(&*self.incarnation)
         .bind(self.node.lease_ttl.as_millis() as i64)
-        .execute(&self.pool)
+        .fetch_optional(&self.pool)
         .await
         .map_err(pg)?;
-        Ok(done.rows_affected() == 1)
+        if let Some(ms) = cluster_ms {
+            crate::clock::observe(before, ms, crate::clock::system_ms());
+        }
+        Ok(cluster_ms.is_some())
     }
 
     /// Tables this node believes it holds that another node has claimed since (or that were
@@ -586,6 +593,18 @@ fn new_incarnation() -> String {
         bytes = t.to_le_bytes();
     }
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Reads PostgreSQL's clock before the node serves, so its first deadlines are the cluster's.
+async fn read_clock(pool: &PgPool) -> Result<(), StoreError> {
+    let before = crate::clock::system_ms();
+    let ms: i64 =
+        sqlx::query_scalar("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint")
+            .fetch_one(pool)
+            .await
+            .map_err(pg)?;
+    crate::clock::observe(before, ms, crate::clock::system_ms());
+    Ok(())
 }
 
 /// Registers the node: takes its id unless a live node holds it. A node restarted at once

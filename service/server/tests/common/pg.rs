@@ -69,9 +69,51 @@ impl Node {
         addr: SocketAddr,
         advertise: SocketAddr,
     ) -> Node {
+        Node::spawn(
+            Command::new(env!("CARGO_BIN_EXE_bete-server")),
+            (url, id, lease_secs, dir, extra),
+            addr,
+            advertise,
+        )
+    }
+
+    /// [`Node::start`] with the node's wall clock off by `offset` (libfaketime's syntax, such
+    /// as "+60s"), preloaded into the server itself; its monotonic clock is left true. Needs
+    /// libfaketime (Debian's `faketime` package, which scripts/pg.sh installs).
+    pub fn start_skewed(
+        url: &str,
+        id: &str,
+        lease_secs: &str,
+        dir: &tempfile::TempDir,
+        offset: &str,
+    ) -> Node {
+        let lib = std::fs::read_dir("/usr/lib")
+            .unwrap()
+            .filter_map(|e| {
+                let p = e.ok()?.path().join("faketime/libfaketimeMT.so.1");
+                p.exists().then_some(p)
+            })
+            .next()
+            .expect(
+                "libfaketime is missing: apt-get install faketime (scripts/pg.sh does, as root)",
+            );
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_bete-server"));
+        cmd.env("LD_PRELOAD", lib)
+            .env("FAKETIME", offset)
+            .env("FAKETIME_DONT_FAKE_MONOTONIC", "1");
+        let addr = free_addr();
+        Node::spawn(cmd, (url, id, lease_secs, dir, &[]), addr, addr)
+    }
+
+    fn spawn(
+        mut cmd: Command,
+        (url, id, lease_secs, dir, extra): (&str, &str, &str, &tempfile::TempDir, &[&str]),
+        addr: SocketAddr,
+        advertise: SocketAddr,
+    ) -> Node {
         let metrics = free_addr();
         let log = dir.path().join(format!("{id}-{}.log", addr.port()));
-        let child = Command::new(env!("CARGO_BIN_EXE_bete-server"))
+        let child = cmd
             .args(["--listen", &addr.to_string()])
             .args(["--metrics-listen", &metrics.to_string()])
             .args(["--no-web", "--house-tables", "0"])
