@@ -215,29 +215,7 @@ async fn a_node_whose_clock_is_a_minute_fast_shows_true_deadlines() {
     let ch = connect(fast.addr).await;
     let me = register(&ch, "punctual").await;
     let mut c = me.client;
-    let id = c
-        .create_table(pb::CreateTableRequest {
-            ruleset: pb::Ruleset::Bete.into(),
-            seats: 3,
-            house_bots: vec![
-                house(1, pb::HouseBotPolicy::Heuristic),
-                house(2, pb::HouseBotPolicy::Heuristic),
-            ],
-            decision_deadline_ms: 10_000,
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .table
-        .unwrap()
-        .table_id;
-    c.join_table(pb::JoinTableRequest {
-        table_id: id.clone(),
-        seat: Some(0),
-    })
-    .await
-    .unwrap();
+    let id = new_table_with_deadline(&mut c, 10_000).await;
     let v = my_turn(&mut c, &id).await;
     let left = deadline_in_ms(&v);
     assert!((8_000..=11_000).contains(&left), "deadline {left} ms away");

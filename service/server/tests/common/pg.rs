@@ -197,6 +197,11 @@ pub async fn my_turn(c: &mut Client, id: &str) -> pb::SeatView {
 
 /// A table of ours at seat 0 with two house bots; long deadlines so only we move it on.
 pub async fn new_table(c: &mut Client) -> String {
+    new_table_with_deadline(c, 60_000).await
+}
+
+/// [`new_table`] with decisions of `deadline_ms`.
+pub async fn new_table_with_deadline(c: &mut Client, deadline_ms: u32) -> String {
     let id = c
         .create_table(pb::CreateTableRequest {
             ruleset: pb::Ruleset::Bete.into(),
@@ -205,7 +210,7 @@ pub async fn new_table(c: &mut Client) -> String {
                 house(1, pb::HouseBotPolicy::Heuristic),
                 house(2, pb::HouseBotPolicy::Random),
             ],
-            decision_deadline_ms: 60_000,
+            decision_deadline_ms: deadline_ms,
             ..Default::default()
         })
         .await
