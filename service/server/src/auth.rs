@@ -37,6 +37,54 @@ pub fn token_hash(token: &str) -> String {
 }
 
 /// Resolves `authorization: Bearer <token>` to a bot, with a cache of known tokens.
+/// How long a revoked token's signal is kept after the rotation: far longer than a stream takes
+/// from its token check to listening for the signal.
+const REVOKED_KEPT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// The revocation signals by token hash, pruned as they grow: without it every token that ever
+/// opened a stream would stay for the life of the process.
+#[derive(Debug)]
+struct Revocations {
+    signals: HashMap<String, (Shutdown, Option<std::time::Instant>)>,
+    /// The size at which the next pruning pass runs (twice what survived the last one), so
+    /// pruning costs O(1) a call amortized.
+    prune_at: usize,
+}
+
+impl Default for Revocations {
+    fn default() -> Revocations {
+        Revocations {
+            signals: HashMap::new(),
+            prune_at: 1024,
+        }
+    }
+}
+
+impl Revocations {
+    fn signal(&mut self, token_hash: &str) -> &Shutdown {
+        if self.signals.len() >= self.prune_at {
+            self.signals.retain(|_, (s, revoked)| {
+                s.is_awaited() || revoked.is_some_and(|at| at.elapsed() < REVOKED_KEPT)
+            });
+            self.prune_at = (2 * self.signals.len()).max(1024);
+        }
+        &self
+            .signals
+            .entry(token_hash.to_string())
+            .or_insert_with(|| (Shutdown::new(), None))
+            .0
+    }
+
+    fn revoke(&mut self, token_hash: &str) {
+        let (s, revoked) = self
+            .signals
+            .entry(token_hash.to_string())
+            .or_insert_with(|| (Shutdown::new(), None));
+        s.cancel();
+        *revoked = Some(std::time::Instant::now());
+    }
+}
+
 #[derive(Debug)]
 pub struct Auth {
     store: Arc<dyn Store>,
@@ -45,8 +93,9 @@ pub struct Auth {
     admin_token: Option<String>,
     /// By token hash, for the tokens that opened a stream or were revoked: the signal that ends
     /// the streams opened with the token when it is revoked. A revoked token's entry stays
-    /// (cancelled), so a stream set up in the same instant as the rotation still ends.
-    revocations: Mutex<HashMap<String, Shutdown>>,
+    /// (cancelled) for [`REVOKED_KEPT`], so a stream set up in the same instant as the
+    /// rotation still ends. Entries nobody awaits are pruned as the map grows.
+    revocations: Mutex<Revocations>,
     /// One rotation at a time: each replaces the hash current when it runs, in the store and
     /// here, so two racing rotations cannot leave a revoked token in the cache.
     rotating: tokio::sync::Mutex<()>,
@@ -58,7 +107,7 @@ impl Auth {
             store,
             cache: RwLock::new(HashMap::new()),
             admin_token,
-            revocations: Mutex::new(HashMap::new()),
+            revocations: Mutex::new(Revocations::default()),
             rotating: tokio::sync::Mutex::new(()),
         }
     }
@@ -67,7 +116,7 @@ impl Auth {
     /// opened with that token end then, with TOKEN_REVOKED.
     pub fn revocation(&self, token_hash: &str) -> Stopped {
         match self.revocations.lock() {
-            Ok(mut m) => m.entry(token_hash.to_string()).or_default().stopped(),
+            Ok(mut r) => r.signal(token_hash).stopped(),
             // Poisoned only by a panic while inserting; the stream then just lacks the signal
             // (its next call is still refused by the store's hash).
             Err(_) => Shutdown::new().stopped(),
@@ -95,8 +144,8 @@ impl Auth {
             token_hash: hash,
             ..bot.clone()
         });
-        if let Ok(mut m) = self.revocations.lock() {
-            m.entry(bot.token_hash).or_default().cancel();
+        if let Ok(mut r) = self.revocations.lock() {
+            r.revoke(&bot.token_hash);
         }
         Ok(token)
     }
@@ -179,5 +228,30 @@ mod tests {
         let all: Vec<u8> = (0..=255).collect();
         let want: String = all.iter().map(|b| format!("{b:02x}")).collect();
         assert_eq!(super::hex(&all), want);
+    }
+}
+
+#[cfg(test)]
+mod revocation_tests {
+    use super::*;
+
+    #[test]
+    fn signals_nobody_awaits_are_pruned_and_fresh_revocations_kept() {
+        let mut r = Revocations::default();
+        let held = r.signal("held").stopped();
+        r.revoke("revoked");
+        for i in 0..2_000 {
+            drop(r.signal(&format!("gone-{i}")).stopped());
+        }
+        // Pruned at 1,024 entries: what is left is the awaited one, the fresh revocation and
+        // the entries made since.
+        assert!(r.signals.len() < 1_100, "{}", r.signals.len());
+        assert!(r.signals.contains_key("held"));
+        assert!(
+            r.signals
+                .get("revoked")
+                .is_some_and(|(s, _)| s.is_cancelled())
+        );
+        drop(held);
     }
 }

@@ -37,6 +37,11 @@ impl Shutdown {
         self.stopping.load(Ordering::Acquire)
     }
 
+    /// Whether any [`Stopped`] of this signal is still held (each holds the flag).
+    pub fn is_awaited(&self) -> bool {
+        Arc::strong_count(&self.stopping) > 1
+    }
+
     /// A future that resolves once the drain has started. Cheap to poll again and again (as in
     /// a `select!` loop): after the first poll it reads one flag, unless the waker changed.
     pub fn stopped(&self) -> Stopped {
