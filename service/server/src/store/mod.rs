@@ -8,6 +8,7 @@ pub mod guard;
 mod postgres;
 #[cfg(test)]
 mod probe;
+mod rows;
 mod sqlite;
 #[cfg(test)]
 mod suite;
