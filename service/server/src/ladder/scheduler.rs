@@ -386,7 +386,7 @@ impl Scheduler {
         let active: Vec<&EntryRow> = entries.iter().filter(|e| e.active).collect();
         let house = self.spec.house_entrants.len() as u32;
         let online = active.iter().filter(|e| self.online(&e.bot_id)).count() as u32;
-        let rated = self.store.rated_matches(id).await?.len() as u64;
+        let rated = self.store.rated_match_count(id).await?;
         Ok((active.len() as u32 + house, online + house, rated))
     }
 

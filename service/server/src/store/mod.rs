@@ -445,6 +445,8 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     fn playing_matches(&self) -> StoreFuture<'_, Vec<MatchRow>>;
     /// Rated matches of a ladder in the order they were rated (recomputing ratings).
     fn rated_matches(&self, ladder: String) -> StoreFuture<'_, Vec<MatchRow>>;
+    /// How many matches of a ladder are rated (a follower's GetLadder, without reading them).
+    fn rated_match_count(&self, ladder: String) -> StoreFuture<'_, u64>;
     /// Matches of a ladder started at or after `since_ms` (the daily limits after a restart).
     fn matches_since(&self, ladder: String, since_ms: i64) -> StoreFuture<'_, Vec<MatchRow>>;
     fn ratings(&self, ladder: String) -> StoreFuture<'_, Vec<RatingRow>>;

@@ -1343,6 +1343,18 @@ impl Store for SqliteStore {
         })
     }
 
+    fn rated_match_count(&self, ladder: String) -> StoreFuture<'_, u64> {
+        Box::pin(async move {
+            let n: i64 = sqlx::query_scalar(
+                "SELECT count(*) FROM ladder_matches WHERE ladder_id = ? AND state = 'rated'",
+            )
+            .bind(ladder)
+            .fetch_one(&self.reads)
+            .await?;
+            Ok(n.max(0) as u64)
+        })
+    }
+
     fn matches_since(&self, ladder: String, since_ms: i64) -> StoreFuture<'_, Vec<MatchRow>> {
         Box::pin(async move {
             let rows = sqlx::query(

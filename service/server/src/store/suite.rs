@@ -577,6 +577,7 @@ async fn accounts_and_ladders_round_trip(b: Backend) {
         last_net: 4,
         last_place: 1,
     };
+    assert_eq!(s.rated_match_count("l1".into()).await.unwrap(), 0);
     s.rate_match("m1".into(), vec![result.clone()], vec![rating(27.5)], 300)
         .await
         .unwrap();
@@ -590,6 +591,7 @@ async fn accounts_and_ladders_round_trip(b: Backend) {
     assert_eq!(rated.results, [result]);
     assert_eq!(s.ratings("l1".into()).await.unwrap(), [rating(27.5)]);
     assert_eq!(ids(s.rated_matches("l1".into()).await.unwrap()), ["m1"]);
+    assert_eq!(s.rated_match_count("l1".into()).await.unwrap(), 1);
     assert_eq!(ids(s.playing_matches().await.unwrap()), ["m2"]);
     // Rated, the set's tables are listed.
     let tables = s.match_tables("m1".into()).await.unwrap();
