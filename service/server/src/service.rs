@@ -36,6 +36,8 @@ use crate::table::{BotStream, Command, SeatInfo, TableMeta, TableStatus};
 
 /// Items buffered per WatchBot stream (shared by all the bot's tables).
 pub(crate) const BOT_STREAM_BUFFER: usize = 1024;
+/// The "heartbeat" of a peer's internal WatchBot stream: never, in practice.
+const PEER_STREAM_QUIET: std::time::Duration = std::time::Duration::from_secs(7 * 24 * 3600);
 const MAX_PAGE: u32 = 200;
 const DEFAULT_PAGE: u32 = 50;
 
@@ -1068,9 +1070,17 @@ impl Api {
             api.ladders.poke();
             let tables = api.tables.clone();
             let (bot_id, stream_id, following) = (bot.id.clone(), stream.id, stream.tables.clone());
+            // A peer's stream sends no heartbeats: the bot's own node sends them on the merged
+            // stream (peers' would be dropped there), and HTTP/2 pings on the peer channels
+            // notice a lost peer. Idle, such streams cost the cluster nothing but memory.
+            let every = if from_peer {
+                PEER_STREAM_QUIET
+            } else {
+                api.config.heartbeat_interval
+            };
             let here = WatchStream::<BotShape>::new(
                 rx,
-                api.config.heartbeat_interval,
+                every,
                 api.tables.deps.shutdown.stopped(),
                 0,
                 Some(stream.cut.clone()),

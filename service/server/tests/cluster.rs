@@ -849,3 +849,38 @@ async fn watch_bot_across_a_cut_off_owner(third: bool) {
     );
     assert_record(&mut on_a, &id, &acked).await;
 }
+
+/// A peer's internal WatchBot stream (the mark and the secret) carries no heartbeats: the
+/// bot's own node sends them on the merged stream, so a cluster of many bots and nodes does
+/// not spend messages on idle internal streams. A bot's own stream on the same node does get
+/// them (the control).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_peers_internal_watch_bot_stream_sends_no_heartbeats() {
+    let Some(url) = fresh_database().await else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let extra = ["--cluster-secret", SECRET, "--heartbeat-secs", "1"];
+    let a = Node::start_with(&url, "a", "1.5", &dir, &extra);
+    let ch = connect(a.addr).await;
+    let me = register(&ch, "quiet").await;
+    let mut c = me.client;
+    let mut own = c
+        .watch_bot(pb::WatchBotRequest::default())
+        .await
+        .unwrap()
+        .into_inner();
+    let m = timeout(10, own.message()).await.unwrap().unwrap().unwrap();
+    assert!(
+        matches!(m.kind, Some(pb::watch_bot_response::Kind::Heartbeat(_))),
+        "{m:?}"
+    );
+    let mut req = tonic::Request::new(pb::WatchBotRequest::default());
+    req.metadata_mut()
+        .insert("x-bete-forwarded-by", MetadataValue::from_static("b"));
+    req.metadata_mut()
+        .insert("x-bete-cluster-secret", MetadataValue::from_static(SECRET));
+    let mut internal = c.watch_bot(req).await.unwrap().into_inner();
+    let quiet = tokio::time::timeout(Duration::from_millis(3_500), internal.message()).await;
+    assert!(quiet.is_err(), "the internal stream sent {quiet:?}");
+}
