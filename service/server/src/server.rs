@@ -98,9 +98,9 @@ pub async fn run(
     // A certificate that cannot be read stops the start before anything else is done.
     let tls = match &config.tls {
         Some(settings) => {
-            let certs = Arc::new(crate::tls::CertStore::open(&settings.cert, &settings.key)?);
-            let grpc = crate::tls::server_config(settings, certs.clone(), &[b"h2"])?;
-            let web = crate::tls::server_config(settings, certs.clone(), &[b"h2", b"http/1.1"])?;
+            let certs = Arc::new(crate::tls::CertStore::open(settings)?);
+            let grpc = crate::tls::server_config(certs.clone(), &[b"h2"])?;
+            let web = crate::tls::server_config(certs.clone(), &[b"h2", b"http/1.1"])?;
             Some((settings.reload_every, certs, grpc, web))
         }
         None => None,

@@ -1,5 +1,6 @@
 //! TLS for the client API (rustls on ring): the certificate and key are read from files and read
-//! again when they change, without a restart; optional client certificates for trusted bot farms.
+//! again when they change, without a restart; optional client certificates for trusted bot farms,
+//! whose CA file is read again likewise.
 //!
 //! Why a resolver of our own rather than tonic's `ServerTlsConfig`: tonic's fixes the
 //! certificate when the server starts, and certificates from cert-manager or Let's Encrypt are
@@ -19,11 +20,15 @@ use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
 use tokio_rustls::TlsAcceptor;
 use tokio_rustls::rustls;
+use tokio_rustls::rustls::client::danger::HandshakeSignatureValid;
 use tokio_rustls::rustls::crypto::CryptoProvider;
+use tokio_rustls::rustls::pki_types::UnixTime;
 use tokio_rustls::rustls::pki_types::pem::PemObject;
 use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use tokio_rustls::rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
 use tokio_rustls::rustls::server::{ClientHello, ResolvesServerCert, WebPkiClientVerifier};
 use tokio_rustls::rustls::sign::CertifiedKey;
+use tokio_rustls::rustls::{DigitallySignedStruct, DistinguishedName, SignatureScheme};
 use tokio_rustls::server::TlsStream;
 use tokio_stream::StreamExt as _;
 use tokio_util::sync::CancellationToken;
@@ -196,6 +201,137 @@ fn certified_key(
     })
 }
 
+/// The client CA in use (`--tls-client-ca`), read again when its file changes, like the
+/// certificate: a bot farm's CA is rotated without a restart, and a bad file keeps the CA in
+/// use. Connections already made keep the verdict they got.
+#[derive(Debug)]
+pub struct ClientCa {
+    path: PathBuf,
+    auth: ClientAuth,
+    current: RwLock<Arc<dyn ClientCertVerifier>>,
+    /// The bytes read last (loaded or refused), as [`CertStore`] keeps them.
+    seen: Mutex<Vec<u8>>,
+    provider: Arc<CryptoProvider>,
+}
+
+impl ClientCa {
+    fn open(
+        path: &Path,
+        auth: ClientAuth,
+        provider: Arc<CryptoProvider>,
+    ) -> Result<ClientCa, TlsError> {
+        let pem = read(path)?;
+        let verifier = Self::verifier(path, &pem, auth, &provider)?;
+        Ok(ClientCa {
+            path: path.to_path_buf(),
+            auth,
+            current: RwLock::new(verifier),
+            seen: Mutex::new(pem),
+            provider,
+        })
+    }
+
+    fn verifier(
+        path: &Path,
+        pem: &[u8],
+        auth: ClientAuth,
+        provider: &Arc<CryptoProvider>,
+    ) -> Result<Arc<dyn ClientCertVerifier>, TlsError> {
+        let mut roots = rustls::RootCertStore::empty();
+        for cert in CertificateDer::pem_slice_iter(pem) {
+            roots
+                .add(cert.map_err(|e| bad(path, e))?)
+                .map_err(|e| bad(path, e))?;
+        }
+        if roots.is_empty() {
+            return Err(bad(path, "no CERTIFICATE block"));
+        }
+        let verifier =
+            WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider.clone());
+        let verifier = match auth {
+            ClientAuth::Required => verifier,
+            ClientAuth::Optional => verifier.allow_unauthenticated(),
+        };
+        verifier.build().map_err(|e| bad(path, e))
+    }
+
+    /// Reads the file again: as [`CertStore::reload`].
+    pub fn reload(&self) -> Result<bool, TlsError> {
+        let pem = read(&self.path)?;
+        let mut seen = self
+            .seen
+            .lock()
+            .map_err(|_| bad(&self.path, "reload state poisoned"))?;
+        if *seen == pem {
+            return Ok(false);
+        }
+        let verifier = Self::verifier(&self.path, &pem, self.auth, &self.provider);
+        *seen = pem;
+        let verifier = verifier?;
+        if let Ok(mut current) = self.current.write() {
+            *current = verifier;
+        }
+        Ok(true)
+    }
+
+    fn in_use(&self) -> Result<Arc<dyn ClientCertVerifier>, rustls::Error> {
+        self.current
+            .read()
+            .map(|c| c.clone())
+            .map_err(|_| rustls::Error::General("client CA state poisoned".into()))
+    }
+}
+
+impl ClientCertVerifier for ClientCa {
+    fn offer_client_auth(&self) -> bool {
+        true
+    }
+
+    fn client_auth_mandatory(&self) -> bool {
+        self.auth == ClientAuth::Required
+    }
+
+    /// None: hints would borrow from the verifier in use, which a reload replaces; a client
+    /// holding one identity (every gRPC client) sends it without them.
+    fn root_hint_subjects(&self) -> &[DistinguishedName] {
+        &[]
+    }
+
+    fn verify_client_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        now: UnixTime,
+    ) -> Result<ClientCertVerified, rustls::Error> {
+        self.in_use()?
+            .verify_client_cert(end_entity, intermediates, now)
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.in_use()?.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.in_use()?.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.provider
+            .signature_verification_algorithms
+            .supported_schemes()
+    }
+}
+
 /// The certificate in use, replaced when its files change (see [`CertStore::reload`]).
 #[derive(Debug)]
 pub struct CertStore {
@@ -206,21 +342,39 @@ pub struct CertStore {
     /// refused pair is reported once, not at every check.
     seen: Mutex<(Vec<u8>, Vec<u8>)>,
     provider: Arc<CryptoProvider>,
+    /// The client CA, when client certificates are asked for; read again with the certificate.
+    client_ca: Option<Arc<ClientCa>>,
 }
 
 impl CertStore {
-    /// Reads the certificate and key; a server that cannot read them does not start.
-    pub fn open(cert_path: &Path, key_path: &Path) -> Result<CertStore, TlsError> {
+    /// Reads the certificate and key, and the client CA if there is one; a server that cannot
+    /// read them does not start.
+    pub fn open(settings: &TlsSettings) -> Result<CertStore, TlsError> {
+        let (cert_path, key_path) = (settings.cert.as_path(), settings.key.as_path());
         let provider = provider();
         let (cert, key) = (read(cert_path)?, read(key_path)?);
         let loaded = certified_key((cert_path, &cert), (key_path, &key), &provider)?;
+        let client_ca = match &settings.client_ca {
+            Some(path) => Some(Arc::new(ClientCa::open(
+                path,
+                settings.client_auth,
+                provider.clone(),
+            )?)),
+            None => None,
+        };
         Ok(CertStore {
             cert_path: cert_path.to_path_buf(),
             key_path: key_path.to_path_buf(),
             current: RwLock::new(Arc::new(loaded)),
             seen: Mutex::new((cert, key)),
             provider,
+            client_ca,
         })
+    }
+
+    /// The client CA's verifier, if client certificates are asked for.
+    pub fn client_ca(&self) -> Option<Arc<ClientCa>> {
+        self.client_ca.clone()
     }
 
     /// Reads the files again. `Ok(true)`: a new certificate is in use for new connections;
@@ -271,21 +425,30 @@ impl CertStore {
                 () = stop.cancelled() => return,
                 _ = tick.tick() => {}
             }
-            let result = match self.reload() {
-                Ok(false) => continue,
-                Ok(true) => {
-                    tracing::info!(cert = %self.cert_path.display(), "TLS certificate reloaded");
-                    "ok"
-                }
-                Err(e) => {
-                    tracing::error!(error = %e, "TLS certificate not reloaded; the one in use stays");
-                    "failed"
-                }
-            };
-            metrics
-                .tls_reloads
-                .get_or_create(&ReloadLabels { result })
-                .inc();
+            let ca = self
+                .client_ca
+                .as_ref()
+                .map(|ca| (ca.path.clone(), ca.reload()));
+            let outcomes = [(self.cert_path.clone(), "certificate", self.reload())]
+                .into_iter()
+                .chain(ca.map(|(path, r)| (path, "client CA", r)));
+            for (path, what, outcome) in outcomes {
+                let result = match outcome {
+                    Ok(false) => continue,
+                    Ok(true) => {
+                        tracing::info!(path = %path.display(), "TLS {what} reloaded");
+                        "ok"
+                    }
+                    Err(e) => {
+                        tracing::error!(error = %e, "TLS {what} not reloaded; the one in use stays");
+                        "failed"
+                    }
+                };
+                metrics
+                    .tls_reloads
+                    .get_or_create(&ReloadLabels { result })
+                    .inc();
+            }
         }
     }
 }
@@ -300,32 +463,15 @@ impl ResolvesServerCert for CertStore {
 /// as `settings` asks, and the ALPN protocols offered (`h2` for gRPC; the web listener adds
 /// `http/1.1`). gRPC clients (grpcio, grpc-go) refuse a server that does not select `h2`.
 pub fn server_config(
-    settings: &TlsSettings,
     certs: Arc<CertStore>,
     alpn: &[&[u8]],
 ) -> Result<Arc<rustls::ServerConfig>, TlsError> {
     let provider = provider();
     let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()?;
-    let builder = match &settings.client_ca {
+    let builder = match certs.client_ca() {
         None => builder.with_no_client_auth(),
-        Some(path) => {
-            let mut roots = rustls::RootCertStore::empty();
-            for cert in CertificateDer::pem_slice_iter(&read(path)?) {
-                roots
-                    .add(cert.map_err(|e| bad(path, e))?)
-                    .map_err(|e| bad(path, e))?;
-            }
-            if roots.is_empty() {
-                return Err(bad(path, "no CERTIFICATE block"));
-            }
-            let verifier = WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider);
-            let verifier = match settings.client_auth {
-                ClientAuth::Required => verifier,
-                ClientAuth::Optional => verifier.allow_unauthenticated(),
-            };
-            builder.with_client_cert_verifier(verifier.build().map_err(|e| bad(path, e))?)
-        }
+        Some(ca) => builder.with_client_cert_verifier(ca),
     };
     let mut config = builder.with_cert_resolver(certs);
     config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
@@ -473,7 +619,7 @@ mod tests {
         let (c1, k1) = pair("one.test");
         std::fs::write(&cert, &c1).unwrap();
         std::fs::write(&key, &k1).unwrap();
-        let store = CertStore::open(&cert, &key).unwrap();
+        let store = CertStore::open(&TlsSettings::new(cert.clone(), key.clone())).unwrap();
         let first = store.chain();
         assert!(!store.reload().unwrap(), "nothing changed");
 
@@ -502,10 +648,12 @@ mod tests {
     fn an_unreadable_certificate_is_refused_at_start() {
         let dir = tempfile::tempdir().unwrap();
         let (cert, key) = (dir.path().join("tls.crt"), dir.path().join("tls.key"));
-        assert!(CertStore::open(&cert, &key).is_err());
+        assert!(CertStore::open(&TlsSettings::new(cert.clone(), key.clone())).is_err());
         std::fs::write(&cert, "not a certificate").unwrap();
         std::fs::write(&key, pair("x.test").1).unwrap();
-        let e = CertStore::open(&cert, &key).unwrap_err().to_string();
+        let e = CertStore::open(&TlsSettings::new(cert.clone(), key.clone()))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("no CERTIFICATE block"), "{e}");
     }
 }

@@ -1,6 +1,7 @@
 //! TLS on the client API, against the real server over loopback: certificates made here with
 //! rcgen, a client that plays a match over TLS, a plaintext client refused, the certificate
-//! replaced under a running server, client certificates, and the connection cap and preface
+//! replaced under a running server, client certificates (and their CA replaced likewise), and
+//! the connection cap and preface
 //! deadline kept over TLS.
 #![allow(clippy::unwrap_used)]
 
@@ -427,6 +428,77 @@ async fn client_certificates_required_and_optional() {
     for i in 0..5 {
         try_register(&farm_ch, &format!("farm-{i}")).await.unwrap();
     }
+    srv.stop().await;
+}
+
+/// Whether a client with `identity` is served (a call goes through).
+async fn served_with(addr: SocketAddr, ca: &Ca, identity: &Leaf, name: &str) -> bool {
+    let config = tls_config(ca).identity(Identity::from_pem(&identity.cert, &identity.key));
+    match tls_channel(addr, config).await {
+        Err(_) => false,
+        // With TLS 1.3 the client may finish before the server refuses: the first call fails.
+        Ok(ch) => try_register(&ch, name).await.is_ok(),
+    }
+}
+
+/// The client CA is read again when its file changes, like the certificate: a bot farm's CA
+/// rotated without a restart. The new CA's clients are served and the old one's refused; a
+/// broken CA file is refused (counted) and the CA in use stays.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_client_ca_is_reloaded_without_a_restart() {
+    let (data, certs) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let ca = Ca::new("bete test CA");
+    let (old_farms, new_farms) = (Ca::new("old farms CA"), Ca::new("new farms CA"));
+    let (old_farm, new_farm) = (old_farms.client("old farm"), new_farms.client("new farm"));
+    let client_ca = certs.path().join("farms.pem");
+    let put = |pem: &str| {
+        let tmp = client_ca.with_extension("tmp");
+        std::fs::write(&tmp, pem).unwrap();
+        std::fs::rename(&tmp, &client_ca).unwrap();
+    };
+    put(&old_farms.pem);
+    let metrics = free_addr();
+    let srv = tls_server(data.path(), certs.path(), &ca.server(1, "bete"), |c| {
+        let tls = c.tls.as_mut().unwrap();
+        tls.client_ca = Some(client_ca.clone());
+        tls.client_auth = ClientAuth::Required;
+        c.metrics_addr = Some(metrics);
+    })
+    .await;
+    assert!(served_with(srv.addr, &ca, &old_farm, "old-1").await);
+    assert!(!served_with(srv.addr, &ca, &new_farm, "new-1").await);
+
+    put(&new_farms.pem);
+    let mut rotated = false;
+    for i in 0..100 {
+        if served_with(srv.addr, &ca, &new_farm, &format!("new-{}", i + 2)).await {
+            rotated = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(rotated, "the new client CA was never used");
+    assert!(
+        !served_with(srv.addr, &ca, &old_farm, "old-2").await,
+        "the old CA still trusted"
+    );
+
+    put("-----BEGIN CERTIFICATE-----\nbroken");
+    let failed = r#"bete_tls_certificate_reloads_total{result="failed"}"#;
+    let mut seen = 0;
+    for _ in 0..100 {
+        let body = http_get(metrics, "/metrics").await;
+        seen = body
+            .lines()
+            .find_map(|l| l.strip_prefix(failed))
+            .map_or(0, |v| v.trim().parse().unwrap());
+        if seen > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(seen, 1, "the failed reload was not counted once");
+    assert!(served_with(srv.addr, &ca, &new_farm, "new-after").await);
     srv.stop().await;
 }
 
