@@ -18,7 +18,6 @@ use bete_api::pb::ladder_service_client::LadderServiceClient;
 use common::pg::*;
 use common::*;
 use sqlx::Connection;
-use tonic::transport::Channel;
 
 const LADDERS: &str = r#"
 [[ladder]]
@@ -33,51 +32,11 @@ house_entrants = ["random", "heuristic"]
 /// Lease of every node, in seconds.
 const LEASE_SECS: u64 = 2;
 
-/// A bot's connection to one node: it answers every decision that node's WatchBot stream
-/// brings with the first legal action, on that node (which owns the table), and reconnects
-/// whenever the node goes away. A bot runs one per node, so whichever node plays its table, it
-/// hears of it there.
+/// A bot's connection to one node ([`play_forever`] with a little thinking): it plays what that
+/// node's WatchBot stream brings, on that node (which owns the table). A bot runs one per node,
+/// so whichever node plays its table, it hears of it there.
 async fn play_on(addr: SocketAddr, token: String) {
-    loop {
-        let Ok(ch) = Channel::from_shared(format!("http://{addr}"))
-            .unwrap()
-            .connect()
-            .await
-        else {
-            tokio::time::sleep(Duration::from_millis(100)).await;
-            continue;
-        };
-        let mut c = client_with(&ch, Some(&token));
-        let Ok(stream) = c.watch_bot(pb::WatchBotRequest::default()).await else {
-            tokio::time::sleep(Duration::from_millis(100)).await;
-            continue;
-        };
-        let mut stream = stream.into_inner();
-        while let Ok(Some(msg)) = stream.message().await {
-            let view = match msg.kind {
-                Some(pb::watch_bot_response::Kind::Decision(d)) => d.view,
-                Some(pb::watch_bot_response::Kind::Snapshot(v)) if !v.legal_actions.is_empty() => {
-                    Some(v)
-                }
-                _ => None,
-            };
-            let Some(view) = view else { continue };
-            let Some(action) = view.legal_actions.first().cloned() else {
-                continue;
-            };
-            // A little thinking, so a match lasts long enough to be killed in the middle.
-            tokio::time::sleep(Duration::from_millis(5)).await;
-            let _ = c
-                .submit_action(pb::SubmitActionRequest {
-                    table_id: view.table_id.clone(),
-                    action: Some(action),
-                    expected_seq: view.seq,
-                    request_id: format!("{}-{}", view.table_id, view.seq),
-                })
-                .await;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    play_forever(addr, token, Duration::from_millis(5)).await;
 }
 
 async fn db(url: &str) -> sqlx::PgConnection {

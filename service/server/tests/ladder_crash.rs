@@ -15,7 +15,6 @@ use bete_api::pb;
 use bete_api::pb::ladder_service_client::LadderServiceClient;
 use bete_ladder::Rating;
 use common::*;
-use tonic::transport::Channel;
 
 const LADDERS: &str = r#"
 [[ladder]]
@@ -39,66 +38,6 @@ fn spawn(dir: &Path, addr: SocketAddr) -> Child {
         .stderr(Stdio::null())
         .spawn()
         .unwrap()
-}
-
-async fn connect(addr: SocketAddr) -> Channel {
-    for _ in 0..400 {
-        if let Ok(ch) = Channel::from_shared(format!("http://{addr}"))
-            .unwrap()
-            .connect()
-            .await
-        {
-            return ch;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    panic!("server at {addr} did not come up");
-}
-
-/// A bot written against the schema alone: it answers every decision on its WatchBot stream
-/// with the first legal action (request id = table and seq, so a decision seen twice is one
-/// move), and reconnects whenever the server goes away.
-async fn play_forever(addr: SocketAddr, token: String) {
-    loop {
-        let Ok(ch) = Channel::from_shared(format!("http://{addr}"))
-            .unwrap()
-            .connect()
-            .await
-        else {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-            continue;
-        };
-        let mut c = client_with(&ch, Some(&token));
-        let Ok(stream) = c.watch_bot(pb::WatchBotRequest::default()).await else {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-            continue;
-        };
-        let mut stream = stream.into_inner();
-        while let Ok(Some(msg)) = stream.message().await {
-            let view = match msg.kind {
-                Some(pb::watch_bot_response::Kind::Decision(d)) => d.view,
-                Some(pb::watch_bot_response::Kind::Snapshot(v)) if !v.legal_actions.is_empty() => {
-                    Some(v)
-                }
-                _ => None,
-            };
-            let Some(view) = view else { continue };
-            let Some(action) = view.legal_actions.first().cloned() else {
-                continue;
-            };
-            // A little thinking, so a set lasts long enough to be killed in the middle.
-            tokio::time::sleep(Duration::from_millis(3)).await;
-            let _ = c
-                .submit_action(pb::SubmitActionRequest {
-                    table_id: view.table_id.clone(),
-                    action: Some(action),
-                    expected_seq: view.seq,
-                    request_id: format!("{}-{}", view.table_id, view.seq),
-                })
-                .await;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }
 
 async fn matches(addr: SocketAddr) -> Vec<pb::LadderMatch> {
@@ -157,7 +96,11 @@ async fn kill_9_during_sets_rates_every_result_once() {
         })
         .await
         .unwrap();
-    let playing = tokio::spawn(play_forever(addr, bot.token.clone()));
+    let playing = tokio::spawn(play_forever(
+        addr,
+        bot.token.clone(),
+        Duration::from_millis(3),
+    ));
 
     // Kill once in the middle of a set (a table of it finished, the next under way), once
     // soon after a restart.

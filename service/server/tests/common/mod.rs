@@ -255,3 +255,64 @@ pub async fn wait_for_gauge(metrics: SocketAddr, name: &str, want: i64) {
     }
     panic!("{name} stayed at {seen}, expected {want}");
 }
+
+/// A channel to the server at `addr`, once it accepts connections (up to 20 s).
+pub async fn connect(addr: SocketAddr) -> Channel {
+    for _ in 0..400 {
+        if let Ok(ch) = Channel::from_shared(format!("http://{addr}"))
+            .unwrap()
+            .connect()
+            .await
+        {
+            return ch;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("server at {addr} did not come up");
+}
+
+/// A bot written against the schema alone: it answers every decision its WatchBot stream on
+/// `addr` brings with the first legal action, after `think` (so a match lasts long enough to be
+/// interrupted in the middle), with request id = table and seq (a decision seen twice is one
+/// move), and reconnects whenever the server goes away. Runs until aborted.
+pub async fn play_forever(addr: SocketAddr, token: String, think: Duration) {
+    loop {
+        let Ok(ch) = Channel::from_shared(format!("http://{addr}"))
+            .unwrap()
+            .connect()
+            .await
+        else {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            continue;
+        };
+        let mut c = client_with(&ch, Some(&token));
+        let Ok(stream) = c.watch_bot(pb::WatchBotRequest::default()).await else {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            continue;
+        };
+        let mut stream = stream.into_inner();
+        while let Ok(Some(msg)) = stream.message().await {
+            let view = match msg.kind {
+                Some(pb::watch_bot_response::Kind::Decision(d)) => d.view,
+                Some(pb::watch_bot_response::Kind::Snapshot(v)) if !v.legal_actions.is_empty() => {
+                    Some(v)
+                }
+                _ => None,
+            };
+            let Some(view) = view else { continue };
+            let Some(action) = view.legal_actions.first().cloned() else {
+                continue;
+            };
+            tokio::time::sleep(think).await;
+            let _ = c
+                .submit_action(pb::SubmitActionRequest {
+                    table_id: view.table_id.clone(),
+                    action: Some(action),
+                    expected_seq: view.seq,
+                    request_id: format!("{}-{}", view.table_id, view.seq),
+                })
+                .await;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use bete_api::pb;
 use sqlx::Connection;
-use tonic::transport::Channel;
 
 use super::*;
 
@@ -172,20 +171,6 @@ impl Drop for Node {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-pub async fn connect(addr: SocketAddr) -> Channel {
-    for _ in 0..400 {
-        if let Ok(ch) = Channel::from_shared(format!("http://{addr}"))
-            .unwrap()
-            .connect()
-            .await
-        {
-            return ch;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("server at {addr} did not come up");
 }
 
 pub async fn my_turn(c: &mut Client, id: &str) -> pb::SeatView {
