@@ -84,6 +84,11 @@ async fn a_cli_bot_plays_a_ladder_set_and_every_record_verifies() {
     let ladders = json(&bete(&["ladder", "list", "--server", url, "--json"]));
     assert_eq!(ladders["ladders"][0]["ladder_id"], "quick-3");
     assert_eq!(ladders["ladders"][0]["deals_per_match"], 3);
+    assert_eq!(
+        ladders["ladders"][0]["house_entrants"],
+        serde_json::json!(["random", "heuristic"])
+    );
+    assert_eq!(ladders["ladders"][0]["search_budget_ms"], 0);
 
     // One duplicate set is three tables: the bot leaves once seated at the third and stops
     // when it is over.

@@ -246,6 +246,10 @@ async fn a_ladder_enters_search_house_bots() {
             pb::HouseBotPolicy::Search as i32
         ]
     );
+    assert_eq!(
+        l.search_budget_ms, 7,
+        "the house entrants' strength is shown"
+    );
     let mut stream = me
         .client
         .watch_bot(pb::WatchBotRequest::default())

@@ -106,24 +106,25 @@ async fn list(client: &Client, as_json: bool) -> anyhow::Result<()> {
             l.entrants,
             l.online,
             l.matches_rated,
-            house_names(&l.house_entrants).join(",")
+            house_names(l).join(",")
         );
     }
     println!("\nEnter one with `bete bot --ladder LADDER --strategy heuristic`.");
     Ok(())
 }
 
-fn house_names(policies: &[i32]) -> Vec<String> {
-    policies
+/// The house entrants as `bete play --bots` spells them: a search entrant with its budget
+/// (`search:50`), since the budget is its strength.
+fn house_names(l: &pb::Ladder) -> Vec<String> {
+    l.house_entrants
         .iter()
-        .map(|p| {
-            pb::HouseBotPolicy::try_from(*p)
-                .map(|p| {
-                    p.as_str_name()
-                        .trim_start_matches("HOUSE_BOT_POLICY_")
-                        .to_ascii_lowercase()
-                })
-                .unwrap_or_else(|_| p.to_string())
+        .map(|p| match pb::HouseBotPolicy::try_from(*p) {
+            Ok(pb::HouseBotPolicy::Search) => format!("search:{}", l.search_budget_ms),
+            Ok(p) => p
+                .as_str_name()
+                .trim_start_matches("HOUSE_BOT_POLICY_")
+                .to_ascii_lowercase(),
+            Err(_) => p.to_string(),
         })
         .collect()
 }
@@ -139,7 +140,8 @@ fn ladder_json(l: &pb::Ladder) -> Value {
         "duplicate": l.duplicate,
         "max_matches_per_day": l.max_matches_per_day,
         "max_tables_per_bot": l.max_tables_per_bot,
-        "house_entrants": house_names(&l.house_entrants),
+        "house_entrants": house_names(l),
+        "search_budget_ms": l.search_budget_ms,
         "max_strikes_per_match": l.max_strikes_per_match,
         "entrants": l.entrants,
         "online": l.online,
@@ -386,6 +388,19 @@ fn strikes(n: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_search_entrant_is_listed_with_its_budget() {
+        let l = pb::Ladder {
+            house_entrants: vec![
+                pb::HouseBotPolicy::Search.into(),
+                pb::HouseBotPolicy::Random.into(),
+            ],
+            search_budget_ms: 50,
+            ..Default::default()
+        };
+        assert_eq!(house_names(&l), ["search:50", "random"]);
+    }
 
     fn standing(rank: u32, name: &str, rating: f64) -> pb::Standing {
         pb::Standing {

@@ -75,6 +75,15 @@ fn spec_to_pb(s: &LadderSpec, counts: (u32, u32, u64)) -> pb::Ladder {
         entrants: counts.0,
         online: counts.1,
         matches_rated: counts.2,
+        search_budget_ms: if s
+            .house_entrants
+            .iter()
+            .any(|p| bete_ladder::spec::house_policy(p) == "search")
+        {
+            s.search_budget_ms
+        } else {
+            0
+        },
     }
 }
 

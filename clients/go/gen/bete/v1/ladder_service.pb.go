@@ -107,9 +107,12 @@ type Ladder struct {
 	// Entered bots with a WatchBot stream open now (house entrants included).
 	Online uint32 `protobuf:"varint,13,opt,name=online,proto3" json:"online,omitempty"`
 	// Matches (sets) rated so far.
-	MatchesRated  uint64 `protobuf:"varint,14,opt,name=matches_rated,json=matchesRated,proto3" json:"matches_rated,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	MatchesRated uint64 `protobuf:"varint,14,opt,name=matches_rated,json=matchesRated,proto3" json:"matches_rated,omitempty"`
+	// The time a `search` house entrant may think per decision, in milliseconds (its strength);
+	// 0 when no house entrant searches.
+	SearchBudgetMs uint32 `protobuf:"varint,15,opt,name=search_budget_ms,json=searchBudgetMs,proto3" json:"search_budget_ms,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Ladder) Reset() {
@@ -236,6 +239,13 @@ func (x *Ladder) GetOnline() uint32 {
 func (x *Ladder) GetMatchesRated() uint64 {
 	if x != nil {
 		return x.MatchesRated
+	}
+	return 0
+}
+
+func (x *Ladder) GetSearchBudgetMs() uint32 {
+	if x != nil {
+		return x.SearchBudgetMs
 	}
 	return 0
 }
@@ -1576,7 +1586,7 @@ var File_bete_v1_ladder_service_proto protoreflect.FileDescriptor
 
 const file_bete_v1_ladder_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1cbete/v1/ladder_service.proto\x12\abete.v1\x1a\x13bete/v1/cards.proto\x1a\x13bete/v1/table.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x80\x05\n" +
+	"\x1cbete/v1/ladder_service.proto\x12\abete.v1\x1a\x13bete/v1/cards.proto\x1a\x13bete/v1/table.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xaa\x05\n" +
 	"\x06Ladder\x12\x1b\n" +
 	"\tladder_id\x18\x01 \x01(\tR\bladderId\x12*\n" +
 	"\aruleset\x18\x02 \x01(\x0e2\x10.bete.v1.RulesetR\aruleset\x12\x1d\n" +
@@ -1593,7 +1603,8 @@ const file_bete_v1_ladder_service_proto_rawDesc = "" +
 	"\x15max_strikes_per_match\x18\v \x01(\rR\x12maxStrikesPerMatch\x12\x1a\n" +
 	"\bentrants\x18\f \x01(\rR\bentrants\x12\x16\n" +
 	"\x06online\x18\r \x01(\rR\x06online\x12#\n" +
-	"\rmatches_rated\x18\x0e \x01(\x04R\fmatchesRated\x1a9\n" +
+	"\rmatches_rated\x18\x0e \x01(\x04R\fmatchesRated\x12(\n" +
+	"\x10search_budget_ms\x18\x0f \x01(\rR\x0esearchBudgetMs\x1a9\n" +
 	"\vConfigEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xd7\x01\n" +
