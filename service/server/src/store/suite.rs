@@ -48,6 +48,16 @@ pub(crate) fn node(id: &str, ttl: Duration) -> NodeConfig {
     }
 }
 
+/// Node `a`, whose lease of `ttl` a test lets lapse, and node `b`, whose lease (30 s) holds
+/// throughout.
+async fn two_nodes(url: &str, ttl: Duration) -> (PgStore, PgStore) {
+    let a = PgStore::open(url, node("a", ttl)).await.unwrap();
+    let b = PgStore::open(url, node("b", Duration::from_secs(30)))
+        .await
+        .unwrap();
+    (a, b)
+}
+
 impl Backend {
     fn sqlite() -> Backend {
         Backend::Sqlite(tempfile::tempdir().unwrap())
@@ -689,10 +699,7 @@ async fn postgres_a_claimed_table_fences_its_former_owner() {
         return;
     };
     let ttl = Duration::from_millis(800);
-    let a = PgStore::open(&url, node("a", ttl)).await.unwrap();
-    let b = PgStore::open(&url, node("b", Duration::from_secs(30)))
-        .await
-        .unwrap();
+    let (a, b) = two_nodes(&url, ttl).await;
     a.create_table(table("t1", Visibility::Listed), seats())
         .await
         .unwrap();
@@ -760,10 +767,7 @@ async fn postgres_ladder_writes_are_fenced_to_the_leader() {
         return;
     };
     let ttl = Duration::from_millis(800);
-    let a = PgStore::open(&url, node("a", ttl)).await.unwrap();
-    let b = PgStore::open(&url, node("b", Duration::from_secs(30)))
-        .await
-        .unwrap();
+    let (a, b) = two_nodes(&url, ttl).await;
     let m = |id: &str| MatchRow {
         id: id.into(),
         ladder_id: "l1".into(),
@@ -828,10 +832,7 @@ async fn postgres_creating_an_existing_table_keeps_it_held() {
         return;
     };
     let ttl = Duration::from_millis(600);
-    let a = PgStore::open(&url, node("a", ttl)).await.unwrap();
-    let b = PgStore::open(&url, node("b", Duration::from_secs(30)))
-        .await
-        .unwrap();
+    let (a, b) = two_nodes(&url, ttl).await;
     a.create_table(table("t1", Visibility::Listed), seats())
         .await
         .unwrap();
@@ -862,10 +863,7 @@ async fn postgres_lost_tables_are_reported() {
         return;
     };
     let ttl = Duration::from_millis(600);
-    let a = PgStore::open(&url, node("a", ttl)).await.unwrap();
-    let b = PgStore::open(&url, node("b", Duration::from_secs(30)))
-        .await
-        .unwrap();
+    let (a, b) = two_nodes(&url, ttl).await;
     for t in ["t1", "t2"] {
         a.create_table(table(t, Visibility::Listed), seats())
             .await
