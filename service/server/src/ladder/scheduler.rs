@@ -467,16 +467,23 @@ impl Scheduler {
             .iter()
             .map(|(k, p)| (k.clone(), p.done.len()))
             .collect();
+        if playing.is_empty() {
+            return;
+        }
+        let ids = playing.iter().map(|(mid, _)| mid.clone()).collect();
+        let finished = match self.store.finished_match_tables(ids).await {
+            Ok(t) => t,
+            Err(e) => {
+                tracing::warn!(ladder = %id, error = %e, "cannot read the finished ladder tables");
+                return;
+            }
+        };
         for (mid, rotation) in playing {
-            let Ok(tables) = self.store.match_tables(mid.clone()).await else {
-                continue;
-            };
-            let Some(t) = tables.iter().find(|t| {
-                t.table.state == TableState::Finished
-                    && t.table
-                        .ladder
-                        .as_ref()
-                        .is_some_and(|l| usize::from(l.rotation) == rotation)
+            let Some(t) = finished.iter().find(|t| {
+                t.table
+                    .ladder
+                    .as_ref()
+                    .is_some_and(|l| l.match_id == mid && usize::from(l.rotation) == rotation)
             }) else {
                 continue;
             };

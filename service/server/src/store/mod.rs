@@ -452,4 +452,7 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     fn ratings(&self, ladder: String) -> StoreFuture<'_, Vec<RatingRow>>;
     /// The tables of a ladder match, in rotation order.
     fn match_tables(&self, match_id: String) -> StoreFuture<'_, Vec<StoredTable>>;
+    /// The finished tables of any of these ladder matches (the leader's sweep for tables that
+    /// finished on other nodes: one query for every match in flight).
+    fn finished_match_tables(&self, match_ids: Vec<String>) -> StoreFuture<'_, Vec<StoredTable>>;
 }

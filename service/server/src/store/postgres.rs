@@ -1785,6 +1785,20 @@ impl Store for PgStore {
         })
     }
 
+    fn finished_match_tables(&self, match_ids: Vec<String>) -> StoreFuture<'_, Vec<StoredTable>> {
+        Box::pin(async move {
+            let rows = sqlx::query(
+                "SELECT * FROM tables t WHERE t.ladder_match = ANY($1) AND t.state = 'finished' \
+                 ORDER BY t.ladder_match, t.ladder_rotation",
+            )
+            .bind(match_ids)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(pg)?;
+            self.tables_with_seats(rows).await
+        })
+    }
+
     fn match_tables(&self, match_id: String) -> StoreFuture<'_, Vec<StoredTable>> {
         Box::pin(async move {
             let rows = sqlx::query(

@@ -951,6 +951,21 @@ fn table_from_row(row: &SqliteRow) -> Result<(i64, TableRow), StoreError> {
     super::rows::sqlite::table_from_row(row, last_seq)
 }
 
+/// Tables read by `table_columns!`, each with its seats.
+async fn with_seats(pool: &SqlitePool, rows: &[SqliteRow]) -> Result<Vec<StoredTable>, StoreError> {
+    let mut out = Vec::with_capacity(rows.len());
+    for row in rows {
+        let (cursor, table) = table_from_row(row)?;
+        let seats = seats_of(pool, &table.id).await?;
+        out.push(StoredTable {
+            cursor,
+            table,
+            seats,
+        });
+    }
+    Ok(out)
+}
+
 async fn seats_of(pool: &SqlitePool, table: &str) -> Result<Vec<SeatRow>, StoreError> {
     let rows = sqlx::query(
         "SELECT s.seat, s.bot_id, s.house, s.strikes, b.name FROM seats s \
@@ -1388,17 +1403,25 @@ impl Store for SqliteStore {
             .bind(match_id)
             .fetch_all(&self.reads)
             .await?;
-            let mut out = Vec::with_capacity(rows.len());
-            for row in &rows {
-                let (cursor, table) = table_from_row(row)?;
-                let seats = seats_of(&self.reads, &table.id).await?;
-                out.push(StoredTable {
-                    cursor,
-                    table,
-                    seats,
-                });
-            }
-            Ok(out)
+            with_seats(&self.reads, &rows).await
+        })
+    }
+
+    fn finished_match_tables(&self, match_ids: Vec<String>) -> StoreFuture<'_, Vec<StoredTable>> {
+        Box::pin(async move {
+            // The ids as one JSON array: SQLite binds no lists.
+            let ids = serde_json::to_string(&match_ids)
+                .map_err(|e| StoreError::Corrupt(format!("match ids: {e}")))?;
+            let rows = sqlx::query(concat!(
+                "SELECT ",
+                table_columns!(),
+                " WHERE t.ladder_match IN (SELECT value FROM json_each(?)) \
+                 AND t.state = 'finished' ORDER BY t.ladder_match, t.ladder_rotation"
+            ))
+            .bind(ids)
+            .fetch_all(&self.reads)
+            .await?;
+            with_seats(&self.reads, &rows).await
         })
     }
 

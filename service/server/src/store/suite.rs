@@ -603,6 +603,27 @@ async fn accounts_and_ladders_round_trip(b: Backend) {
     assert_eq!(ids(s.rated_matches("l1".into()).await.unwrap()), ["m1"]);
     assert_eq!(s.rated_match_count("l1".into()).await.unwrap(), 1);
     assert_eq!(ids(s.playing_matches().await.unwrap()), ["m2"]);
+    // The finished tables of matches in flight, in one call: m1's once it is finished.
+    let mids = vec!["m1".to_string(), "m2".to_string()];
+    assert!(
+        s.finished_match_tables(mids.clone())
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    s.set_state("m1-0".into(), TableState::Finished)
+        .await
+        .unwrap();
+    let finished = s.finished_match_tables(mids).await.unwrap();
+    assert_eq!(finished.len(), 1);
+    assert_eq!(finished[0].table.id, "m1-0");
+    assert_eq!(finished[0].table.ladder, lt.ladder);
+    assert!(
+        s.finished_match_tables(vec!["m2".into()])
+            .await
+            .unwrap()
+            .is_empty()
+    );
     // Rated, the set's tables are listed.
     let tables = s.match_tables("m1".into()).await.unwrap();
     assert_eq!(tables.len(), 1);
