@@ -481,8 +481,10 @@ const PEER_BUFFER: usize = 1024;
 /// The most events a merge fetches in place of a snapshot; beyond, the snapshot stands, as on
 /// a single node, which resumes a WatchBot stream with events only when they fit its buffer.
 const CATCH_UP_MAX: u64 = (crate::service::BOT_STREAM_BUFFER / 2) as u64;
-/// How long fetching them may take before the snapshot is sent after all.
-const CATCH_UP_WAIT: Duration = Duration::from_secs(5);
+/// How long fetching them may take before the snapshot is sent after all. The table's
+/// messages wait meanwhile (a decision among them eats into the bot's deadline), and the node
+/// asked has just sent the snapshot, so it answers at once or not at all.
+const CATCH_UP_WAIT: Duration = Duration::from_secs(2);
 
 type Out = mpsc::Sender<Result<Frame<pb::WatchBotResponse>, Status>>;
 
