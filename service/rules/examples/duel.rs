@@ -6,7 +6,15 @@
 //! ```text
 //! cargo run --release -p bete-rules --example duel -- PLAYOUTS DEALS SECONDS [RULESET...]
 //! cargo run --release -p bete-rules --example duel -- oracle DEALS SECONDS [RULESET...]
+//! cargo run --release -p bete-rules --example duel -- heuristic DEALS SECONDS [RULESET...]
 //! ```
+//!
+//! Two estimates of the same margin are printed. The plain one is the search seat's mean per
+//! deal over the matches. The paired one (duplicate bridge's design, common random numbers)
+//! plays every match a second time with `heuristic` in the search seat, every deck and every
+//! other seat the same, and averages the difference of the two seat's results per deal: the
+//! luck of the deal (the cards, the King, the Triolet) is in both and cancels, so its interval
+//! is narrower. `heuristic` in the search seat (the third command) must give exactly 0 paired.
 //!
 //! Each ruleset stops at DEALS deals or after SECONDS seconds, whichever comes first, and says
 //! how many deals it played. Matches use the default config and `rounds = 2`. The time per
@@ -67,10 +75,80 @@ fn seats_of(r: RulesetId) -> u8 {
     }
 }
 
+/// What one match gave the seat under test: its balance at the end, the deals played, and
+/// the decisions it made with a choice (count, wall seconds, CPU nanoseconds).
+struct MatchResult {
+    balance: i64,
+    deals: u64,
+    decisions: u64,
+    wall: f64,
+    cpu_ns: u64,
+}
+
+/// Plays one seeded match of `r` with `policies` (one per seat); `seat` is the seat under test,
+/// which the oracle plays instead of its policy when `oracle` is set.
+fn play_match(
+    r: RulesetId,
+    n: u8,
+    seed: &Seed,
+    policies: &[Policy],
+    seat: Seat,
+    oracle: bool,
+) -> Option<MatchResult> {
+    let setup = Setup {
+        ruleset: r,
+        config: Config::defaults(r, n),
+        seats: n,
+        first_dealer: Seat(0),
+        decks: Decks::Seed(*seed),
+    };
+    let (mut game, _) = Game::new(setup).ok()?;
+    let mut bots = Bots::new(policies, n, seed);
+    let config = game.setup().config.clone();
+    let mut out = MatchResult {
+        balance: 0,
+        deals: 0,
+        decisions: 0,
+        wall: 0.0,
+        cpu_ns: 0,
+    };
+    while let Some(s) = game.to_act() {
+        let view = game.view(Viewer::Seat(s));
+        let t = Instant::now();
+        let c = thread_cpu_ns();
+        let a = if oracle && s == seat {
+            oracle_action(&game, s)
+        } else {
+            bots.choose_in(&view, &config)
+        };
+        if s == seat && view.legal_actions.len() > 1 {
+            out.wall += t.elapsed().as_secs_f64();
+            out.cpu_ns += thread_cpu_ns().saturating_sub(c);
+            out.decisions += 1;
+        }
+        let events = game.apply(s, a).ok()?;
+        bots.observe(&events);
+    }
+    out.deals = game.deal_index() as u64 + 1;
+    out.balance = game.balances()[seat.index()];
+    Some(out)
+}
+
+/// Mean and half-width of the 95 % interval of the mean (normal approximation).
+fn mean_ci(xs: &[f64]) -> (f64, f64) {
+    let k = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / k.max(1.0);
+    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (k - 1.0).max(1.0);
+    (mean, 1.96 * (var / k.max(1.0)).sqrt())
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let num = |i: usize, d: u64| args.get(i).and_then(|a| a.parse().ok()).unwrap_or(d);
-    let oracle = args.first().is_some_and(|a| a == "oracle");
+    let mode = args.first().map(String::as_str).unwrap_or("");
+    let oracle = mode == "oracle";
+    // `heuristic` in the search seat: the sanity check of the paired estimator (exactly 0).
+    let control = mode == "heuristic";
     let playouts = num(0, 300) as u32;
     let max_deals = num(1, 2_000);
     let seconds = num(2, 600) as f64;
@@ -80,76 +158,68 @@ fn main() {
         RulesetId::ALL.to_vec()
     };
     println!(
-        "| ruleset | seats | playouts/decision | deals | matches | search jetons/deal | 95 % CI | ms/decision (wall) | ms/decision (CPU) |"
+        "| ruleset | seats | playouts/decision | deals | matches | search jetons/deal | 95 % CI | paired jetons/deal | paired 95 % CI | ms/decision (wall) | ms/decision (CPU) |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     for r in rulesets {
         let n = seats_of(r);
         let start = Instant::now();
         let (mut deals, mut decisions, mut search_time, mut cpu_ns) = (0u64, 0u64, 0f64, 0u64);
         let mut per_match: Vec<f64> = Vec::new();
+        let mut paired: Vec<f64> = Vec::new();
         let mut m = 0u64;
         while deals < max_deals && start.elapsed().as_secs_f64() < seconds {
             let searcher = Seat((m % n as u64) as u8);
-            let mut seed = [0u8; 32];
-            seed[..8].copy_from_slice(&m.to_le_bytes());
-            seed[8] = r as u8;
-            let setup = Setup {
-                ruleset: r,
-                config: Config::defaults(r, n),
-                seats: n,
-                first_dealer: Seat(0),
-                decks: Decks::Seed(Seed(seed)),
-            };
-            let Ok((mut game, _)) = Game::new(setup) else {
-                return;
+            let mut bytes = [0u8; 32];
+            bytes[..8].copy_from_slice(&m.to_le_bytes());
+            bytes[8] = r as u8;
+            let seed = Seed(bytes);
+            let tested = if control {
+                Policy::Heuristic
+            } else {
+                Policy::Search(playouts)
             };
             let policies: Vec<Policy> = (0..n)
                 .map(|s| {
                     if Seat(s) == searcher {
-                        Policy::Search(playouts)
+                        tested
                     } else {
                         Policy::Heuristic
                     }
                 })
                 .collect();
-            let mut bots = Bots::new(&policies, n, &Seed(seed));
-            let config = game.setup().config.clone();
-            while let Some(s) = game.to_act() {
-                let view = game.view(bete_rules::Viewer::Seat(s));
-                let t = Instant::now();
-                let c = thread_cpu_ns();
-                let a = if oracle && s == searcher {
-                    oracle_action(&game, s)
-                } else {
-                    bots.choose_in(&view, &config)
-                };
-                if s == searcher && view.legal_actions.len() > 1 {
-                    search_time += t.elapsed().as_secs_f64();
-                    cpu_ns += thread_cpu_ns().saturating_sub(c);
-                    decisions += 1;
-                }
-                let Ok(events) = game.apply(s, a) else { return };
-                bots.observe(&events);
-            }
-            let played = game.deal_index() as u64 + 1;
-            deals += played;
-            per_match.push(game.balances()[searcher.index()] as f64 / played as f64);
+            let Some(got) = play_match(r, n, &seed, &policies, searcher, oracle) else {
+                return;
+            };
+            // The duplicate of this match: the same decks (a deal's deck depends only on the
+            // seed and the deal's index) and the same heuristic seats, with `heuristic` in the
+            // searcher's seat; `heuristic` is a pure function of the view.
+            let Some(base) = play_match(r, n, &seed, &[Policy::Heuristic], searcher, false)
+            else {
+                return;
+            };
+            deals += got.deals;
+            decisions += got.decisions;
+            search_time += got.wall;
+            cpu_ns += got.cpu_ns;
+            let mine = got.balance as f64 / got.deals as f64;
+            per_match.push(mine);
+            paired.push(mine - base.balance as f64 / base.deals as f64);
             m += 1;
         }
-        let k = per_match.len() as f64;
-        let mean = per_match.iter().sum::<f64>() / k;
-        let var = per_match.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (k - 1.0).max(1.0);
-        let half = 1.96 * (var / k).sqrt();
-        let budget = if oracle {
-            "oracle".to_string()
+        let (mean, half) = mean_ci(&per_match);
+        let (pmean, phalf) = mean_ci(&paired);
+        let budget = if oracle || control {
+            mode.to_string()
         } else {
             playouts.to_string()
         };
         println!(
-            "| {r} | {n} | {budget} | {deals} | {m} | {mean:+.3} | [{:+.3}, {:+.3}] | {:.2} | {:.2} |",
+            "| {r} | {n} | {budget} | {deals} | {m} | {mean:+.3} | [{:+.3}, {:+.3}] | {pmean:+.3} | [{:+.3}, {:+.3}] | {:.2} | {:.2} |",
             mean - half,
             mean + half,
+            pmean - phalf,
+            pmean + phalf,
             1000.0 * search_time / decisions.max(1) as f64,
             cpu_ns as f64 / 1e6 / decisions.max(1) as f64
         );
