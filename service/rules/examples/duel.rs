@@ -194,8 +194,7 @@ fn main() {
             // The duplicate of this match: the same decks (a deal's deck depends only on the
             // seed and the deal's index) and the same heuristic seats, with `heuristic` in the
             // searcher's seat; `heuristic` is a pure function of the view.
-            let Some(base) = play_match(r, n, &seed, &[Policy::Heuristic], searcher, false)
-            else {
+            let Some(base) = play_match(r, n, &seed, &[Policy::Heuristic], searcher, false) else {
                 return;
             };
             deals += got.deals;

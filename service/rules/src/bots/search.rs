@@ -29,6 +29,7 @@ use crate::action::Action;
 use crate::config::Config;
 use crate::determinize::{Determinizer, Seen};
 use crate::game::Game;
+use crate::ruleset::RulesetId;
 use crate::view::{View, Viewer};
 
 use super::heuristic_action;
@@ -88,6 +89,7 @@ pub fn search_action_within(
         return heuristic_action(view);
     };
     let now = view.seat_states.get(me.index()).map_or(0, |s| s.balance);
+    let carried_counts = view.ruleset == RulesetId::Beast;
     let samples = (budget.playouts / legal.len() as u32).max(1);
     let out_of_time = || budget.until.is_some_and(|t| Instant::now() >= t);
     let mut totals = vec![0i64; legal.len()];
@@ -113,8 +115,7 @@ pub fn search_action_within(
                 continue;
             }
             heuristic_playout(&mut g, view.deal);
-            let after = g.settled_balances().get(me.index()).copied().unwrap_or(now);
-            this[i] = after - now;
+            this[i] = score(&g, me, now, carried_counts);
         }
         for (t, x) in totals.iter_mut().zip(&this) {
             *t += x;
@@ -130,6 +131,26 @@ pub fn search_action_within(
     match legal.iter().position(|&a| a == h) {
         Some(i) if totals[i] == best => h,
         _ => legal[totals.iter().position(|&t| t == best).unwrap_or(0)],
+    }
+}
+
+/// A playout's worth to seat `me`, whose balance was `now`: its jetons won or lost at the
+/// settlement, times the seat count. With `carried_counts`, what the settlement left on the
+/// table is counted too at an equal share for every seat: in Beast a tie for most tricks
+/// carries the Play heap to the next deal (BS6), which is not worth nothing, as an opponent
+/// taking it would be, but about `1/n` of it to each seat alike (and at the match's end what
+/// is left is shared out evenly, 0.4 item 17). The King and Triolet heaps carried by a sample
+/// are the same whatever the seat plays, so they shift every action's score alike.
+fn score(g: &Game, me: crate::Seat, now: i64, carried_counts: bool) -> i64 {
+    let settled = g.settled_balances();
+    let n = settled.len() as i64;
+    let mine = (settled.get(me.index()).copied().unwrap_or(now) - now) * n;
+    if carried_counts {
+        // Balances and what is on the table sum to zero (11.4), and the next deal's antes are
+        // not in `settled_balances`: what the settlement left on the table is minus their sum.
+        mine - settled.iter().sum::<i64>()
+    } else {
+        mine
     }
 }
 
@@ -180,6 +201,55 @@ mod tests {
             }
             game.apply(s, view.legal_actions[0]).unwrap();
         }
+    }
+
+    /// Beast: a deal that ties for most tricks leaves the Play heap on the table, and the
+    /// score counts it at an equal share for every seat (times the seat count: in full).
+    #[test]
+    fn a_beast_tie_for_most_tricks_is_worth_a_share_of_the_play_heap() {
+        use crate::event::{DealResult, PublicEvent};
+        let mut ties = 0;
+        for k in 0..40u8 {
+            let config = Config::defaults(RulesetId::Beast, 4);
+            let setup = Setup {
+                ruleset: RulesetId::Beast,
+                config,
+                seats: 4,
+                first_dealer: Seat(0),
+                decks: Decks::Seed(Seed([k; 32])),
+            };
+            let (mut game, _) = Game::new(setup).unwrap();
+            let now = game.balances().to_vec();
+            let play_heap = game.pools().heaps[1];
+            let mut result = None;
+            while game.deal_index() == 0 {
+                let s = game.to_act().unwrap();
+                let a = heuristic_action(&game.view(Viewer::Seat(s)));
+                for e in game.apply(s, a).unwrap() {
+                    if let PublicEvent::DealSettled(st) = e.public {
+                        result = Some(st.result);
+                    }
+                }
+            }
+            let Some(DealResult::Heaps { play, .. }) = result else {
+                panic!("no Beast settlement");
+            };
+            let settled = game.settled_balances().to_vec();
+            let left: i64 = -settled.iter().sum::<i64>();
+            for s in 0..4u8 {
+                let gain = settled[s as usize] - now[s as usize];
+                let seat = Seat(s);
+                assert_eq!(score(&game, seat, now[s as usize], false), 4 * gain);
+                assert_eq!(score(&game, seat, now[s as usize], true), 4 * gain + left);
+            }
+            if play.is_none() {
+                ties += 1;
+                assert!(left >= play_heap, "the tied Play heap stays on the table");
+            } else {
+                assert!(left <= game.pools().on_table());
+            }
+        }
+        assert!(ties > 0, "some of 40 deals tie for most tricks");
     }
 
     #[test]
