@@ -2,7 +2,8 @@
 //!
 //! Samples are drawn by [`crate::determinize::Determinizer`]; on each, every legal action is
 //! tried and the deal played out to its settlement, and the action with the best mean jetons
-//! for the seat (its balance at the settlement minus its balance now) is chosen. Trying every
+//! for the seat (its balance at the settlement minus its balance now; in Beast plus an equal
+//! share of what the settlement leaves on the table, see `score`) is chosen. Trying every
 //! action on the same sample compares them on the same hidden cards, which removes most of the
 //! sampling noise from the comparison.
 //!
