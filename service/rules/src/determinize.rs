@@ -504,7 +504,7 @@ impl Determinizer {
                 break;
             }
             let mut masks = self.forbidden;
-            let found = self.try_once(&mut rng, k % hypotheses == 1, Some(&mut masks), None);
+            let found = self.try_once(&mut rng, k % hypotheses == 1, Some(&mut masks));
             if masks != self.forbidden {
                 self.forbidden = masks;
                 self.rebuild_dealer();
@@ -745,63 +745,11 @@ impl Determinizer {
             return Err(DeterminizeError::Unreconciled(0));
         }
         for k in 0..MAX_TRIES {
-            if let Some(g) = self.try_once(rng, k % hypotheses == 1, None, None) {
+            if let Some(g) = self.try_once(rng, k % hypotheses == 1, None) {
                 return Ok((g, k + 1));
             }
         }
         Err(DeterminizeError::Unreconciled(MAX_TRIES))
-    }
-
-    /// `sample`, preferring deals on which `model` explains the other seats' plays: of up to
-    /// `tries` consistent deals, the first on which every card another seat played this deal
-    /// is the one `model` would have played from that seat's view of the deal, else the one
-    /// with the fewest such misses. Uniform sampling treats every consistent deal as equally
-    /// likely, but opponents who play by a known policy make some far likelier than others
-    /// (a seat that threw a low card had no cheap winner); this is the rejection-sampling form
-    /// of weighting each deal by its likelihood under the model, with a bounded number of
-    /// draws. Returns the deal and the draws it took.
-    pub fn sample_modelled(
-        &self,
-        rng: &mut impl RngCore,
-        model: fn(&View) -> Action,
-        tries: u32,
-    ) -> Result<(Game, u32), DeterminizeError> {
-        let hypotheses = 1 + u32::from(self.hidden_challenger.is_some());
-        if self.dealer.impossible() {
-            return Err(DeterminizeError::Unreconciled(0));
-        }
-        let mut best: Option<(Game, u32)> = None;
-        let mut draws = 0;
-        let mut k = 0;
-        while k < MAX_TRIES && draws < tries.max(1) {
-            let limit = best.as_ref().map_or(u32::MAX, |(_, m)| m.saturating_sub(1));
-            let mut check = ModelCheck {
-                model,
-                misses: 0,
-                limit,
-            };
-            let before = check.misses;
-            let found = self.try_once(rng, k % hypotheses == 1, None, Some(&mut check));
-            k += 1;
-            match found {
-                Some(g) => {
-                    draws += 1;
-                    if check.misses == 0 {
-                        return Ok((g, draws));
-                    }
-                    best = Some((g, check.misses));
-                }
-                // Cut short for missing more than the best so far: a consistent draw all the
-                // same (an inconsistent one is refused before the model has missed too often).
-                None if check.misses > before && check.misses > limit => draws += 1,
-                None => {}
-            }
-        }
-        match best {
-            Some((g, _)) => Ok((g, draws)),
-            None if draws > 0 => self.sample(rng).map(|g| (g, draws + 1)),
-            None => Err(DeterminizeError::Unreconciled(MAX_TRIES)),
-        }
     }
 
     /// One proposal, replayed and checked; None if it does not agree with the view.
@@ -812,7 +760,6 @@ impl Determinizer {
         rng: &mut impl RngCore,
         challenger: bool,
         probe: Option<&mut [CardSet; MAX_SEATS]>,
-        model: Option<&mut ModelCheck>,
     ) -> Option<Game> {
         let n = self.view.seats as usize;
         let me = self.me.index();
@@ -1018,7 +965,7 @@ impl Determinizer {
 
         let mut g = self.template.clone();
         g.play_deck(deck).ok()?;
-        self.replay(&mut g, &h, challenger, probe, model)?;
+        self.replay(&mut g, &h, challenger, probe)?;
         g.restore_carried(&self.view);
         (g.view(Viewer::Seat(self.me)) == self.view).then_some(g)
     }
@@ -1031,7 +978,6 @@ impl Determinizer {
         h: &Hidden,
         challenger: bool,
         mut probe: Option<&mut [CardSet; MAX_SEATS]>,
-        mut model: Option<&mut ModelCheck>,
     ) -> Option<()> {
         // Only a probe asks the engine, so only a probe allocates.
         let mut buf = Vec::new();
@@ -1109,27 +1055,10 @@ impl Determinizer {
                     }
                 }
             }
-            if let (Some(m), Phase::Trick { .. }) = (model.as_deref_mut(), g.phase())
-                && seat != self.me
-                && (m.model)(&g.view(Viewer::Seat(seat))) != action
-            {
-                m.misses += 1;
-                if m.misses > m.limit {
-                    return None;
-                }
-            }
             g.play(seat, action).ok()?;
         }
         (bids.next().is_none() && plays.next().is_none()).then_some(())
     }
-}
-
-/// A policy the other seats are taken to follow, and how often a replay found them not
-/// following it (`Determinizer::sample_modelled`); the replay gives up past `limit` misses.
-struct ModelCheck {
-    model: fn(&View) -> Action,
-    misses: u32,
-    limit: u32,
 }
 
 /// Samples one deal for the seat whose view this is (see [`Determinizer`]; build one to draw

@@ -91,8 +91,6 @@ pub fn search_action_within(
     };
     let now = view.seat_states.get(me.index()).map_or(0, |s| s.balance);
     let carried_counts = view.ruleset == RulesetId::Beast;
-    // Experiment: BETE_MODEL_TRIES=T samples deals that explain the others' plays as heuristic.
-    let modelled = view.ruleset == RulesetId::Beast && model_tries() > 0;
     let samples = (budget.playouts / legal.len() as u32).max(1);
     let out_of_time = || budget.until.is_some_and(|t| Instant::now() >= t);
     let mut totals = vec![0i64; legal.len()];
@@ -102,13 +100,7 @@ pub fn search_action_within(
         if out_of_time() {
             break;
         }
-        let drawn = if modelled {
-            d.sample_modelled(rng, heuristic_action, model_tries())
-                .map(|(g, _)| g)
-        } else {
-            d.sample(rng)
-        };
-        let Ok(sample) = drawn else {
+        let Ok(sample) = d.sample(rng) else {
             return heuristic_action(view);
         };
         for (i, &a) in legal.iter().enumerate() {
@@ -141,13 +133,6 @@ pub fn search_action_within(
         Some(i) if totals[i] == best => h,
         _ => legal[totals.iter().position(|&t| t == best).unwrap_or(0)],
     }
-}
-
-fn model_tries() -> u32 {
-    std::env::var("BETE_MODEL_TRIES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0)
 }
 
 /// A playout's worth to seat `me`, whose balance was `now`: its jetons won or lost at the
