@@ -12,7 +12,7 @@
 //! Two estimates of the same margin are printed. The plain one is the search seat's mean per
 //! deal over the matches. The paired one (duplicate bridge's design, common random numbers)
 //! plays every match a second time with `heuristic` in the search seat, every deck and every
-//! other seat the same, and averages the difference of the two seat's results per deal: the
+//! other seat the same, and averages the difference of that seat's two results per deal: the
 //! luck of the deal (the cards, the King, the Triolet) is in both and cancels, so its interval
 //! is narrower. `heuristic` in the search seat (the third command) must give exactly 0 paired.
 //!
