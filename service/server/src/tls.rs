@@ -473,8 +473,16 @@ pub fn server_config(
         None => builder.with_no_client_auth(),
         Some(ca) => builder.with_client_cert_verifier(ca),
     };
+    let client_ca = certs.client_ca().is_some();
     let mut config = builder.with_cert_resolver(certs);
     config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
+    if client_ca {
+        // A resumed session keeps the client certificate it was made with, unchecked: a farm
+        // whose CA a reload removed could go on resuming (and keep its exemptions). With a
+        // client CA every handshake is full, so each new connection faces the CA in use.
+        config.session_storage = Arc::new(rustls::server::NoServerSessionStorage {});
+        config.send_tls13_tickets = 0;
+    }
     Ok(Arc::new(config))
 }
 

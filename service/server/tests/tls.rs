@@ -502,6 +502,83 @@ async fn the_client_ca_is_reloaded_without_a_restart() {
     srv.stop().await;
 }
 
+/// Whether the server takes an HTTP/2 connection over TLS made with `config` (which a test
+/// shares between connections, so the second may resume the first's session): the preface is
+/// answered with the server's SETTINGS, which also brings the client any session tickets.
+async fn h2_answered(addr: SocketAddr, config: Arc<rustls::ClientConfig>) -> bool {
+    let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let Ok(mut tls) = tokio_rustls::TlsConnector::from(config)
+        .connect(ServerName::try_from("localhost").unwrap(), tcp)
+        .await
+    else {
+        return false;
+    };
+    // A preface and an empty SETTINGS frame.
+    let mut hello = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+    hello.extend_from_slice(&[0, 0, 0, 4, 0, 0, 0, 0, 0]);
+    if tls.write_all(&hello).await.is_err() {
+        return false;
+    }
+    let mut buf = [0u8; 9];
+    let read = tokio::time::timeout(Duration::from_secs(5), tls.read_exact(&mut buf)).await;
+    matches!(read, Ok(Ok(_))) && buf[3] == 4
+}
+
+/// With a client CA, sessions are not resumed: a resumed session would keep the client
+/// certificate it was made with, unchecked, so a farm whose CA a reload removed could go on
+/// resuming its way past the CA in use.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_removed_client_ca_cannot_be_resumed_past() {
+    let (data, certs) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let ca = Ca::new("bete test CA");
+    let (old_farms, new_farms) = (Ca::new("old farms CA"), Ca::new("new farms CA"));
+    let (old_farm, new_farm) = (old_farms.client("old farm"), new_farms.client("new farm"));
+    let client_ca = certs.path().join("farms.pem");
+    std::fs::write(&client_ca, &old_farms.pem).unwrap();
+    let srv = tls_server(data.path(), certs.path(), &ca.server(1, "bete"), |c| {
+        let tls = c.tls.as_mut().unwrap();
+        tls.client_ca = Some(client_ca.clone());
+        tls.client_auth = ClientAuth::Required;
+    })
+    .await;
+    let mut roots = rustls::RootCertStore::empty();
+    roots.add(der_of(&ca.pem)).unwrap();
+    let key = {
+        use rustls::pki_types::pem::PemObject;
+        rustls::pki_types::PrivateKeyDer::from_pem_slice(old_farm.key.as_bytes()).unwrap()
+    };
+    // One config for both connections: its session cache would resume the first.
+    let config = Arc::new(
+        rustls::ClientConfig::builder_with_provider(bete_server::tls::provider())
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_root_certificates(roots)
+            .with_client_auth_cert(vec![old_farm.der.clone()], key)
+            .unwrap(),
+    );
+    assert!(
+        h2_answered(srv.addr, config.clone()).await,
+        "the old farm at first"
+    );
+    let tmp = client_ca.with_extension("tmp");
+    std::fs::write(&tmp, &new_farms.pem).unwrap();
+    std::fs::rename(&tmp, &client_ca).unwrap();
+    let mut rotated = false;
+    for i in 0..100 {
+        if served_with(srv.addr, &ca, &new_farm, &format!("new-{i}")).await {
+            rotated = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(rotated, "the new client CA was never used");
+    assert!(
+        !h2_answered(srv.addr, config).await,
+        "the old farm resumed its way past the new CA"
+    );
+    srv.stop().await;
+}
+
 /// Reads until the peer closes (or fails).
 async fn closed(s: &mut (impl tokio::io::AsyncRead + Unpin)) {
     let mut buf = [0u8; 256];
