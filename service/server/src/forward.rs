@@ -397,15 +397,20 @@ impl Api {
 
 /// What a merged WatchBot stream has sent per table, so a table heard from two nodes (while it
 /// moves) reaches the bot once: events and snapshots by seq, decisions by seq, `Seated` once
-/// per seat.
+/// per seat taken.
 #[derive(Debug, Default)]
 struct Seen {
     /// Per table, the seq of the last event or snapshot sent.
     last: HashMap<String, u64>,
     /// Per table, the seq of the last decision sent.
     decided: HashMap<String, u64>,
-    /// The seats announced: the node a table moves to announces it again.
+    /// The seats announced and not left since: the node a table moves to announces them
+    /// again, which is no news; a seat left (its SeatLeft sent) and taken again is.
     seated: HashSet<(String, u32)>,
+    /// Tables whose `Seated` was just sent as news (a join, or the stream's first word of the
+    /// table): the snapshot that follows starts the bot's picture of the table, and goes out
+    /// as it is rather than being caught up.
+    fresh: HashSet<String>,
 }
 
 impl Seen {
@@ -423,7 +428,13 @@ impl Seen {
                 }
                 return !stale;
             }
-            Kind::Seated(s) => return self.seated.insert((table.to_string(), s.seat)),
+            Kind::Seated(s) => {
+                let news = self.seated.insert((table.to_string(), s.seat));
+                if news {
+                    self.fresh.insert(table.to_string());
+                }
+                return news;
+            }
             Kind::Heartbeat(_) => return true,
             // A peer stream that was cut is opened again by the merge, from the seqs sent.
             Kind::Resync(_) => return false,
@@ -432,7 +443,26 @@ impl Seen {
             return false;
         }
         self.last.insert(table.to_string(), seq);
+        self.fresh.remove(table);
+        if let Kind::Event(pb::Event {
+            body: Some(pb::event::Body::SeatLeft(left)),
+            ..
+        }) = kind
+        {
+            self.seated.remove(&(table.to_string(), left.seat));
+        }
         true
+    }
+
+    /// For a snapshot of `table` at `seq`: the events to fetch in its place, as (the last seq
+    /// sent, the snapshot's), when the bot already follows the table (no `Seated` news just
+    /// before it) and it skips events that fit a resume.
+    fn behind(&self, table: &str, seq: u64) -> Option<(u64, u64)> {
+        if self.fresh.contains(table) {
+            return None;
+        }
+        let last = *self.last.get(table)?;
+        (seq > last && seq - last <= CATCH_UP_MAX).then_some((last, seq))
     }
 }
 
@@ -529,12 +559,7 @@ impl Merge {
             return self.send(frame).await;
         }
         let behind = match kind {
-            Kind::Snapshot(v) => self
-                .seen
-                .last
-                .get(&table)
-                .filter(|&&l| v.seq > l && v.seq - l <= CATCH_UP_MAX)
-                .map(|&l| (l, v.seq)),
+            Kind::Snapshot(v) => self.seen.behind(&table, v.seq),
             _ => None,
         };
         let holding = self.catching.contains_key(&table);
@@ -930,5 +955,70 @@ fn lost_or_ended(s: Status) -> Piped {
     match reason(&s).as_deref() {
         None | Some("TABLE_ELSEWHERE" | "SHUTTING_DOWN" | "STORE_UNAVAILABLE") => Piped::Lost,
         Some(_) => Piped::Ended(Some(s)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pb::watch_bot_response::Kind;
+
+    fn seated(seat: u32) -> Kind {
+        Kind::Seated(pb::Seated {
+            table_id: "t".into(),
+            seat,
+            table: None,
+        })
+    }
+
+    fn snapshot(seq: u64) -> Kind {
+        Kind::Snapshot(pb::SeatView {
+            seq,
+            ..Default::default()
+        })
+    }
+
+    fn event(seq: u64, body: Option<pb::event::Body>) -> Kind {
+        Kind::Event(pb::Event {
+            seq,
+            body,
+            ..Default::default()
+        })
+    }
+
+    /// A table's first words pass; the same seat announced again by a new owner does not, and
+    /// its snapshot past what was sent is caught up; a seat left and taken again is news, and
+    /// its snapshot goes out as it is.
+    #[test]
+    fn a_moved_table_is_caught_up_and_a_rejoined_one_starts_afresh() {
+        let mut seen = Seen::default();
+        assert!(seen.admit("t", &seated(0)));
+        assert_eq!(seen.behind("t", 5), None, "the first snapshot");
+        assert!(seen.admit("t", &snapshot(5)));
+        assert!(seen.admit("t", &event(6, None)));
+        assert!(seen.admit("t", &event(7, None)));
+        // The table moves: the new owner announces the seat again, with a snapshot at 9.
+        assert!(!seen.admit("t", &seated(0)), "no news");
+        assert_eq!(seen.behind("t", 9), Some((7, 9)));
+        assert_eq!(seen.behind("t", 7), None, "nothing skipped");
+        assert_eq!(
+            seen.behind("t", 7 + CATCH_UP_MAX + 1),
+            None,
+            "too many to resume"
+        );
+        // The bot leaves its seat and takes it again later.
+        let left = pb::event::Body::SeatLeft(pb::SeatLeft {
+            seat: 0,
+            bot_id: "b".into(),
+        });
+        assert!(seen.admit("t", &event(8, Some(left))));
+        assert!(seen.admit("t", &seated(0)), "a seat taken again is news");
+        assert_eq!(seen.behind("t", 12), None, "its snapshot starts afresh");
+        assert!(seen.admit("t", &snapshot(12)));
+        assert_eq!(
+            seen.behind("t", 14),
+            Some((12, 14)),
+            "and later moves catch up again"
+        );
     }
 }
