@@ -384,24 +384,22 @@ impl PgStore {
 
     /// Renew this node's lease. `Ok(false)`: the registration is gone (another process took
     /// the id after this node's lease lapsed): the node must stop.
-    /// The renewal also reads PostgreSQL's clock, which corrects this node's ([`crate::clock`]).
+    /// After renewing, reads PostgreSQL's clock, which corrects this node's ([`crate::clock`]).
     pub async fn renew(&self) -> Result<bool, StoreError> {
-        let before = crate::clock::system_ms();
-        let cluster_ms: Option<i64> = sqlx::query_scalar(
+        let done = sqlx::query(
             "UPDATE nodes SET lease_until = now() + $3 * interval '1 millisecond' \
-             WHERE id = $1 AND incarnation = $2 \
-             RETURNING (extract(epoch FROM clock_timestamp()) * 1000)::bigint",
+             WHERE id = $1 AND incarnation = $2",
         )
         .bind(&self.node.id)
         .bind(&*self.incarnation)
         .bind(self.node.lease_ttl.as_millis() as i64)
-        .fetch_optional(&self.pool)
+        .execute(&self.pool)
         .await
         .map_err(pg)?;
-        if let Some(ms) = cluster_ms {
-            crate::clock::observe(before, ms, crate::clock::system_ms());
+        if let Err(e) = read_clock(&self.pool).await {
+            tracing::debug!(error = %e, "cannot read PostgreSQL's clock");
         }
-        Ok(cluster_ms.is_some())
+        Ok(done.rows_affected() == 1)
     }
 
     /// Tables this node believes it holds that another node has claimed since (or that were
@@ -598,12 +596,15 @@ fn new_incarnation() -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Reads PostgreSQL's clock before the node serves, so its first deadlines are the cluster's.
+/// Reads PostgreSQL's clock (at start, so the node's first deadlines are the cluster's, and
+/// with each renewal). The connection is taken first and the statement commits nothing, so the
+/// round trip timed is the query's alone and the clock is read about its middle.
 async fn read_clock(pool: &PgPool) -> Result<(), StoreError> {
+    let mut conn = pool.acquire().await.map_err(pg)?;
     let before = crate::clock::system_ms();
     let ms: i64 =
         sqlx::query_scalar("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint")
-            .fetch_one(pool)
+            .fetch_one(&mut *conn)
             .await
             .map_err(pg)?;
     crate::clock::observe(before, ms, crate::clock::system_ms());
