@@ -36,9 +36,9 @@ pub fn token_hash(token: &str) -> String {
     hex(&Sha256::digest(token.as_bytes()))
 }
 
-/// Resolves `authorization: Bearer <token>` to a bot, with a cache of known tokens.
 /// How long a revoked token's signal is kept after the rotation: far longer than a stream takes
-/// from its token check to listening for the signal.
+/// from its token check to listening for the signal (streams take the signal right after the
+/// check).
 const REVOKED_KEPT: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// The revocation signals by token hash, pruned as they grow: without it every token that ever
@@ -85,6 +85,7 @@ impl Revocations {
     }
 }
 
+/// Resolves `authorization: Bearer <token>` to a bot, with a cache of known tokens.
 #[derive(Debug)]
 pub struct Auth {
     store: Arc<dyn Store>,

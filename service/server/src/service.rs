@@ -1021,6 +1021,8 @@ impl Api {
         let api = self;
         api.call("WatchBot", async {
             let bot = api.begin(&request).await?;
+            // Taken at once: a rotation while the bot's tables load still ends the stream.
+            let revoked = api.auth.revocation(&bot.token_hash);
             // A peer's stream (the tables this node plays, for the bot's stream on that peer):
             // counted there.
             let from_peer = api.forwarded_by(request.metadata()).is_some();
@@ -1090,7 +1092,7 @@ impl Api {
                     BotStream::ring_closed(&following);
                 })),
             )
-            .revocable(api.auth.revocation(&bot.token_hash));
+            .revocable(revoked);
             // The bot's tables that peers play come through their streams (forward.rs).
             Ok(match (&api.forward, from_peer) {
                 (Some(fw), false) => {
