@@ -127,9 +127,13 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     }
 
     let mut done = 0;
+    // One listener for the whole loop: a listener made anew each turn misses a Ctrl-C that
+    // arrives while a notice is handled (the process has a handler, so it would not even die).
+    let ctrl_c = tokio::signal::ctrl_c();
+    tokio::pin!(ctrl_c);
     loop {
         tokio::select! {
-            _ = tokio::signal::ctrl_c() => {
+            _ = &mut ctrl_c => {
                 eprintln!("stopping (Ctrl-C)");
                 cancel.cancel();
                 break;

@@ -81,9 +81,13 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
     let mut seated = 0usize;
     let mut done = 0usize;
     let mut left = false;
+    // One listener for the whole loop: a listener made anew each turn misses a Ctrl-C that
+    // arrives while a notice is handled (the process has a handler, so it would not even die).
+    let ctrl_c = tokio::signal::ctrl_c();
+    tokio::pin!(ctrl_c);
     loop {
         tokio::select! {
-            _ = tokio::signal::ctrl_c() => {
+            _ = &mut ctrl_c => {
                 eprintln!("stopping (Ctrl-C)");
                 cancel.cancel();
                 break;
