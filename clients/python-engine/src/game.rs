@@ -1,13 +1,13 @@
 //! `bete_engine.Game`: a match driven action by action, as the server drives it.
 
 use bete_rules::record::{Record, Report};
-use bete_rules::{Decks, Game, Phase, Seat, Setup, Viewer};
+use bete_rules::{Action, CardSet, Decks, Game, Phase, Seat, Setup, Viewer};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use rand_chacha::ChaCha8Rng;
-use rand_chacha::rand_core::SeedableRng as _;
+use rand_chacha::rand_core::{RngCore as _, SeedableRng as _};
 
-use crate::{convert, errors};
+use crate::{convert, encode, errors};
 
 /// A match of one ruleset: its deals, every pool carried between them and the ledger.
 #[pyclass(name = "Game", module = "bete_engine")]
@@ -19,6 +19,19 @@ pub struct PyGame {
 impl PyGame {
     fn seat(&self, n: i64) -> PyResult<Seat> {
         convert::seat(n, self.game.seats())
+    }
+
+    /// The seat's hand, when its legal actions need it to be named by id (an exchange).
+    fn hand_for(&self, seat: Seat, legal: &[Action]) -> CardSet {
+        if encode::needs_hand(legal) {
+            self.game.view(Viewer::Seat(seat)).hand.unwrap_or_default()
+        } else {
+            CardSet::default()
+        }
+    }
+
+    fn hand_of(&self, seat: Seat) -> CardSet {
+        self.game.view(Viewer::Seat(seat)).hand.unwrap_or_default()
     }
 }
 
@@ -219,6 +232,128 @@ impl PyGame {
         } else {
             record.to_json()
         })
+    }
+
+    /// The ids of the seat's legal actions (the fixed encoding of docs/research.md), ascending;
+    /// empty when it is not the seat's turn.
+    fn legal_action_ids(&self, seat: i64) -> PyResult<Vec<usize>> {
+        let seat = self.seat(seat)?;
+        let legal = self.game.legal_actions(seat);
+        Ok(encode::ids(&legal, self.hand_for(seat, &legal)))
+    }
+
+    /// The seat's legal actions as a mask over every id: `NUM_ACTIONS` bytes of 0 or 1
+    /// (`numpy.frombuffer(m, numpy.int8)`).
+    fn action_mask<'py>(&self, py: Python<'py>, seat: i64) -> PyResult<Bound<'py, PyBytes>> {
+        let mut mask = vec![0u8; encode::ACTIONS];
+        for id in self.legal_action_ids(seat)? {
+            mask[id] = 1;
+        }
+        Ok(PyBytes::new(py, &mask))
+    }
+
+    /// Plays the action with id `action_id` for `seat`. Raises IllegalActionError naming the id,
+    /// its action and why, leaving the match unchanged, when it is not legal now.
+    fn apply_id(&mut self, seat: i64, action_id: i64) -> PyResult<()> {
+        let seat = self.seat(seat)?;
+        let legal = self.game.legal_actions(seat);
+        let action = usize::try_from(action_id)
+            .ok()
+            .and_then(|id| encode::action_of(id, self.hand_for(seat, &legal)));
+        match action {
+            Some(a) if legal.contains(&a) => self.game.play(seat, a).map_err(errors::illegal),
+            Some(a) => {
+                // The engine's own reason (not your turn, the match is over, …) when it has
+                // one; else the legal actions.
+                let why = self.game.playout().play(seat, a).err();
+                Err(errors::illegal(encode::refuse(
+                    action_id,
+                    Some(a),
+                    &legal,
+                    why,
+                )))
+            }
+            None => Err(errors::illegal(encode::refuse(
+                action_id, None, &legal, None,
+            ))),
+        }
+    }
+
+    /// The action (11.3 text) that id `action_id` stands for from `seat` now (an exchange names
+    /// positions in the seat's hand). Raises IllegalActionError for an id naming none.
+    fn action_text(&self, seat: i64, action_id: i64) -> PyResult<String> {
+        let seat = self.seat(seat)?;
+        usize::try_from(action_id)
+            .ok()
+            .and_then(|id| encode::action_of(id, self.hand_of(seat)))
+            .map(|a| a.to_string())
+            .ok_or_else(|| errors::illegal(encode::refuse(action_id, None, &[], None)))
+    }
+
+    /// The id of an action (11.3 text) from `seat` now.
+    fn action_id(&self, seat: i64, action: &str) -> PyResult<usize> {
+        let seat = self.seat(seat)?;
+        let a = convert::action(action)?;
+        encode::action_id(a, self.hand_of(seat))
+            .ok_or_else(|| errors::illegal(format!("{a} has no id for seat {seat}'s hand")))
+    }
+
+    /// The seat's observation tensor (docs/research.md), `OBSERVATION_SIZE` little-endian f32
+    /// (`numpy.frombuffer(t, numpy.float32)`), built from its view alone.
+    fn observation<'py>(&self, py: Python<'py>, seat: i64) -> PyResult<Bound<'py, PyBytes>> {
+        let seat = self.seat(seat)?;
+        Ok(encode::tensor_bytes(
+            py,
+            &self.game.view(Viewer::Seat(seat)),
+        ))
+    }
+
+    /// Plays up to `steps` uniformly random legal actions (the loop in Rust; a deck is never
+    /// awaited, so a match without a seed stops at its first deal); returns how many were played.
+    fn play_random(&mut self, py: Python<'_>, steps: u64, seed: u64) -> u64 {
+        let game = &mut self.game;
+        py.allow_threads(|| {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let mut legal = Vec::new();
+            let mut done = 0;
+            while done < steps {
+                let Some(seat) = game.to_act() else { break };
+                game.legal_actions_into(seat, &mut legal);
+                let Some(&a) = legal.get(rng.next_u32() as usize % legal.len().max(1)) else {
+                    break;
+                };
+                if game.play(seat, a).is_err() {
+                    break;
+                }
+                done += 1;
+            }
+            done
+        })
+    }
+
+    /// The seat's hand (11.2 codes, canonical order), as its view shows it.
+    fn hand(&self, seat: i64) -> PyResult<Vec<String>> {
+        let seat = self.seat(seat)?;
+        Ok(self.hand_of(seat).iter().map(|c| c.to_string()).collect())
+    }
+
+    /// The seat's whole view as one line of text (the engine's `View`, everything the seat may
+    /// know and nothing else): the research environments' observation string.
+    fn view_text(&self, seat: i64) -> PyResult<String> {
+        let seat = self.seat(seat)?;
+        Ok(format!("{:?}", self.game.view(Viewer::Seat(seat))))
+    }
+
+    /// An exact copy, record included (`copy.copy`).
+    fn __copy__(&self) -> PyGame {
+        PyGame {
+            game: self.game.clone(),
+        }
+    }
+
+    /// An exact copy, record included (`copy.deepcopy`: OpenSpiel clones states this way).
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> PyGame {
+        self.__copy__()
     }
 
     fn __repr__(&self) -> String {

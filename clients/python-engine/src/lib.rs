@@ -9,9 +9,11 @@
 use pyo3::prelude::*;
 
 mod convert;
+mod encode;
 mod errors;
 mod game;
 mod record;
+mod research;
 mod search;
 mod seen;
 
@@ -27,6 +29,8 @@ fn bete_engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
             .collect::<Vec<_>>(),
     )?;
     m.add("MAX_PLAYOUTS", search::MAX_PLAYOUTS)?;
+    m.add("NUM_ACTIONS", encode::ACTIONS)?;
+    m.add("OBSERVATION_SIZE", encode::OBS_LEN)?;
     errors::add(m)?;
     m.add_class::<game::PyGame>()?;
     m.add_class::<record::PyRecord>()?;
@@ -35,5 +39,8 @@ fn bete_engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(record::deck_order, m)?)?;
     m.add_function(wrap_pyfunction!(record::default_config, m)?)?;
     m.add_function(wrap_pyfunction!(search::playouts, m)?)?;
+    m.add_function(wrap_pyfunction!(research::observation_of, m)?)?;
+    m.add_function(wrap_pyfunction!(research::legal_action_ids_of, m)?)?;
+    m.add_function(wrap_pyfunction!(research::action_of, m)?)?;
     Ok(())
 }
