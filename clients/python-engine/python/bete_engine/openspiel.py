@@ -34,8 +34,9 @@ _SEAT_RANGE = {
     "lanterlui": (3, 7), "bester-bube": (3, 6), "mouche": (3, 6), "mistigri": (3, 6),
     "loo": (3, 10), "rams": (3, 5),
 }
-# A bound on jetons won or lost over a match (pyspiel wants one; matches stay far inside).
-_UTILITY_BOUND = 1_000_000.0
+# The bound on jetons won or lost over a match: the engine's ledger is 64-bit (a Lanterlui pot
+# that doubles with every bête reaches 10^14 jetons in a long random match).
+_UTILITY_BOUND = float(2**63)
 
 
 def game_name(ruleset: str) -> str:
@@ -80,11 +81,17 @@ class BeteGame(pyspiel.Game):
 
     def __init__(self, params: Optional[dict[str, Any]] = None) -> None:
         params = dict(params or {})
-        players = int(params.pop("players", DEFAULT_PLAYERS))
-        spec_defaults = default_config(self.ruleset, DEFAULT_PLAYERS)
-        # Keys left at their spec default take the seat count's own default.
-        config = {k: v for k, v in params.items() if spec_defaults.get(k) != v}
-        probe = Game(self.ruleset, players, seed="00" * 32, config=config or None)
+        try:
+            players = int(params.pop("players", DEFAULT_PLAYERS))
+            spec_defaults = default_config(self.ruleset, DEFAULT_PLAYERS)
+            # Keys left at their spec default take the seat count's own default.
+            config = {k: v for k, v in params.items() if spec_defaults.get(k) != v}
+            probe = Game(self.ruleset, players, seed="00" * 32, config=config or None)
+        except Exception:
+            # pybind11 needs its base built even when the game is refused: an object without it
+            # crashes the interpreter when a traceback shows it.
+            super().__init__(_game_type(self.ruleset), pyspiel.GameInfo(NUM_ACTIONS, 52, 3, -1.0, 1.0, 0.0, 1), {})
+            raise
         self.players = players
         self.config = config
         self.pack = sorted(_card_id(c) for c in deck_order("00" * 32, 0, self.ruleset, players, config or None))
