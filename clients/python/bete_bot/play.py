@@ -152,6 +152,11 @@ def _parse_args(argv: Optional[Sequence[str]], with_bot_choice: bool) -> argpars
     )
     if with_bot_choice:
         p.add_argument("--bot", default="rule_aware", choices=sorted(BOTS))
+        p.add_argument(
+            "--policy",
+            metavar="MODULE:FUNCTION",
+            help="play this callable from the view to an action (an action id, its text or an Action) instead of --bot",
+        )
     p.add_argument("--house-bots", default="heuristic", help="heuristic, random, search or search:<ms>")
     p.add_argument("--join", action="append", default=[], metavar="TABLE_ID", help="join this table instead")
     p.add_argument("--name", help="bot name to register (default: the bot's name)")
@@ -167,6 +172,14 @@ def main(bot: Optional[Bot] = None, argv: Optional[Sequence[str]] = None) -> int
     """Command-line entry: ``main(MyBot())`` in a script, or ``python -m bete_bot``."""
     args = _parse_args(argv, with_bot_choice=bot is None)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s")
+    if bot is None and getattr(args, "policy", None):
+        from .policy import PolicyBot, PolicyError, load_policy
+
+        try:
+            bot = PolicyBot(load_policy(args.policy), name=args.name or "py-policy")
+        except PolicyError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
     if bot is None:
         bot = BOTS[args.bot]()
     # The TLS flags become the BETE_TLS* variables of this process, which every connection of
