@@ -161,10 +161,12 @@ def test_bad_input_raises_the_engines_errors():
 def test_the_type_stubs_match_the_module(tmp_path):
     """bete_engine.pyi (what IDEs show bot authors) names every class, method, parameter and
     default the built module has, and nothing it lacks (mypy's stubtest on the installed wheel,
-    whose stub run-tests.sh has just packed from clients/python-engine/bete_engine.pyi)."""
+    whose stub run-tests.sh has just packed from clients/python-engine/python/bete_engine/__init__.pyi)."""
     allowlist = REPO / "clients" / "python-engine" / "stubtest-allowlist.txt"
+    config = REPO / "clients" / "python-engine" / "stubtest-mypy.ini"
     run = subprocess.run(
-        [sys.executable, "-m", "mypy.stubtest", "bete_engine", "--allowlist", str(allowlist)],
+        [sys.executable, "-m", "mypy.stubtest", "bete_engine", "--allowlist", str(allowlist),
+         "--mypy-config-file", str(config)],
         capture_output=True, text=True, timeout=300, cwd=tmp_path,
     )
     assert run.returncode == 0, run.stdout + run.stderr

@@ -11,7 +11,8 @@ from typing import Any, Iterable, Mapping, Optional, Protocol, Union, final
 __all__ = [
     "RULES_VERSION", "RULESETS", "MAX_PLAYOUTS", "EngineError", "ConfigError", "IllegalActionError",
     "BadRecordError", "BadViewError", "UnreconciledViewError", "Game", "Record", "Determinizer",
-    "replay", "deck_order", "default_config", "playouts",
+    "replay", "deck_order", "default_config", "playouts", "NUM_ACTIONS", "OBSERVATION_SIZE",
+    "observation_of", "legal_action_ids_of", "action_of",
 ]
 
 RULES_VERSION: int
@@ -20,6 +21,10 @@ RULESETS: list[str]
 """Every ruleset id: "bete", "bete-ace-high", "beast", "beste-boer", ..."""
 MAX_PLAYOUTS: int
 """The most playouts one call may run."""
+NUM_ACTIONS: int
+"""The number of action ids of the research encoding (docs/research.md): 196."""
+OBSERVATION_SIZE: int
+"""The length of the observation tensor (docs/research.md)."""
 
 class _Message(Protocol):
     def SerializeToString(self) -> bytes: ...
@@ -117,6 +122,32 @@ class Game:
         """`report()` as the exact line of JSON `bete replay` prints."""
     def record_json(self, pretty: bool = False) -> str:
         """The match's record (bete-record/1). Raises BadRecordError for a copy()."""
+    def legal_action_ids(self, seat: int) -> list[int]:
+        """The ids of the seat's legal actions (docs/research.md), ascending; empty when it is
+        not its turn."""
+    def action_mask(self, seat: int) -> bytes:
+        """NUM_ACTIONS bytes, 1 for each legal id (`numpy.frombuffer(m, numpy.int8)`)."""
+    def apply_id(self, seat: int, action_id: int) -> None:
+        """Plays the action with this id. Raises IllegalActionError naming the id, its action
+        and why (the match is then unchanged)."""
+    def action_text(self, seat: int, action_id: int) -> str:
+        """The action (11.3 text) an id stands for from `seat` now."""
+    def action_id(self, seat: int, action: str) -> int:
+        """The id of an action (11.3 text) from `seat` now."""
+    def observation(self, seat: int) -> bytes:
+        """The seat's observation tensor from its view alone: OBSERVATION_SIZE little-endian
+        float32 (`numpy.frombuffer(t, numpy.float32)`)."""
+    def play_random(self, steps: int, seed: int) -> int:
+        """Plays up to `steps` uniformly random legal actions (the loop in Rust), stopping
+        when no seat is to act; returns how many were played."""
+    def hand(self, seat: int) -> list[str]:
+        """The seat's hand, as its view shows it."""
+    def view_text(self, seat: int) -> str:
+        """The seat's whole view as one line of text (the OpenSpiel observation string)."""
+    def __copy__(self) -> "Game":
+        """An exact copy, record included."""
+    def __deepcopy__(self, memo: Any) -> "Game":
+        """An exact copy, record included."""
 
 @final
 class Record:
@@ -196,3 +227,14 @@ def deck_order(
 
 def default_config(ruleset: str, seats: int) -> dict[str, Any]:
     """The full effective default config of a ruleset at a table of `seats`."""
+
+def observation_of(view: _SeatViewLike) -> bytes:
+    """The observation tensor of a SeatView (OBSERVATION_SIZE little-endian float32): the same
+    as `Game.observation` for that seat, from the view alone."""
+
+def legal_action_ids_of(view: _SeatViewLike) -> list[int]:
+    """The ids of a SeatView's legal actions, ascending."""
+
+def action_of(view: _SeatViewLike, action_id: int) -> str:
+    """The action (11.3 text) an id stands for in a SeatView; IllegalActionError unless it is
+    one of the view's legal actions."""

@@ -156,7 +156,7 @@ class BeteState(pyspiel.State):
                 for p in range(self.game_.seats):
                     self.seen[p].append(f"deal {deal} hand {' '.join(self.game_.hand(p))}")
             return
-        seat = self.game_.to_act
+        seat = self.current_player()
         text = self.game_.action_text(seat, action)
         # IllegalActionError, the match unchanged, for an id not legal now.
         self.game_.apply_id(seat, action)

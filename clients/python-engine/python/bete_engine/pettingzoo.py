@@ -34,6 +34,7 @@ from . import NUM_ACTIONS, OBSERVATION_SIZE, Game
 __all__ = ["env", "raw_env", "match_seed"]
 
 REWARD_MODES = ("deal", "match")
+RENDER_MODES = ("ansi",)
 
 
 def match_seed(seed: int) -> str:
@@ -53,7 +54,7 @@ class raw_env(AECEnv):
     for an unknown ruleset, seat count or config key, ValueError for an unknown reward or
     render mode."""
 
-    metadata = {"render_modes": ["ansi"], "name": "bete_v0", "is_parallelizable": False}
+    metadata = {"render_modes": list(RENDER_MODES), "name": "bete_v0", "is_parallelizable": False}
 
     def __init__(
         self,
@@ -64,7 +65,7 @@ class raw_env(AECEnv):
         **config: Any,
     ) -> None:
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+        if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode {render_mode!r}: only 'ansi' or None")
         if reward not in REWARD_MODES:
             raise ValueError(f"reward {reward!r}: 'deal' (at each settlement) or 'match' (at the end)")
@@ -78,7 +79,7 @@ class raw_env(AECEnv):
         self.render_mode = render_mode
         self.reward_mode = reward
         self.possible_agents = [f"seat_{s}" for s in range(seats)]
-        self.agents = []
+        self.agents: list[str] = []
         self._seeds: random.Random = random.Random()
         self.match_seed: Optional[str] = None
         self._obs_space = spaces.Dict(
@@ -107,7 +108,7 @@ class raw_env(AECEnv):
         self._cumulative_rewards = {a: 0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._settled = list(self._game.settled_balances)
         self.agent_selection = self._agent(self._game.to_act)
 
