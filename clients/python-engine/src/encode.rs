@@ -85,6 +85,11 @@ pub fn action_of(id: usize, hand: CardSet) -> Option<Action> {
     })
 }
 
+/// Whether an id is an exchange's (names positions in the hand).
+pub fn is_exchange(id: usize) -> bool {
+    (EXCHANGE_BASE..ACTIONS).contains(&id)
+}
+
 /// Whether an exchange needs the hand to be named by id (only then is a view built).
 pub fn needs_hand(actions: &[Action]) -> bool {
     actions.iter().any(|a| matches!(a, Action::Exchange(_)))

@@ -252,30 +252,27 @@ impl PyGame {
         Ok(PyBytes::new(py, &mask))
     }
 
-    /// Plays the action with id `action_id` for `seat`. Raises IllegalActionError naming the id,
-    /// its action and why, leaving the match unchanged, when it is not legal now.
-    fn apply_id(&mut self, seat: i64, action_id: i64) -> PyResult<()> {
+    /// Plays the action with id `action_id` for `seat` and returns its 11.3 text. Raises
+    /// IllegalActionError naming the id, its action and why, leaving the match unchanged, when
+    /// it is not legal now.
+    fn apply_id(&mut self, seat: i64, action_id: i64) -> PyResult<String> {
         let seat = self.seat(seat)?;
         let legal = self.game.legal_actions(seat);
         let action = usize::try_from(action_id)
             .ok()
             .and_then(|id| encode::action_of(id, self.hand_for(seat, &legal)));
         match action {
-            Some(a) if legal.contains(&a) => self.game.play(seat, a).map_err(errors::illegal),
+            Some(a) if legal.contains(&a) => {
+                self.game.play(seat, a).map_err(errors::illegal)?;
+                Ok(a.text())
+            }
             Some(a) => {
                 // The engine's own reason (not your turn, the match is over, …) when it has
                 // one; else the legal actions.
                 let why = self.game.playout().play(seat, a).err();
-                Err(errors::illegal(encode::refuse(
-                    action_id,
-                    Some(a),
-                    &legal,
-                    why,
-                )))
+                Err(errors::illegal(encode::refuse(action_id, Some(a), &legal, why)))
             }
-            None => Err(errors::illegal(encode::refuse(
-                action_id, None, &legal, None,
-            ))),
+            None => Err(errors::illegal(encode::refuse(action_id, None, &legal, None))),
         }
     }
 
@@ -285,7 +282,8 @@ impl PyGame {
         let seat = self.seat(seat)?;
         usize::try_from(action_id)
             .ok()
-            .and_then(|id| encode::action_of(id, self.hand_of(seat)))
+            // Only an exchange names cards by their place in the hand.
+            .and_then(|id| encode::action_of(id, if encode::is_exchange(id) { self.hand_of(seat) } else { CardSet::default() }))
             .map(|a| a.to_string())
             .ok_or_else(|| errors::illegal(encode::refuse(action_id, None, &[], None)))
     }

@@ -127,8 +127,8 @@ class Game:
         not its turn."""
     def action_mask(self, seat: int) -> bytes:
         """NUM_ACTIONS bytes, 1 for each legal id (`numpy.frombuffer(m, numpy.int8)`)."""
-    def apply_id(self, seat: int, action_id: int) -> None:
-        """Plays the action with this id. Raises IllegalActionError naming the id, its action
+    def apply_id(self, seat: int, action_id: int) -> str:
+        """Plays the action with this id; returns its 11.3 text. Raises IllegalActionError naming the id, its action
         and why (the match is then unchanged)."""
     def action_text(self, seat: int, action_id: int) -> str:
         """The action (11.3 text) an id stands for from `seat` now."""

@@ -127,41 +127,49 @@ class BeteState(pyspiel.State):
         self.game_ = Game(game.ruleset, game.players, config=game.config or None)
         self.pack = game.pack
         self.deck: list[int] = []
-        # What each player saw happen, in order (its information-state string).
-        self.seen: list[list[str]] = [[] for _ in range(game.players)]
+        self.left = list(game.pack)  # the cards not yet drawn into the deck
+        # What happened, in order: ("deal", hands) and (seat, action text). Each player's
+        # information-state string is its own reading of it (`_seen`).
+        self.log: list[tuple[Any, Any]] = []
 
     def current_player(self) -> int:
-        if self.game_.is_over():
-            return pyspiel.PlayerId.TERMINAL
         seat = self.game_.to_act
-        return pyspiel.PlayerId.CHANCE if seat is None else seat
+        if seat is not None:
+            return seat
+        return pyspiel.PlayerId.TERMINAL if self.game_.is_over() else pyspiel.PlayerId.CHANCE
 
     def _legal_actions(self, player: int) -> list[int]:
         return self.game_.legal_action_ids(player)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        left = sorted(set(self.pack) - set(self.deck))
-        p = 1.0 / len(left)
-        return [(c, p) for c in left]
+        p = 1.0 / len(self.left)
+        return [(c, p) for c in self.left]
 
     def _apply_action(self, action: int) -> None:
-        if self.is_chance_node():
-            if action not in self.pack or action in self.deck:
-                raise ValueError(f"chance outcome {action} is not a card left in the pack")
-            self.deck.append(action)
-            if len(self.deck) == len(self.pack):
-                self.game_.provide_deck([_card_code(c) for c in self.deck])
-                self.deck = []
-                deal = self.game_.deal
-                for p in range(self.game_.seats):
-                    self.seen[p].append(f"deal {deal} hand {' '.join(self.game_.hand(p))}")
+        seat = self.game_.to_act
+        if seat is not None:
+            # IllegalActionError, the match unchanged, for an id not legal now.
+            self.log.append((seat, self.game_.apply_id(seat, action)))
             return
-        seat = self.current_player()
-        text = self.game_.action_text(seat, action)
-        # IllegalActionError, the match unchanged, for an id not legal now.
-        self.game_.apply_id(seat, action)
-        for p in range(self.game_.seats):
-            self.seen[p].append(f"{seat} {text if p == seat else _public(text)}")
+        if action not in self.left:
+            raise ValueError(f"chance outcome {action} is not a card left in the pack")
+        self.left.remove(action)
+        self.deck.append(action)
+        if not self.left:
+            self.game_.provide_deck([_card_code(c) for c in self.deck])
+            self.deck, self.left = [], list(self.pack)
+            self.log.append(("deal", [self.game_.hand(p) for p in range(self.game_.seats)]))
+
+    def _seen(self, player: int) -> list[str]:
+        """What `player` saw happen, in order: its hand at each deal, its own actions in full,
+        the others' as the table sees them."""
+        seen = []
+        for who, what in self.log:
+            if who == "deal":
+                seen.append(f"hand {' '.join(what[player])}")
+            else:
+                seen.append(f"{who} {what if who == player else _public(what)}")
+        return seen
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
@@ -187,7 +195,12 @@ class BeteState(pyspiel.State):
         d = Determinizer(self.game_.view(player_id), config=self.get_game().config or None)
         other = BeteState(self.get_game())
         other.game_ = d.sample(seed)
-        other.seen = [list(s) for s in self.seen]
+        # The player's own reading of the log is the same; the others' hands in it are not
+        # known to it, and are replaced by the sample's dealt hands where the view cannot tell.
+        other.log = [
+            ("deal", [h if p == player_id else [] for p, h in enumerate(what)]) if who == "deal" else (who, what)
+            for who, what in self.log
+        ]
         return other
 
 
@@ -216,7 +229,7 @@ class BeteObserver:
     def string_from(self, state: BeteState, player: int) -> str:
         view = state.game_.view_text(player)
         if self.perfect_recall:
-            return "\n".join(state.seen[player] + [view])
+            return "\n".join(state._seen(player) + [view])
         return view
 
 

@@ -1,0 +1,128 @@
+"""Random-play speed of the research environments, side by side with comparable environments of
+each framework in the same process (docs/benchmarks.md, "Research environments").
+
+- PettingZoo AEC: `bete_engine.pettingzoo` (four rulesets) against PettingZoo's own
+  `leduc_holdem_v4` and `texas_holdem_v4`, the same loop for all: `env.last()`, a uniformly
+  random id among the mask's, `env.step`; counted: the steps that play an action.
+- OpenSpiel: `python_bete_*` against OpenSpiel's C++ `euchre` and `hearts` driven from Python
+  the same way: `chance_outcomes()` or `legal_actions()`, a uniformly random one,
+  `apply_action`; counted: every action applied, chance outcomes included.
+- For scale, the bare engine: `Game.legal_action_ids` + `Game.apply_id` from Python, and
+  `Game.play_random` (the loop in Rust).
+
+Each figure is the best of three runs of about `SECONDS` seconds (the least disturbed on a
+shared machine).
+
+    pip install -r clients/python-engine/bench/requirements.txt
+    .tools/py-venv/bin/python clients/python-engine/bench/research.py [SECONDS]
+"""
+
+import random
+import sys
+import time
+
+import numpy as np
+import pyspiel
+
+import bete_engine as be
+import bete_engine.openspiel as bo
+from bete_engine.pettingzoo import env as bete_env
+
+RULESETS = [("bete", 4), ("beste-boer", 4), ("loo", 4), ("rams", 4)]
+
+
+def best_rate(run, seconds, runs=3):
+    best = 0.0
+    for _ in range(runs):
+        start, steps = time.perf_counter(), 0
+        while time.perf_counter() - start < seconds:
+            steps += run()
+        best = max(best, steps / (time.perf_counter() - start))
+    return best
+
+
+def pettingzoo_rate(make, seconds):
+    rng = random.Random(1)
+    e = make()
+    seed = iter(range(10**9))
+
+    def episode():
+        e.reset(seed=next(seed))
+        steps = 0
+        for _ in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            if term or trunc:
+                e.step(None)
+                continue
+            e.step(rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+            steps += 1
+        return steps
+
+    return best_rate(episode, seconds)
+
+
+def openspiel_rate(game, seconds):
+    rng = random.Random(1)
+
+    def episode():
+        state = game.new_initial_state()
+        steps = 0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+            steps += 1
+        return steps
+
+    return best_rate(episode, seconds)
+
+
+def engine_rate(ruleset, seats, seconds):
+    rng = random.Random(1)
+    seed = iter(range(10**9))
+
+    def match():
+        g = be.Game(ruleset, seats, seed=f"{next(seed) % 256:02x}" * 32)
+        steps = 0
+        while not g.is_over():
+            s = g.to_act
+            g.apply_id(s, rng.choice(g.legal_action_ids(s)))
+            steps += 1
+        return steps
+
+    def in_rust():
+        g = be.Game(ruleset, seats, seed=f"{next(seed) % 256:02x}" * 32)
+        return g.play_random(10**9, next(seed))
+
+    return best_rate(match, seconds), best_rate(in_rust, seconds)
+
+
+def main():
+    seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 5.0
+    from pettingzoo.classic import leduc_holdem_v4, texas_holdem_v4
+
+    print("| API | environment | steps/s |")
+    print("|---|---|---|")
+    rows = []
+    for name, make in [("leduc_holdem_v4", leduc_holdem_v4.env), ("texas_holdem_v4", texas_holdem_v4.env)]:
+        rows.append(("PettingZoo", f"{name} (PettingZoo, RLCard)", pettingzoo_rate(make, seconds)))
+    for ruleset, seats in RULESETS:
+        rate = pettingzoo_rate(lambda: bete_env(ruleset=ruleset, seats=seats), seconds)
+        rows.append(("PettingZoo", f"bete_engine.pettingzoo {ruleset}/{seats}", rate))
+    for name in ["euchre", "hearts"]:
+        rows.append(("OpenSpiel", f"{name} (C++)", openspiel_rate(pyspiel.load_game(name), seconds)))
+    for ruleset, seats in RULESETS:
+        game = pyspiel.load_game(bo.game_name(ruleset), {"players": seats})
+        rows.append(("OpenSpiel", f"{bo.game_name(ruleset)} players={seats}", openspiel_rate(game, seconds)))
+    for ruleset, seats in RULESETS:
+        py, rust = engine_rate(ruleset, seats, seconds)
+        rows.append(("bete_engine.Game", f"{ruleset}/{seats}: legal_action_ids + apply_id from Python", py))
+        rows.append(("bete_engine.Game", f"{ruleset}/{seats}: play_random (loop in Rust)", rust))
+    for api, name, rate in rows:
+        print(f"| {api} | {name} | {rate:,.0f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
