@@ -159,7 +159,7 @@ def test_bad_input_raises_the_engines_errors():
 
 
 def test_the_type_stubs_match_the_module(tmp_path):
-    """bete_engine.pyi (what IDEs show bot authors) names every class, method, parameter and
+    """bete_engine/__init__.pyi (what IDEs show bot authors) names every class, method, parameter and
     default the built module has, and nothing it lacks (mypy's stubtest on the installed wheel,
     whose stub run-tests.sh has just packed from clients/python-engine/python/bete_engine/__init__.pyi)."""
     allowlist = REPO / "clients" / "python-engine" / "stubtest-allowlist.txt"
