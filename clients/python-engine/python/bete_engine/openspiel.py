@@ -29,6 +29,7 @@ from . import NUM_ACTIONS, OBSERVATION_SIZE, RULESETS, Determinizer, Game, defau
 __all__ = ["GAMES", "game_name", "BeteGame", "BeteState", "RolloutEvaluator"]
 
 DEFAULT_PLAYERS = 4
+_TERMINAL, _CHANCE = int(pyspiel.PlayerId.TERMINAL), int(pyspiel.PlayerId.CHANCE)
 _SEAT_RANGE = {
     "bete": (3, 7), "bete-ace-high": (3, 7), "beast": (3, 5), "beste-boer": (3, 6),
     "lanterlui": (3, 7), "bester-bube": (3, 6), "mouche": (3, 6), "mistigri": (3, 6),
@@ -131,12 +132,17 @@ class BeteState(pyspiel.State):
         # What happened, in order: ("deal", hands) and (seat, action text). Each player's
         # information-state string is its own reading of it (`_seen`).
         self.log: list[tuple[Any, Any]] = []
+        self._player = self._who()
 
-    def current_player(self) -> int:
+    def _who(self) -> int:
         seat = self.game_.to_act
         if seat is not None:
             return seat
-        return pyspiel.PlayerId.TERMINAL if self.game_.is_over() else pyspiel.PlayerId.CHANCE
+        return _TERMINAL if self.game_.is_over() else _CHANCE
+
+    def current_player(self) -> int:
+        # Kept up to date by _apply_action: OpenSpiel asks for it several times a step.
+        return self._player
 
     def _legal_actions(self, player: int) -> list[int]:
         return self.game_.legal_action_ids(player)
@@ -146,10 +152,11 @@ class BeteState(pyspiel.State):
         return [(c, p) for c in self.left]
 
     def _apply_action(self, action: int) -> None:
-        seat = self.game_.to_act
-        if seat is not None:
+        seat = self._player
+        if seat >= 0:
             # IllegalActionError, the match unchanged, for an id not legal now.
             self.log.append((seat, self.game_.apply_id(seat, action)))
+            self._player = self._who()
             return
         if action not in self.left:
             raise ValueError(f"chance outcome {action} is not a card left in the pack")
@@ -159,6 +166,7 @@ class BeteState(pyspiel.State):
             self.game_.provide_deck([_card_code(c) for c in self.deck])
             self.deck, self.left = [], list(self.pack)
             self.log.append(("deal", [self.game_.hand(p) for p in range(self.game_.seats)]))
+            self._player = self._who()
 
     def _seen(self, player: int) -> list[str]:
         """What `player` saw happen, in order: its hand at each deal, its own actions in full,
@@ -177,7 +185,7 @@ class BeteState(pyspiel.State):
         return self.game_.action_text(player, action)
 
     def is_terminal(self) -> bool:
-        return self.game_.is_over()
+        return self._player == _TERMINAL
 
     def returns(self) -> list[float]:
         if not self.game_.is_over():
@@ -195,6 +203,7 @@ class BeteState(pyspiel.State):
         d = Determinizer(self.game_.view(player_id), config=self.get_game().config or None)
         other = BeteState(self.get_game())
         other.game_ = d.sample(seed)
+        other._player = other._who()
         # The player's own reading of the log is the same; the others' hands in it are not
         # known to it, and are replaced by the sample's dealt hands where the view cannot tell.
         other.log = [
