@@ -270,9 +270,16 @@ impl PyGame {
                 // The engine's own reason (not your turn, the match is over, …) when it has
                 // one; else the legal actions.
                 let why = self.game.playout().play(seat, a).err();
-                Err(errors::illegal(encode::refuse(action_id, Some(a), &legal, why)))
+                Err(errors::illegal(encode::refuse(
+                    action_id,
+                    Some(a),
+                    &legal,
+                    why,
+                )))
             }
-            None => Err(errors::illegal(encode::refuse(action_id, None, &legal, None))),
+            None => Err(errors::illegal(encode::refuse(
+                action_id, None, &legal, None,
+            ))),
         }
     }
 
@@ -283,7 +290,16 @@ impl PyGame {
         usize::try_from(action_id)
             .ok()
             // Only an exchange names cards by their place in the hand.
-            .and_then(|id| encode::action_of(id, if encode::is_exchange(id) { self.hand_of(seat) } else { CardSet::default() }))
+            .and_then(|id| {
+                encode::action_of(
+                    id,
+                    if encode::is_exchange(id) {
+                        self.hand_of(seat)
+                    } else {
+                        CardSet::default()
+                    },
+                )
+            })
             .map(|a| a.to_string())
             .ok_or_else(|| errors::illegal(encode::refuse(action_id, None, &[], None)))
     }
