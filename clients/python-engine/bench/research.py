@@ -16,7 +16,7 @@ The environments take turns: ROUNDS rounds, each running every environment for a
 figure is an environment's best round (the least disturbed on a shared machine).
 
     pip install -r clients/python-engine/bench/requirements.txt
-    .tools/py-venv/bin/python clients/python-engine/bench/research.py [SECONDS]
+    .tools/py-venv/bin/python clients/python-engine/bench/research.py [SECONDS]   # 2 by default
 """
 
 import random
