@@ -40,6 +40,11 @@ _SEAT_RANGE = {
 _UTILITY_BOUND = float(2**63)
 
 
+# The chance outcome (card, probability) of every card with n cards left, made once: a deal asks
+# for 28 to 52 outcome lists.
+_OUTCOMES = [[(c, 1.0 / n) for c in range(52)] if n else [] for n in range(53)]
+
+
 def game_name(ruleset: str) -> str:
     """The pyspiel short name of a ruleset's game: `python_bete_` + its id, dashes as underscores."""
     return "python_bete_" + ruleset.replace("-", "_")
@@ -148,8 +153,8 @@ class BeteState(pyspiel.State):
         return self.game_.legal_action_ids(player)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        p = 1.0 / len(self.left)
-        return [(c, p) for c in self.left]
+        row = _OUTCOMES[len(self.left)]
+        return [row[c] for c in self.left]
 
     def _apply_action(self, action: int) -> None:
         seat = self._player
