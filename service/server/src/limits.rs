@@ -28,7 +28,7 @@ impl Rate {
         burst: 0,
     };
 
-    fn quota(self) -> Option<Quota> {
+    pub(crate) fn quota(self) -> Option<Quota> {
         let per_second = NonZeroU32::new(self.per_second)?;
         let burst = NonZeroU32::new(self.burst.max(1)).unwrap_or(NonZeroU32::MIN);
         Some(Quota::per_second(per_second).allow_burst(burst))
@@ -82,6 +82,8 @@ pub struct LimitsConfig {
     pub open_tables_per_bot: usize,
     /// Unfinished tables a bot sits at; 0 is no limit.
     pub seats_per_bot: usize,
+    /// Failed authentications (unknown, revoked or malformed tokens) per client address.
+    pub auth_failures_per_address: Rate,
 }
 
 impl Default for LimitsConfig {
@@ -118,6 +120,10 @@ impl Default for LimitsConfig {
             streams_per_bot: 512,
             open_tables_per_bot: 256,
             seats_per_bot: 256,
+            auth_failures_per_address: Rate {
+                per_second: 5,
+                burst: 50,
+            },
         }
     }
 }
