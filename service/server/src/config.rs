@@ -63,7 +63,7 @@ pub struct ServerConfig {
     /// Rates, streams and tables one caller may take (docs/security.md).
     pub limits: crate::limits::LimitsConfig,
     /// A table still waiting for its seats this long after its creation is closed and unloaded
-    /// (30 minutes by default): waiting tables otherwise stay in memory for ever.
+    /// (5 minutes by default): waiting tables otherwise stay in memory for ever.
     pub waiting_ttl: Duration,
     /// A connection that has not sent the HTTP/2 preface this long after it was accepted is
     /// closed (idle sockets would otherwise hold file descriptors for ever).
@@ -122,7 +122,7 @@ impl Default for ServerConfig {
             ladders: None,
             ladder_seed: None,
             limits: crate::limits::LimitsConfig::default(),
-            waiting_ttl: Duration::from_secs(30 * 60),
+            waiting_ttl: Duration::from_secs(5 * 60),
             preface_timeout: Duration::from_secs(10),
             max_connections: 1000,
             max_connections_per_address: 100,

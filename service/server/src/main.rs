@@ -126,11 +126,21 @@ struct Args {
     #[arg(long, env = "BETE_LADDER_SEED", hide = true)]
     ladder_seed: Option<u64>,
     /// Seconds a table may wait for its seats after its creation before it is closed.
-    #[arg(long, env = "BETE_WAITING_TTL_SECS", default_value_t = 1800)]
+    #[arg(long, env = "BETE_WAITING_TTL_SECS", default_value_t = 300)]
     waiting_ttl_secs: u64,
     /// Seconds a new connection has to send the HTTP/2 preface before it is closed.
     #[arg(long, env = "BETE_PREFACE_TIMEOUT_SECS", default_value_t = 10)]
     preface_timeout_secs: u64,
+    /// Unfinished tables created through calls from one client address; 0: no limit.
+    #[arg(long, env = "BETE_MAX_OPEN_TABLES_PER_ADDRESS", default_value_t = 2000)]
+    max_open_tables_per_address: usize,
+    /// Unfinished tables created by all of an account's bots together; 0: no limit.
+    #[arg(long, env = "BETE_MAX_OPEN_TABLES_PER_ACCOUNT", default_value_t = 5000)]
+    max_open_tables_per_account: usize,
+    /// Unfinished tables on this server, ladder tables included; past it CreateTable is
+    /// refused (BUDGET_EXHAUSTED); 0: no limit.
+    #[arg(long, env = "BETE_MAX_OPEN_TABLES", default_value_t = 20000)]
+    max_open_tables: usize,
     /// Failed authentications per client address and second, as RATE or RATE/BURST; past it
     /// the address's calls with a token not already known are refused (BUDGET_EXHAUSTED); 0: off.
     #[arg(long, env = "BETE_RATE_AUTH_FAILURES_PER_ADDRESS", default_value = "5/50")]
@@ -400,6 +410,9 @@ async fn serve(args: Args, workers: usize) -> anyhow::Result<()> {
             open_tables_per_bot: args.max_open_tables_per_bot,
             seats_per_bot: args.max_seats_per_bot,
             auth_failures_per_address: args.rate_auth_failures_per_address,
+            open_tables_per_address: args.max_open_tables_per_address,
+            open_tables_per_account: args.max_open_tables_per_account,
+            max_open_tables: args.max_open_tables,
         },
         waiting_ttl: Duration::from_secs(args.waiting_ttl_secs.max(1)),
         preface_timeout: Duration::from_secs(args.preface_timeout_secs.max(1)),

@@ -627,9 +627,10 @@ impl TableService for TableApi {
         api.call("CreateTable", async {
             let bot = api.begin(&request).await?;
             api.limits().check_creation(&bot)?;
+            let from = peer(&request);
             let (row, seats) = api.check_create(&bot, request.into_inner())?;
             let id = row.id.clone();
-            api.limits().reserve_table(&bot.id, &id)?;
+            api.limits().reserve_table(&bot, &id, from)?;
             if let Err(e) = api.store.create_table(row, seats).await {
                 api.limits().table_done(&bot.id, &id);
                 return Err(e.into());

@@ -173,7 +173,7 @@ async fn closed_watch_stream_leaves_the_watchers_gauge() {
     srv.stop().await;
 }
 
-const ENV_VARS: [&str; 45] = [
+const ENV_VARS: [&str; 56] = [
     "BETE_LISTEN",
     "BETE_DATA_DIR",
     "BETE_DATABASE_URL",
@@ -209,6 +209,9 @@ const ENV_VARS: [&str; 45] = [
     "BETE_HTTP1_IDLE_SECS",
     "BETE_HTTP1_MAX_REQUESTS",
     "BETE_RATE_AUTH_FAILURES_PER_ADDRESS",
+    "BETE_MAX_OPEN_TABLES_PER_ADDRESS",
+    "BETE_MAX_OPEN_TABLES_PER_ACCOUNT",
+    "BETE_MAX_OPEN_TABLES",
     "BETE_MAX_IN_FLIGHT",
     "BETE_RATE_CALLS_PER_BOT",
     "BETE_RATE_REGISTRATIONS_PER_ADDRESS",
