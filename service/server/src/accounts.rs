@@ -250,11 +250,9 @@ impl AccountService for AccountApi {
             api.gate_message(request.get_ref())?;
             let account = calling_account(api, request.metadata(), crate::service::peer(&request))
                 .await?
-                .ok_or(
-                ServerError::Unauthenticated(
+                .ok_or(ServerError::Unauthenticated(
                     "send the account's token as `authorization: Bearer <account token>`",
-                ),
-            )?;
+                ))?;
             let bots = api.store.bots_of_account(account.id.clone()).await?;
             Ok(pb::ListAccountBotsResponse {
                 account_id: account.id,

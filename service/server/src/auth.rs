@@ -255,9 +255,9 @@ impl Auth {
         let key = failure_key(peer);
         let mut blocked = f.blocked.lock().unwrap_or_else(|e| e.into_inner());
         match blocked.get(&key) {
-            Some(until) if *until > Instant::now() => {
-                Err(failures_spent(until.saturating_duration_since(Instant::now())))
-            }
+            Some(until) if *until > Instant::now() => Err(failures_spent(
+                until.saturating_duration_since(Instant::now()),
+            )),
             Some(_) => {
                 blocked.remove(&key);
                 Ok(())

@@ -86,9 +86,7 @@ impl Places {
         Places(Arc::new(PlacesInner {
             listener,
             config,
-            free: Arc::new(Semaphore::new(
-                config.max.clamp(1, Semaphore::MAX_PERMITS),
-            )),
+            free: Arc::new(Semaphore::new(config.max.clamp(1, Semaphore::MAX_PERMITS))),
             by_address: Mutex::new(HashMap::new()),
             metrics,
         }))
@@ -110,7 +108,12 @@ impl Places {
                     reason,
                 })
                 .inc();
-            tracing::debug!(listener = self.0.listener, reason, ?peer, "connection refused");
+            tracing::debug!(
+                listener = self.0.listener,
+                reason,
+                ?peer,
+                "connection refused"
+            );
         }
         r
     }
@@ -123,7 +126,10 @@ impl Places {
         if let (Some(k), true) = (key, inner.config.per_address > 0) {
             let share = by_address.entry(k).or_default();
             let unverified = share.open - share.verified;
-            let most = inner.config.per_address.max(inner.config.per_verified_address);
+            let most = inner
+                .config
+                .per_address
+                .max(inner.config.per_verified_address);
             if unverified >= inner.config.per_address || share.open >= most {
                 if share.open == 0 {
                     by_address.remove(&k);
@@ -362,7 +368,11 @@ mod tests {
         drop(a1);
         assert_eq!(p.open_from("127.0.0.2".parse().unwrap()), 1);
         let _a3 = p.take(at("127.0.0.2:4")).unwrap();
-        assert!(lock(&p.0.by_address).get(&"127.0.0.4".parse().unwrap()).is_none());
+        assert!(
+            lock(&p.0.by_address)
+                .get(&"127.0.0.4".parse().unwrap())
+                .is_none()
+        );
     }
 
     /// IPv6 addresses of one /64 share one share; an IPv4-mapped address is its IPv4.

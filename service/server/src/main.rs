@@ -143,7 +143,11 @@ struct Args {
     max_open_tables: usize,
     /// Failed authentications per client address and second, as RATE or RATE/BURST; past it
     /// the address's calls with a token not already known are refused (BUDGET_EXHAUSTED); 0: off.
-    #[arg(long, env = "BETE_RATE_AUTH_FAILURES_PER_ADDRESS", default_value = "5/50")]
+    #[arg(
+        long,
+        env = "BETE_RATE_AUTH_FAILURES_PER_ADDRESS",
+        default_value = "5/50"
+    )]
     rate_auth_failures_per_address: bete_server::limits::Rate,
     /// Open connections to the client API at most (with --web-max-connections, keep below the
     /// file limit, `ulimit -n`).
@@ -157,7 +161,11 @@ struct Args {
     #[arg(long, env = "BETE_WEB_MAX_CONNECTIONS", default_value_t = 500)]
     web_max_connections: usize,
     /// Open connections to the web listener from one address; 0: no share.
-    #[arg(long, env = "BETE_WEB_MAX_CONNECTIONS_PER_ADDRESS", default_value_t = 50)]
+    #[arg(
+        long,
+        env = "BETE_WEB_MAX_CONNECTIONS_PER_ADDRESS",
+        default_value_t = 50
+    )]
     web_max_connections_per_address: usize,
     /// With --tls-client-ca: connections from one address with a verified client certificate
     /// (on each listener; those without one still hold at most the ordinary share).

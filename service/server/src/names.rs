@@ -122,7 +122,9 @@ fn reserved(name: &str) -> bool {
     let seen = look(name);
     name.contains(':')
         || seen.contains(':')
-        || WORDS.iter().any(|w| name.eq_ignore_ascii_case(w) || seen == look(w))
+        || WORDS
+            .iter()
+            .any(|w| name.eq_ignore_ascii_case(w) || seen == look(w))
 }
 
 #[cfg(test)]

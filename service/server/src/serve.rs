@@ -171,7 +171,12 @@ async fn connection<IO, S>(
             async move {
                 let res = svc.oneshot(req).await?;
                 // The call is in progress until its answer's body is done (a stream's end).
-                Ok::<_, Infallible>(res.map(|b| Body::new(Tracked { inner: b, _call: call })))
+                Ok::<_, Infallible>(res.map(|b| {
+                    Body::new(Tracked {
+                        inner: b,
+                        _call: call,
+                    })
+                }))
             }
         })
     };

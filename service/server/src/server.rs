@@ -634,7 +634,11 @@ fn default_node_id() -> String {
 type Serving = std::pin::Pin<Box<dyn Future<Output = ()> + Send>>;
 
 /// How a listener serves its connections (serve.rs).
-fn serve_settings(config: &ServerConfig, listener: &'static str, http1: bool) -> crate::serve::ServeSettings {
+fn serve_settings(
+    config: &ServerConfig,
+    listener: &'static str,
+    http1: bool,
+) -> crate::serve::ServeSettings {
     crate::serve::ServeSettings {
         listener,
         http1,

@@ -15,7 +15,10 @@ fn budget(s: &tonic::Status) -> String {
     assert_eq!(s.code(), Code::ResourceExhausted, "{s:?}");
     assert_eq!(reason(s), "BUDGET_EXHAUSTED", "{s:?}");
     let d = s.get_error_details();
-    assert!(d.retry_info().and_then(|r| r.retry_delay).is_some(), "{s:?}");
+    assert!(
+        d.retry_info().and_then(|r| r.retry_delay).is_some(),
+        "{s:?}"
+    );
     d.error_info().unwrap().metadata["budget"].clone()
 }
 
