@@ -373,7 +373,7 @@ class Client:
             try:
                 while True:
                     try:
-                        msg = await asyncio.wait_for(call.read(), idle_timeout)
+                        msg = await read_within(call, idle_timeout)
                     except asyncio.TimeoutError:
                         log.warning("watch %s silent for %.0f s; reconnecting", table_id, idle_timeout)
                         break
@@ -410,6 +410,27 @@ class Client:
             finally:
                 call.cancel()
             await asyncio.sleep(max(next(delays), floor))
+
+
+async def read_within(call, timeout: float):
+    """``call.read()``, or ``asyncio.TimeoutError`` after ``timeout`` seconds.
+
+    Not ``asyncio.wait_for``: before Python 3.12 it returns the message when the read completes in
+    the same loop turn as a cancellation of the reader, and the cancellation is lost. A Ctrl-C is
+    such a cancellation (``asyncio.run`` cancels the main task once), so a bot reading a busy
+    stream sometimes ran on after Ctrl-C. ``asyncio.wait`` never swallows the caller's
+    cancellation.
+    """
+    read = asyncio.ensure_future(call.read())
+    try:
+        done, _ = await asyncio.wait({read}, timeout=timeout)
+    except BaseException:
+        read.cancel()
+        raise
+    if not done:
+        read.cancel()
+        raise asyncio.TimeoutError()
+    return read.result()
 
 
 #: Stream failures after which reconnecting is right (the link, not the request, failed).

@@ -25,7 +25,7 @@ from bete.v1 import game_pb2
 
 from .actions import Action, action_text, same_action
 from .bot import Bot, maybe_await
-from .client import Client, _STREAM_RETRY_CODES, backoff_delays
+from .client import Client, _STREAM_RETRY_CODES, backoff_delays, read_within
 from .errors import BeteError
 
 log = logging.getLogger("bete_bot")
@@ -161,7 +161,7 @@ class Runner:
             try:
                 while True:
                     try:
-                        msg = await asyncio.wait_for(call.read(), self.idle_timeout)
+                        msg = await read_within(call, self.idle_timeout)
                     except asyncio.TimeoutError:
                         # Heartbeats come every few seconds: a silent stream is a dead link.
                         log.warning("WatchBot stream silent for %.0f s; reconnecting", self.idle_timeout)
