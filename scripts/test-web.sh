@@ -5,7 +5,8 @@
 #      (bete-server embeds it at compile time), and its JS + CSS at most 250 KB gzipped
 #   3. the browser tests (clients/web/tests/browser.ts): playwright-core driving Debian's
 #      Chromium (apt-get installed where /usr/bin/chromium is missing) against a real bete-server
-#      with house bots; screenshots into docs/.
+#      with house bots; screenshots into target/web-screenshots/ (ignored; no tracked file is
+#      rewritten). scripts/refresh-screenshots.sh refreshes docs/web-*.png on purpose.
 #
 #   bash scripts/test-web.sh          # everything
 #   BETE_WEB_SKIP_BROWSER=1 bash scripts/test-web.sh   # 1 and 2 only
@@ -61,5 +62,5 @@ cargo build -p bete-server --locked
 echo "test-web: browser tests" >&2
 (cd "$web" && node_modules/.bin/rolldown tests/browser.ts --platform node --format esm \
   -o .test-build/browser.mjs -e playwright-core --logLevel silent)
-BETE_SERVER="$root/target/debug/bete-server" node "$web/.test-build/browser.mjs"
+BETE_SERVER="$root/target/debug/bete-server" BETE_SCREENSHOT_DIR="${BETE_SCREENSHOT_DIR:-target/web-screenshots}" node "$web/.test-build/browser.mjs"
 echo "test-web: ok" >&2

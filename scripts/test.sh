@@ -1,46 +1,61 @@
 #!/usr/bin/env bash
-# Runs every test of the project, installing what it needs on the way (idempotent):
-# Rust workspace tests (the PostgreSQL store's among them, beside a PostgreSQL that
-# scripts/pg.sh installs if missing and starts), schema lint, compatibility and stub freshness, the Python (with the
-# bete-engine wheel, built by maturin) and Go SDK
-# suites against the real server, Kubernetes manifests, the protocol guide's walk-through bots
-# (scripts/walkthrough.sh), the web page in Chromium against the real server, and the load
-# harness smoke run.
+# Runs every test of the project, installing what it needs on the way (idempotent). The parts, in
+# order (each a name for BETE_SKIP):
+#   lint         rustfmt and clippy
+#   rust         cargo test --workspace, beside a throw-away PostgreSQL (scripts/pg.sh installs it)
+#   proto        schema lint, compatibility and generated stubs' freshness (scripts/check-stubs.sh)
+#   deploy       Kubernetes manifests, alert rules and dashboard against the real server's metrics
+#   python       the Python SDK (and the bete-engine wheel, built by maturin) against the real server
+#   go           the Go SDK against the real server
+#   walkthrough  the protocol guide's first bots from generated stubs (scripts/walkthrough.sh)
+#   web          the web page in Chromium against the real server (scripts/test-web.sh)
+#   load         the load harness smoke run (clients/load/smoke.sh)
 #
-#   bash scripts/test.sh            # everything
-#   BETE_SKIP="python go" bash scripts/test.sh   # skip parts while iterating
-set -euo pipefail
+#   bash scripts/test.sh                          # everything
+#   BETE_SKIP="python go" bash scripts/test.sh    # skip parts while iterating
+#
+# Every part runs even when an earlier one failed (a part stops at its own first failure); the
+# run ends with a summary of all parts (ok, FAILED or skipped, with the time each took) and exits
+# non-zero if any part failed.
+set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 export PATH="$root/.tools/bin:$PATH"
 
+PARTS=(lint rust proto deploy python go walkthrough web load)
+
+for name in ${BETE_SKIP:-}; do
+  if [[ " ${PARTS[*]} " != *" $name "* ]]; then
+    echo "test.sh: BETE_SKIP names an unknown part '$name' (parts: ${PARTS[*]})" >&2
+    exit 2
+  fi
+done
+
 skip() { [[ " ${BETE_SKIP:-} " == *" $1 "* ]]; }
-step() { printf '\n==> %s\n' "$*"; }
 
-results=()
-record() { results+=("$1"); }
+# The server binary the SDK, deploy, walk-through and web parts start. One build for all of them,
+# and the same feature set as the workspace tests (dev-dependencies on), so it reuses what the rust
+# part compiled instead of compiling the dependencies a second time with other features.
+server_bin() {
+  if [ -z "${BETE_SERVER_BIN:-}" ]; then
+    cargo build --workspace --locked --bins --quiet 2>/dev/null || cargo build -p bete-server --locked
+  fi
+}
 
-if ! skip lint; then
-  step "rustfmt and clippy"
+part_lint() {
   cargo fmt --all --check
   cargo clippy --workspace --all-targets --locked -- -D warnings
-  record "lint: ok"
-fi
+}
 
-if ! skip rust; then
-  step "cargo test --workspace (beside a throw-away PostgreSQL: scripts/pg.sh)"
+part_rust() {
   bash scripts/pg.sh cargo test --workspace --locked
-  record "rust: ok"
-fi
+}
 
-if ! skip proto && [ -x scripts/check-stubs.sh ]; then
-  step "schema lint, format and generated stubs"
+part_proto() {
   bash scripts/check-stubs.sh
-  record "proto: ok"
-fi
+}
 
-if ! skip deploy; then
-  step "Kubernetes manifests: kustomize build, offline schema validation; alert rules and dashboard against the real server's metrics"
+part_deploy() {
   if ! command -v kustomize >/dev/null; then
     GOBIN="$root/.tools/bin" go install sigs.k8s.io/kustomize/kustomize/v5@v5.5.0
   fi
@@ -59,45 +74,77 @@ if ! skip deploy; then
   "$kvenv/bin/python" deploy/tools/validate.py
   # The validator refuses broken manifests; the manifests' environment starts a real
   # bete-server; the metrics the alerts and the dashboard use are the ones it exports.
-  if [ -z "${BETE_SERVER_BIN:-}" ]; then
-    cargo build -p bete-server --locked
-  fi
+  server_bin
   BETE_SERVER_BIN=${BETE_SERVER_BIN:-$root/target/debug/bete-server} \
     "$kvenv/bin/python" -m pytest deploy/tests -p no:cacheprovider -q
-  record "deploy: ok"
-fi
+}
 
-if ! skip python && [ -x clients/python/run-tests.sh ]; then
-  step "Python SDK against the real server (and the bete-engine wheel, built by maturin)"
-  cargo build -p bete-server --locked
+part_python() {
+  server_bin
   bash clients/python/run-tests.sh
-  record "python: ok"
-fi
+}
 
-if ! skip go && [ -x clients/go/run-tests.sh ]; then
-  step "Go SDK against the real server"
-  cargo build -p bete-server --locked
+part_go() {
+  server_bin
   bash clients/go/run-tests.sh
-  record "go: ok"
-fi
+}
 
-if ! skip walkthrough; then
-  step "the guide's first bot, from generated stubs only (Python, Go; TypeScript stubs)"
+part_walkthrough() {
   bash scripts/walkthrough.sh
-  record "walkthrough: ok"
-fi
+}
 
-if ! skip web; then
-  step "web page: build freshness, size, browser tests (Chromium)"
+part_web() {
   bash scripts/test-web.sh
-  record "web: ok"
-fi
+}
 
-if ! skip load && [ -x clients/load/smoke.sh ]; then
-  step "load harness smoke run"
+part_load() {
   bash clients/load/smoke.sh
-  record "load: ok"
-fi
+}
 
-step "summary"
-printf '%s\n' "${results[@]}"
+declare -A title=(
+  [lint]="rustfmt and clippy"
+  [rust]="cargo test --workspace (beside a throw-away PostgreSQL: scripts/pg.sh)"
+  [proto]="schema lint, format and generated stubs"
+  [deploy]="Kubernetes manifests: kustomize build, offline schema validation; alert rules and dashboard against the real server's metrics"
+  [python]="Python SDK against the real server (and the bete-engine wheel, built by maturin)"
+  [go]="Go SDK against the real server"
+  [walkthrough]="the guide's first bot, from generated stubs only (Python, Go; TypeScript stubs)"
+  [web]="web page: build freshness, size, browser tests (Chromium)"
+  [load]="load harness smoke run"
+)
+declare -A needs=(
+  [proto]=scripts/check-stubs.sh [python]=clients/python/run-tests.sh
+  [go]=clients/go/run-tests.sh [load]=clients/load/smoke.sh
+)
+
+summary=()
+failed=0
+took() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
+for name in "${PARTS[@]}"; do
+  if skip "$name"; then
+    summary+=("$(printf '%-12s skipped (BETE_SKIP)' "$name")")
+    continue
+  fi
+  if [ -n "${needs[$name]:-}" ] && [ ! -e "${needs[$name]}" ]; then
+    summary+=("$(printf '%-12s skipped (no %s)' "$name" "${needs[$name]}")")
+    continue
+  fi
+  printf '\n==> %s: %s\n' "$name" "${title[$name]}"
+  start=$SECONDS
+  # A subshell with -e: the part stops at its own first failure, and the others still run.
+  (set -e; "part_$name")
+  status=$?
+  if [ "$status" -eq 0 ]; then
+    summary+=("$(printf '%-12s ok      %s' "$name" "$(took $((SECONDS - start)))")")
+  else
+    failed=1
+    summary+=("$(printf '%-12s FAILED  %s  (exit %d)' "$name" "$(took $((SECONDS - start)))" "$status")")
+  fi
+done
+
+printf '\n==> summary\n'
+printf '%s\n' "${summary[@]}"
+if [ "$failed" -ne 0 ]; then
+  echo "test.sh: some parts FAILED (see above; rerun one with BETE_SKIP naming the others)" >&2
+  exit 1
+fi

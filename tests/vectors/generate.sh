@@ -84,6 +84,6 @@ gen lanterlui-4-explicit-decks    --ruleset lanterlui --seats 4 --rounds 1 --bot
 python3 "$out/bad.py" derived "$out"
 
 for f in "$out"/*.record.json; do
-  "$BETE" replay "$f" > "${f%.record.json}.expected.json"
+  "$BETE" replay --json "$f" > "${f%.record.json}.expected.json"
 done
 python3 "$out/bad.py" bad "$out" "$BETE"

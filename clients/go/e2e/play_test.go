@@ -83,8 +83,8 @@ func checkFinished(t *testing.T, ctx context.Context, c *bot.Client, id string, 
 	return &rec
 }
 
-// TestFullMatchesEveryRuleset: two Go bots (rule-aware and random) each play three tables at
-// once against house bots, covering all six rulesets, every match to its end.
+// TestFullMatchesEveryRuleset: two Go bots (rule-aware and random) each play five tables at
+// once against house bots, covering all ten rulesets, every match to its end.
 func TestFullMatchesEveryRuleset(t *testing.T) {
 	ctx := testContext(t, 90*time.Second)
 	type game struct {

@@ -102,7 +102,21 @@ async def play_ladder(
             f"{entry.capacity}; waiting for the scheduler to seat it",
             file=log_to,
         )
-        runner = Runner(client, bot, tables=None, mode="bot", max_matches=matches)
+        over = 0
+
+        def seated(msg) -> None:
+            where = f", ladder {msg.table.ladder_id}" if msg.table.ladder_id else ""
+            print(f"seated at table {msg.table_id} (seat {msg.seat}{where})", file=log_to)
+
+        def ended(st: TableState) -> None:
+            nonlocal over
+            over += 1
+            of = f"/{matches}" if matches is not None else ""
+            mine = st.balances[st.seat] if st.seat is not None and st.seat < len(st.balances) else 0
+            print(f"table {over}{of} over: {st.table_id} seat {st.seat} finished {mine:+d} (balances {st.balances})",
+                  file=log_to)
+
+        runner = Runner(client, bot, tables=None, mode="bot", max_matches=matches, on_seated=seated, on_over=ended)
         left = False
 
         async def leave() -> None:
@@ -125,6 +139,9 @@ async def play_ladder(
         watcher = asyncio.ensure_future(leave_when_seated_enough()) if matches is not None else None
         try:
             return await runner.run()
+        except asyncio.CancelledError:
+            print("stopping (Ctrl-C)", file=log_to)
+            raise
         finally:
             if watcher is not None:
                 watcher.cancel()

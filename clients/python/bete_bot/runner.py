@@ -18,7 +18,7 @@ import logging
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 import grpc
 from bete.v1 import game_pb2
@@ -73,6 +73,9 @@ class Runner:
         idle_timeout: seconds of silence after which the stream counts as dead (bot mode).
         max_matches: with ``tables=None``, return once this many tables have ended (e.g. ladder
             tables, which the server seats the bot at while the stream is open).
+        on_seated: called with the ``Seated`` message when the server seats the bot at a table
+            (bot mode), for progress lines.
+        on_over: called with a table's :class:`TableState` once, when its match has ended.
     """
 
     def __init__(
@@ -84,6 +87,8 @@ class Runner:
         mode: str = "bot",
         idle_timeout: float = 60.0,
         max_matches: Optional[int] = None,
+        on_seated: Optional[Callable[[Any], None]] = None,
+        on_over: Optional[Callable[["TableState"], None]] = None,
     ) -> None:
         if mode not in ("bot", "table"):
             raise ValueError("mode must be 'bot' or 'table'")
@@ -96,6 +101,8 @@ class Runner:
         self.tables: dict[str, TableState] = {}
         self._follow_all = tables is None
         self.max_matches = max_matches
+        self._on_seated = on_seated
+        self._on_over = on_over
         self._tasks: set[asyncio.Task] = set()
         self._running = False
         for t in tables or ():
@@ -231,6 +238,8 @@ class Runner:
             st = self.track(msg.table_id)
         if kind == "seated":
             st.seat = msg.seated.seat
+            if self._on_seated is not None:
+                self._on_seated(msg.seated)
         elif kind == "snapshot":
             self._on_snapshot(st, msg.snapshot)
         elif kind == "event":
@@ -305,9 +314,12 @@ class Runner:
             log.exception("bot hook %s failed", getattr(fn, "__name__", fn))
 
     def _finish(self, st: TableState, balances: list[int], result) -> None:
+        first = not st.done
         st.done = True
         st.balances = balances
         st.result = result
+        if first and self._on_over is not None:
+            self._on_over(st)
         if self._all_done() and self._call is not None:
             # Finished from another task (a catch-up): wake the stream loop so run() returns.
             self.drop_stream()

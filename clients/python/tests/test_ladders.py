@@ -105,6 +105,9 @@ def test_bete_bot_plays_a_ladder_set_and_reaches_the_leaderboard(server, tmp_pat
     for p, (stdout, stderr) in zip(procs, outs):
         assert p.returncode == 0, stderr
         assert "entered ladder beste-boer-4" in stderr and "left ladder beste-boer-4" in stderr, stderr
+        # Progress as the Rust ladder bot prints it: each seating, each table's end.
+        assert stderr.count("seated at table ") >= 4 and ", ladder beste-boer-4)" in stderr, stderr
+        assert [f"table {i}/4 over: " in stderr for i in range(1, 5)] == [True] * 4, stderr
         tables = [line for line in stdout.splitlines() if line.startswith("table ")]
         assert len(tables) == 4 and all("balance" in line and "0 refused" in line for line in tables), stdout
         assert "bete ladder standings beste-boer-4" in stdout
@@ -172,6 +175,7 @@ def test_ctrl_c_takes_a_ladder_bot_off_the_ladder(server, tmp_path):
     for p, (_, stderr) in zip(procs, outs):
         assert p.returncode == 130, stderr
         assert "left ladder bester-bube-4" in stderr, stderr
+        assert "stopping (Ctrl-C)" in stderr, stderr
 
     async def entries():
         async with Client(server, None) as c:

@@ -66,6 +66,7 @@ fn good_vectors_exit_zero_with_their_expected_output() {
         let out = Command::new(BETE)
             .arg("replay")
             .arg(&path)
+            .arg("--json")
             .output()
             .expect("run");
         assert_eq!(

@@ -1,4 +1,4 @@
-//! `bete simulate` → `bete replay` round trips through the real binary, for all six rulesets and
+//! `bete simulate` → `bete replay` round trips through the real binary, for all ten rulesets and
 //! every seat count each allows.
 
 use std::path::PathBuf;
@@ -89,7 +89,7 @@ fn simulate_then_replay_every_ruleset_and_seat_count() {
             "{ruleset}/{seats}: full effective config"
         );
 
-        let report = json(&bete(&["replay", &path]));
+        let report = json(&bete(&["replay", &path, "--json"]));
         let balances: Vec<i64> =
             serde_json::from_value(report["balances"].clone()).expect("balances");
         assert_eq!(balances.len(), seats as usize);
@@ -132,7 +132,7 @@ fn simulate_to_stdout_pipes_into_replay() {
     ]);
     assert!(sim.status.success());
     let mut child = Command::new(BETE)
-        .args(["replay", "-"])
+        .args(["replay", "-", "--json"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -211,7 +211,7 @@ fn deals_stops_early_and_rounds_overrides_the_config() {
     assert_eq!(record["deals"].as_array().expect("deals").len(), 3);
     let path = temp("deals.json");
     std::fs::write(&path, &out.stdout).expect("write");
-    let report = json(&bete(&["replay", &path.to_string_lossy()]));
+    let report = json(&bete(&["replay", &path.to_string_lossy(), "--json"]));
     assert_eq!(report["match_over"], false);
     assert_eq!(
         report["deal"], 3,
@@ -328,4 +328,40 @@ fn every_subcommand_has_help_with_an_example() {
             "{sub} --help: {text}"
         );
     }
+}
+
+#[test]
+fn replay_prints_readable_lines_and_simulate_says_what_it_wrote() {
+    let path = temp("readable.json");
+    let file = path.to_string_lossy().to_string();
+    let sim = bete(&[
+        "simulate", "--ruleset", "beast", "--seats", "4", "--seed", SEED, "--out", &file,
+    ]);
+    assert!(sim.status.success());
+    assert!(sim.stdout.is_empty(), "the record went to the file");
+    let said = String::from_utf8_lossy(&sim.stderr);
+    assert!(
+        said.contains(&format!("wrote {file}")) && said.contains("beast") && said.contains("8 deals"),
+        "simulate says what it wrote: {said}"
+    );
+    assert!(said.contains(&format!("replay {file}")), "and how to replay it: {said}");
+
+    let out = bete(&["replay", &file]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "beast, 4 seats: match over after 8 deals", "{text}");
+    assert_eq!(lines.len(), 1 + 8 + 1, "a heading, a line a deal, the balances: {text}");
+    assert!(lines[1].starts_with("deal  1  dealer 0") && lines[1].contains("tricks "), "{text}");
+    let report = json(&bete(&["replay", &file, "--json"]));
+    let balances: Vec<String> = report["balances"]
+        .as_array()
+        .expect("balances")
+        .iter()
+        .enumerate()
+        .map(|(seat, b)| format!("seat {seat} {:+}", b.as_i64().expect("jetons")))
+        .collect();
+    assert_eq!(lines[9], format!("balances: {}", balances.join(", ")));
+    assert!(!text.contains('{'), "no JSON without --json: {text}");
+    let _ = std::fs::remove_file(&path);
 }

@@ -170,3 +170,50 @@ async fn bete_play_reconnects_after_a_dropped_connection() {
     assert!(!transcript.contains("timed out"), "no decision timed out");
     server.stop().await;
 }
+
+/// Ctrl-C at the prompt leaves the seat (the table shows it empty, the match goes on) and the
+/// process ends with the shell's status for an interrupt, 130.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_in_bete_play_leaves_the_seat() {
+    let server = TestServer::start().await;
+    let url = server.url.clone();
+    let (table_id, transcript, status) = tokio::task::spawn_blocking(move || {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_bete"));
+        command.args([
+            "play", "--server", &url, "--ruleset", "beast", "--seats", "3", "--deadline", "60",
+        ]);
+        command.env_remove("BETE_TOKEN");
+        let mut p = Session::spawn(command).expect("spawn bete play");
+        p.set_expect_timeout(Some(Duration::from_secs(30)));
+        let sat = p
+            .expect(Regex(r"of table (\S+) \("))
+            .expect("seated at a table");
+        let table_id = String::from_utf8_lossy(&sat[1]).to_string();
+        p.expect(Regex(r"Your choice \[1-\d+\]"))
+            .expect("a first decision");
+        // The terminal turns the ETX byte into SIGINT, as a person's Ctrl-C.
+        p.send("\x03").expect("Ctrl-C");
+        let rest = p.expect(Eof).expect("bete play exits");
+        let transcript = String::from_utf8_lossy(rest.before()).to_string();
+        let status = p.get_process().wait().expect("exit status");
+        (table_id, transcript, status)
+    })
+    .await
+    .expect("pty task");
+    assert!(
+        transcript.contains("Left seat 0 of table"),
+        "says it left: {transcript}"
+    );
+    assert!(
+        matches!(status, expectrl::process::unix::WaitStatus::Exited(_, 130)),
+        "exit status 130: {status:?}"
+    );
+    let watcher = server.bot("ctrl-c-watcher").await;
+    let table = watcher.get_table(&table_id).await.expect("the table");
+    assert_eq!(
+        table.seats[0].occupant,
+        bete_client::pb::OccupantKind::Empty as i32,
+        "seat 0 is free again: {table:?}"
+    );
+    server.stop().await;
+}

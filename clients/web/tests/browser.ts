@@ -9,9 +9,11 @@
 // the page reconnects and resumes after the server goes away and comes back; a replay steps
 // forward and back by action and by deal, and a bad record file gets a clear message; a 7-seat
 // table is laid out on a phone screen; frames are measured while a table streams ~100 events/s.
-// Screenshots go to docs/.
+// Screenshots go to target/web-screenshots/ (ignored): a test run rewrites no tracked file.
+// `bash scripts/refresh-screenshots.sh` runs these tests with BETE_SCREENSHOT_DIR=docs to
+// refresh the documentation's images on purpose.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -34,7 +36,8 @@ import { LadderService } from "../src/gen/bete/v1/ladder_service_pb";
 import { HouseBotPolicy, TableState, Visibility } from "../src/gen/bete/v1/table_pb";
 
 const root = resolve(import.meta.dirname, "../../..");
-const docs = join(root, "docs");
+const docs = resolve(root, process.env.BETE_SCREENSHOT_DIR ?? "target/web-screenshots");
+mkdirSync(docs, { recursive: true });
 const serverBin = resolve(root, process.env.BETE_SERVER ?? "target/debug/bete-server");
 const chromiumPath = process.env.BETE_CHROMIUM ?? "/usr/bin/chromium";
 

@@ -286,6 +286,8 @@ fn init_tracing(
             Some(
                 tracing_subscriber::fmt::layer()
                     .with_writer(std::io::stderr)
+                    // Colour codes only for a person's terminal, not in a file or a pipe.
+                    .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
                     .with_filter(log_filter()),
             ),
         ),

@@ -409,8 +409,11 @@ pub async fn run(
             .max_decoding_message_size(TRANSPORT_MAX_MESSAGE),
         request_limit,
     };
-    let addr = listener.local_addr().ok();
-    tracing::info!(?addr, "bete-server listening");
+    // The address as a person reads it (`127.0.0.1:50051`, not `Some(127.0.0.1:50051)`).
+    match listener.local_addr() {
+        Ok(addr) => tracing::info!(%addr, "bete-server listening"),
+        Err(e) => tracing::info!(error = %e, "bete-server listening (address unknown)"),
+    }
     let (grace, force_after) = (api.config.drain_grace, api.config.drain_timeout);
     // Told when streams have been ended, to bound the wait for connections to close.
     let drained = Arc::new(tokio::sync::Notify::new());

@@ -13,7 +13,6 @@ use std::time::Duration;
 use bete_api::pb;
 use common::pg::*;
 use common::*;
-use tonic::metadata::MetadataValue;
 use tonic_types::StatusExt;
 
 const SECRET: &str = "test-cluster-secret";
@@ -102,26 +101,24 @@ async fn a_node_forwards_calls_for_a_table_its_peer_plays() {
 
     // A forged mark (no secret, or a wrong one) is ignored: the call is forwarded as any other.
     for secret in [None, Some("guess")] {
-        let mut req = tonic::Request::new(pb::GetSeatViewRequest {
-            table_id: id.clone(),
-        });
-        req.metadata_mut()
-            .insert("x-bete-forwarded-by", MetadataValue::from_static("b"));
-        if let Some(s) = secret {
-            req.metadata_mut()
-                .insert("x-bete-cluster-secret", MetadataValue::from_static(s));
-        }
+        let req = from_peer(
+            pb::GetSeatViewRequest {
+                table_id: id.clone(),
+            },
+            "b",
+            secret,
+        );
         let view = on_a.get_seat_view(req).await.unwrap().into_inner();
         assert!(view.view.is_some());
     }
     // With the secret, the mark is a peer's: the node does not forward again.
-    let mut req = tonic::Request::new(pb::GetSeatViewRequest {
-        table_id: id.clone(),
-    });
-    req.metadata_mut()
-        .insert("x-bete-forwarded-by", MetadataValue::from_static("b"));
-    req.metadata_mut()
-        .insert("x-bete-cluster-secret", MetadataValue::from_static(SECRET));
+    let req = from_peer(
+        pb::GetSeatViewRequest {
+            table_id: id.clone(),
+        },
+        "b",
+        Some(SECRET),
+    );
     let s = on_a.get_seat_view(req).await.unwrap_err();
     assert_eq!(reason(&s), "TABLE_ELSEWHERE", "{s:?}");
 
@@ -875,11 +872,7 @@ async fn a_peers_internal_watch_bot_stream_sends_no_heartbeats() {
         matches!(m.kind, Some(pb::watch_bot_response::Kind::Heartbeat(_))),
         "{m:?}"
     );
-    let mut req = tonic::Request::new(pb::WatchBotRequest::default());
-    req.metadata_mut()
-        .insert("x-bete-forwarded-by", MetadataValue::from_static("b"));
-    req.metadata_mut()
-        .insert("x-bete-cluster-secret", MetadataValue::from_static(SECRET));
+    let req = from_peer(pb::WatchBotRequest::default(), "b", Some(SECRET));
     let mut internal = c.watch_bot(req).await.unwrap().into_inner();
     let quiet = tokio::time::timeout(Duration::from_millis(3_500), internal.message()).await;
     assert!(quiet.is_err(), "the internal stream sent {quiet:?}");

@@ -14,64 +14,12 @@ use std::time::Duration;
 use bete_api::pb;
 use common::pg::*;
 use common::*;
-use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, KeyUsagePurpose};
+use common::tls::Ca;
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Identity};
 
 const SECRET: &str = "test-cluster-secret";
 /// The name every node's certificate carries for its peers (as the headless Service's name).
 const PEER_NAME: &str = "bete-peers.test";
-
-struct Ca {
-    pem: String,
-    issuer: Issuer<'static, KeyPair>,
-}
-
-impl Ca {
-    fn new(name: &str) -> Ca {
-        let key = KeyPair::generate().unwrap();
-        let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
-        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        params.distinguished_name.push(DnType::CommonName, name);
-        params.key_usages = vec![
-            KeyUsagePurpose::KeyCertSign,
-            KeyUsagePurpose::CrlSign,
-            KeyUsagePurpose::DigitalSignature,
-        ];
-        let pem = params.self_signed(&key).unwrap().pem();
-        Ca {
-            pem,
-            issuer: Issuer::new(params, key),
-        }
-    }
-
-    /// A node's certificate for these DNS names (clients use `localhost`), written under
-    /// `dir` as `<file>.crt` and `<file>.key`; also good as a client certificate (both usages).
-    fn node_cert(&self, dir: &Path, file: &str, names: &[&str]) -> (PathBuf, PathBuf) {
-        let mut params =
-            CertificateParams::new(names.iter().map(|n| n.to_string()).collect::<Vec<_>>())
-                .unwrap();
-        params.distinguished_name.push(DnType::CommonName, file);
-        params.extended_key_usages = vec![
-            rcgen::ExtendedKeyUsagePurpose::ServerAuth,
-            rcgen::ExtendedKeyUsagePurpose::ClientAuth,
-        ];
-        let key = KeyPair::generate().unwrap();
-        let cert = params.signed_by(&key, &self.issuer).unwrap();
-        let (c, k) = (
-            dir.join(format!("{file}.crt")),
-            dir.join(format!("{file}.key")),
-        );
-        std::fs::write(&c, cert.pem()).unwrap();
-        std::fs::write(&k, key.serialize_pem()).unwrap();
-        (c, k)
-    }
-
-    fn write(&self, dir: &Path, file: &str) -> PathBuf {
-        let p = dir.join(file);
-        std::fs::write(&p, &self.pem).unwrap();
-        p
-    }
-}
 
 /// The flags of a node serving TLS with `cert`, trusting `ca` for clients (when `required`)
 /// and peers.

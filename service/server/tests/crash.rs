@@ -14,13 +14,6 @@ use bete_api::pb;
 use common::*;
 use tonic::transport::Channel;
 
-fn free_addr() -> SocketAddr {
-    StdListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-}
-
 struct Proc {
     child: Child,
     addr: SocketAddr,
@@ -49,20 +42,6 @@ fn spawn_server(dir: &Path) -> Proc {
         addr,
         metrics,
     }
-}
-
-async fn connect(addr: SocketAddr) -> Channel {
-    for _ in 0..200 {
-        if let Ok(ch) = Channel::from_shared(format!("http://{addr}"))
-            .unwrap()
-            .connect()
-            .await
-        {
-            return ch;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("server at {addr} did not come up");
 }
 
 async fn my_view(c: &mut Client, id: &str) -> pb::SeatView {

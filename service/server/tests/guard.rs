@@ -48,20 +48,6 @@ fn spawn(dir: &Path, name: &str, extra: &[&str]) -> Proc {
     }
 }
 
-async fn connect(addr: SocketAddr) -> Channel {
-    for _ in 0..200 {
-        if let Ok(ch) = Channel::from_shared(format!("http://{addr}"))
-            .unwrap()
-            .connect()
-            .await
-        {
-            return ch;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("server at {addr} did not come up");
-}
-
 /// Waits (at most 20 s) for the process to exit by itself.
 async fn exited(p: &mut Proc) -> (ExitStatus, String) {
     for _ in 0..200 {

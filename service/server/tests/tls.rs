@@ -16,75 +16,11 @@ use bete_api::pb;
 use bete_api::pb::bot_service_client::BotServiceClient;
 use bete_server::tls::{ClientAuth, TlsSettings};
 use common::*;
-use rcgen::{
-    BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, KeyUsagePurpose, SanType,
-    SerialNumber,
-};
+use common::tls::{Ca, Leaf};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_rustls::rustls;
 use tokio_rustls::rustls::pki_types::{CertificateDer, ServerName};
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Identity};
-
-/// A CA and what it signs.
-struct Ca {
-    pem: String,
-    issuer: Issuer<'static, KeyPair>,
-}
-
-/// A certificate and its key, as PEM.
-struct Leaf {
-    cert: String,
-    key: String,
-    der: CertificateDer<'static>,
-}
-
-impl Ca {
-    fn new(name: &str) -> Ca {
-        let key = KeyPair::generate().unwrap();
-        let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
-        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        params.distinguished_name.push(DnType::CommonName, name);
-        params.key_usages = vec![
-            KeyUsagePurpose::KeyCertSign,
-            KeyUsagePurpose::CrlSign,
-            KeyUsagePurpose::DigitalSignature,
-        ];
-        let pem = params.self_signed(&key).unwrap().pem();
-        Ca {
-            pem,
-            issuer: Issuer::new(params, key),
-        }
-    }
-
-    /// A server certificate for `localhost` and 127.0.0.1 with this serial and common name.
-    fn server(&self, serial: u64, name: &str) -> Leaf {
-        let mut params = CertificateParams::new(vec!["localhost".to_string()]).unwrap();
-        params
-            .subject_alt_names
-            .push(SanType::IpAddress(IpAddr::V4(Ipv4Addr::LOCALHOST)));
-        params.serial_number = Some(SerialNumber::from(serial));
-        params.distinguished_name.push(DnType::CommonName, name);
-        self.sign(params)
-    }
-
-    /// A client certificate (a bot farm's).
-    fn client(&self, name: &str) -> Leaf {
-        let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
-        params.distinguished_name.push(DnType::CommonName, name);
-        params.extended_key_usages = vec![rcgen::ExtendedKeyUsagePurpose::ClientAuth];
-        self.sign(params)
-    }
-
-    fn sign(&self, params: CertificateParams) -> Leaf {
-        let key = KeyPair::generate().unwrap();
-        let cert = params.signed_by(&key, &self.issuer).unwrap();
-        Leaf {
-            cert: cert.pem(),
-            key: key.serialize_pem(),
-            der: cert.der().clone(),
-        }
-    }
-}
 
 /// Writes `leaf` where the server reads its certificate: each file replaced in one rename, as
 /// an operator (or Kubernetes' secret volume) does.

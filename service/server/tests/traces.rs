@@ -114,20 +114,6 @@ fn spawn_server(dir: &Path, otlp: SocketAddr, delay_ms: u64) -> Proc {
     Proc { child, addr }
 }
 
-async fn connect(addr: SocketAddr) -> Channel {
-    for _ in 0..200 {
-        if let Ok(ch) = Channel::from_shared(format!("http://{addr}"))
-            .unwrap()
-            .connect()
-            .await
-        {
-            return ch;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("server at {addr} did not come up");
-}
-
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -492,32 +492,6 @@ async fn ladder_matches(ch: &Channel) -> Vec<pb::LadderMatch> {
         .matches
 }
 
-/// Answers every decision of `token`'s bot with its first legal action, until aborted.
-async fn play_first_legal(ch: Channel, token: String) {
-    let mut c = client_with(&ch, Some(&token));
-    let mut stream = c
-        .watch_bot(pb::WatchBotRequest::default())
-        .await
-        .unwrap()
-        .into_inner();
-    while let Ok(Some(msg)) = stream.message().await {
-        let Some(pb::watch_bot_response::Kind::Decision(d)) = msg.kind else {
-            continue;
-        };
-        let Some(action) = d.view.and_then(|v| v.legal_actions.first().cloned()) else {
-            continue;
-        };
-        let _ = c
-            .submit_action(pb::SubmitActionRequest {
-                table_id: d.table_id.clone(),
-                action: Some(action),
-                expected_seq: d.seq,
-                request_id: format!("{}-{}", d.table_id, d.seq),
-            })
-            .await;
-    }
-}
-
 /// A ladder set's tables: while the set is unrated the anonymous spectator gets neither their
 /// description nor a replay (a later rotation shares the decks); once rated, both.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -540,7 +514,7 @@ async fn ladder_tables_are_replayed_only_once_their_set_is_rated() {
         })
         .await
         .unwrap();
-    let bot = tokio::spawn(play_first_legal(ch.clone(), token));
+    let bot = tokio::spawn(play_forever(server.addr, token, std::time::Duration::ZERO));
     let mut anon = client_with(&ch, None);
     let mut replay = replay_client(&ch);
     let (mut refused, mut served) = (0, 0);

@@ -98,7 +98,9 @@ pub async fn dial(server: &str, tls: &TlsArgs) -> anyhow::Result<Client> {
     Client::connect_with(server, options.as_ref())
         .await
         .with_context(|| {
-            format!("start a server with `bete-server`, or try `bete demo` (server: {server})")
+            super::named(&format!(
+                "start a server with `bete-server`, or try `bete demo` (server: {server})"
+            ))
         })
 }
 

@@ -159,7 +159,11 @@ async fn demo(url: &str, dir: &std::path::Path, args: &Args) -> anyhow::Result<(
         );
     }
     println!("Game record written to {}", path.display());
-    println!("Replay it with: bete replay {}", path.display());
+    println!(
+        "Replay it with: {} replay {}",
+        super::invoked_as(),
+        path.display()
+    );
     Ok(())
 }
 

@@ -109,22 +109,37 @@ async fn list(client: &Client, as_json: bool) -> anyhow::Result<()> {
             house_names(l).join(",")
         );
     }
-    println!("\nEnter one with `bete bot --ladder LADDER --strategy heuristic`.");
+    println!(
+        "{}",
+        super::named("\nEnter one with `bete bot --ladder LADDER --strategy heuristic`.")
+    );
     Ok(())
 }
 
 /// The house entrants as `bete play --bots` spells them: a search entrant with its budget
 /// (`search:50`), since the budget is its strength.
+/// The house entrants as the ladders file names them: a policy's second and later instances
+/// are `policy-N` (`random`, `heuristic`, `heuristic-2`), a searcher shows its time budget.
 fn house_names(l: &pb::Ladder) -> Vec<String> {
+    let mut seen: std::collections::HashMap<i32, usize> = std::collections::HashMap::new();
     l.house_entrants
         .iter()
-        .map(|p| match pb::HouseBotPolicy::try_from(*p) {
-            Ok(pb::HouseBotPolicy::Search) => format!("search:{}", l.search_budget_ms),
-            Ok(p) => p
-                .as_str_name()
-                .trim_start_matches("HOUSE_BOT_POLICY_")
-                .to_ascii_lowercase(),
-            Err(_) => p.to_string(),
+        .map(|p| {
+            let n = seen.entry(*p).or_insert(0);
+            *n += 1;
+            let name = match pb::HouseBotPolicy::try_from(*p) {
+                Ok(policy) => policy
+                    .as_str_name()
+                    .trim_start_matches("HOUSE_BOT_POLICY_")
+                    .to_ascii_lowercase(),
+                Err(_) => p.to_string(),
+            };
+            let name = if *n > 1 { format!("{name}-{n}") } else { name };
+            if *p == pb::HouseBotPolicy::Search as i32 {
+                format!("{name}:{}", l.search_budget_ms)
+            } else {
+                name
+            }
         })
         .collect()
 }
@@ -176,7 +191,7 @@ async fn standings(client: &Client, ladder: &str, as_json: bool) -> anyhow::Resu
         println!("{:#}", json!({ "ladder_id": ladder, "entries": entries }));
         return Ok(());
     }
-    print!("{}", standings_text(ladder, &lines));
+    print!("{}", super::named(&standings_text(ladder, &lines)));
     Ok(())
 }
 
@@ -296,7 +311,7 @@ async fn matches(
         println!("{:#}", json!({ "ladder_id": ladder, "matches": matches }));
         return Ok(());
     }
-    print!("{}", matches_text(ladder, &page.matches));
+    print!("{}", super::named(&matches_text(ladder, &page.matches)));
     Ok(())
 }
 
@@ -442,6 +457,24 @@ mod tests {
             [
                 "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd"
             ]
+        );
+    }
+
+    #[test]
+    fn house_entrants_are_named_as_in_the_ladders_file() {
+        let l = pb::Ladder {
+            house_entrants: vec![
+                pb::HouseBotPolicy::Random as i32,
+                pb::HouseBotPolicy::Heuristic as i32,
+                pb::HouseBotPolicy::Heuristic as i32,
+                pb::HouseBotPolicy::Search as i32,
+            ],
+            search_budget_ms: 50,
+            ..Default::default()
+        };
+        assert_eq!(
+            house_names(&l),
+            ["random", "heuristic", "heuristic-2", "search:50"]
         );
     }
 }

@@ -125,11 +125,14 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
     }
     let report = report?;
     println!(
-        "{} tables, {} decisions, {} reconnects; see `bete ladder standings {}`",
-        report.matches.len(),
-        report.decisions,
-        report.reconnects,
-        escape(&options.ladder)
+        "{}",
+        super::named(&format!(
+            "{} tables, {} decisions, {} reconnects; see `bete ladder standings {}`",
+            report.matches.len(),
+            report.decisions,
+            report.reconnects,
+            escape(&options.ladder)
+        ))
     );
     Ok(())
 }

@@ -54,6 +54,44 @@ pub enum Command {
     RotateToken(token::Args),
 }
 
+/// How the person at the keyboard runs `bete`, for hints that name a command that works on their
+/// machine: `cargo run -p bete-client --` under `cargo run` (which sets `CARGO_PKG_NAME` for the
+/// program it runs), the path they typed when they ran a built binary by its path, else `bete`
+/// (installed with `cargo install --path clients/rust`).
+pub fn invoked_as() -> &'static str {
+    static INVOKED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    INVOKED.get_or_init(|| {
+        let argv0 = std::env::args_os().next().unwrap_or_default();
+        invocation(
+            std::env::var_os("CARGO_PKG_NAME").as_deref(),
+            &argv0.to_string_lossy(),
+        )
+    })
+}
+
+fn invocation(cargo_package: Option<&std::ffi::OsStr>, argv0: &str) -> String {
+    if cargo_package.is_some_and(|p| p == "bete-client") {
+        "cargo run -p bete-client --".to_string()
+    } else if argv0.contains('/') {
+        argv0.to_string()
+    } else {
+        "bete".to_string()
+    }
+}
+
+/// `text` with every quoted `` `bete ...` `` command (and `` `bete-server` ``) written the way
+/// this person runs them.
+pub fn named(text: &str) -> String {
+    let bete = invoked_as();
+    let server = if bete.starts_with("cargo run") {
+        "cargo run --release -p bete-server"
+    } else {
+        "bete-server"
+    };
+    text.replace("`bete-server`", &format!("`{server}`"))
+        .replace("`bete ", &format!("`{bete} "))
+}
+
 /// Runs one parsed command line and returns the exit status.
 pub fn run(cli: Cli) -> ExitCode {
     match cli.command {
@@ -86,9 +124,11 @@ fn network(command: impl std::future::Future<Output = anyhow::Result<()>>) -> Ex
     runtime.shutdown_background();
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // The shell's convention for a program stopped by Ctrl-C (128 + SIGINT).
+        Err(e) if e.is::<play::Interrupted>() => ExitCode::from(130),
         Err(e) => {
             // Server messages can carry names and ids others chose.
-            eprintln!("error: {}", crate::render::escape(&format!("{e:#}")));
+            eprintln!("error: {}", named(&crate::render::escape(&format!("{e:#}"))));
             ExitCode::FAILURE
         }
     }
@@ -100,6 +140,16 @@ mod tests {
 
     fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
         Cli::try_parse_from(std::iter::once("bete").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn hints_name_the_command_as_it_was_run() {
+        let cargo = Some(std::ffi::OsStr::new("bete-client"));
+        assert_eq!(invocation(cargo, "/x/target/debug/bete"), "cargo run -p bete-client --");
+        assert_eq!(invocation(None, "./target/debug/bete"), "./target/debug/bete");
+        assert_eq!(invocation(None, "bete"), "bete");
+        let other = Some(std::ffi::OsStr::new("bete-server"));
+        assert_eq!(invocation(other, "bete"), "bete");
     }
 
     #[test]

@@ -131,6 +131,11 @@ fn show_decision(board: &Board) {
     prompt(&board.view);
 }
 
+/// The person pressed Ctrl-C and the seat was left; the process exits with status 130.
+#[derive(Debug, thiserror::Error)]
+#[error("interrupted")]
+pub struct Interrupted;
+
 /// Runs the subcommand.
 pub async fn run(args: Args) -> anyhow::Result<()> {
     let client = args.server.connect(&args.name).await?;
@@ -207,8 +212,23 @@ async fn play(
     let mut pending = false;
     let mut warned: Vec<u64> = Vec::new();
     let mut tick = tokio::time::interval(Duration::from_millis(500));
+    // One Ctrl-C listener for the whole loop (one made anew each turn misses a Ctrl-C arriving
+    // while an event is shown). Without it Ctrl-C killed the process and the seat stayed taken,
+    // its turns timing out one deadline at a time.
+    let ctrl_c = tokio::signal::ctrl_c();
+    tokio::pin!(ctrl_c);
     loop {
         tokio::select! {
+            _ = &mut ctrl_c => {
+                println!("\nCtrl-C: leaving the table.");
+                return match client.leave_table(&table_id).await {
+                    Ok(_) => {
+                        println!("Left seat {} of table {table_id}; the match goes on without you.", board.view.viewer_seat.unwrap_or(0));
+                        Err(anyhow::Error::new(Interrupted))
+                    }
+                    Err(e) => Err(e).context("Ctrl-C: could not leave the table"),
+                };
+            }
             message = stream.message() => {
                 let message = match message {
                     Ok(Some(message)) => message,
@@ -250,7 +270,7 @@ async fn play(
                             print!("{}", render::board(&board.view, board.table.as_ref(), &[]));
                             let seat = board.view.viewer_seat.unwrap_or(0) as usize;
                             println!("Match over. Your final balance: {:+}", ended.balances.get(seat).copied().unwrap_or(0));
-                            println!("Save the record with: bete record --server URL {table_id} --out match.json");
+                            println!("{}", super::named(&format!("Save the record with: `bete record --server URL {table_id} --out match.json`")));
                             return Ok(());
                         }
                         if pending {

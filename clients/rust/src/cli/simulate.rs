@@ -110,8 +110,23 @@ fn simulate(args: Args) -> Result<()> {
     let mut text = record.to_json_pretty();
     text.push('\n');
     match &args.out {
-        Some(path) => std::fs::write(path, text)
-            .with_context(|| format!("cannot write {}", path.display()))?,
+        Some(path) => {
+            std::fs::write(path, text)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            // Say what the file holds and what to do with it; the record itself went to the file.
+            let json = &record.json;
+            eprintln!(
+                "wrote {}: a {} match of {} seats, {} deals{} (seed {}); replay it with `{} replay {}`",
+                path.display(),
+                json.ruleset,
+                json.seats,
+                json.deals.len(),
+                if args.deals.is_some() { ", cut short by --deals" } else { "" },
+                json.seed.as_deref().unwrap_or("none"),
+                super::invoked_as(),
+                path.display()
+            );
+        }
         None => std::io::stdout()
             .write_all(text.as_bytes())
             .context("cannot write to standard output")?,

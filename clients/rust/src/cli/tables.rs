@@ -41,8 +41,11 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
         .await?;
     if tables.is_empty() {
         println!(
-            "No tables. Create one with `bete bot --server {}` or `bete play --server {}`.",
-            args.server.server, args.server.server
+            "{}",
+            super::named(&format!(
+                "No tables. Create one with `bete bot --server {}` or `bete play --server {}`.",
+                args.server.server, args.server.server
+            ))
         );
         return Ok(());
     }

@@ -1751,14 +1751,9 @@ impl Store for PgStore {
 
     fn rated_match_count(&self, ladder: String) -> StoreFuture<'_, u64> {
         Box::pin(async move {
-            let n: i64 = sqlx::query_scalar(
-                "SELECT count(*) FROM ladder_matches WHERE ladder_id = $1 AND state = 'rated'",
-            )
-            .bind(ladder)
-            .fetch_one(&self.pool)
-            .await
-            .map_err(pg)?;
-            Ok(n.max(0) as u64)
+            super::rows::postgres::rated_match_count(&self.pool, ladder)
+                .await
+                .map_err(pg)
         })
     }
 

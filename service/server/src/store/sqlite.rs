@@ -1360,13 +1360,7 @@ impl Store for SqliteStore {
 
     fn rated_match_count(&self, ladder: String) -> StoreFuture<'_, u64> {
         Box::pin(async move {
-            let n: i64 = sqlx::query_scalar(
-                "SELECT count(*) FROM ladder_matches WHERE ladder_id = ? AND state = 'rated'",
-            )
-            .bind(ladder)
-            .fetch_one(&self.reads)
-            .await?;
-            Ok(n.max(0) as u64)
+            Ok(super::rows::sqlite::rated_match_count(&self.reads, ladder).await?)
         })
     }
 

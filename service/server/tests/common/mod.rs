@@ -2,6 +2,7 @@
 #![allow(dead_code, clippy::unwrap_used)]
 
 pub mod pg;
+pub mod tls;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -254,6 +255,19 @@ pub async fn wait_for_gauge(metrics: SocketAddr, name: &str, want: i64) {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     panic!("{name} stayed at {seen}, expected {want}");
+}
+
+/// `message` as a peer node `peer` forwards it: marked with the forwarding node and, when
+/// given, the cluster secret (a mark without the right secret is anyone's forgery).
+pub fn from_peer<T>(message: T, peer: &'static str, secret: Option<&'static str>) -> Request<T> {
+    let mut req = Request::new(message);
+    req.metadata_mut()
+        .insert("x-bete-forwarded-by", MetadataValue::from_static(peer));
+    if let Some(secret) = secret {
+        req.metadata_mut()
+            .insert("x-bete-cluster-secret", MetadataValue::from_static(secret));
+    }
+    req
 }
 
 /// A channel to the server at `addr`, once it accepts connections (up to 20 s).
