@@ -57,10 +57,14 @@ if [ ! -x /usr/bin/chromium ]; then
   fi
 fi
 
-echo "test-web: building bete-server" >&2
-cargo build -p bete-server --locked
+server_bin=${BETE_SERVER_BIN:-}
+if [ -z "$server_bin" ]; then
+  echo "test-web: building bete-server" >&2
+  cargo build -p bete-server --locked
+  server_bin=$root/target/debug/bete-server
+fi
 echo "test-web: browser tests" >&2
 (cd "$web" && node_modules/.bin/rolldown tests/browser.ts --platform node --format esm \
   -o .test-build/browser.mjs -e playwright-core --logLevel silent)
-BETE_SERVER="$root/target/debug/bete-server" BETE_SCREENSHOT_DIR="${BETE_SCREENSHOT_DIR:-target/web-screenshots}" node "$web/.test-build/browser.mjs"
+BETE_SERVER="$server_bin" BETE_SCREENSHOT_DIR="${BETE_SCREENSHOT_DIR:-target/web-screenshots}" node "$web/.test-build/browser.mjs"
 echo "test-web: ok" >&2

@@ -33,12 +33,15 @@ done
 
 skip() { [[ " ${BETE_SKIP:-} " == *" $1 "* ]]; }
 
-# The server binary the SDK, deploy, walk-through and web parts start. One build for all of them,
-# and the same feature set as the workspace tests (dev-dependencies on), so it reuses what the rust
-# part compiled instead of compiling the dependencies a second time with other features.
+# The binaries the later parts start (bete-server; bete-load for the smoke run): one build for all
+# of them, made by the same command as the rust part's, so after that part it compiles nothing.
+# (`cargo build -p bete-server` resolves features without the workspace's dev-dependencies: tokio,
+# tonic, libc and everything above them came out different and were compiled a second time.)
+# The scripts below build only when BETE_SERVER_BIN is unset, i.e. when run on their own.
 server_bin() {
   if [ -z "${BETE_SERVER_BIN:-}" ]; then
-    cargo build --workspace --locked --bins --quiet 2>/dev/null || cargo build -p bete-server --locked
+    cargo test --workspace --locked --no-run --quiet
+    export BETE_SERVER_BIN=$root/target/debug/bete-server BETE_LOAD_BIN=$root/target/debug/bete-load
   fi
 }
 
@@ -75,8 +78,7 @@ part_deploy() {
   # The validator refuses broken manifests; the manifests' environment starts a real
   # bete-server; the metrics the alerts and the dashboard use are the ones it exports.
   server_bin
-  BETE_SERVER_BIN=${BETE_SERVER_BIN:-$root/target/debug/bete-server} \
-    "$kvenv/bin/python" -m pytest deploy/tests -p no:cacheprovider -q
+  "$kvenv/bin/python" -m pytest deploy/tests -p no:cacheprovider -q
 }
 
 part_python() {
@@ -90,14 +92,17 @@ part_go() {
 }
 
 part_walkthrough() {
+  server_bin
   bash scripts/walkthrough.sh
 }
 
 part_web() {
+  server_bin
   bash scripts/test-web.sh
 }
 
 part_load() {
+  server_bin
   bash clients/load/smoke.sh
 }
 

@@ -59,10 +59,14 @@ protoc() { "$tools/venv/bin/python" -m grpc_tools.protoc "$@"; }
 # buf for the Go alternative (the same pinned version scripts/check-stubs.sh installs).
 [ -x "$tools/node_modules/.bin/buf" ] ||
   npm install --silent --no-audit --no-fund --prefix "$tools" @bufbuild/buf@1.75.0
-cargo build --quiet -p bete-server --locked
+server_bin=${BETE_SERVER_BIN:-}
+if [ -z "$server_bin" ]; then
+  cargo build --quiet -p bete-server --locked
+  server_bin=$root/target/debug/bete-server
+fi
 free_port() { "$tools/venv/bin/python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 port=$(free_port)
-"$root/target/debug/bete-server" --listen "127.0.0.1:$port" --data-dir "$work/data" \
+"$server_bin" --listen "127.0.0.1:$port" --data-dir "$work/data" \
   --metrics-listen "127.0.0.1:$(free_port)" --log-format json >"$work/server.log" 2>&1 &
 server_pid=$!
 up=

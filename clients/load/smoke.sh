@@ -5,15 +5,20 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 target="${CARGO_TARGET_DIR:-target}/debug"
-cargo build -q -p bete-server -p bete-load
+# Under scripts/test.sh the binaries are built already (BETE_SERVER_BIN, BETE_LOAD_BIN).
+if [ -z "${BETE_SERVER_BIN:-}" ] || [ -z "${BETE_LOAD_BIN:-}" ]; then
+  cargo build -q -p bete-server -p bete-load
+fi
+server_bin=${BETE_SERVER_BIN:-$target/bete-server}
+load_bin=${BETE_LOAD_BIN:-$target/bete-load}
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 
 run() {
     # `timeout` is only the CI guard: the harness must end well before it by itself.
     local status=0
-    timeout 120 "$target/bete-load" --tables 4 --seats 3 --duration 3s --ceiling-duration 1s \
-        --drain 3s --embed child --server-bin "$target/bete-server" --config rounds=1 "$@" || status=$?
+    timeout 120 "$load_bin" --tables 4 --seats 3 --duration 3s --ceiling-duration 1s \
+        --drain 3s --embed child --server-bin "$server_bin" --config rounds=1 "$@" || status=$?
     if [ "$status" = 124 ]; then echo "smoke: bete-load did not stop by itself" >&2; exit 1; fi
     return "$status"
 }
