@@ -205,14 +205,14 @@ impl PyGame {
         }
     }
 
-    /// What `bete replay` prints for this match, as a dict: balances, on_table, match_over,
+    /// What `bete replay --json` prints for this match, as a dict: balances, on_table, match_over,
     /// deal and one summary per settled deal (settlement: outcome, pools won, bêtes, net).
     fn report<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         py.import("json")?
             .call_method1("loads", (self.report_json(),))
     }
 
-    /// `report()` as the exact line of JSON `bete replay` prints.
+    /// `report()` as the exact line of JSON `bete replay --json` prints.
     fn report_json(&self) -> String {
         Report::of(&self.game).to_json()
     }

@@ -194,7 +194,8 @@ async fn ctrl_c_in_bete_play_leaves_the_seat() {
         // The terminal turns the ETX byte into SIGINT, as a person's Ctrl-C.
         p.send("\x03").expect("Ctrl-C");
         let rest = p.expect(Eof).expect("bete play exits");
-        let transcript = String::from_utf8_lossy(rest.before()).to_string();
+        let mut transcript = String::from_utf8_lossy(rest.before()).to_string();
+        transcript.push_str(&String::from_utf8_lossy(rest.as_bytes()));
         let status = p.get_process().wait().expect("exit status");
         (table_id, transcript, status)
     })

@@ -77,6 +77,29 @@ async fn stop(mut p: Proc) {
     assert!(status.success(), "{status:?}: {log}");
 }
 
+/// The start log, written to a file as an operator's service manager does, reads as plain text:
+/// the listening address as `addr=127.0.0.1:PORT` (not `Some(...)`), and no colour codes, which
+/// only a terminal gets.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_start_log_in_a_file_is_plain_text_with_plain_addresses() {
+    let root = tempfile::tempdir().unwrap();
+    let p = spawn(&root.path().join("data"), "log", &[]);
+    let ch = connect(p.addr).await;
+    register(&ch, "log-reader").await;
+    let log = std::fs::read_to_string(&p.stderr).unwrap();
+    let listening = log
+        .lines()
+        .find(|l| l.contains("bete-server listening"))
+        .unwrap_or_else(|| panic!("no start line: {log}"));
+    assert!(
+        listening.contains(&format!("addr={}", p.addr)),
+        "{listening}"
+    );
+    assert!(!log.contains("Some("), "{log}");
+    assert!(!log.contains('\u{1b}'), "colour codes in a file: {log:?}");
+    stop(p).await;
+}
+
 /// Hole 7: a second server on the same data folder exits at once, non-zero, saying why.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_server_on_a_folder_refuses_to_start() {

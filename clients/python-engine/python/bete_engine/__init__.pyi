@@ -116,10 +116,10 @@ class Game:
     def copy(self) -> "Game":
         """A copy for search: the same state, without the record."""
     def report(self) -> dict[str, Any]:
-        """What `bete replay` prints: balances, on_table, match_over, deal, and one summary per
+        """What `bete replay --json` prints: balances, on_table, match_over, deal, and one summary per
         settled deal (declarer, tricks, outcome, pools_won, betes, net)."""
     def report_json(self) -> str:
-        """`report()` as the exact line of JSON `bete replay` prints."""
+        """`report()` as the exact line of JSON `bete replay --json` prints."""
     def record_json(self, pretty: bool = False) -> str:
         """The match's record (bete-record/1). Raises BadRecordError for a copy()."""
     def legal_action_ids(self, seat: int) -> list[int]:
