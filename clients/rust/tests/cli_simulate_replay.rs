@@ -335,24 +335,47 @@ fn replay_prints_readable_lines_and_simulate_says_what_it_wrote() {
     let path = temp("readable.json");
     let file = path.to_string_lossy().to_string();
     let sim = bete(&[
-        "simulate", "--ruleset", "beast", "--seats", "4", "--seed", SEED, "--out", &file,
+        "simulate",
+        "--ruleset",
+        "beast",
+        "--seats",
+        "4",
+        "--seed",
+        SEED,
+        "--out",
+        &file,
     ]);
     assert!(sim.status.success());
     assert!(sim.stdout.is_empty(), "the record went to the file");
     let said = String::from_utf8_lossy(&sim.stderr);
     assert!(
-        said.contains(&format!("wrote {file}")) && said.contains("beast") && said.contains("8 deals"),
+        said.contains(&format!("wrote {file}"))
+            && said.contains("beast")
+            && said.contains("8 deals"),
         "simulate says what it wrote: {said}"
     );
-    assert!(said.contains(&format!("replay {file}")), "and how to replay it: {said}");
+    assert!(
+        said.contains(&format!("replay {file}")),
+        "and how to replay it: {said}"
+    );
 
     let out = bete(&["replay", &file]);
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines[0], "beast, 4 seats: match over after 8 deals", "{text}");
-    assert_eq!(lines.len(), 1 + 8 + 1, "a heading, a line a deal, the balances: {text}");
-    assert!(lines[1].starts_with("deal  1  dealer 0") && lines[1].contains("tricks "), "{text}");
+    assert_eq!(
+        lines[0], "beast, 4 seats: match over after 8 deals",
+        "{text}"
+    );
+    assert_eq!(
+        lines.len(),
+        1 + 8 + 1,
+        "a heading, a line a deal, the balances: {text}"
+    );
+    assert!(
+        lines[1].starts_with("deal  1  dealer 0") && lines[1].contains("tricks "),
+        "{text}"
+    );
     let report = json(&bete(&["replay", &file, "--json"]));
     let balances: Vec<String> = report["balances"]
         .as_array()

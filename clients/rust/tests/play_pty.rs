@@ -180,7 +180,15 @@ async fn ctrl_c_in_bete_play_leaves_the_seat() {
     let (table_id, transcript, status) = tokio::task::spawn_blocking(move || {
         let mut command = Command::new(env!("CARGO_BIN_EXE_bete"));
         command.args([
-            "play", "--server", &url, "--ruleset", "beast", "--seats", "3", "--deadline", "60",
+            "play",
+            "--server",
+            &url,
+            "--ruleset",
+            "beast",
+            "--seats",
+            "3",
+            "--deadline",
+            "60",
         ]);
         command.env_remove("BETE_TOKEN");
         let mut p = Session::spawn(command).expect("spawn bete play");

@@ -13,8 +13,8 @@ use std::time::Duration;
 
 use bete_api::pb;
 use common::pg::*;
-use common::*;
 use common::tls::Ca;
+use common::*;
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Identity};
 
 const SECRET: &str = "test-cluster-secret";

@@ -5,14 +5,13 @@
 
 mod common;
 
-use std::net::{SocketAddr, TcpListener as StdListener};
+use std::net::SocketAddr;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use bete_api::pb;
 use common::*;
-use tonic::transport::Channel;
 
 struct Proc {
     child: Child,

@@ -13,7 +13,6 @@ use std::time::Duration;
 
 use bete_api::pb;
 use common::*;
-use tonic::transport::Channel;
 
 struct Proc {
     child: Child,

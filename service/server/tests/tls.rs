@@ -7,7 +7,7 @@
 
 mod common;
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,8 +15,8 @@ use std::time::Duration;
 use bete_api::pb;
 use bete_api::pb::bot_service_client::BotServiceClient;
 use bete_server::tls::{ClientAuth, TlsSettings};
-use common::*;
 use common::tls::{Ca, Leaf};
+use common::*;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_rustls::rustls;
 use tokio_rustls::rustls::pki_types::{CertificateDer, ServerName};

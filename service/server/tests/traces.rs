@@ -21,7 +21,6 @@ use opentelemetry_proto::tonic::collector::trace::v1::{
     ExportTraceServiceRequest, ExportTraceServiceResponse,
 };
 use opentelemetry_proto::tonic::trace::v1::Span;
-use tonic::transport::Channel;
 
 /// Every span exported to it.
 #[derive(Clone, Default)]

@@ -128,7 +128,10 @@ fn network(command: impl std::future::Future<Output = anyhow::Result<()>>) -> Ex
         Err(e) if e.is::<play::Interrupted>() => ExitCode::from(130),
         Err(e) => {
             // Server messages can carry names and ids others chose.
-            eprintln!("error: {}", named(&crate::render::escape(&format!("{e:#}"))));
+            eprintln!(
+                "error: {}",
+                named(&crate::render::escape(&format!("{e:#}")))
+            );
             ExitCode::FAILURE
         }
     }
@@ -145,8 +148,14 @@ mod tests {
     #[test]
     fn hints_name_the_command_as_it_was_run() {
         let cargo = Some(std::ffi::OsStr::new("bete-client"));
-        assert_eq!(invocation(cargo, "/x/target/debug/bete"), "cargo run -p bete-client --");
-        assert_eq!(invocation(None, "./target/debug/bete"), "./target/debug/bete");
+        assert_eq!(
+            invocation(cargo, "/x/target/debug/bete"),
+            "cargo run -p bete-client --"
+        );
+        assert_eq!(
+            invocation(None, "./target/debug/bete"),
+            "./target/debug/bete"
+        );
         assert_eq!(invocation(None, "bete"), "bete");
         let other = Some(std::ffi::OsStr::new("bete-server"));
         assert_eq!(invocation(other, "bete"), "bete");

@@ -121,7 +121,11 @@ fn simulate(args: Args) -> Result<()> {
                 json.ruleset,
                 json.seats,
                 json.deals.len(),
-                if args.deals.is_some() { ", cut short by --deals" } else { "" },
+                if args.deals.is_some() {
+                    ", cut short by --deals"
+                } else {
+                    ""
+                },
                 json.seed.as_deref().unwrap_or("none"),
                 super::invoked_as(),
                 path.display()

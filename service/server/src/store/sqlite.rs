@@ -1359,9 +1359,9 @@ impl Store for SqliteStore {
     }
 
     fn rated_match_count(&self, ladder: String) -> StoreFuture<'_, u64> {
-        Box::pin(async move {
-            Ok(super::rows::sqlite::rated_match_count(&self.reads, ladder).await?)
-        })
+        Box::pin(
+            async move { Ok(super::rows::sqlite::rated_match_count(&self.reads, ladder).await?) },
+        )
     }
 
     fn matches_since(&self, ladder: String, since_ms: i64) -> StoreFuture<'_, Vec<MatchRow>> {
