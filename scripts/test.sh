@@ -40,10 +40,15 @@ skip() { [[ " ${BETE_SKIP:-} " == *" $1 "* ]]; }
 # of them, made by the same command as the rust part's, so after that part it compiles nothing.
 # (`cargo build -p bete-server` resolves features without the workspace's dev-dependencies: tokio,
 # tonic, libc and everything above them came out different and were compiled a second time.)
+# With the rust part skipped (iterating on the others) the two binaries alone are built instead.
 # The scripts below build only when BETE_SERVER_BIN is unset, i.e. when run on their own.
 server_bin() {
   if [ -z "${BETE_SERVER_BIN:-}" ]; then
-    cargo test --workspace --locked --no-run --quiet
+    if skip rust; then
+      cargo build -p bete-server -p bete-load --locked --quiet
+    else
+      cargo test --workspace --locked --no-run --quiet
+    fi
     export BETE_SERVER_BIN=$root/target/debug/bete-server BETE_LOAD_BIN=$root/target/debug/bete-load
   fi
 }
