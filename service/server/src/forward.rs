@@ -762,7 +762,14 @@ async fn pipe_bot(
     let Ok(mut client) = fw.client(&addr) else {
         return;
     };
-    let req = fw.request(&md, pb::WatchBotRequest { from_seq }, None);
+    let req = fw.request(
+        &md,
+        pb::WatchBotRequest {
+            from_seq,
+            ..Default::default()
+        },
+        None,
+    );
     let mut stream = match client.watch_bot(req).await {
         Ok(r) => r.into_inner(),
         Err(s) => {

@@ -1034,6 +1034,13 @@ impl Api {
             let stream = BotStream::new(api.tables.new_stream_id(), tx);
             // Register first, then list: a join racing with this call attaches the stream either way.
             api.tables.add_bot_stream(&bot.id, stream.clone());
+            // `exclusive`: this stream is the bot's only one; the older ones end and their
+            // tables let go of them (this one follows the tables below).
+            if req.exclusive {
+                for old in api.tables.take_other_bot_streams(&bot.id, stream.id) {
+                    old.replace();
+                }
+            }
             let resume = req.from_seq.keys().cloned().collect();
             let mut following = Vec::new();
             for id in api.store.tables_of_bot(bot.id.clone(), resume).await? {
@@ -1092,7 +1099,8 @@ impl Api {
                     BotStream::ring_closed(&following);
                 })),
             )
-            .revocable(revoked);
+            .revocable(revoked)
+            .replaceable(stream.replaced.stopped());
             // The bot's tables that peers play come through their streams (forward.rs).
             Ok(match (&api.forward, from_peer) {
                 (Some(fw), false) => {

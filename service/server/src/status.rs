@@ -141,6 +141,12 @@ pub enum ServerError {
         "this token was revoked by the bot's owner (BotService.RotateBotToken): use the new one"
     )]
     TokenRevoked,
+    /// A WatchBot stream ended because the same bot opened one with `exclusive` set.
+    #[error(
+        "this WatchBot stream was replaced: the bot opened another with `exclusive` set (another \
+         process runs this bot); do not reconnect from this one"
+    )]
+    StreamReplaced,
     /// RotateBotToken by someone other than the bot's owner.
     #[error("{0}")]
     NotBotOwner(&'static str),
@@ -269,6 +275,7 @@ impl ServerError {
             ServerError::StoreUnavailable => "STORE_UNAVAILABLE",
             ServerError::TableElsewhere { .. } => "TABLE_ELSEWHERE",
             ServerError::TokenRevoked => "TOKEN_REVOKED",
+            ServerError::StreamReplaced => "STREAM_REPLACED",
             ServerError::NotBotOwner(_) => "NOT_BOT_OWNER",
             ServerError::BotNotFound(_) => "BOT_NOT_FOUND",
             ServerError::OwnerUnreachable { .. } => "OWNER_UNREACHABLE",
@@ -320,6 +327,7 @@ impl ServerError {
             }
             ServerError::AccountBotLimit(_) => Code::ResourceExhausted,
             ServerError::TokenRevoked => Code::Unauthenticated,
+            ServerError::StreamReplaced => Code::Aborted,
             ServerError::NotBotOwner(_) => Code::PermissionDenied,
             ServerError::BotNotFound(_) => Code::NotFound,
             ServerError::OwnerUnreachable { .. } => Code::Unavailable,
@@ -762,6 +770,7 @@ mod tests {
                 field: "house_bots[0].search_budget_ms".into(),
                 message: "0 is outside 1..=10000 milliseconds per decision".into(),
             },
+            ServerError::StreamReplaced,
         ]
     }
 
@@ -813,6 +822,7 @@ mod tests {
             ServerError::OwnerUnreachable { .. } => 41,
             ServerError::Relayed { .. } => 42,
             ServerError::SearchBudget { .. } => 43,
+            ServerError::StreamReplaced => 44,
         }
     }
 
@@ -824,7 +834,7 @@ mod tests {
         let seen: Vec<usize> = all.iter().map(variant).collect();
         assert_eq!(
             seen,
-            (0..=43).collect::<Vec<_>>(),
+            (0..=44).collect::<Vec<_>>(),
             "one of every variant, in order"
         );
         for e in &all {
