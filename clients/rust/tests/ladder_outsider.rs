@@ -253,7 +253,7 @@ async fn crosstable_and_public_reads_need_no_token_on_a_closed_signup_server() {
         vec!["tables", "--state", "finished"],
     ] {
         let mut args = args.clone();
-        args.extend(["--server", &addr]);
+        args.extend(["--server", addr.as_str()]);
         let out = bete(&args);
         ok(&out);
         assert!(!text(&out.stderr).contains("registered"), "{args:?}");

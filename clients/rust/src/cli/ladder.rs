@@ -162,12 +162,13 @@ pub fn crosstable_text(t: &pb::GetCrosstableResponse) -> String {
         }
     };
     for p in &t.pairs {
+        let ahead = format!("{}/{}/{}", p.a_ahead, p.level, p.b_ahead);
         let _ = writeln!(
             out,
             "{:>8} {:>6} {:>11}  {:>+9.3} {:>+8.3} {:>+8.3}  {} vs {}",
             p.meetings,
             p.deals,
-            format!("{}/{}/{}", p.a_ahead, p.level, p.b_ahead),
+            ahead,
             p.mean_net_difference_per_deal,
             p.interval_low,
             p.interval_high,
