@@ -878,6 +878,7 @@ async fn proxy_table(
             .call(table, |reply| Command::Watch {
                 bot: bot.id.clone(),
                 from_seq: last,
+                listed: false,
                 reply,
             })
             .await

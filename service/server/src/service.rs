@@ -144,6 +144,16 @@ pub(crate) fn table_id(id: &str) -> Result<String, ServerError> {
 }
 
 impl Api {
+    /// Whether the store lists table `id` now: a ladder set's tables become listed when the
+    /// set is rated, after their actors loaded them private.
+    async fn listed_in_store(&self, id: &str) -> Result<bool, ServerError> {
+        Ok(self
+            .store
+            .table(id.to_string())
+            .await?
+            .is_some_and(|t| t.table.visibility == Visibility::Listed))
+    }
+
     /// [`Api::begin`] for the other services.
     pub(crate) async fn begin_call<T: Message>(
         &self,
@@ -869,13 +879,21 @@ impl TableService for TableApi {
             let bot = api.begin_read(&request).await?;
             let id = table_id(&request.get_ref().table_id)?;
             let handle = api.tables.get(&id).await?;
-            let snap = api
-                .tables
-                .call(&id, |reply| Command::View {
-                    bot: bot.id.clone(),
+            let view = |listed| {
+                let bot = bot.id.clone();
+                api.tables.call(&id, move |reply| Command::View {
+                    bot: bot.clone(),
+                    listed,
                     reply,
                 })
-                .await??;
+            };
+            let snap = match view(false).await? {
+                // A ladder set rated since the actor loaded it is listed in the store.
+                Err(ServerError::TablePrivate) if api.listed_in_store(&id).await? => {
+                    view(true).await??
+                }
+                r => r?,
+            };
             Ok(pb::GetSeatViewResponse {
                 view: Some(project::snapshot_to_pb(&handle.shared.meta, &snap)),
             })
@@ -953,15 +971,22 @@ impl Api {
             let (md, _, req) = request.into_parts();
             let id = table_id(&req.table_id)?;
             let from_seq = req.from_seq;
-            let watched = api
-                .tables
-                .call(&id, |reply| Command::Watch {
-                    bot: bot.id.clone(),
+            let watch = |listed| {
+                let bot = bot.id.clone();
+                api.tables.call(&id, move |reply| Command::Watch {
+                    bot: bot.clone(),
                     from_seq,
+                    listed,
                     reply,
                 })
-                .await
-                .and_then(|r| r);
+            };
+            let watched = match watch(false).await.and_then(|r| r) {
+                // A ladder set rated since the actor loaded it is listed in the store.
+                Err(ServerError::TablePrivate) if api.listed_in_store(&id).await? => {
+                    watch(true).await.and_then(|r| r)
+                }
+                r => r,
+            };
             match watched {
                 Ok((rx, shared)) => Ok(Box::pin(
                     api.table_stream(&bot, rx, shared, from_seq, permit),

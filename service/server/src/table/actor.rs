@@ -668,10 +668,12 @@ impl Actor {
         }
     }
 
-    /// A spectator may watch only listed tables.
-    fn may_watch(&self, bot: &str) -> Result<Viewer, ServerError> {
+    /// A spectator may watch only listed tables (`listed`: the store lists it now).
+    fn may_watch(&self, bot: &str, listed: bool) -> Result<Viewer, ServerError> {
         let viewer = self.viewer_of(bot);
-        if viewer == Viewer::Spectator && self.meta.visibility == crate::store::Visibility::Private
+        if viewer == Viewer::Spectator
+            && !listed
+            && self.meta.visibility == crate::store::Visibility::Private
         {
             return Err(ServerError::TablePrivate);
         }
@@ -798,17 +800,18 @@ impl Actor {
                 let r = self.submit(&bot, action, expected_seq, request_id).await;
                 let _ = reply.send(r);
             }
-            Command::View { bot, reply } => {
-                let r = self.may_watch(&bot).map(|v| self.snapshot(v));
+            Command::View { bot, listed, reply } => {
+                let r = self.may_watch(&bot, listed).map(|v| self.snapshot(v));
                 let _ = reply.send(r);
             }
             Command::Watch {
                 bot,
                 from_seq,
+                listed,
                 reply,
             } => {
                 let r = self
-                    .watch(bot, from_seq)
+                    .watch(bot, from_seq, listed)
                     .map(|rx| (rx, self.shared.clone()));
                 let _ = reply.send(r);
             }
@@ -1007,8 +1010,9 @@ impl Actor {
         &mut self,
         bot: String,
         from_seq: Option<u64>,
+        listed: bool,
     ) -> Result<mpsc::Receiver<crate::table::Outbound>, ServerError> {
-        let viewer = self.may_watch(&bot)?;
+        let viewer = self.may_watch(&bot, listed)?;
         let last = self.last_seq();
         let backlog = match from_seq {
             Some(f) if f > last => {
