@@ -163,8 +163,13 @@ def main() -> int:
     bots = bot_service_pb2_grpc.BotServiceStub(channel)
     # With an account token the bot belongs to the account (a closed-signup server requires it).
     owner = [("authorization", f"Bearer {args.account_token}")] if args.account_token else None
+    # An account holds one bot per name and version: each run registers a new version here. A
+    # real bot registers once and keeps its token (its rating belongs to that bot id).
     me = bots.RegisterBot(
-        bot_service_pb2.RegisterBotRequest(name="first-bot", owner="me@example.org"), metadata=owner
+        bot_service_pb2.RegisterBotRequest(
+            name="first-bot", owner="me@example.org", version=uuid.uuid4().hex[:12]
+        ),
+        metadata=owner,
     )
     auth = [("authorization", f"Bearer {me.token}")]  # on every TableService call
     tables = table_service_pb2_grpc.TableServiceStub(channel)

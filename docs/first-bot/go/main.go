@@ -206,8 +206,11 @@ func main() {
 	if *accountToken != "" {
 		regCtx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+*accountToken)
 	}
-	me, err := betev1.NewBotServiceClient(conn).RegisterBot(regCtx,
-		&betev1.RegisterBotRequest{Name: "first-bot-go", Owner: "me@example.org"})
+	// An account holds one bot per name and version: each run registers a new version here. A
+	// real bot registers once and keeps its token (its rating belongs to that bot id).
+	me, err := betev1.NewBotServiceClient(conn).RegisterBot(regCtx, &betev1.RegisterBotRequest{
+		Name: "first-bot-go", Owner: "me@example.org", Version: fmt.Sprint(time.Now().UnixNano()),
+	})
 	if err != nil {
 		log.Fatal(err)
 	}
