@@ -377,7 +377,7 @@ async fn after_leave_ladder_returns_no_table_seats_the_bot() {
     let mut stand_ins = 0;
     for t in &set.tables {
         let table = reader.get_table(&t.table_id).await.unwrap();
-        let created = SystemTime::try_from(table.created_at.clone().unwrap()).unwrap();
+        let created = SystemTime::try_from(table.created_at.unwrap()).unwrap();
         let seated = table.seats.iter().any(|s| s.bot_id == id);
         if created > left_at {
             assert!(!seated, "table {} seats the bot after it left", t.table_id);
