@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The walk-through of docs/protocol.md ("Your first bot in 15 minutes, without an SDK"), run as a
 # test: the guide's own commands, in a fresh project directory, with no SDK.
-#   1. starts the real server (target/debug/bete-server, built here) on a free port
+#   1. starts the real server (target/debug/bete-server, built here) on a free port, with signup
+#      closed as a hosted ladder runs it, and makes an account with the admin token (the
+#      operator's part); the bots register with the account's token
 #   2. Python: installs the guide's pip packages into .tools/venv, generates stubs from proto/
 #      with the guide's protoc command, and plays docs/first-bot/first_bot.py to the end of a
-#      match in every ruleset, importing only those stubs (checked)
+#      match in every ruleset, importing only those stubs (checked), then one set on a ladder
 #   3. Go: installs protoc-gen-go and protoc-gen-go-grpc (go install, module proxy), generates
 #      stubs under the example module's own import path with the guide's -M remapping, and plays
-#      docs/first-bot/go to the end of a match in every ruleset
+#      docs/first-bot/go to the end of a match in every ruleset, then one set on a ladder
 #   4. Go with buf managed mode and TypeScript (Protobuf-ES): generates the stubs with the guide's
 #      buf.gen.yaml files (generation only)
 # Every command the guide shows is checked to appear in docs/protocol.md verbatim, so the guide
@@ -19,8 +21,9 @@ root=$PWD
 tools=$root/.tools
 export PATH="$tools/venv/bin:$tools/bin:$tools/node_modules/.bin:$PATH"
 export GOBIN=$tools/bin
-RULESETS=(RULESET_BETE RULESET_BETE_ACE_HIGH RULESET_BEAST RULESET_BESTE_BOER RULESET_LANTERLUI RULESET_BESTER_BUBE
-  RULESET_MOUCHE RULESET_MISTIGRI RULESET_LOO RULESET_RAMS)
+RULESETS=(RULESET_BETE RULESET_BETE_ACE_HIGH RULESET_BEAST RULESET_BESTE_BOER RULESET_LANTERLUI
+  RULESET_BESTER_BUBE RULESET_MOUCHE RULESET_MISTIGRI RULESET_LOO RULESET_RAMS)
+ADMIN_TOKEN=walkthrough-admin-$$
 
 work=$(mktemp -d)
 server_pid=
@@ -67,7 +70,8 @@ fi
 free_port() { "$tools/venv/bin/python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 port=$(free_port)
 "$server_bin" --listen "127.0.0.1:$port" --data-dir "$work/data" \
-  --metrics-listen "127.0.0.1:$(free_port)" --log-format json >"$work/server.log" 2>&1 &
+  --metrics-listen "127.0.0.1:$(free_port)" --log-format json \
+  --open-signup false --admin-token "$ADMIN_TOKEN" >"$work/server.log" 2>&1 &
 server_pid=$!
 up=
 for _ in $(seq 300); do
@@ -84,6 +88,15 @@ if [ -z "$up" ]; then
   exit 1
 fi
 server=127.0.0.1:$port
+
+# The operator's part: an account (signup is closed), whose token the bots register with.
+BETE_ACCOUNT_TOKEN=$(PYTHONPATH=clients/python "$tools/venv/bin/python" -c '
+import sys, grpc
+from bete.v1 import account_service_pb2 as a, account_service_pb2_grpc as g
+stub = g.AccountServiceStub(grpc.insecure_channel(sys.argv[1]))
+print(stub.CreateAccount(a.CreateAccountRequest(name="walkthrough"),
+                         metadata=[("authorization", "Bearer " + sys.argv[2])]).token)' "$server" "$ADMIN_TOKEN")
+export BETE_ACCOUNT_TOKEN
 
 # The reader's project: a copy of proto/ and the bot, nothing else of the repository.
 mkdir -p "$work/py" "$work/go"
@@ -109,6 +122,9 @@ assert importlib.util.find_spec("bete_bot") is None, "the SDK is importable"'
     in_guide 'PYTHONPATH=gen python first_bot.py --server 127.0.0.1:50051'
     PYTHONPATH=gen python first_bot.py --server "$server" --ruleset "$ruleset"
   done
+  echo "walkthrough: Python bot, a set on beste-boer-4" >&2
+  in_guide 'PYTHONPATH=gen python first_bot.py --server 127.0.0.1:50051 --account-token "$BETE_ACCOUNT_TOKEN" --ladder beste-boer-4'
+  PYTHONPATH=gen python first_bot.py --server "$server" --account-token "$BETE_ACCOUNT_TOKEN" --ladder beste-boer-4
 )
 
 # --- Go ---------------------------------------------------------------------------------------
@@ -125,6 +141,9 @@ assert importlib.util.find_spec("bete_bot") is None, "the SDK is importable"'
     in_guide './firstbot -server 127.0.0.1:50051'
     ./firstbot -server "$server" -ruleset "$ruleset"
   done
+  echo "walkthrough: Go bot, a set on beste-boer-4" >&2
+  in_guide './firstbot -server 127.0.0.1:50051 -account-token "$BETE_ACCOUNT_TOKEN" -ladder beste-boer-4'
+  ./firstbot -server "$server" -account-token "$BETE_ACCOUNT_TOKEN" -ladder beste-boer-4
 )
 
 # --- Go with buf managed mode (the guide's alternative; generation only) -------------------------
@@ -148,4 +167,4 @@ cp -r proto "$work/ts/proto"
   test -f gen/bete/v1/table_service_pb.ts
 )
 
-echo "walkthrough: ok (Python and Go bots played ${#RULESETS[@]} matches each; TypeScript stubs generated)" >&2
+echo "walkthrough: ok (Python and Go bots played ${#RULESETS[@]} matches and a ladder set each, on a closed-signup server; TypeScript stubs generated)" >&2

@@ -452,7 +452,7 @@ pub async fn bot_stream(bot: Arc<Bot>, shared: Arc<Shared>) {
         let mut client = bot.tables();
         let opened = tokio::select! {
             _ = shared.stop.cancelled() => return,
-            r = client.watch_bot(bot.request(pb::WatchBotRequest { from_seq })) => r,
+            r = client.watch_bot(bot.request(pb::WatchBotRequest { from_seq, ..Default::default() })) => r,
         };
         let mut stream = match opened {
             Ok(s) => s.into_inner(),

@@ -144,6 +144,9 @@ pub struct Client {
     bots: BotServiceClient<Transport>,
     auth: Auth,
     backoff: Backoff,
+    /// WatchBot streams are opened with `exclusive` (see [`Client::set_exclusive`]); shared by
+    /// the clones, as the token is.
+    exclusive: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// The `authorization` header value for `token`.
@@ -186,12 +189,26 @@ impl TlsOptions {
     }
 }
 
+/// `url` with a scheme: a bare `host:port` (as people type it) is `http://host:port`, or
+/// `https://` when TLS is asked for; an address with a scheme is left as it is.
+pub fn with_scheme(url: &str, tls: bool) -> String {
+    if url.contains("://") {
+        url.to_string()
+    } else if tls {
+        format!("https://{url}")
+    } else {
+        format!("http://{url}")
+    }
+}
+
 /// The endpoint [`Client::connect_with`] dials: keepalive, windows, and TLS when `tls` says so
 /// (an `http://` URL is then dialled as `https://`). Public for tools that need a bare channel.
+/// A bare `host:port` is accepted (see [`with_scheme`]).
 pub fn endpoint(url: &str, tls: Option<&TlsOptions>) -> Result<Endpoint> {
+    let url = with_scheme(url, tls.is_some());
     let url = match (tls, url.strip_prefix("http://")) {
         (Some(_), Some(rest)) => format!("https://{rest}"),
-        _ => url.to_string(),
+        _ => url,
     };
     let url = url.as_str();
     let endpoint = Endpoint::from_shared(url.to_string())
@@ -268,6 +285,7 @@ impl Client {
             transport,
             auth,
             backoff: Backoff::default(),
+            exclusive: Arc::default(),
         }
     }
 
@@ -645,8 +663,19 @@ impl Client {
         &self,
         from_seq: HashMap<String, u64>,
     ) -> Result<tonic::Streaming<pb::WatchBotResponse>> {
-        let request = pb::WatchBotRequest { from_seq };
+        let request = pb::WatchBotRequest {
+            from_seq,
+            exclusive: self.exclusive.load(std::sync::atomic::Ordering::Relaxed),
+        };
         Ok(self.tables.clone().watch_bot(request).await?.into_inner())
+    }
+
+    /// Opens every later WatchBot stream of this client (and its clones) with `exclusive`:
+    /// the server then ends the bot's other WatchBot streams (ABORTED / STREAM_REPLACED), so
+    /// only this process plays the bot. A runner whose stream is replaced stops with that error.
+    pub fn set_exclusive(&self, exclusive: bool) {
+        self.exclusive
+            .store(exclusive, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Creates an account; its token registers bots owned by it ([`Client::register_owned`]).
@@ -740,6 +769,19 @@ impl Client {
         self.retrying_on(&self.ladders, |mut s| {
             let request = request.clone();
             async move { s.get_standings(request).await }
+        })
+        .await
+    }
+
+    /// A ladder's crosstable: every pair of bots that met in its rated matches (sets), with
+    /// the mean net difference per deal between them and its 95 % interval.
+    pub async fn get_crosstable(&self, ladder_id: &str) -> Result<pb::GetCrosstableResponse> {
+        let request = pb::GetCrosstableRequest {
+            ladder_id: ladder_id.into(),
+        };
+        self.retrying_on(&self.ladders, |mut s| {
+            let request = request.clone();
+            async move { s.get_crosstable(request).await }
         })
         .await
     }

@@ -198,6 +198,9 @@ impl RpcError {
             R::TableClosed => "the table was closed without a match; pick another one",
             R::StaleSeq => "refresh the view and decide again",
             R::IllegalAction => "choose one of the legal actions",
+            R::StreamReplaced => {
+                "another process runs this bot with --exclusive; stop this one (it must not reconnect)"
+            }
             _ => return None,
         })
     }

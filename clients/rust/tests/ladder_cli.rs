@@ -244,7 +244,7 @@ async fn a_cli_bot_plays_a_ladder_set_and_every_record_verifies() {
         let bad = bete(&["verify", file, "--commitment", commitment]);
         assert_eq!(bad.status.code(), Some(1), "{}", text(&bad.stdout));
         assert!(
-            text(&bad.stderr).contains("the deck of deal 2 is not the seed's shuffle"),
+            text(&bad.stderr).contains("the deck of deal 1 is not the seed's shuffle"),
             "{}",
             text(&bad.stderr)
         );

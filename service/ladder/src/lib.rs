@@ -8,6 +8,7 @@
 //! clock or draws from a global RNG, so every decision is testable without a server and a
 //! stored history can be replayed to the same ratings.
 
+pub mod crosstable;
 pub mod duplicate;
 pub mod pairing;
 pub mod rating;

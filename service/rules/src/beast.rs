@@ -382,6 +382,10 @@ impl Family for BeastTable {
             .collect();
         if self.stage == Stage::Tricks {
             view.tricks.push(trick_view(&self.trick, false));
+            // `winner` follows every card played (trick.rs).
+            if self.trick.len > 0 {
+                view.trick_holder = Some(self.trick.winner);
+            }
         }
     }
 

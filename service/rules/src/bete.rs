@@ -917,6 +917,10 @@ impl Family for BeteTable {
             .collect();
         if self.stage == Stage::Tricks {
             view.tricks.push(trick_view(&self.trick, false));
+            // `winner` follows every card played (trick.rs).
+            if self.trick.len > 0 {
+                view.trick_holder = Some(self.trick.winner);
+            }
         }
     }
 

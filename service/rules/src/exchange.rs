@@ -770,6 +770,9 @@ impl Family for ExchangeTable {
                 winner: self.winners[t],
             });
         }
+        if self.stage == Stage::Trick {
+            view.trick_holder = self.holder();
+        }
     }
 
     /// Lenient mode: a card outside the strict legal set is a revoke, so the server's safe

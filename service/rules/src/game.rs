@@ -821,6 +821,7 @@ impl Game {
             pools: self.pools(),
             legal_actions: Vec::new(),
             match_over: self.is_over(),
+            trick_holder: None,
         };
         if self.pending_antes.is_none() {
             family!(&self.table, t => t.fill_view(viewer, &mut view));

@@ -746,6 +746,9 @@ impl Family for PoolTable {
                 winner: self.winners[t],
             });
         }
+        if self.stage == Stage::Trick {
+            view.trick_holder = self.holder();
+        }
     }
 
     fn record_summary(&self, log: &mut SummaryLog) {

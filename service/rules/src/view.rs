@@ -136,4 +136,7 @@ pub struct View {
     /// The viewer's legal actions, when the viewer is the seat to act; otherwise empty.
     pub legal_actions: Vec<Action>,
     pub match_over: bool,
+    /// Trick play: the seat whose card holds the current trick so far (public: a face-down
+    /// card's power is the same for every card); `None` before its first card.
+    pub trick_holder: Option<Seat>,
 }

@@ -945,3 +945,64 @@ fn play_out_deal_when_everyone_passes() {
         }
     }
 }
+
+/// `View::trick_holder` in every ruleset and seat count: set exactly while the current trick
+/// has cards, the same for every viewer (it is public), one of the seats that played to the
+/// trick, moved only by the card just played, and the seat the trick goes to: the `TrickWon`
+/// winner is the holder before the last card or the last card's seat.
+#[test]
+fn the_trick_holder_is_who_the_trick_goes_to_so_far() {
+    for ruleset in RulesetId::ALL {
+        let (lo, hi) = ruleset.seat_range();
+        for seats in lo..=hi {
+            let pairs = vec![("rounds".to_string(), "1".to_string())];
+            let t = Table {
+                setup: Setup {
+                    ruleset,
+                    config: Config::from_pairs(ruleset, seats, &pairs).expect("config"),
+                    seats,
+                    first_dealer: Seat(0),
+                    decks: Decks::Seed(Seed([seats + 40; 32])),
+                },
+                heuristic: (0..seats).map(|i| i % 2 == 1).collect(),
+                play_seed: u64::from(seats) + 7,
+            };
+            let mut before: Option<Seat> = None;
+            let mut last_actor: Option<Seat> = None;
+            let mut checked = 0;
+            play(&t, |g, seat, events| {
+                let v = g.view(Viewer::Spectator);
+                for e in events {
+                    if let PublicEvent::TrickWon { winner, .. } = e.public {
+                        prop_assert!(
+                            Some(winner) == last_actor || Some(winner) == before,
+                            "trick won by {winner:?}: held by {before:?}, last card {last_actor:?}"
+                        );
+                        checked += 1;
+                    }
+                }
+                let current = v
+                    .tricks
+                    .last()
+                    .filter(|t| t.winner.is_none() && !t.cards.is_empty());
+                match (current, v.trick_holder) {
+                    (Some(tr), Some(h)) => {
+                        prop_assert!(tr.cards.iter().any(|(s, _)| *s == h), "{h:?} played");
+                        if let Some(b) = before.filter(|_| tr.cards.len() > 1) {
+                            prop_assert!(Some(h) == last_actor || h == b, "moved by the last card");
+                        }
+                    }
+                    (None, None) => {}
+                    (c, h) => prop_assert!(false, "holder {h:?} for current trick {c:?}"),
+                }
+                let seat_view = g.view(Viewer::Seat(seat));
+                prop_assert_eq!(seat_view.trick_holder, v.trick_holder, "public");
+                before = v.trick_holder;
+                last_actor = Some(seat);
+                Ok(())
+            })
+            .unwrap_or_else(|e| panic!("{ruleset}/{seats}: {e}"));
+            assert!(checked > 0, "{ruleset}/{seats}: no trick was won");
+        }
+    }
+}

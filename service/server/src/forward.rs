@@ -762,7 +762,14 @@ async fn pipe_bot(
     let Ok(mut client) = fw.client(&addr) else {
         return;
     };
-    let req = fw.request(&md, pb::WatchBotRequest { from_seq }, None);
+    let req = fw.request(
+        &md,
+        pb::WatchBotRequest {
+            from_seq,
+            ..Default::default()
+        },
+        None,
+    );
     let mut stream = match client.watch_bot(req).await {
         Ok(r) => r.into_inner(),
         Err(s) => {
@@ -871,6 +878,7 @@ async fn proxy_table(
             .call(table, |reply| Command::Watch {
                 bot: bot.id.clone(),
                 from_seq: last,
+                listed: false,
                 reply,
             })
             .await

@@ -231,6 +231,24 @@ impl Tables {
         }
     }
 
+    /// Takes every WatchBot stream of `bot` but `keep` out of the registry (WatchBot's
+    /// `exclusive`), for the caller to end.
+    pub fn take_other_bot_streams(&self, bot: &str, keep: u64) -> Vec<BotStream> {
+        let Ok(mut m) = self.bot_streams.lock() else {
+            return Vec::new();
+        };
+        let Some(v) = m.get_mut(bot) else {
+            return Vec::new();
+        };
+        let (others, kept): (Vec<BotStream>, Vec<BotStream>) =
+            std::mem::take(v).into_iter().partition(|s| s.id != keep);
+        *v = kept;
+        if v.is_empty() {
+            m.remove(bot);
+        }
+        others
+    }
+
     pub fn remove_bot_stream(&self, bot: &str, id: u64) {
         if let Ok(mut m) = self.bot_streams.lock()
             && let Some(v) = m.get_mut(bot)

@@ -144,6 +144,16 @@ pub(crate) fn table_id(id: &str) -> Result<String, ServerError> {
 }
 
 impl Api {
+    /// Whether the store lists table `id` now: a ladder set's tables become listed when the
+    /// set is rated, after their actors loaded them private.
+    async fn listed_in_store(&self, id: &str) -> Result<bool, ServerError> {
+        Ok(self
+            .store
+            .table(id.to_string())
+            .await?
+            .is_some_and(|t| t.table.visibility == Visibility::Listed))
+    }
+
     /// [`Api::begin`] for the other services.
     pub(crate) async fn begin_call<T: Message>(
         &self,
@@ -872,13 +882,21 @@ impl TableService for TableApi {
             let bot = api.begin_read(&request).await?;
             let id = table_id(&request.get_ref().table_id)?;
             let handle = api.tables.get(&id).await?;
-            let snap = api
-                .tables
-                .call(&id, |reply| Command::View {
-                    bot: bot.id.clone(),
+            let view = |listed| {
+                let bot = bot.id.clone();
+                api.tables.call(&id, move |reply| Command::View {
+                    bot: bot.clone(),
+                    listed,
                     reply,
                 })
-                .await??;
+            };
+            let snap = match view(false).await? {
+                // A ladder set rated since the actor loaded it is listed in the store.
+                Err(ServerError::TablePrivate) if api.listed_in_store(&id).await? => {
+                    view(true).await??
+                }
+                r => r?,
+            };
             Ok(pb::GetSeatViewResponse {
                 view: Some(project::snapshot_to_pb(&handle.shared.meta, &snap)),
             })
@@ -956,15 +974,22 @@ impl Api {
             let (md, _, req) = request.into_parts();
             let id = table_id(&req.table_id)?;
             let from_seq = req.from_seq;
-            let watched = api
-                .tables
-                .call(&id, |reply| Command::Watch {
-                    bot: bot.id.clone(),
+            let watch = |listed| {
+                let bot = bot.id.clone();
+                api.tables.call(&id, move |reply| Command::Watch {
+                    bot: bot.clone(),
                     from_seq,
+                    listed,
                     reply,
                 })
-                .await
-                .and_then(|r| r);
+            };
+            let watched = match watch(false).await.and_then(|r| r) {
+                // A ladder set rated since the actor loaded it is listed in the store.
+                Err(ServerError::TablePrivate) if api.listed_in_store(&id).await? => {
+                    watch(true).await.and_then(|r| r)
+                }
+                r => r,
+            };
             match watched {
                 Ok((rx, shared)) => Ok(Box::pin(
                     api.table_stream(&bot, rx, shared, from_seq, permit),
@@ -1037,6 +1062,13 @@ impl Api {
             let stream = BotStream::new(api.tables.new_stream_id(), tx);
             // Register first, then list: a join racing with this call attaches the stream either way.
             api.tables.add_bot_stream(&bot.id, stream.clone());
+            // `exclusive`: this stream is the bot's only one; the older ones end and their
+            // tables let go of them (this one follows the tables below).
+            if req.exclusive {
+                for old in api.tables.take_other_bot_streams(&bot.id, stream.id) {
+                    old.replace();
+                }
+            }
             let resume = req.from_seq.keys().cloned().collect();
             let mut following = Vec::new();
             for id in api.store.tables_of_bot(bot.id.clone(), resume).await? {
@@ -1095,7 +1127,8 @@ impl Api {
                     BotStream::ring_closed(&following);
                 })),
             )
-            .revocable(revoked);
+            .revocable(revoked)
+            .replaceable(stream.replaced.stopped());
             // The bot's tables that peers play come through their streams (forward.rs).
             Ok(match (&api.forward, from_peer) {
                 (Some(fw), false) => {

@@ -150,6 +150,12 @@ pub enum ServerError {
         "this token was revoked by the bot's owner (BotService.RotateBotToken): use the new one"
     )]
     TokenRevoked,
+    /// A WatchBot stream ended because the same bot opened one with `exclusive` set.
+    #[error(
+        "this WatchBot stream was replaced: the bot opened another with `exclusive` set (another \
+         process runs this bot); do not reconnect from this one"
+    )]
+    StreamReplaced,
     /// RotateBotToken by someone other than the bot's owner.
     #[error("{0}")]
     NotBotOwner(&'static str),
@@ -279,6 +285,7 @@ impl ServerError {
             ServerError::StoreUnavailable => "STORE_UNAVAILABLE",
             ServerError::TableElsewhere { .. } => "TABLE_ELSEWHERE",
             ServerError::TokenRevoked => "TOKEN_REVOKED",
+            ServerError::StreamReplaced => "STREAM_REPLACED",
             ServerError::NotBotOwner(_) => "NOT_BOT_OWNER",
             ServerError::BotNotFound(_) => "BOT_NOT_FOUND",
             ServerError::OwnerUnreachable { .. } => "OWNER_UNREACHABLE",
@@ -331,6 +338,7 @@ impl ServerError {
             }
             ServerError::AccountBotLimit(_) => Code::ResourceExhausted,
             ServerError::TokenRevoked => Code::Unauthenticated,
+            ServerError::StreamReplaced => Code::Aborted,
             ServerError::NotBotOwner(_) => Code::PermissionDenied,
             ServerError::BotNotFound(_) => Code::NotFound,
             ServerError::OwnerUnreachable { .. } => Code::Unavailable,
@@ -790,6 +798,7 @@ mod tests {
                 what: "waiting tables from your address",
                 retry_after: Duration::from_secs(5),
             },
+            ServerError::StreamReplaced,
         ]
     }
 
@@ -842,6 +851,7 @@ mod tests {
             ServerError::Relayed { .. } => 42,
             ServerError::SearchBudget { .. } => 43,
             ServerError::BudgetExhausted { .. } => 44,
+            ServerError::StreamReplaced => 45,
         }
     }
 

@@ -307,6 +307,8 @@ pub struct WatchStream<S: Shape> {
     shutdown: Stopped,
     /// Fires when the token the stream was opened with is revoked (none for the anonymous).
     revoked: Option<Stopped>,
+    /// WatchBot: fires when a newer stream of the bot asked to be its only one.
+    replaced: Option<Stopped>,
     last_seq: u64,
     /// WatchBot: set by any table that found the stream too slow.
     cut: Option<Arc<AtomicBool>>,
@@ -340,6 +342,7 @@ impl<S: Shape> WatchStream<S> {
             last_item: Instant::now(),
             shutdown,
             revoked: None,
+            replaced: None,
             last_seq,
             cut,
             on_drop,
@@ -353,6 +356,12 @@ impl<S: Shape> WatchStream<S> {
     /// Ends the stream with TOKEN_REVOKED when `revoked` fires (see `Auth::revocation`).
     pub fn revocable(mut self, revoked: Stopped) -> Self {
         self.revoked = Some(revoked);
+        self
+    }
+
+    /// Ends the stream with STREAM_REPLACED when `replaced` fires (WatchBot's `exclusive`).
+    pub fn replaceable(mut self, replaced: Stopped) -> Self {
+        self.replaced = Some(replaced);
         self
     }
 }
@@ -384,6 +393,13 @@ impl<S: Shape> Stream for WatchStream<S> {
         {
             this.done = true;
             return Poll::Ready(Some(Err(ServerError::TokenRevoked.to_status())));
+        }
+        // Before `cut`: a replaced stream is cut too, but the caller must hear why.
+        if let Some(replaced) = &mut this.replaced
+            && Pin::new(replaced).poll(cx).is_ready()
+        {
+            this.done = true;
+            return Poll::Ready(Some(Err(ServerError::StreamReplaced.to_status())));
         }
         if let Some(cut) = &this.cut
             && cut.load(Ordering::Acquire)

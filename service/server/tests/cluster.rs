@@ -277,11 +277,7 @@ async fn bot_loop(
     loop {
         let ch = connect(nodes[at]).await;
         let mut c = client_with(&ch, Some(&token));
-        let opened = c
-            .watch_bot(pb::WatchBotRequest {
-                from_seq: Default::default(),
-            })
-            .await;
+        let opened = c.watch_bot(pb::WatchBotRequest::default()).await;
         let mut stream = match opened {
             Ok(s) => s.into_inner(),
             Err(s) => {

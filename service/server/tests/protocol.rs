@@ -94,7 +94,10 @@ async fn watch_bot_refuses_a_from_seq_beyond_the_table() {
     let beyond = HashMap::from([(a.clone(), last_a), (b.clone(), last_b + 100)]);
     let s = me
         .client
-        .watch_bot(pb::WatchBotRequest { from_seq: beyond })
+        .watch_bot(pb::WatchBotRequest {
+            from_seq: beyond,
+            ..Default::default()
+        })
         .await
         .expect_err("a from_seq beyond the table is refused at open");
     assert_eq!(s.code(), Code::OutOfRange, "{s:?}");
@@ -108,7 +111,10 @@ async fn watch_bot_refuses_a_from_seq_beyond_the_table() {
     let at_end = HashMap::from([(a.clone(), last_a), (b.clone(), last_b)]);
     let mut s = me
         .client
-        .watch_bot(pb::WatchBotRequest { from_seq: at_end })
+        .watch_bot(pb::WatchBotRequest {
+            from_seq: at_end,
+            ..Default::default()
+        })
         .await
         .unwrap()
         .into_inner();

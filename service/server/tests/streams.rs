@@ -460,6 +460,7 @@ async fn watch_bot_resumes_per_table() {
         .client
         .watch_bot(pb::WatchBotRequest {
             from_seq: last.clone(),
+            ..Default::default()
         })
         .await
         .unwrap()
@@ -578,7 +579,10 @@ async fn watch_bot_resume_reaches_match_end() {
     let from_seq = std::collections::HashMap::from([(a.clone(), last_decision)]);
     let mut s = me
         .client
-        .watch_bot(pb::WatchBotRequest { from_seq })
+        .watch_bot(pb::WatchBotRequest {
+            from_seq,
+            ..Default::default()
+        })
         .await
         .unwrap()
         .into_inner();

@@ -49,6 +49,7 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ERROR_REASON_NOT_BOT_OWNER: _ClassVar[ErrorReason]
     ERROR_REASON_BOT_NOT_FOUND: _ClassVar[ErrorReason]
     ERROR_REASON_SEARCH_BUDGET_OUT_OF_RANGE: _ClassVar[ErrorReason]
+    ERROR_REASON_STREAM_REPLACED: _ClassVar[ErrorReason]
 ERROR_REASON_UNSPECIFIED: ErrorReason
 ERROR_REASON_ILLEGAL_ACTION: ErrorReason
 ERROR_REASON_STALE_SEQ: ErrorReason
@@ -92,3 +93,4 @@ ERROR_REASON_TOKEN_REVOKED: ErrorReason
 ERROR_REASON_NOT_BOT_OWNER: ErrorReason
 ERROR_REASON_BOT_NOT_FOUND: ErrorReason
 ERROR_REASON_SEARCH_BUDGET_OUT_OF_RANGE: ErrorReason
+ERROR_REASON_STREAM_REPLACED: ErrorReason

@@ -119,7 +119,7 @@ class Pools(_message.Message):
     def __init__(self, pot: _Optional[int] = ..., fiches: _Optional[int] = ..., deals_since_won: _Optional[int] = ..., king_pool: _Optional[int] = ..., staked_bete: _Optional[int] = ..., bete_queue: _Optional[_Iterable[int]] = ..., heap_king: _Optional[int] = ..., heap_play: _Optional[int] = ..., heap_triolet: _Optional[int] = ..., bete_streak: _Optional[int] = ..., fiche_value: _Optional[int] = ..., on_table: _Optional[int] = ...) -> None: ...
 
 class SeatView(_message.Message):
-    __slots__ = ("table_id", "seq", "viewer_seat", "ruleset", "seats", "deal", "dealer", "phase", "exchange_round", "trick_index", "to_act", "hand", "turn_up", "set_aside_turn_ups", "trump", "talon_len", "muss", "turn_up_taken", "seat_states", "tricks", "pools", "legal_actions", "deadline", "match_over")
+    __slots__ = ("table_id", "seq", "viewer_seat", "ruleset", "seats", "deal", "dealer", "phase", "exchange_round", "trick_index", "to_act", "hand", "turn_up", "set_aside_turn_ups", "trump", "talon_len", "muss", "turn_up_taken", "seat_states", "tricks", "pools", "legal_actions", "deadline", "match_over", "trick_holder")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     SEQ_FIELD_NUMBER: _ClassVar[int]
     VIEWER_SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -144,6 +144,7 @@ class SeatView(_message.Message):
     LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     DEADLINE_FIELD_NUMBER: _ClassVar[int]
     MATCH_OVER_FIELD_NUMBER: _ClassVar[int]
+    TRICK_HOLDER_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     seq: int
     viewer_seat: int
@@ -168,7 +169,8 @@ class SeatView(_message.Message):
     legal_actions: _containers.RepeatedCompositeFieldContainer[_cards_pb2.Action]
     deadline: _timestamp_pb2.Timestamp
     match_over: bool
-    def __init__(self, table_id: _Optional[str] = ..., seq: _Optional[int] = ..., viewer_seat: _Optional[int] = ..., ruleset: _Optional[_Union[_cards_pb2.Ruleset, str]] = ..., seats: _Optional[int] = ..., deal: _Optional[int] = ..., dealer: _Optional[int] = ..., phase: _Optional[_Union[Phase, str]] = ..., exchange_round: _Optional[int] = ..., trick_index: _Optional[int] = ..., to_act: _Optional[int] = ..., hand: _Optional[_Iterable[str]] = ..., turn_up: _Optional[str] = ..., set_aside_turn_ups: _Optional[_Iterable[str]] = ..., trump: _Optional[_Union[_cards_pb2.Suit, str]] = ..., talon_len: _Optional[int] = ..., muss: _Optional[bool] = ..., turn_up_taken: _Optional[bool] = ..., seat_states: _Optional[_Iterable[_Union[SeatState, _Mapping]]] = ..., tricks: _Optional[_Iterable[_Union[Trick, _Mapping]]] = ..., pools: _Optional[_Union[Pools, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[_cards_pb2.Action, _Mapping]]] = ..., deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., match_over: _Optional[bool] = ...) -> None: ...
+    trick_holder: int
+    def __init__(self, table_id: _Optional[str] = ..., seq: _Optional[int] = ..., viewer_seat: _Optional[int] = ..., ruleset: _Optional[_Union[_cards_pb2.Ruleset, str]] = ..., seats: _Optional[int] = ..., deal: _Optional[int] = ..., dealer: _Optional[int] = ..., phase: _Optional[_Union[Phase, str]] = ..., exchange_round: _Optional[int] = ..., trick_index: _Optional[int] = ..., to_act: _Optional[int] = ..., hand: _Optional[_Iterable[str]] = ..., turn_up: _Optional[str] = ..., set_aside_turn_ups: _Optional[_Iterable[str]] = ..., trump: _Optional[_Union[_cards_pb2.Suit, str]] = ..., talon_len: _Optional[int] = ..., muss: _Optional[bool] = ..., turn_up_taken: _Optional[bool] = ..., seat_states: _Optional[_Iterable[_Union[SeatState, _Mapping]]] = ..., tricks: _Optional[_Iterable[_Union[Trick, _Mapping]]] = ..., pools: _Optional[_Union[Pools, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[_cards_pb2.Action, _Mapping]]] = ..., deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., match_over: _Optional[bool] = ..., trick_holder: _Optional[int] = ...) -> None: ...
 
 class SeatCards(_message.Message):
     __slots__ = ("seat", "cards")

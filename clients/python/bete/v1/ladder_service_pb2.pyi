@@ -269,3 +269,47 @@ class WatchLadderResultsResponse(_message.Message):
     rated: LadderMatch
     heartbeat: _timestamp_pb2.Timestamp
     def __init__(self, rated: _Optional[_Union[LadderMatch, _Mapping]] = ..., heartbeat: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class GetCrosstableRequest(_message.Message):
+    __slots__ = ("ladder_id",)
+    LADDER_ID_FIELD_NUMBER: _ClassVar[int]
+    ladder_id: str
+    def __init__(self, ladder_id: _Optional[str] = ...) -> None: ...
+
+class CrosstablePair(_message.Message):
+    __slots__ = ("bot_a", "bot_a_name", "bot_b", "bot_b_name", "meetings", "deals", "a_ahead", "level", "b_ahead", "mean_net_difference_per_deal", "interval_low", "interval_high")
+    BOT_A_FIELD_NUMBER: _ClassVar[int]
+    BOT_A_NAME_FIELD_NUMBER: _ClassVar[int]
+    BOT_B_FIELD_NUMBER: _ClassVar[int]
+    BOT_B_NAME_FIELD_NUMBER: _ClassVar[int]
+    MEETINGS_FIELD_NUMBER: _ClassVar[int]
+    DEALS_FIELD_NUMBER: _ClassVar[int]
+    A_AHEAD_FIELD_NUMBER: _ClassVar[int]
+    LEVEL_FIELD_NUMBER: _ClassVar[int]
+    B_AHEAD_FIELD_NUMBER: _ClassVar[int]
+    MEAN_NET_DIFFERENCE_PER_DEAL_FIELD_NUMBER: _ClassVar[int]
+    INTERVAL_LOW_FIELD_NUMBER: _ClassVar[int]
+    INTERVAL_HIGH_FIELD_NUMBER: _ClassVar[int]
+    bot_a: str
+    bot_a_name: str
+    bot_b: str
+    bot_b_name: str
+    meetings: int
+    deals: int
+    a_ahead: int
+    level: int
+    b_ahead: int
+    mean_net_difference_per_deal: float
+    interval_low: float
+    interval_high: float
+    def __init__(self, bot_a: _Optional[str] = ..., bot_a_name: _Optional[str] = ..., bot_b: _Optional[str] = ..., bot_b_name: _Optional[str] = ..., meetings: _Optional[int] = ..., deals: _Optional[int] = ..., a_ahead: _Optional[int] = ..., level: _Optional[int] = ..., b_ahead: _Optional[int] = ..., mean_net_difference_per_deal: _Optional[float] = ..., interval_low: _Optional[float] = ..., interval_high: _Optional[float] = ...) -> None: ...
+
+class GetCrosstableResponse(_message.Message):
+    __slots__ = ("ladder_id", "matches_rated", "pairs")
+    LADDER_ID_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_RATED_FIELD_NUMBER: _ClassVar[int]
+    PAIRS_FIELD_NUMBER: _ClassVar[int]
+    ladder_id: str
+    matches_rated: int
+    pairs: _containers.RepeatedCompositeFieldContainer[CrosstablePair]
+    def __init__(self, ladder_id: _Optional[str] = ..., matches_rated: _Optional[int] = ..., pairs: _Optional[_Iterable[_Union[CrosstablePair, _Mapping]]] = ...) -> None: ...

@@ -31,8 +31,8 @@ class LadderServiceStub:
     tables (the stream carries their Seated, snapshots and decisions like any other table) and
     every finished match (or duplicate set) updates the ratings of everyone in it.
 
-    The reads (ListLadders, GetLadder, GetStandings, ListLadderMatches, WatchLadderResults) are
-    public and need no token; EnterLadder and LeaveLadder act for the bot of the bearer token.
+    The reads (ListLadders, GetLadder, GetStandings, ListLadderMatches, WatchLadderResults,
+    GetCrosstable) are public and need no token; EnterLadder and LeaveLadder act for the bot of the bearer token.
     """
 
     def __init__(self, channel):
@@ -76,6 +76,11 @@ class LadderServiceStub:
                 request_serializer=bete_dot_v1_dot_ladder__service__pb2.WatchLadderResultsRequest.SerializeToString,
                 response_deserializer=bete_dot_v1_dot_ladder__service__pb2.WatchLadderResultsResponse.FromString,
                 _registered_method=True)
+        self.GetCrosstable = channel.unary_unary(
+                '/bete.v1.LadderService/GetCrosstable',
+                request_serializer=bete_dot_v1_dot_ladder__service__pb2.GetCrosstableRequest.SerializeToString,
+                response_deserializer=bete_dot_v1_dot_ladder__service__pb2.GetCrosstableResponse.FromString,
+                _registered_method=True)
 
 
 class LadderServiceServicer:
@@ -84,8 +89,8 @@ class LadderServiceServicer:
     tables (the stream carries their Seated, snapshots and decisions like any other table) and
     every finished match (or duplicate set) updates the ratings of everyone in it.
 
-    The reads (ListLadders, GetLadder, GetStandings, ListLadderMatches, WatchLadderResults) are
-    public and need no token; EnterLadder and LeaveLadder act for the bot of the bearer token.
+    The reads (ListLadders, GetLadder, GetStandings, ListLadderMatches, WatchLadderResults,
+    GetCrosstable) are public and need no token; EnterLadder and LeaveLadder act for the bot of the bearer token.
     """
 
     def ListLadders(self, request, context):
@@ -139,6 +144,15 @@ class LadderServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetCrosstable(self, request, context):
+        """Every pair of bots that met in the ladder's rated matches (sets), with their meetings and
+        the mean net difference per deal between them with a 95 % interval. An unknown ladder is
+        NOT_FOUND (LADDER_NOT_FOUND).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_LadderServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -177,6 +191,11 @@ def add_LadderServiceServicer_to_server(servicer, server):
                     request_deserializer=bete_dot_v1_dot_ladder__service__pb2.WatchLadderResultsRequest.FromString,
                     response_serializer=bete_dot_v1_dot_ladder__service__pb2.WatchLadderResultsResponse.SerializeToString,
             ),
+            'GetCrosstable': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetCrosstable,
+                    request_deserializer=bete_dot_v1_dot_ladder__service__pb2.GetCrosstableRequest.FromString,
+                    response_serializer=bete_dot_v1_dot_ladder__service__pb2.GetCrosstableResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'bete.v1.LadderService', rpc_method_handlers)
@@ -191,8 +210,8 @@ class LadderService:
     tables (the stream carries their Seated, snapshots and decisions like any other table) and
     every finished match (or duplicate set) updates the ratings of everyone in it.
 
-    The reads (ListLadders, GetLadder, GetStandings, ListLadderMatches, WatchLadderResults) are
-    public and need no token; EnterLadder and LeaveLadder act for the bot of the bearer token.
+    The reads (ListLadders, GetLadder, GetStandings, ListLadderMatches, WatchLadderResults,
+    GetCrosstable) are public and need no token; EnterLadder and LeaveLadder act for the bot of the bearer token.
     """
 
     @staticmethod
@@ -374,6 +393,33 @@ class LadderService:
             '/bete.v1.LadderService/WatchLadderResults',
             bete_dot_v1_dot_ladder__service__pb2.WatchLadderResultsRequest.SerializeToString,
             bete_dot_v1_dot_ladder__service__pb2.WatchLadderResultsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetCrosstable(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/bete.v1.LadderService/GetCrosstable',
+            bete_dot_v1_dot_ladder__service__pb2.GetCrosstableRequest.SerializeToString,
+            bete_dot_v1_dot_ladder__service__pb2.GetCrosstableResponse.FromString,
             options,
             channel_credentials,
             insecure,

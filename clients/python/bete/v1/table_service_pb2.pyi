@@ -229,7 +229,7 @@ class WatchTableResponse(_message.Message):
     def __init__(self, snapshot: _Optional[_Union[_game_pb2.SeatView, _Mapping]] = ..., event: _Optional[_Union[_game_pb2.Event, _Mapping]] = ..., heartbeat: _Optional[_Union[Heartbeat, _Mapping]] = ..., resync: _Optional[_Union[Resync, _Mapping]] = ...) -> None: ...
 
 class WatchBotRequest(_message.Message):
-    __slots__ = ("from_seq",)
+    __slots__ = ("from_seq", "exclusive")
     class FromSeqEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -238,8 +238,10 @@ class WatchBotRequest(_message.Message):
         value: int
         def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
     FROM_SEQ_FIELD_NUMBER: _ClassVar[int]
+    EXCLUSIVE_FIELD_NUMBER: _ClassVar[int]
     from_seq: _containers.ScalarMap[str, int]
-    def __init__(self, from_seq: _Optional[_Mapping[str, int]] = ...) -> None: ...
+    exclusive: bool
+    def __init__(self, from_seq: _Optional[_Mapping[str, int]] = ..., exclusive: _Optional[bool] = ...) -> None: ...
 
 class Seated(_message.Message):
     __slots__ = ("table_id", "seat", "table")

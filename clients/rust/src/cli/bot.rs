@@ -49,6 +49,11 @@ pub struct Args {
     /// How actions are sent: on SubmitActions streams, or one unary SubmitAction call each.
     #[arg(long, value_enum, default_value_t = SubmitVia::Stream)]
     pub submit: SubmitVia,
+    /// Be the only process playing this bot: its WatchBot streams are opened `exclusive`, so
+    /// the server ends any other process's stream for this token (STREAM_REPLACED), and this
+    /// one stops if a later process does the same.
+    #[arg(long)]
+    pub exclusive: bool,
 }
 
 /// Runs the subcommand.
@@ -62,10 +67,12 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
             capacity: args.capacity,
             matches: args.matches,
             submit: args.submit,
+            exclusive: args.exclusive,
         })
         .await;
     }
     let client = args.server.connect(&args.name).await?;
+    client.set_exclusive(args.exclusive);
     let strategy = args.strategy;
     let total = args.matches.unwrap_or(if args.join.is_empty() {
         args.tables

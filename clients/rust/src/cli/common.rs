@@ -8,10 +8,11 @@ use anyhow::Context as _;
 /// Where the server is and who we are.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ServerArgs {
-    /// The server's address; `https://...` connects over TLS.
+    /// The server's address: `host:port` or `http://host:port`; `https://...` connects over TLS.
     #[arg(long, env = "BETE_SERVER", default_value = "http://127.0.0.1:50051")]
     pub server: String,
-    /// A bot token from RegisterBot. Without one, a new bot is registered for this run.
+    /// A bot token from RegisterBot. Commands that play register a new bot for the run without
+    /// one; the public reads (tables, watch, record, verify, ladder) send it only when given.
     #[arg(long, env = "BETE_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
     #[command(flatten)]

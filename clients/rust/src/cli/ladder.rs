@@ -11,7 +11,7 @@ use super::common::ServerArgs;
 /// The ladders of a server: list them, show a leaderboard or the matches played.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  bete ladder list\n  bete ladder standings beste-boer-4\n  bete ladder standings beste-boer-4 --json\n  bete ladder matches beste-boer-4 --bot BOT_ID\n\nPlay on a ladder with `bete bot --ladder beste-boer-4 --strategy heuristic`."
+    after_help = "Examples:\n  bete ladder list\n  bete ladder standings beste-boer-4\n  bete ladder standings beste-boer-4 --json\n  bete ladder matches beste-boer-4 --bot BOT_ID\n  bete ladder crosstable beste-boer-4 --json\n\nPlay on a ladder with `bete bot --ladder beste-boer-4 --strategy heuristic`."
 )]
 pub struct Args {
     #[command(subcommand)]
@@ -55,6 +55,18 @@ pub enum LadderCommand {
         #[arg(long)]
         json: bool,
     },
+    /// How every two bots that met fared against each other: their rated matches (sets)
+    /// together and the mean net difference per deal, with a 95 % interval.
+    Crosstable {
+        #[command(flatten)]
+        server: ServerArgs,
+        /// The ladder's id.
+        ladder: String,
+        /// Print JSON (`{"ladder_id": ..., "matches_rated": N, "pairs": [...]}`) instead of a
+        /// table.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Runs the subcommand.
@@ -76,7 +88,95 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
             let client = server.connect_public().await?;
             matches(&client, &ladder, bot.as_deref(), limit, json).await
         }
+        LadderCommand::Crosstable {
+            server,
+            ladder,
+            json,
+        } => {
+            let table = server
+                .connect_public()
+                .await?
+                .get_crosstable(&ladder)
+                .await?;
+            if json {
+                println!("{:#}", crosstable_json(&table));
+            } else {
+                print!("{}", crosstable_text(&table));
+            }
+            Ok(())
+        }
     }
+}
+
+/// The crosstable as `bete ladder crosstable --json` prints it.
+pub fn crosstable_json(t: &pb::GetCrosstableResponse) -> Value {
+    json!({
+        "ladder_id": t.ladder_id,
+        "matches_rated": t.matches_rated,
+        "pairs": t.pairs.iter().map(|p| json!({
+            "bot_a": p.bot_a,
+            "bot_a_name": p.bot_a_name,
+            "bot_b": p.bot_b,
+            "bot_b_name": p.bot_b_name,
+            "meetings": p.meetings,
+            "deals": p.deals,
+            "a_ahead": p.a_ahead,
+            "level": p.level,
+            "b_ahead": p.b_ahead,
+            "mean_net_difference_per_deal": p.mean_net_difference_per_deal,
+            "interval_low": p.interval_low,
+            "interval_high": p.interval_high,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// The crosstable as text: one line per pair, A's edge over B in jetons per deal.
+pub fn crosstable_text(t: &pb::GetCrosstableResponse) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    if t.pairs.is_empty() {
+        let _ = writeln!(
+            out,
+            "No pair has met on {} yet ({} matches rated).",
+            escape(&t.ladder_id),
+            t.matches_rated
+        );
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "{} · {} matches rated · A - B in jetons per deal, 95 % interval",
+        escape(&t.ladder_id),
+        t.matches_rated
+    );
+    let _ = writeln!(
+        out,
+        "{:>8} {:>6} {:>11}  {:>9} {:>8} {:>8}  A vs B",
+        "Meetings", "Deals", "A/=/B", "A - B", "low", "high"
+    );
+    let who = |name: &str, id: &str| {
+        if name.is_empty() || name == id {
+            escape(id)
+        } else {
+            format!("{} [{}]", escape(name), escape(id))
+        }
+    };
+    for p in &t.pairs {
+        let ahead = format!("{}/{}/{}", p.a_ahead, p.level, p.b_ahead);
+        let _ = writeln!(
+            out,
+            "{:>8} {:>6} {:>11}  {:>+9.3} {:>+8.3} {:>+8.3}  {} vs {}",
+            p.meetings,
+            p.deals,
+            ahead,
+            p.mean_net_difference_per_deal,
+            p.interval_low,
+            p.interval_high,
+            who(&p.bot_a_name, &p.bot_a),
+            who(&p.bot_b_name, &p.bot_b),
+        );
+    }
+    out
 }
 
 async fn list(client: &Client, as_json: bool) -> anyhow::Result<()> {

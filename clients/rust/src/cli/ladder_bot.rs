@@ -23,11 +23,14 @@ pub struct Options {
     pub capacity: u32,
     pub matches: Option<usize>,
     pub submit: SubmitVia,
+    /// Open WatchBot `exclusive` (see `bete bot --exclusive`).
+    pub exclusive: bool,
 }
 
 /// Runs the bot on the ladder.
 pub async fn run(options: Options) -> anyhow::Result<()> {
     let client = options.server.dial().await?;
+    client.set_exclusive(options.exclusive);
     let registered = client
         .authenticate(options.server.token.as_deref(), &options.name)
         .await

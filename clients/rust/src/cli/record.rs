@@ -23,7 +23,7 @@ pub struct Args {
 
 /// Runs the subcommand.
 pub async fn run(args: Args) -> anyhow::Result<()> {
-    let client = args.server.connect("bete-cli").await?;
+    let client = args.server.connect_public().await?;
     let record = client.get_game_record(&args.table).await?;
     match args.out {
         Some(path) => {

@@ -29,7 +29,7 @@ enum State {
 
 /// Runs the subcommand.
 pub async fn run(args: Args) -> anyhow::Result<()> {
-    let client = args.server.connect("bete-cli").await?;
+    let client = args.server.connect_public().await?;
     let state = match args.state {
         None => pb::TableState::Unspecified,
         Some(State::Waiting) => pb::TableState::Waiting,

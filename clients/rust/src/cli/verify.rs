@@ -30,7 +30,8 @@ pub struct Args {
     /// Fetch the table's commitment and its finished record from the server and check them.
     #[arg(long, value_name = "TABLE_ID")]
     table: Option<String>,
-    /// The server (with --table; without --token a bot is registered to read the table).
+    /// The server (with --table). No token is needed: a finished listed table, and a ladder
+    /// table once its match is rated, are public; --token, if given, is sent.
     #[command(flatten)]
     server: ServerArgs,
 }
@@ -64,8 +65,9 @@ pub fn run(args: Args) -> ExitCode {
             "commitment:    none given; compare sha256(seed) with the table's seed_sha256, or use --table"
         ),
     }
+    // Deals counted from 0, as the record's `deals[k]`, SeatView.deal and DealStarted.deal.
     for (k, deal) in v.deals.iter().enumerate() {
-        println!("deal {:>3}: {deal}", k + 1);
+        println!("deal {k:>3}: {deal}");
     }
     let code = v.exit_code();
     match code {
@@ -87,11 +89,12 @@ pub fn run(args: Args) -> ExitCode {
                 .iter()
                 .enumerate()
                 .filter(|(_, d)| !d.ok())
-                .map(|(k, _)| (k + 1).to_string())
+                .map(|(k, _)| k.to_string())
                 .collect();
             if !bad.is_empty() {
                 why.push(format!(
-                    "the deck of deal {} is not the seed's shuffle",
+                    "the deck of deal {} is not the seed's shuffle (deals counted from 0, as \
+                     the record's `deals[k]`)",
                     bad.join(", ")
                 ));
             }
@@ -129,7 +132,7 @@ async fn fetch_table(
     table_id: &str,
 ) -> anyhow::Result<(String, Option<String>)> {
     use anyhow::Context as _;
-    let client = server.connect("bete-verify").await?;
+    let client = server.connect_public().await?;
     let table = client
         .get_table(table_id)
         .await

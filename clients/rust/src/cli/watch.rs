@@ -44,7 +44,7 @@ pub struct Follow {
 
 /// Runs the subcommand.
 pub async fn run(args: Args) -> anyhow::Result<()> {
-    let client = args.server.connect("bete-watch").await?;
+    let client = args.server.connect_public().await?;
     let table = client.get_table(&args.table).await?;
     if args.once {
         let view = client.get_seat_view(&args.table).await?;

@@ -80,6 +80,7 @@ pub fn view_to_pb(
             None
         },
         match_over: view.match_over,
+        trick_holder: view.trick_holder.map(|s| u32::from(s.0)),
     }
 }
 
@@ -275,6 +276,7 @@ mod tests {
             },
             legal_actions: legal,
             match_over: false,
+            trick_holder: Some(Seat(2)),
         }
     }
 
@@ -289,6 +291,7 @@ mod tests {
         assert_eq!(v.phase, pb::Phase::Trick as i32);
         assert_eq!((v.trick_index, v.exchange_round), (1, 0));
         assert_eq!(v.to_act, Some(1));
+        assert_eq!(v.trick_holder, Some(2), "the 9S holds trick 2 so far");
         assert_eq!(v.hand, vec!["AS", "7H", "JC"]);
         assert_eq!(v.turn_up, "QC");
         assert_eq!(v.trump, pb::Suit::Clubs as i32);

@@ -103,6 +103,10 @@ pub fn view_from_pb(v: &pb::SeatView) -> Result<View, FieldError> {
             .map(|(i, a)| action_from_pb(a, &format!("legal_actions[{i}]")))
             .collect::<Result<Vec<_>, _>>()?,
         match_over: v.match_over,
+        trick_holder: v
+            .trick_holder
+            .map(|s| seat(s, "trick_holder"))
+            .transpose()?,
     })
 }
 

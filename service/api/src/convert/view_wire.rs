@@ -86,6 +86,9 @@ pub fn encode_seat_view(
         }
     }
     boolean(buf, 24, view.match_over);
+    if let Some(s) = view.trick_holder {
+        present_uint(buf, 25, u64::from(s.0));
+    }
 }
 
 /// Appends the `WatchBotResponse` that asks `view`'s seat to act: `table_id`, then `decision`

@@ -66,6 +66,27 @@ impl ExchangeTable {
         }
     }
 
+    /// The seat holding the current trick so far: the first play of the best key (a face-down
+    /// card's key is the same whatever the card, so this tells nobody anything hidden); `None`
+    /// before the first card and once the trick is complete.
+    pub(super) fn holder(&self) -> Option<Seat> {
+        let plays = self.current();
+        let first = plays.first()?;
+        if self.winners[self.trick as usize].is_some() {
+            return None;
+        }
+        let led = self.led_suit(first);
+        let mut best = *first;
+        for p in plays {
+            if self.trumps.trick_key(p.card, p.hidden, led)
+                > self.trumps.trick_key(best.card, best.hidden, led)
+            {
+                best = *p;
+            }
+        }
+        Some(best.seat)
+    }
+
     /// The best key in the trick so far.
     fn best_key(&self) -> u8 {
         let plays = self.current();

@@ -27,6 +27,25 @@ pub(super) enum Duty {
 }
 
 impl PoolTable {
+    /// The seat holding the current trick so far (the first card of the best key); `None`
+    /// before the first card and once the trick is complete.
+    pub(super) fn holder(&self) -> Option<Seat> {
+        let plays = self.current();
+        let &(_, lead) = plays.first()?;
+        if self.winners[self.trick as usize].is_some() {
+            return None;
+        }
+        let o = self.order;
+        let led = o.suit_of(lead);
+        let mut best = plays[0];
+        for &p in plays {
+            if o.trick_key(p.1, led) > o.trick_key(best.1, led) {
+                best = p;
+            }
+        }
+        Some(best.0)
+    }
+
     fn current(&self) -> &[(Seat, Card)] {
         let t = self.trick as usize;
         &self.plays[t][..self.lens[t] as usize]

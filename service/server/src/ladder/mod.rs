@@ -56,6 +56,8 @@ pub(crate) enum LadderCommand {
         match_id: String,
         rotation: usize,
         result: result::TableResult,
+        /// See [`FinishedTable::announce`].
+        announce: Option<oneshot::Sender<()>>,
     },
     /// Something may let a new match start (a bot came online, a slot freed).
     Poke,
@@ -127,6 +129,7 @@ impl Ladders {
                         match_id: f.ladder.match_id,
                         rotation: usize::from(f.ladder.rotation),
                         result: f.result,
+                        announce: f.announce,
                     });
                 }
             }

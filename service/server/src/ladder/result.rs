@@ -8,11 +8,14 @@ use crate::store::{LadderTable, Store, StoredTable};
 /// A ladder table's end, as its actor tells the ladder (after the record is stored): the
 /// result comes from the live game, so the scheduler reads and replays nothing. Recovery after
 /// a restart replays the stored record instead ([`table_result`]), to the same result.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct FinishedTable {
     pub table: String,
     pub ladder: LadderTable,
     pub result: TableResult,
+    /// Answered (or dropped) once the table's end may be announced: for a match's last table,
+    /// when the match's new ratings are stored, so a bot that hears `MatchEnded` reads them.
+    pub announce: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
 /// One finished table's outcome, by seat.

@@ -11,7 +11,7 @@ use bete_ladder::{Candidate, LadderSpec, Rating, duplicate};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::{broadcast, mpsc, oneshot};
 
 use super::LadderCommand;
 use super::leadership::Leadership;
@@ -99,6 +99,11 @@ struct Scheduler {
     /// Counts the loads from the store: a rating the writer lost belongs to one of them, and
     /// only a loss in the current one calls for a reload.
     term: u64,
+    /// The last table's wait to announce its end, while its result is taken (see `rate`).
+    announcing: HashMap<String, oneshot::Sender<()>>,
+    /// Tables being created and seated (the bots of each, and its task): a bot that leaves
+    /// waits for its own, so no table seats it after LeaveLadder returns.
+    seating: Vec<(Vec<String>, tokio::task::JoinHandle<()>)>,
 }
 
 /// A match rated in memory, for the rating writer to store and announce.
@@ -108,6 +113,8 @@ struct Rated {
     row: MatchRow,
     ratings: Vec<RatingRow>,
     names: HashMap<String, String>,
+    /// The last table's actor, waiting to announce `MatchEnded` until this is stored.
+    announce: Option<oneshot::Sender<()>>,
 }
 
 pub(super) async fn spawn(
@@ -142,6 +149,8 @@ pub(super) async fn spawn(
         loaded: false,
         rated_here: HashSet::new(),
         term: 0,
+        announcing: HashMap::new(),
+        seating: Vec::new(),
     };
     // A single node leads from the start (and fails to start if it cannot load); a cluster
     // node loads when it becomes the leader.
@@ -519,10 +528,17 @@ impl Scheduler {
                 match_id,
                 rotation,
                 result,
+                announce,
             } => {
+                // `rate` hands it to the rating writer; otherwise it is dropped below and the
+                // table announces its end at once.
+                if let Some(a) = announce {
+                    self.announcing.insert(match_id.clone(), a);
+                }
                 if let Err(e) = self.table_result(&table, &match_id, rotation, result).await {
                     tracing::error!(ladder = %self.spec.id, %table, error = %e, "cannot take a finished ladder table");
                 }
+                self.announcing.remove(&match_id);
             }
             LadderCommand::Poke => return true,
             LadderCommand::StartFailed { match_id, stored } => {
@@ -606,6 +622,17 @@ impl Scheduler {
         self.store.put_entry(entry.clone()).await?;
         if let Some(e) = self.entrants.get_mut(&bot_id) {
             e.entry = entry.clone();
+        }
+        // Tables already being seated with the bot are seated before the answer: once it is
+        // given, nothing new seats the bot (later tables of its set seat a stand-in).
+        let mut i = 0;
+        while i < self.seating.len() {
+            if self.seating[i].0.contains(&bot_id) {
+                let (_, task) = self.seating.swap_remove(i);
+                let _ = task.await;
+            } else {
+                i += 1;
+            }
         }
         tracing::info!(ladder = %self.spec.id, bot = %bot_id, "left the ladder");
         Ok(entry)
@@ -819,6 +846,14 @@ impl Scheduler {
                 rotation: rotation as u8,
             }),
         };
+        // A bot that left during its set is not seated at the set's later tables: the house's
+        // random policy plays its seat there, and the set (whose result still counts for the
+        // bot) keeps every rotation for the others.
+        let left = |bot: &str| {
+            self.entrants
+                .get(bot)
+                .is_some_and(|e| !e.house && !e.entry.active)
+        };
         let seat_rows = at_seat
             .iter()
             .enumerate()
@@ -829,6 +864,9 @@ impl Scheduler {
                         bete_ladder::spec::house_policy(p),
                         self.spec.search_budget_ms,
                     )),
+                    None if left(bot) => {
+                        Occupant::House(house_text("random", self.spec.search_budget_ms))
+                    }
                     None => Occupant::Empty,
                 },
                 name: String::new(),
@@ -838,7 +876,7 @@ impl Scheduler {
         let bots: Vec<crate::table::Seating> = at_seat
             .iter()
             .enumerate()
-            .filter(|(_, b)| !b.starts_with("house:"))
+            .filter(|(_, b)| !b.starts_with("house:") && !left(b))
             .map(|(s, b)| {
                 let name = self
                     .entrants
@@ -855,7 +893,8 @@ impl Scheduler {
             self.me.clone(),
         );
         let match_id = match_id.to_string();
-        tokio::spawn(async move {
+        let seated: Vec<String> = bots.iter().map(|b| b.1.clone()).collect();
+        let task = tokio::spawn(async move {
             let mut stored = new_match.is_none();
             let started = async {
                 if let Some(m) = new_match {
@@ -872,6 +911,8 @@ impl Scheduler {
                 }
             }
         });
+        self.seating.retain(|(_, t)| !t.is_finished());
+        self.seating.push((seated, task));
         Ok(())
     }
 
@@ -1047,6 +1088,7 @@ impl Scheduler {
             row,
             ratings,
             names,
+            announce: self.announcing.remove(match_id),
         });
         Ok(())
     }
@@ -1068,12 +1110,15 @@ async fn write_ratings(
     scheduler: mpsc::WeakUnboundedSender<LadderCommand>,
 ) {
     let mut lost_term = None;
-    while let Some(r) = rated.recv().await {
+    while let Some(mut r) = rated.recv().await {
         if lost_term.is_some_and(|t| r.term <= t) {
             continue;
         }
+        let stored = store_rating(&*store, &r).await;
+        // The ratings are readable (or will not be soon): the table may announce its end.
+        drop(r.announce.take());
         let m = &r.row;
-        if let Err(e) = store_rating(&*store, &r).await {
+        if let Err(e) = stored {
             tracing::error!(ladder = %m.ladder_id, r#match = %m.id, error = %e, "cannot store a rated match");
             lost_term = Some(r.term);
             if let Some(tx) = scheduler.upgrade() {

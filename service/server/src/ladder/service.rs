@@ -9,6 +9,7 @@ use std::time::Duration;
 use bete_api::convert;
 use bete_api::pb;
 use bete_api::pb::ladder_service_server::LadderService;
+use bete_ladder::crosstable::{Outcome, crosstable};
 use bete_ladder::{LadderSpec, Rating};
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
@@ -401,6 +402,67 @@ impl LadderService for LadderApi {
             Ok(pb::ListLadderMatchesResponse {
                 matches,
                 next_page_token,
+            })
+        })
+        .await
+    }
+
+    async fn get_crosstable(
+        &self,
+        request: Request<pb::GetCrosstableRequest>,
+    ) -> Result<Response<pb::GetCrosstableResponse>, Status> {
+        let api = &self.0;
+        api.call("GetCrosstable", async {
+            api.gate_message(request.get_ref())?;
+            let id = ladder_id(&request.get_ref().ladder_id)?;
+            api.ladders.spec(&id)?;
+            // One read for the whole table: every rated match's results (the pairs come from
+            // them in memory, not a query per pair).
+            let rated = api.store.rated_matches(id.clone()).await?;
+            let outcomes: Vec<Vec<Outcome>> = rated
+                .iter()
+                .map(|m| {
+                    m.results
+                        .iter()
+                        .map(|r| Outcome {
+                            bot_id: r.bot_id.clone(),
+                            net: r.net,
+                            deals: r.deals,
+                        })
+                        .collect()
+                })
+                .collect();
+            let pairs = crosstable(outcomes.iter().map(Vec::as_slice));
+            let names = self
+                .names(
+                    pairs
+                        .iter()
+                        .flat_map(|p| [&p.bot_a, &p.bot_b])
+                        .collect::<std::collections::BTreeSet<_>>()
+                        .into_iter(),
+                )
+                .await;
+            let name = |id: &String| names.get(id).map(|n| n.0.clone()).unwrap_or_default();
+            Ok(pb::GetCrosstableResponse {
+                ladder_id: id,
+                matches_rated: rated.len() as u64,
+                pairs: pairs
+                    .into_iter()
+                    .map(|p| pb::CrosstablePair {
+                        bot_a_name: name(&p.bot_a),
+                        bot_b_name: name(&p.bot_b),
+                        bot_a: p.bot_a,
+                        bot_b: p.bot_b,
+                        meetings: p.meetings,
+                        deals: p.deals,
+                        a_ahead: p.a_ahead,
+                        level: p.level,
+                        b_ahead: p.b_ahead,
+                        mean_net_difference_per_deal: p.mean,
+                        interval_low: p.low,
+                        interval_high: p.high,
+                    })
+                    .collect(),
             })
         })
         .await

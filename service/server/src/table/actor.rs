@@ -92,6 +92,10 @@ pub async fn spawn(
 /// A bot the server seats itself at a table it creates: (seat, bot id, name).
 pub type Seating = (u8, String, String);
 
+/// The longest a ladder match's last table waits for the match's ratings to be stored before
+/// it announces its end anyway.
+const RATING_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Create a table the server seats itself (a ladder's): the bots' joins are stepped here and
 /// written with the table in one store transaction, and the actor starts from memory, with no
 /// read back. A table whose seats are all filled starts its match at once.
@@ -571,11 +575,19 @@ impl Actor {
                 strikes: self.seats.iter().map(|s| s.strikes).collect(),
                 deals: game.log().len() as u32,
             };
-            let _ = tx.send(crate::ladder::FinishedTable {
+            let (announce, announced) = tokio::sync::oneshot::channel();
+            let sent = tx.send(crate::ladder::FinishedTable {
                 table: self.meta.id.clone(),
                 ladder: ladder.clone(),
                 result,
+                announce: Some(announce),
             });
+            // A match's last table announces MatchEnded once the match's ratings are stored,
+            // so a bot reading its rating then sees the new one; other tables are let go at
+            // once. Bounded: a slow rating never holds the table for long.
+            if sent.is_ok() {
+                let _ = tokio::time::timeout(RATING_WAIT, announced).await;
+            }
         }
     }
 
@@ -656,10 +668,12 @@ impl Actor {
         }
     }
 
-    /// A spectator may watch only listed tables.
-    fn may_watch(&self, bot: &str) -> Result<Viewer, ServerError> {
+    /// A spectator may watch only listed tables (`listed`: the store lists it now).
+    fn may_watch(&self, bot: &str, listed: bool) -> Result<Viewer, ServerError> {
         let viewer = self.viewer_of(bot);
-        if viewer == Viewer::Spectator && self.meta.visibility == crate::store::Visibility::Private
+        if viewer == Viewer::Spectator
+            && !listed
+            && self.meta.visibility == crate::store::Visibility::Private
         {
             return Err(ServerError::TablePrivate);
         }
@@ -786,17 +800,18 @@ impl Actor {
                 let r = self.submit(&bot, action, expected_seq, request_id).await;
                 let _ = reply.send(r);
             }
-            Command::View { bot, reply } => {
-                let r = self.may_watch(&bot).map(|v| self.snapshot(v));
+            Command::View { bot, listed, reply } => {
+                let r = self.may_watch(&bot, listed).map(|v| self.snapshot(v));
                 let _ = reply.send(r);
             }
             Command::Watch {
                 bot,
                 from_seq,
+                listed,
                 reply,
             } => {
                 let r = self
-                    .watch(bot, from_seq)
+                    .watch(bot, from_seq, listed)
                     .map(|rx| (rx, self.shared.clone()));
                 let _ = reply.send(r);
             }
@@ -995,8 +1010,9 @@ impl Actor {
         &mut self,
         bot: String,
         from_seq: Option<u64>,
+        listed: bool,
     ) -> Result<mpsc::Receiver<crate::table::Outbound>, ServerError> {
-        let viewer = self.may_watch(&bot)?;
+        let viewer = self.may_watch(&bot, listed)?;
         let last = self.last_seq();
         let backlog = match from_seq {
             Some(f) if f > last => {

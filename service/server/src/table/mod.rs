@@ -153,11 +153,16 @@ pub enum Command {
     },
     View {
         bot: String,
+        /// The store lists the table though this actor loaded it private (a ladder set rated
+        /// since): spectators may see it.
+        listed: bool,
         reply: oneshot::Sender<Result<Snapshot, ServerError>>,
     },
     Watch {
         bot: String,
         from_seq: Option<u64>,
+        /// As `View`'s.
+        listed: bool,
         reply: oneshot::Sender<Result<Watching, ServerError>>,
     },
     WatchBot {

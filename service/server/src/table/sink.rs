@@ -51,6 +51,8 @@ pub struct BotStream {
     pub cut: Arc<AtomicBool>,
     /// The tables following this stream, rung when it closes so each lets go at once.
     pub tables: Arc<Mutex<Vec<Weak<Shared>>>>,
+    /// Set when a newer stream of the bot asked to be its only one (`exclusive`).
+    pub replaced: crate::shutdown::Shutdown,
 }
 
 impl BotStream {
@@ -60,7 +62,16 @@ impl BotStream {
             tx,
             cut: Arc::new(AtomicBool::new(false)),
             tables: Arc::new(Mutex::new(Vec::new())),
+            replaced: crate::shutdown::Shutdown::new(),
         }
+    }
+
+    /// Ends this stream for a newer one of its bot: it ends with STREAM_REPLACED, and every
+    /// table lets go of it as of a cut stream.
+    pub fn replace(&self) {
+        self.replaced.cancel();
+        self.cut.store(true, Ordering::Release);
+        BotStream::ring_closed(&self.tables);
     }
 
     /// Tell every table in `following` (a stream's `tables`) that the stream closed.

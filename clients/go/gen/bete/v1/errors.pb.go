@@ -170,6 +170,10 @@ const (
 	// HouseBotSeat) is missing or outside the server's bounds (1 to 10000 ms), or was given to a
 	// policy that does not search. A `google.rpc.BadRequest` names the field and the bounds.
 	ErrorReason_ERROR_REASON_SEARCH_BUDGET_OUT_OF_RANGE ErrorReason = 100
+	// ABORTED: this WatchBot stream was replaced: the same bot opened a WatchBot stream with
+	// `exclusive` set, which ends every other stream of the bot. Another process runs this bot;
+	// do not reconnect from this one.
+	ErrorReason_ERROR_REASON_STREAM_REPLACED ErrorReason = 120
 )
 
 // Enum value maps for ErrorReason.
@@ -218,6 +222,7 @@ var (
 		46:  "ERROR_REASON_NOT_BOT_OWNER",
 		47:  "ERROR_REASON_BOT_NOT_FOUND",
 		100: "ERROR_REASON_SEARCH_BUDGET_OUT_OF_RANGE",
+		120: "ERROR_REASON_STREAM_REPLACED",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":                0,
@@ -263,6 +268,7 @@ var (
 		"ERROR_REASON_NOT_BOT_OWNER":              46,
 		"ERROR_REASON_BOT_NOT_FOUND":              47,
 		"ERROR_REASON_SEARCH_BUDGET_OUT_OF_RANGE": 100,
+		"ERROR_REASON_STREAM_REPLACED":            120,
 	}
 )
 
@@ -297,7 +303,7 @@ var File_bete_v1_errors_proto protoreflect.FileDescriptor
 
 const file_bete_v1_errors_proto_rawDesc = "" +
 	"\n" +
-	"\x14bete/v1/errors.proto\x12\abete.v1*\xb8\v\n" +
+	"\x14bete/v1/errors.proto\x12\abete.v1*\xda\v\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bERROR_REASON_ILLEGAL_ACTION\x10\x01\x12\x1a\n" +
@@ -342,7 +348,8 @@ const file_bete_v1_errors_proto_rawDesc = "" +
 	"\x1aERROR_REASON_TOKEN_REVOKED\x10-\x12\x1e\n" +
 	"\x1aERROR_REASON_NOT_BOT_OWNER\x10.\x12\x1e\n" +
 	"\x1aERROR_REASON_BOT_NOT_FOUND\x10/\x12+\n" +
-	"'ERROR_REASON_SEARCH_BUDGET_OUT_OF_RANGE\x10dB9Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3"
+	"'ERROR_REASON_SEARCH_BUDGET_OUT_OF_RANGE\x10d\x12 \n" +
+	"\x1cERROR_REASON_STREAM_REPLACED\x10xB9Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3"
 
 var (
 	file_bete_v1_errors_proto_rawDescOnce sync.Once

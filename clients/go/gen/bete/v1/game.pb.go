@@ -630,7 +630,11 @@ type SeatView struct {
 	// a strike.
 	Deadline *timestamppb.Timestamp `protobuf:"bytes,23,opt,name=deadline,proto3" json:"deadline,omitempty"`
 	// The match is over.
-	MatchOver     bool `protobuf:"varint,24,opt,name=match_over,json=matchOver,proto3" json:"match_over,omitempty"`
+	MatchOver bool `protobuf:"varint,24,opt,name=match_over,json=matchOver,proto3" json:"match_over,omitempty"`
+	// Phase TRICK: the seat whose card holds the current trick so far (it wins the trick if
+	// nothing beats it); unset before the trick's first card and outside phase TRICK. Explicit
+	// presence, as `to_act`.
+	TrickHolder   *uint32 `protobuf:"varint,25,opt,name=trick_holder,json=trickHolder,proto3,oneof" json:"trick_holder,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -831,6 +835,13 @@ func (x *SeatView) GetMatchOver() bool {
 		return x.MatchOver
 	}
 	return false
+}
+
+func (x *SeatView) GetTrickHolder() uint32 {
+	if x != nil && x.TrickHolder != nil {
+		return *x.TrickHolder
+	}
+	return 0
 }
 
 // The cards of one seat, for revealed deals.
@@ -2967,7 +2978,7 @@ const file_bete_v1_game_proto_rawDesc = "" +
 	"\vfiche_value\x18\v \x01(\x03R\n" +
 	"ficheValue\x12\x19\n" +
 	"\bon_table\x18\f \x01(\x03R\aonTableB\x0e\n" +
-	"\f_staked_bete\"\xd4\x06\n" +
+	"\f_staked_bete\"\x8d\a\n" +
 	"\bSeatView\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x10\n" +
 	"\x03seq\x18\x02 \x01(\x04R\x03seq\x12$\n" +
@@ -2997,9 +3008,11 @@ const file_bete_v1_game_proto_rawDesc = "" +
 	"\rlegal_actions\x18\x16 \x03(\v2\x0f.bete.v1.ActionR\flegalActions\x126\n" +
 	"\bdeadline\x18\x17 \x01(\v2\x1a.google.protobuf.TimestampR\bdeadline\x12\x1d\n" +
 	"\n" +
-	"match_over\x18\x18 \x01(\bR\tmatchOverB\x0e\n" +
+	"match_over\x18\x18 \x01(\bR\tmatchOver\x12&\n" +
+	"\ftrick_holder\x18\x19 \x01(\rH\x02R\vtrickHolder\x88\x01\x01B\x0e\n" +
 	"\f_viewer_seatB\t\n" +
-	"\a_to_act\"5\n" +
+	"\a_to_actB\x0f\n" +
+	"\r_trick_holder\"5\n" +
 	"\tSeatCards\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\rR\x04seat\x12\x14\n" +
 	"\x05cards\x18\x02 \x03(\tR\x05cards\"\xd9\x01\n" +

@@ -1582,6 +1582,263 @@ func (*WatchLadderResultsResponse_Rated) isWatchLadderResultsResponse_Kind() {}
 
 func (*WatchLadderResultsResponse_Heartbeat) isWatchLadderResultsResponse_Kind() {}
 
+// Request of LadderService.GetCrosstable.
+type GetCrosstableRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The ladder.
+	LadderId      string `protobuf:"bytes,1,opt,name=ladder_id,json=ladderId,proto3" json:"ladder_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetCrosstableRequest) Reset() {
+	*x = GetCrosstableRequest{}
+	mi := &file_bete_v1_ladder_service_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCrosstableRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCrosstableRequest) ProtoMessage() {}
+
+func (x *GetCrosstableRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_bete_v1_ladder_service_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCrosstableRequest.ProtoReflect.Descriptor instead.
+func (*GetCrosstableRequest) Descriptor() ([]byte, []int) {
+	return file_bete_v1_ladder_service_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *GetCrosstableRequest) GetLadderId() string {
+	if x != nil {
+		return x.LadderId
+	}
+	return ""
+}
+
+// Two bots of a ladder and how they fared against each other in the rated matches (sets) where
+// both were entrants. `bot_a` sorts before `bot_b`; the differences are A's net minus B's.
+type CrosstablePair struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The first bot (the smaller id).
+	BotA string `protobuf:"bytes,1,opt,name=bot_a,json=botA,proto3" json:"bot_a,omitempty"`
+	// Its name.
+	BotAName string `protobuf:"bytes,2,opt,name=bot_a_name,json=botAName,proto3" json:"bot_a_name,omitempty"`
+	// The second bot.
+	BotB string `protobuf:"bytes,3,opt,name=bot_b,json=botB,proto3" json:"bot_b,omitempty"`
+	// Its name.
+	BotBName string `protobuf:"bytes,4,opt,name=bot_b_name,json=botBName,proto3" json:"bot_b_name,omitempty"`
+	// Rated matches (sets) both played: the sample of the mean below.
+	Meetings uint32 `protobuf:"varint,5,opt,name=meetings,proto3" json:"meetings,omitempty"`
+	// Deals of those matches (over every table of a set).
+	Deals uint64 `protobuf:"varint,6,opt,name=deals,proto3" json:"deals,omitempty"`
+	// Matches (sets) where A's net was more than B's.
+	AAhead uint32 `protobuf:"varint,7,opt,name=a_ahead,json=aAhead,proto3" json:"a_ahead,omitempty"`
+	// Matches (sets) where A and B had the same net.
+	Level uint32 `protobuf:"varint,8,opt,name=level,proto3" json:"level,omitempty"`
+	// Matches (sets) B finished ahead of A.
+	BAhead uint32 `protobuf:"varint,9,opt,name=b_ahead,json=bAhead,proto3" json:"b_ahead,omitempty"`
+	// The mean over the meetings of (A's net - B's net) / the meeting's deals: jetons per deal.
+	MeanNetDifferencePerDeal float64 `protobuf:"fixed64,10,opt,name=mean_net_difference_per_deal,json=meanNetDifferencePerDeal,proto3" json:"mean_net_difference_per_deal,omitempty"`
+	// The 95 % interval of that mean (Student's t over the meetings); both equal the mean when
+	// there was one meeting, which has no spread to measure.
+	IntervalLow float64 `protobuf:"fixed64,11,opt,name=interval_low,json=intervalLow,proto3" json:"interval_low,omitempty"`
+	// Upper end of the 95 % interval.
+	IntervalHigh  float64 `protobuf:"fixed64,12,opt,name=interval_high,json=intervalHigh,proto3" json:"interval_high,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CrosstablePair) Reset() {
+	*x = CrosstablePair{}
+	mi := &file_bete_v1_ladder_service_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CrosstablePair) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CrosstablePair) ProtoMessage() {}
+
+func (x *CrosstablePair) ProtoReflect() protoreflect.Message {
+	mi := &file_bete_v1_ladder_service_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CrosstablePair.ProtoReflect.Descriptor instead.
+func (*CrosstablePair) Descriptor() ([]byte, []int) {
+	return file_bete_v1_ladder_service_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *CrosstablePair) GetBotA() string {
+	if x != nil {
+		return x.BotA
+	}
+	return ""
+}
+
+func (x *CrosstablePair) GetBotAName() string {
+	if x != nil {
+		return x.BotAName
+	}
+	return ""
+}
+
+func (x *CrosstablePair) GetBotB() string {
+	if x != nil {
+		return x.BotB
+	}
+	return ""
+}
+
+func (x *CrosstablePair) GetBotBName() string {
+	if x != nil {
+		return x.BotBName
+	}
+	return ""
+}
+
+func (x *CrosstablePair) GetMeetings() uint32 {
+	if x != nil {
+		return x.Meetings
+	}
+	return 0
+}
+
+func (x *CrosstablePair) GetDeals() uint64 {
+	if x != nil {
+		return x.Deals
+	}
+	return 0
+}
+
+func (x *CrosstablePair) GetAAhead() uint32 {
+	if x != nil {
+		return x.AAhead
+	}
+	return 0
+}
+
+func (x *CrosstablePair) GetLevel() uint32 {
+	if x != nil {
+		return x.Level
+	}
+	return 0
+}
+
+func (x *CrosstablePair) GetBAhead() uint32 {
+	if x != nil {
+		return x.BAhead
+	}
+	return 0
+}
+
+func (x *CrosstablePair) GetMeanNetDifferencePerDeal() float64 {
+	if x != nil {
+		return x.MeanNetDifferencePerDeal
+	}
+	return 0
+}
+
+func (x *CrosstablePair) GetIntervalLow() float64 {
+	if x != nil {
+		return x.IntervalLow
+	}
+	return 0
+}
+
+func (x *CrosstablePair) GetIntervalHigh() float64 {
+	if x != nil {
+		return x.IntervalHigh
+	}
+	return 0
+}
+
+// Response of LadderService.GetCrosstable.
+type GetCrosstableResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The ladder.
+	LadderId string `protobuf:"bytes,1,opt,name=ladder_id,json=ladderId,proto3" json:"ladder_id,omitempty"`
+	// Matches (sets) rated so far: the data the pairs are drawn from.
+	MatchesRated uint64 `protobuf:"varint,2,opt,name=matches_rated,json=matchesRated,proto3" json:"matches_rated,omitempty"`
+	// Every pair that met at least once, ordered by bot_a then bot_b.
+	Pairs         []*CrosstablePair `protobuf:"bytes,3,rep,name=pairs,proto3" json:"pairs,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetCrosstableResponse) Reset() {
+	*x = GetCrosstableResponse{}
+	mi := &file_bete_v1_ladder_service_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetCrosstableResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetCrosstableResponse) ProtoMessage() {}
+
+func (x *GetCrosstableResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_bete_v1_ladder_service_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetCrosstableResponse.ProtoReflect.Descriptor instead.
+func (*GetCrosstableResponse) Descriptor() ([]byte, []int) {
+	return file_bete_v1_ladder_service_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *GetCrosstableResponse) GetLadderId() string {
+	if x != nil {
+		return x.LadderId
+	}
+	return ""
+}
+
+func (x *GetCrosstableResponse) GetMatchesRated() uint64 {
+	if x != nil {
+		return x.MatchesRated
+	}
+	return 0
+}
+
+func (x *GetCrosstableResponse) GetPairs() []*CrosstablePair {
+	if x != nil {
+		return x.Pairs
+	}
+	return nil
+}
+
 var File_bete_v1_ladder_service_proto protoreflect.FileDescriptor
 
 const file_bete_v1_ladder_service_proto_rawDesc = "" +
@@ -1703,11 +1960,33 @@ const file_bete_v1_ladder_service_proto_rawDesc = "" +
 	"\x1aWatchLadderResultsResponse\x12,\n" +
 	"\x05rated\x18\x01 \x01(\v2\x14.bete.v1.LadderMatchH\x00R\x05rated\x12:\n" +
 	"\theartbeat\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampH\x00R\theartbeatB\x06\n" +
-	"\x04kind*t\n" +
+	"\x04kind\"3\n" +
+	"\x14GetCrosstableRequest\x12\x1b\n" +
+	"\tladder_id\x18\x01 \x01(\tR\bladderId\"\xf8\x02\n" +
+	"\x0eCrosstablePair\x12\x13\n" +
+	"\x05bot_a\x18\x01 \x01(\tR\x04botA\x12\x1c\n" +
+	"\n" +
+	"bot_a_name\x18\x02 \x01(\tR\bbotAName\x12\x13\n" +
+	"\x05bot_b\x18\x03 \x01(\tR\x04botB\x12\x1c\n" +
+	"\n" +
+	"bot_b_name\x18\x04 \x01(\tR\bbotBName\x12\x1a\n" +
+	"\bmeetings\x18\x05 \x01(\rR\bmeetings\x12\x14\n" +
+	"\x05deals\x18\x06 \x01(\x04R\x05deals\x12\x17\n" +
+	"\aa_ahead\x18\a \x01(\rR\x06aAhead\x12\x14\n" +
+	"\x05level\x18\b \x01(\rR\x05level\x12\x17\n" +
+	"\ab_ahead\x18\t \x01(\rR\x06bAhead\x12>\n" +
+	"\x1cmean_net_difference_per_deal\x18\n" +
+	" \x01(\x01R\x18meanNetDifferencePerDeal\x12!\n" +
+	"\finterval_low\x18\v \x01(\x01R\vintervalLow\x12#\n" +
+	"\rinterval_high\x18\f \x01(\x01R\fintervalHigh\"\x88\x01\n" +
+	"\x15GetCrosstableResponse\x12\x1b\n" +
+	"\tladder_id\x18\x01 \x01(\tR\bladderId\x12#\n" +
+	"\rmatches_rated\x18\x02 \x01(\x04R\fmatchesRated\x12-\n" +
+	"\x05pairs\x18\x03 \x03(\v2\x17.bete.v1.CrosstablePairR\x05pairs*t\n" +
 	"\x10LadderMatchState\x12\"\n" +
 	"\x1eLADDER_MATCH_STATE_UNSPECIFIED\x10\x00\x12\x1e\n" +
 	"\x1aLADDER_MATCH_STATE_PLAYING\x10\x01\x12\x1c\n" +
-	"\x18LADDER_MATCH_STATE_RATED\x10\x022\xbb\x04\n" +
+	"\x18LADDER_MATCH_STATE_RATED\x10\x022\x8b\x05\n" +
 	"\rLadderService\x12H\n" +
 	"\vListLadders\x12\x1b.bete.v1.ListLaddersRequest\x1a\x1c.bete.v1.ListLaddersResponse\x12B\n" +
 	"\tGetLadder\x12\x19.bete.v1.GetLadderRequest\x1a\x1a.bete.v1.GetLadderResponse\x12H\n" +
@@ -1715,7 +1994,8 @@ const file_bete_v1_ladder_service_proto_rawDesc = "" +
 	"\vLeaveLadder\x12\x1b.bete.v1.LeaveLadderRequest\x1a\x1c.bete.v1.LeaveLadderResponse\x12K\n" +
 	"\fGetStandings\x12\x1c.bete.v1.GetStandingsRequest\x1a\x1d.bete.v1.GetStandingsResponse\x12Z\n" +
 	"\x11ListLadderMatches\x12!.bete.v1.ListLadderMatchesRequest\x1a\".bete.v1.ListLadderMatchesResponse\x12_\n" +
-	"\x12WatchLadderResults\x12\".bete.v1.WatchLadderResultsRequest\x1a#.bete.v1.WatchLadderResultsResponse0\x01B9Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3"
+	"\x12WatchLadderResults\x12\".bete.v1.WatchLadderResultsRequest\x1a#.bete.v1.WatchLadderResultsResponse0\x01\x12N\n" +
+	"\rGetCrosstable\x12\x1d.bete.v1.GetCrosstableRequest\x1a\x1e.bete.v1.GetCrosstableResponseB9Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3"
 
 var (
 	file_bete_v1_ladder_service_proto_rawDescOnce sync.Once
@@ -1730,7 +2010,7 @@ func file_bete_v1_ladder_service_proto_rawDescGZIP() []byte {
 }
 
 var file_bete_v1_ladder_service_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_bete_v1_ladder_service_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
+var file_bete_v1_ladder_service_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
 var file_bete_v1_ladder_service_proto_goTypes = []any{
 	(LadderMatchState)(0),              // 0: bete.v1.LadderMatchState
 	(*Ladder)(nil),                     // 1: bete.v1.Ladder
@@ -1753,21 +2033,24 @@ var file_bete_v1_ladder_service_proto_goTypes = []any{
 	(*ListLadderMatchesResponse)(nil),  // 18: bete.v1.ListLadderMatchesResponse
 	(*WatchLadderResultsRequest)(nil),  // 19: bete.v1.WatchLadderResultsRequest
 	(*WatchLadderResultsResponse)(nil), // 20: bete.v1.WatchLadderResultsResponse
-	nil,                                // 21: bete.v1.Ladder.ConfigEntry
-	(Ruleset)(0),                       // 22: bete.v1.Ruleset
-	(HouseBotPolicy)(0),                // 23: bete.v1.HouseBotPolicy
-	(*timestamppb.Timestamp)(nil),      // 24: google.protobuf.Timestamp
+	(*GetCrosstableRequest)(nil),       // 21: bete.v1.GetCrosstableRequest
+	(*CrosstablePair)(nil),             // 22: bete.v1.CrosstablePair
+	(*GetCrosstableResponse)(nil),      // 23: bete.v1.GetCrosstableResponse
+	nil,                                // 24: bete.v1.Ladder.ConfigEntry
+	(Ruleset)(0),                       // 25: bete.v1.Ruleset
+	(HouseBotPolicy)(0),                // 26: bete.v1.HouseBotPolicy
+	(*timestamppb.Timestamp)(nil),      // 27: google.protobuf.Timestamp
 }
 var file_bete_v1_ladder_service_proto_depIdxs = []int32{
-	22, // 0: bete.v1.Ladder.ruleset:type_name -> bete.v1.Ruleset
-	21, // 1: bete.v1.Ladder.config:type_name -> bete.v1.Ladder.ConfigEntry
-	23, // 2: bete.v1.Ladder.house_entrants:type_name -> bete.v1.HouseBotPolicy
-	24, // 3: bete.v1.LadderEntry.entered_at:type_name -> google.protobuf.Timestamp
+	25, // 0: bete.v1.Ladder.ruleset:type_name -> bete.v1.Ruleset
+	24, // 1: bete.v1.Ladder.config:type_name -> bete.v1.Ladder.ConfigEntry
+	26, // 2: bete.v1.Ladder.house_entrants:type_name -> bete.v1.HouseBotPolicy
+	27, // 3: bete.v1.LadderEntry.entered_at:type_name -> google.protobuf.Timestamp
 	0,  // 4: bete.v1.LadderMatch.state:type_name -> bete.v1.LadderMatchState
 	5,  // 5: bete.v1.LadderMatch.entrants:type_name -> bete.v1.LadderMatchEntrant
 	4,  // 6: bete.v1.LadderMatch.tables:type_name -> bete.v1.LadderMatchTable
-	24, // 7: bete.v1.LadderMatch.started_at:type_name -> google.protobuf.Timestamp
-	24, // 8: bete.v1.LadderMatch.rated_at:type_name -> google.protobuf.Timestamp
+	27, // 7: bete.v1.LadderMatch.started_at:type_name -> google.protobuf.Timestamp
+	27, // 8: bete.v1.LadderMatch.rated_at:type_name -> google.protobuf.Timestamp
 	1,  // 9: bete.v1.ListLaddersResponse.ladders:type_name -> bete.v1.Ladder
 	1,  // 10: bete.v1.GetLadderResponse.ladder:type_name -> bete.v1.Ladder
 	2,  // 11: bete.v1.GetLadderResponse.entry:type_name -> bete.v1.LadderEntry
@@ -1776,26 +2059,29 @@ var file_bete_v1_ladder_service_proto_depIdxs = []int32{
 	3,  // 14: bete.v1.GetStandingsResponse.standings:type_name -> bete.v1.Standing
 	6,  // 15: bete.v1.ListLadderMatchesResponse.matches:type_name -> bete.v1.LadderMatch
 	6,  // 16: bete.v1.WatchLadderResultsResponse.rated:type_name -> bete.v1.LadderMatch
-	24, // 17: bete.v1.WatchLadderResultsResponse.heartbeat:type_name -> google.protobuf.Timestamp
-	7,  // 18: bete.v1.LadderService.ListLadders:input_type -> bete.v1.ListLaddersRequest
-	9,  // 19: bete.v1.LadderService.GetLadder:input_type -> bete.v1.GetLadderRequest
-	11, // 20: bete.v1.LadderService.EnterLadder:input_type -> bete.v1.EnterLadderRequest
-	13, // 21: bete.v1.LadderService.LeaveLadder:input_type -> bete.v1.LeaveLadderRequest
-	15, // 22: bete.v1.LadderService.GetStandings:input_type -> bete.v1.GetStandingsRequest
-	17, // 23: bete.v1.LadderService.ListLadderMatches:input_type -> bete.v1.ListLadderMatchesRequest
-	19, // 24: bete.v1.LadderService.WatchLadderResults:input_type -> bete.v1.WatchLadderResultsRequest
-	8,  // 25: bete.v1.LadderService.ListLadders:output_type -> bete.v1.ListLaddersResponse
-	10, // 26: bete.v1.LadderService.GetLadder:output_type -> bete.v1.GetLadderResponse
-	12, // 27: bete.v1.LadderService.EnterLadder:output_type -> bete.v1.EnterLadderResponse
-	14, // 28: bete.v1.LadderService.LeaveLadder:output_type -> bete.v1.LeaveLadderResponse
-	16, // 29: bete.v1.LadderService.GetStandings:output_type -> bete.v1.GetStandingsResponse
-	18, // 30: bete.v1.LadderService.ListLadderMatches:output_type -> bete.v1.ListLadderMatchesResponse
-	20, // 31: bete.v1.LadderService.WatchLadderResults:output_type -> bete.v1.WatchLadderResultsResponse
-	25, // [25:32] is the sub-list for method output_type
-	18, // [18:25] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	27, // 17: bete.v1.WatchLadderResultsResponse.heartbeat:type_name -> google.protobuf.Timestamp
+	22, // 18: bete.v1.GetCrosstableResponse.pairs:type_name -> bete.v1.CrosstablePair
+	7,  // 19: bete.v1.LadderService.ListLadders:input_type -> bete.v1.ListLaddersRequest
+	9,  // 20: bete.v1.LadderService.GetLadder:input_type -> bete.v1.GetLadderRequest
+	11, // 21: bete.v1.LadderService.EnterLadder:input_type -> bete.v1.EnterLadderRequest
+	13, // 22: bete.v1.LadderService.LeaveLadder:input_type -> bete.v1.LeaveLadderRequest
+	15, // 23: bete.v1.LadderService.GetStandings:input_type -> bete.v1.GetStandingsRequest
+	17, // 24: bete.v1.LadderService.ListLadderMatches:input_type -> bete.v1.ListLadderMatchesRequest
+	19, // 25: bete.v1.LadderService.WatchLadderResults:input_type -> bete.v1.WatchLadderResultsRequest
+	21, // 26: bete.v1.LadderService.GetCrosstable:input_type -> bete.v1.GetCrosstableRequest
+	8,  // 27: bete.v1.LadderService.ListLadders:output_type -> bete.v1.ListLaddersResponse
+	10, // 28: bete.v1.LadderService.GetLadder:output_type -> bete.v1.GetLadderResponse
+	12, // 29: bete.v1.LadderService.EnterLadder:output_type -> bete.v1.EnterLadderResponse
+	14, // 30: bete.v1.LadderService.LeaveLadder:output_type -> bete.v1.LeaveLadderResponse
+	16, // 31: bete.v1.LadderService.GetStandings:output_type -> bete.v1.GetStandingsResponse
+	18, // 32: bete.v1.LadderService.ListLadderMatches:output_type -> bete.v1.ListLadderMatchesResponse
+	20, // 33: bete.v1.LadderService.WatchLadderResults:output_type -> bete.v1.WatchLadderResultsResponse
+	23, // 34: bete.v1.LadderService.GetCrosstable:output_type -> bete.v1.GetCrosstableResponse
+	27, // [27:35] is the sub-list for method output_type
+	19, // [19:27] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_bete_v1_ladder_service_proto_init() }
@@ -1815,7 +2101,7 @@ func file_bete_v1_ladder_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_bete_v1_ladder_service_proto_rawDesc), len(file_bete_v1_ladder_service_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   21,
+			NumMessages:   24,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

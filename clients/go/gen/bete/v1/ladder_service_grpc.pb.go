@@ -26,6 +26,7 @@ const (
 	LadderService_GetStandings_FullMethodName       = "/bete.v1.LadderService/GetStandings"
 	LadderService_ListLadderMatches_FullMethodName  = "/bete.v1.LadderService/ListLadderMatches"
 	LadderService_WatchLadderResults_FullMethodName = "/bete.v1.LadderService/WatchLadderResults"
+	LadderService_GetCrosstable_FullMethodName      = "/bete.v1.LadderService/GetCrosstable"
 )
 
 // LadderServiceClient is the client API for LadderService service.
@@ -37,8 +38,8 @@ const (
 // tables (the stream carries their Seated, snapshots and decisions like any other table) and
 // every finished match (or duplicate set) updates the ratings of everyone in it.
 //
-// The reads (ListLadders, GetLadder, GetStandings, ListLadderMatches, WatchLadderResults) are
-// public and need no token; EnterLadder and LeaveLadder act for the bot of the bearer token.
+// The reads (ListLadders, GetLadder, GetStandings, ListLadderMatches, WatchLadderResults,
+// GetCrosstable) are public and need no token; EnterLadder and LeaveLadder act for the bot of the bearer token.
 type LadderServiceClient interface {
 	// Every ladder of the server.
 	ListLadders(ctx context.Context, in *ListLaddersRequest, opts ...grpc.CallOption) (*ListLaddersResponse, error)
@@ -56,6 +57,10 @@ type LadderServiceClient interface {
 	ListLadderMatches(ctx context.Context, in *ListLadderMatchesRequest, opts ...grpc.CallOption) (*ListLadderMatchesResponse, error)
 	// Every ladder match (or set) as it is rated, for live pages; heartbeats while idle.
 	WatchLadderResults(ctx context.Context, in *WatchLadderResultsRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchLadderResultsResponse], error)
+	// Every pair of bots that met in the ladder's rated matches (sets), with their meetings and
+	// the mean net difference per deal between them with a 95 % interval. An unknown ladder is
+	// NOT_FOUND (LADDER_NOT_FOUND).
+	GetCrosstable(ctx context.Context, in *GetCrosstableRequest, opts ...grpc.CallOption) (*GetCrosstableResponse, error)
 }
 
 type ladderServiceClient struct {
@@ -145,6 +150,16 @@ func (c *ladderServiceClient) WatchLadderResults(ctx context.Context, in *WatchL
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type LadderService_WatchLadderResultsClient = grpc.ServerStreamingClient[WatchLadderResultsResponse]
 
+func (c *ladderServiceClient) GetCrosstable(ctx context.Context, in *GetCrosstableRequest, opts ...grpc.CallOption) (*GetCrosstableResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetCrosstableResponse)
+	err := c.cc.Invoke(ctx, LadderService_GetCrosstable_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // LadderServiceServer is the server API for LadderService service.
 // All implementations must embed UnimplementedLadderServiceServer
 // for forward compatibility.
@@ -154,8 +169,8 @@ type LadderService_WatchLadderResultsClient = grpc.ServerStreamingClient[WatchLa
 // tables (the stream carries their Seated, snapshots and decisions like any other table) and
 // every finished match (or duplicate set) updates the ratings of everyone in it.
 //
-// The reads (ListLadders, GetLadder, GetStandings, ListLadderMatches, WatchLadderResults) are
-// public and need no token; EnterLadder and LeaveLadder act for the bot of the bearer token.
+// The reads (ListLadders, GetLadder, GetStandings, ListLadderMatches, WatchLadderResults,
+// GetCrosstable) are public and need no token; EnterLadder and LeaveLadder act for the bot of the bearer token.
 type LadderServiceServer interface {
 	// Every ladder of the server.
 	ListLadders(context.Context, *ListLaddersRequest) (*ListLaddersResponse, error)
@@ -173,6 +188,10 @@ type LadderServiceServer interface {
 	ListLadderMatches(context.Context, *ListLadderMatchesRequest) (*ListLadderMatchesResponse, error)
 	// Every ladder match (or set) as it is rated, for live pages; heartbeats while idle.
 	WatchLadderResults(*WatchLadderResultsRequest, grpc.ServerStreamingServer[WatchLadderResultsResponse]) error
+	// Every pair of bots that met in the ladder's rated matches (sets), with their meetings and
+	// the mean net difference per deal between them with a 95 % interval. An unknown ladder is
+	// NOT_FOUND (LADDER_NOT_FOUND).
+	GetCrosstable(context.Context, *GetCrosstableRequest) (*GetCrosstableResponse, error)
 	mustEmbedUnimplementedLadderServiceServer()
 }
 
@@ -203,6 +222,9 @@ func (UnimplementedLadderServiceServer) ListLadderMatches(context.Context, *List
 }
 func (UnimplementedLadderServiceServer) WatchLadderResults(*WatchLadderResultsRequest, grpc.ServerStreamingServer[WatchLadderResultsResponse]) error {
 	return status.Error(codes.Unimplemented, "method WatchLadderResults not implemented")
+}
+func (UnimplementedLadderServiceServer) GetCrosstable(context.Context, *GetCrosstableRequest) (*GetCrosstableResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetCrosstable not implemented")
 }
 func (UnimplementedLadderServiceServer) mustEmbedUnimplementedLadderServiceServer() {}
 func (UnimplementedLadderServiceServer) testEmbeddedByValue()                       {}
@@ -344,6 +366,24 @@ func _LadderService_WatchLadderResults_Handler(srv interface{}, stream grpc.Serv
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type LadderService_WatchLadderResultsServer = grpc.ServerStreamingServer[WatchLadderResultsResponse]
 
+func _LadderService_GetCrosstable_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetCrosstableRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(LadderServiceServer).GetCrosstable(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: LadderService_GetCrosstable_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(LadderServiceServer).GetCrosstable(ctx, req.(*GetCrosstableRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // LadderService_ServiceDesc is the grpc.ServiceDesc for LadderService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -374,6 +414,10 @@ var LadderService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListLadderMatches",
 			Handler:    _LadderService_ListLadderMatches_Handler,
+		},
+		{
+			MethodName: "GetCrosstable",
+			Handler:    _LadderService_GetCrosstable_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

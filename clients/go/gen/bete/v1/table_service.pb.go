@@ -1465,7 +1465,11 @@ type WatchBotRequest struct {
 	// beyond its table's last seq refuses the whole stream at open (OUT_OF_RANGE
 	// FROM_SEQ_OUT_OF_RANGE, BadRequest field `from_seq[<table id>]`, metadata "table_id" and
 	// "last_seq"). Entries for tables you do not sit at are ignored.
-	FromSeq       map[string]uint64 `protobuf:"bytes,1,rep,name=from_seq,json=fromSeq,proto3" json:"from_seq,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	FromSeq map[string]uint64 `protobuf:"bytes,1,rep,name=from_seq,json=fromSeq,proto3" json:"from_seq,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"varint,2,opt,name=value"`
+	// Make this the bot's only WatchBot stream: every other WatchBot stream of the bot open on
+	// this server ends at once with ABORTED / STREAM_REPLACED (for a bot restarted while its old
+	// process still runs). Without it, every stream of the bot gets every message.
+	Exclusive     bool `protobuf:"varint,2,opt,name=exclusive,proto3" json:"exclusive,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1505,6 +1509,13 @@ func (x *WatchBotRequest) GetFromSeq() map[string]uint64 {
 		return x.FromSeq
 	}
 	return nil
+}
+
+func (x *WatchBotRequest) GetExclusive() bool {
+	if x != nil {
+		return x.Exclusive
+	}
+	return false
 }
 
 // The calling bot holds a seat at a table (sent for every seat held when the stream opens, and
@@ -2019,9 +2030,10 @@ const file_bete_v1_table_service_proto_rawDesc = "" +
 	"\x05event\x18\x02 \x01(\v2\x0e.bete.v1.EventH\x00R\x05event\x122\n" +
 	"\theartbeat\x18\x03 \x01(\v2\x12.bete.v1.HeartbeatH\x00R\theartbeat\x12)\n" +
 	"\x06resync\x18\x04 \x01(\v2\x0f.bete.v1.ResyncH\x00R\x06resyncB\x06\n" +
-	"\x04kind\"\x8f\x01\n" +
+	"\x04kind\"\xad\x01\n" +
 	"\x0fWatchBotRequest\x12@\n" +
-	"\bfrom_seq\x18\x01 \x03(\v2%.bete.v1.WatchBotRequest.FromSeqEntryR\afromSeq\x1a:\n" +
+	"\bfrom_seq\x18\x01 \x03(\v2%.bete.v1.WatchBotRequest.FromSeqEntryR\afromSeq\x12\x1c\n" +
+	"\texclusive\x18\x02 \x01(\bR\texclusive\x1a:\n" +
 	"\fFromSeqEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x04R\x05value:\x028\x01\"]\n" +

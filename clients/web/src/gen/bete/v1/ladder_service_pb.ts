@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file bete/v1/ladder_service.proto.
  */
 export const file_bete_v1_ladder_service: GenFile = /*@__PURE__*/
-  fileDesc("ChxiZXRlL3YxL2xhZGRlcl9zZXJ2aWNlLnByb3RvEgdiZXRlLnYxItQDCgZMYWRkZXISEQoJbGFkZGVyX2lkGAEgASgJEiEKB3J1bGVzZXQYAiABKA4yEC5iZXRlLnYxLlJ1bGVzZXQSEgoKc2VhdF9jb3VudBgDIAEoDRIrCgZjb25maWcYBCADKAsyGy5iZXRlLnYxLkxhZGRlci5Db25maWdFbnRyeRIXCg9kZWFsc19wZXJfbWF0Y2gYBSABKA0SHAoUZGVjaXNpb25fZGVhZGxpbmVfbXMYBiABKA0SEQoJZHVwbGljYXRlGAcgASgIEhsKE21heF9tYXRjaGVzX3Blcl9kYXkYCCABKA0SGgoSbWF4X3RhYmxlc19wZXJfYm90GAkgASgNEi8KDmhvdXNlX2VudHJhbnRzGAogAygOMhcuYmV0ZS52MS5Ib3VzZUJvdFBvbGljeRIdChVtYXhfc3RyaWtlc19wZXJfbWF0Y2gYCyABKA0SEAoIZW50cmFudHMYDCABKA0SDgoGb25saW5lGA0gASgNEhUKDW1hdGNoZXNfcmF0ZWQYDiABKAQSGAoQc2VhcmNoX2J1ZGdldF9tcxgPIAEoDRotCgtDb25maWdFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIpoBCgtMYWRkZXJFbnRyeRIRCglsYWRkZXJfaWQYASABKAkSDgoGYm90X2lkGAIgASgJEhAKCGNhcGFjaXR5GAMgASgNEg4KBmFjdGl2ZRgEIAEoCBIWCg5yZW1vdmVkX3JlYXNvbhgFIAEoCRIuCgplbnRlcmVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKAAgoIU3RhbmRpbmcSDAoEcmFuaxgBIAEoDRIOCgZib3RfaWQYAiABKAkSEAoIYm90X25hbWUYAyABKAkSEwoLYm90X3ZlcnNpb24YBCABKAkSEAoIb3duZXJfaWQYBSABKAkSDgoGcmF0aW5nGAYgASgBEgoKAm11GAcgASgBEg0KBXNpZ21hGAggASgBEg8KB21hdGNoZXMYCSABKA0SHAoUbWVhbl9qZXRvbnNfcGVyX2RlYWwYCiABKAESEAoIbGFzdF9uZXQYCyABKAMSEgoKbGFzdF9wbGFjZRgMIAEoDRINCgVob3VzZRgNIAEoCBIOCgZhY3RpdmUYDiABKAgiXQoQTGFkZGVyTWF0Y2hUYWJsZRIQCgh0YWJsZV9pZBgBIAEoCRIQCghyb3RhdGlvbhgCIAEoDRITCgtzZWVkX3NoYTI1NhgDIAEoCRIQCghmaW5pc2hlZBgEIAEoCCLBAQoSTGFkZGVyTWF0Y2hFbnRyYW50Eg4KBmJvdF9pZBgBIAEoCRIQCghib3RfbmFtZRgCIAEoCRIMCgRzZWF0GAMgASgNEgsKA25ldBgEIAEoAxINCgVwbGFjZRgFIAEoDRIRCgltdV9iZWZvcmUYBiABKAESFAoMc2lnbWFfYmVmb3JlGAcgASgBEhAKCG11X2FmdGVyGAggASgBEhMKC3NpZ21hX2FmdGVyGAkgASgBEg8KB3N0cmlrZXMYCiABKA0itgIKC0xhZGRlck1hdGNoEhAKCG1hdGNoX2lkGAEgASgJEhEKCWxhZGRlcl9pZBgCIAEoCRIoCgVzdGF0ZRgDIAEoDjIZLmJldGUudjEuTGFkZGVyTWF0Y2hTdGF0ZRIRCglkdXBsaWNhdGUYBCABKAgSLQoIZW50cmFudHMYBSADKAsyGy5iZXRlLnYxLkxhZGRlck1hdGNoRW50cmFudBIpCgZ0YWJsZXMYBiADKAsyGS5iZXRlLnYxLkxhZGRlck1hdGNoVGFibGUSLgoKc3RhcnRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIcmF0ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBWRlYWxzGAkgASgNIhQKEkxpc3RMYWRkZXJzUmVxdWVzdCI3ChNMaXN0TGFkZGVyc1Jlc3BvbnNlEiAKB2xhZGRlcnMYASADKAsyDy5iZXRlLnYxLkxhZGRlciIlChBHZXRMYWRkZXJSZXF1ZXN0EhEKCWxhZGRlcl9pZBgBIAEoCSJZChFHZXRMYWRkZXJSZXNwb25zZRIfCgZsYWRkZXIYASABKAsyDy5iZXRlLnYxLkxhZGRlchIjCgVlbnRyeRgCIAEoCzIULmJldGUudjEuTGFkZGVyRW50cnkiOQoSRW50ZXJMYWRkZXJSZXF1ZXN0EhEKCWxhZGRlcl9pZBgBIAEoCRIQCghjYXBhY2l0eRgCIAEoDSI6ChNFbnRlckxhZGRlclJlc3BvbnNlEiMKBWVudHJ5GAEgASgLMhQuYmV0ZS52MS5MYWRkZXJFbnRyeSInChJMZWF2ZUxhZGRlclJlcXVlc3QSEQoJbGFkZGVyX2lkGAEgASgJIjoKE0xlYXZlTGFkZGVyUmVzcG9uc2USIwoFZW50cnkYASABKAsyFC5iZXRlLnYxLkxhZGRlckVudHJ5Ik8KE0dldFN0YW5kaW5nc1JlcXVlc3QSEQoJbGFkZGVyX2lkGAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoDRISCgpwYWdlX3Rva2VuGAMgASgJIlUKFEdldFN0YW5kaW5nc1Jlc3BvbnNlEiQKCXN0YW5kaW5ncxgBIAMoCzIRLmJldGUudjEuU3RhbmRpbmcSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJImQKGExpc3RMYWRkZXJNYXRjaGVzUmVxdWVzdBIRCglsYWRkZXJfaWQYASABKAkSDgoGYm90X2lkGAIgASgJEhEKCXBhZ2Vfc2l6ZRgDIAEoDRISCgpwYWdlX3Rva2VuGAQgASgJIlsKGUxpc3RMYWRkZXJNYXRjaGVzUmVzcG9uc2USJQoHbWF0Y2hlcxgBIAMoCzIULmJldGUudjEuTGFkZGVyTWF0Y2gSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIi4KGVdhdGNoTGFkZGVyUmVzdWx0c1JlcXVlc3QSEQoJbGFkZGVyX2lkGAEgASgJInwKGldhdGNoTGFkZGVyUmVzdWx0c1Jlc3BvbnNlEiUKBXJhdGVkGAEgASgLMhQuYmV0ZS52MS5MYWRkZXJNYXRjaEgAEi8KCWhlYXJ0YmVhdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAEIGCgRraW5kKnQKEExhZGRlck1hdGNoU3RhdGUSIgoeTEFEREVSX01BVENIX1NUQVRFX1VOU1BFQ0lGSUVEEAASHgoaTEFEREVSX01BVENIX1NUQVRFX1BMQVlJTkcQARIcChhMQURERVJfTUFUQ0hfU1RBVEVfUkFURUQQAjK7BAoNTGFkZGVyU2VydmljZRJICgtMaXN0TGFkZGVycxIbLmJldGUudjEuTGlzdExhZGRlcnNSZXF1ZXN0GhwuYmV0ZS52MS5MaXN0TGFkZGVyc1Jlc3BvbnNlEkIKCUdldExhZGRlchIZLmJldGUudjEuR2V0TGFkZGVyUmVxdWVzdBoaLmJldGUudjEuR2V0TGFkZGVyUmVzcG9uc2USSAoLRW50ZXJMYWRkZXISGy5iZXRlLnYxLkVudGVyTGFkZGVyUmVxdWVzdBocLmJldGUudjEuRW50ZXJMYWRkZXJSZXNwb25zZRJICgtMZWF2ZUxhZGRlchIbLmJldGUudjEuTGVhdmVMYWRkZXJSZXF1ZXN0GhwuYmV0ZS52MS5MZWF2ZUxhZGRlclJlc3BvbnNlEksKDEdldFN0YW5kaW5ncxIcLmJldGUudjEuR2V0U3RhbmRpbmdzUmVxdWVzdBodLmJldGUudjEuR2V0U3RhbmRpbmdzUmVzcG9uc2USWgoRTGlzdExhZGRlck1hdGNoZXMSIS5iZXRlLnYxLkxpc3RMYWRkZXJNYXRjaGVzUmVxdWVzdBoiLmJldGUudjEuTGlzdExhZGRlck1hdGNoZXNSZXNwb25zZRJfChJXYXRjaExhZGRlclJlc3VsdHMSIi5iZXRlLnYxLldhdGNoTGFkZGVyUmVzdWx0c1JlcXVlc3QaIy5iZXRlLnYxLldhdGNoTGFkZGVyUmVzdWx0c1Jlc3BvbnNlMAFCOVo3Z2l0aHViLmNvbS9iZXRlLWdhbWUvYmV0ZS9jbGllbnRzL2dvL2dlbi9iZXRlL3YxO2JldGV2MWIGcHJvdG8z", [file_bete_v1_cards, file_bete_v1_table, file_google_protobuf_timestamp]);
+  fileDesc("ChxiZXRlL3YxL2xhZGRlcl9zZXJ2aWNlLnByb3RvEgdiZXRlLnYxItQDCgZMYWRkZXISEQoJbGFkZGVyX2lkGAEgASgJEiEKB3J1bGVzZXQYAiABKA4yEC5iZXRlLnYxLlJ1bGVzZXQSEgoKc2VhdF9jb3VudBgDIAEoDRIrCgZjb25maWcYBCADKAsyGy5iZXRlLnYxLkxhZGRlci5Db25maWdFbnRyeRIXCg9kZWFsc19wZXJfbWF0Y2gYBSABKA0SHAoUZGVjaXNpb25fZGVhZGxpbmVfbXMYBiABKA0SEQoJZHVwbGljYXRlGAcgASgIEhsKE21heF9tYXRjaGVzX3Blcl9kYXkYCCABKA0SGgoSbWF4X3RhYmxlc19wZXJfYm90GAkgASgNEi8KDmhvdXNlX2VudHJhbnRzGAogAygOMhcuYmV0ZS52MS5Ib3VzZUJvdFBvbGljeRIdChVtYXhfc3RyaWtlc19wZXJfbWF0Y2gYCyABKA0SEAoIZW50cmFudHMYDCABKA0SDgoGb25saW5lGA0gASgNEhUKDW1hdGNoZXNfcmF0ZWQYDiABKAQSGAoQc2VhcmNoX2J1ZGdldF9tcxgPIAEoDRotCgtDb25maWdFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIpoBCgtMYWRkZXJFbnRyeRIRCglsYWRkZXJfaWQYASABKAkSDgoGYm90X2lkGAIgASgJEhAKCGNhcGFjaXR5GAMgASgNEg4KBmFjdGl2ZRgEIAEoCBIWCg5yZW1vdmVkX3JlYXNvbhgFIAEoCRIuCgplbnRlcmVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKAAgoIU3RhbmRpbmcSDAoEcmFuaxgBIAEoDRIOCgZib3RfaWQYAiABKAkSEAoIYm90X25hbWUYAyABKAkSEwoLYm90X3ZlcnNpb24YBCABKAkSEAoIb3duZXJfaWQYBSABKAkSDgoGcmF0aW5nGAYgASgBEgoKAm11GAcgASgBEg0KBXNpZ21hGAggASgBEg8KB21hdGNoZXMYCSABKA0SHAoUbWVhbl9qZXRvbnNfcGVyX2RlYWwYCiABKAESEAoIbGFzdF9uZXQYCyABKAMSEgoKbGFzdF9wbGFjZRgMIAEoDRINCgVob3VzZRgNIAEoCBIOCgZhY3RpdmUYDiABKAgiXQoQTGFkZGVyTWF0Y2hUYWJsZRIQCgh0YWJsZV9pZBgBIAEoCRIQCghyb3RhdGlvbhgCIAEoDRITCgtzZWVkX3NoYTI1NhgDIAEoCRIQCghmaW5pc2hlZBgEIAEoCCLBAQoSTGFkZGVyTWF0Y2hFbnRyYW50Eg4KBmJvdF9pZBgBIAEoCRIQCghib3RfbmFtZRgCIAEoCRIMCgRzZWF0GAMgASgNEgsKA25ldBgEIAEoAxINCgVwbGFjZRgFIAEoDRIRCgltdV9iZWZvcmUYBiABKAESFAoMc2lnbWFfYmVmb3JlGAcgASgBEhAKCG11X2FmdGVyGAggASgBEhMKC3NpZ21hX2FmdGVyGAkgASgBEg8KB3N0cmlrZXMYCiABKA0itgIKC0xhZGRlck1hdGNoEhAKCG1hdGNoX2lkGAEgASgJEhEKCWxhZGRlcl9pZBgCIAEoCRIoCgVzdGF0ZRgDIAEoDjIZLmJldGUudjEuTGFkZGVyTWF0Y2hTdGF0ZRIRCglkdXBsaWNhdGUYBCABKAgSLQoIZW50cmFudHMYBSADKAsyGy5iZXRlLnYxLkxhZGRlck1hdGNoRW50cmFudBIpCgZ0YWJsZXMYBiADKAsyGS5iZXRlLnYxLkxhZGRlck1hdGNoVGFibGUSLgoKc3RhcnRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIcmF0ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBWRlYWxzGAkgASgNIhQKEkxpc3RMYWRkZXJzUmVxdWVzdCI3ChNMaXN0TGFkZGVyc1Jlc3BvbnNlEiAKB2xhZGRlcnMYASADKAsyDy5iZXRlLnYxLkxhZGRlciIlChBHZXRMYWRkZXJSZXF1ZXN0EhEKCWxhZGRlcl9pZBgBIAEoCSJZChFHZXRMYWRkZXJSZXNwb25zZRIfCgZsYWRkZXIYASABKAsyDy5iZXRlLnYxLkxhZGRlchIjCgVlbnRyeRgCIAEoCzIULmJldGUudjEuTGFkZGVyRW50cnkiOQoSRW50ZXJMYWRkZXJSZXF1ZXN0EhEKCWxhZGRlcl9pZBgBIAEoCRIQCghjYXBhY2l0eRgCIAEoDSI6ChNFbnRlckxhZGRlclJlc3BvbnNlEiMKBWVudHJ5GAEgASgLMhQuYmV0ZS52MS5MYWRkZXJFbnRyeSInChJMZWF2ZUxhZGRlclJlcXVlc3QSEQoJbGFkZGVyX2lkGAEgASgJIjoKE0xlYXZlTGFkZGVyUmVzcG9uc2USIwoFZW50cnkYASABKAsyFC5iZXRlLnYxLkxhZGRlckVudHJ5Ik8KE0dldFN0YW5kaW5nc1JlcXVlc3QSEQoJbGFkZGVyX2lkGAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoDRISCgpwYWdlX3Rva2VuGAMgASgJIlUKFEdldFN0YW5kaW5nc1Jlc3BvbnNlEiQKCXN0YW5kaW5ncxgBIAMoCzIRLmJldGUudjEuU3RhbmRpbmcSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJImQKGExpc3RMYWRkZXJNYXRjaGVzUmVxdWVzdBIRCglsYWRkZXJfaWQYASABKAkSDgoGYm90X2lkGAIgASgJEhEKCXBhZ2Vfc2l6ZRgDIAEoDRISCgpwYWdlX3Rva2VuGAQgASgJIlsKGUxpc3RMYWRkZXJNYXRjaGVzUmVzcG9uc2USJQoHbWF0Y2hlcxgBIAMoCzIULmJldGUudjEuTGFkZGVyTWF0Y2gSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIi4KGVdhdGNoTGFkZGVyUmVzdWx0c1JlcXVlc3QSEQoJbGFkZGVyX2lkGAEgASgJInwKGldhdGNoTGFkZGVyUmVzdWx0c1Jlc3BvbnNlEiUKBXJhdGVkGAEgASgLMhQuYmV0ZS52MS5MYWRkZXJNYXRjaEgAEi8KCWhlYXJ0YmVhdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBIAEIGCgRraW5kIikKFEdldENyb3NzdGFibGVSZXF1ZXN0EhEKCWxhZGRlcl9pZBgBIAEoCSL7AQoOQ3Jvc3N0YWJsZVBhaXISDQoFYm90X2EYASABKAkSEgoKYm90X2FfbmFtZRgCIAEoCRINCgVib3RfYhgDIAEoCRISCgpib3RfYl9uYW1lGAQgASgJEhAKCG1lZXRpbmdzGAUgASgNEg0KBWRlYWxzGAYgASgEEg8KB2FfYWhlYWQYByABKA0SDQoFbGV2ZWwYCCABKA0SDwoHYl9haGVhZBgJIAEoDRIkChxtZWFuX25ldF9kaWZmZXJlbmNlX3Blcl9kZWFsGAogASgBEhQKDGludGVydmFsX2xvdxgLIAEoARIVCg1pbnRlcnZhbF9oaWdoGAwgASgBImkKFUdldENyb3NzdGFibGVSZXNwb25zZRIRCglsYWRkZXJfaWQYASABKAkSFQoNbWF0Y2hlc19yYXRlZBgCIAEoBBImCgVwYWlycxgDIAMoCzIXLmJldGUudjEuQ3Jvc3N0YWJsZVBhaXIqdAoQTGFkZGVyTWF0Y2hTdGF0ZRIiCh5MQURERVJfTUFUQ0hfU1RBVEVfVU5TUEVDSUZJRUQQABIeChpMQURERVJfTUFUQ0hfU1RBVEVfUExBWUlORxABEhwKGExBRERFUl9NQVRDSF9TVEFURV9SQVRFRBACMosFCg1MYWRkZXJTZXJ2aWNlEkgKC0xpc3RMYWRkZXJzEhsuYmV0ZS52MS5MaXN0TGFkZGVyc1JlcXVlc3QaHC5iZXRlLnYxLkxpc3RMYWRkZXJzUmVzcG9uc2USQgoJR2V0TGFkZGVyEhkuYmV0ZS52MS5HZXRMYWRkZXJSZXF1ZXN0GhouYmV0ZS52MS5HZXRMYWRkZXJSZXNwb25zZRJICgtFbnRlckxhZGRlchIbLmJldGUudjEuRW50ZXJMYWRkZXJSZXF1ZXN0GhwuYmV0ZS52MS5FbnRlckxhZGRlclJlc3BvbnNlEkgKC0xlYXZlTGFkZGVyEhsuYmV0ZS52MS5MZWF2ZUxhZGRlclJlcXVlc3QaHC5iZXRlLnYxLkxlYXZlTGFkZGVyUmVzcG9uc2USSwoMR2V0U3RhbmRpbmdzEhwuYmV0ZS52MS5HZXRTdGFuZGluZ3NSZXF1ZXN0Gh0uYmV0ZS52MS5HZXRTdGFuZGluZ3NSZXNwb25zZRJaChFMaXN0TGFkZGVyTWF0Y2hlcxIhLmJldGUudjEuTGlzdExhZGRlck1hdGNoZXNSZXF1ZXN0GiIuYmV0ZS52MS5MaXN0TGFkZGVyTWF0Y2hlc1Jlc3BvbnNlEl8KEldhdGNoTGFkZGVyUmVzdWx0cxIiLmJldGUudjEuV2F0Y2hMYWRkZXJSZXN1bHRzUmVxdWVzdBojLmJldGUudjEuV2F0Y2hMYWRkZXJSZXN1bHRzUmVzcG9uc2UwARJOCg1HZXRDcm9zc3RhYmxlEh0uYmV0ZS52MS5HZXRDcm9zc3RhYmxlUmVxdWVzdBoeLmJldGUudjEuR2V0Q3Jvc3N0YWJsZVJlc3BvbnNlQjlaN2dpdGh1Yi5jb20vYmV0ZS1nYW1lL2JldGUvY2xpZW50cy9nby9nZW4vYmV0ZS92MTtiZXRldjFiBnByb3RvMw", [file_bete_v1_cards, file_bete_v1_table, file_google_protobuf_timestamp]);
 
 /**
  * A ladder, as the operator declared it.
@@ -882,6 +882,162 @@ export const WatchLadderResultsResponseSchema: GenMessage<WatchLadderResultsResp
   messageDesc(file_bete_v1_ladder_service, 19);
 
 /**
+ * Request of LadderService.GetCrosstable.
+ *
+ * @generated from message bete.v1.GetCrosstableRequest
+ */
+export type GetCrosstableRequest = Message<"bete.v1.GetCrosstableRequest"> & {
+  /**
+   * The ladder.
+   *
+   * @generated from field: string ladder_id = 1;
+   */
+  ladderId: string;
+};
+
+/**
+ * Describes the message bete.v1.GetCrosstableRequest.
+ * Use `create(GetCrosstableRequestSchema)` to create a new message.
+ */
+export const GetCrosstableRequestSchema: GenMessage<GetCrosstableRequest> = /*@__PURE__*/
+  messageDesc(file_bete_v1_ladder_service, 20);
+
+/**
+ * Two bots of a ladder and how they fared against each other in the rated matches (sets) where
+ * both were entrants. `bot_a` sorts before `bot_b`; the differences are A's net minus B's.
+ *
+ * @generated from message bete.v1.CrosstablePair
+ */
+export type CrosstablePair = Message<"bete.v1.CrosstablePair"> & {
+  /**
+   * The first bot (the smaller id).
+   *
+   * @generated from field: string bot_a = 1;
+   */
+  botA: string;
+
+  /**
+   * Its name.
+   *
+   * @generated from field: string bot_a_name = 2;
+   */
+  botAName: string;
+
+  /**
+   * The second bot.
+   *
+   * @generated from field: string bot_b = 3;
+   */
+  botB: string;
+
+  /**
+   * Its name.
+   *
+   * @generated from field: string bot_b_name = 4;
+   */
+  botBName: string;
+
+  /**
+   * Rated matches (sets) both played: the sample of the mean below.
+   *
+   * @generated from field: uint32 meetings = 5;
+   */
+  meetings: number;
+
+  /**
+   * Deals of those matches (over every table of a set).
+   *
+   * @generated from field: uint64 deals = 6;
+   */
+  deals: bigint;
+
+  /**
+   * Matches (sets) where A's net was more than B's.
+   *
+   * @generated from field: uint32 a_ahead = 7;
+   */
+  aAhead: number;
+
+  /**
+   * Matches (sets) where A and B had the same net.
+   *
+   * @generated from field: uint32 level = 8;
+   */
+  level: number;
+
+  /**
+   * Matches (sets) B finished ahead of A.
+   *
+   * @generated from field: uint32 b_ahead = 9;
+   */
+  bAhead: number;
+
+  /**
+   * The mean over the meetings of (A's net - B's net) / the meeting's deals: jetons per deal.
+   *
+   * @generated from field: double mean_net_difference_per_deal = 10;
+   */
+  meanNetDifferencePerDeal: number;
+
+  /**
+   * The 95 % interval of that mean (Student's t over the meetings); both equal the mean when
+   * there was one meeting, which has no spread to measure.
+   *
+   * @generated from field: double interval_low = 11;
+   */
+  intervalLow: number;
+
+  /**
+   * Upper end of the 95 % interval.
+   *
+   * @generated from field: double interval_high = 12;
+   */
+  intervalHigh: number;
+};
+
+/**
+ * Describes the message bete.v1.CrosstablePair.
+ * Use `create(CrosstablePairSchema)` to create a new message.
+ */
+export const CrosstablePairSchema: GenMessage<CrosstablePair> = /*@__PURE__*/
+  messageDesc(file_bete_v1_ladder_service, 21);
+
+/**
+ * Response of LadderService.GetCrosstable.
+ *
+ * @generated from message bete.v1.GetCrosstableResponse
+ */
+export type GetCrosstableResponse = Message<"bete.v1.GetCrosstableResponse"> & {
+  /**
+   * The ladder.
+   *
+   * @generated from field: string ladder_id = 1;
+   */
+  ladderId: string;
+
+  /**
+   * Matches (sets) rated so far: the data the pairs are drawn from.
+   *
+   * @generated from field: uint64 matches_rated = 2;
+   */
+  matchesRated: bigint;
+
+  /**
+   * Every pair that met at least once, ordered by bot_a then bot_b.
+   *
+   * @generated from field: repeated bete.v1.CrosstablePair pairs = 3;
+   */
+  pairs: CrosstablePair[];
+};
+
+/**
+ * Describes the message bete.v1.GetCrosstableResponse.
+ * Use `create(GetCrosstableResponseSchema)` to create a new message.
+ */
+export const GetCrosstableResponseSchema: GenMessage<GetCrosstableResponse> = /*@__PURE__*/
+  messageDesc(file_bete_v1_ladder_service, 22);
+
+/**
  * Where a ladder match is in its life.
  *
  * @generated from enum bete.v1.LadderMatchState
@@ -921,8 +1077,8 @@ export const LadderMatchStateSchema: GenEnum<LadderMatchState> = /*@__PURE__*/
  * tables (the stream carries their Seated, snapshots and decisions like any other table) and
  * every finished match (or duplicate set) updates the ratings of everyone in it.
  *
- * The reads (ListLadders, GetLadder, GetStandings, ListLadderMatches, WatchLadderResults) are
- * public and need no token; EnterLadder and LeaveLadder act for the bot of the bearer token.
+ * The reads (ListLadders, GetLadder, GetStandings, ListLadderMatches, WatchLadderResults,
+ * GetCrosstable) are public and need no token; EnterLadder and LeaveLadder act for the bot of the bearer token.
  *
  * @generated from service bete.v1.LadderService
  */
@@ -998,6 +1154,18 @@ export const LadderService: GenService<{
     methodKind: "server_streaming";
     input: typeof WatchLadderResultsRequestSchema;
     output: typeof WatchLadderResultsResponseSchema;
+  },
+  /**
+   * Every pair of bots that met in the ladder's rated matches (sets), with their meetings and
+   * the mean net difference per deal between them with a 95 % interval. An unknown ladder is
+   * NOT_FOUND (LADDER_NOT_FOUND).
+   *
+   * @generated from rpc bete.v1.LadderService.GetCrosstable
+   */
+  getCrosstable: {
+    methodKind: "unary";
+    input: typeof GetCrosstableRequestSchema;
+    output: typeof GetCrosstableResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_bete_v1_ladder_service, 0);
