@@ -1,7 +1,9 @@
 // Replays: a finished table by id, or a record file dropped on the page, stepped by action and
 // by deal. The steps (every hand face up) come from ReplayService: the engine runs on the server.
 import { useEffect, useState } from "preact/hooks";
-import { replays, tables } from "./api";
+import { createClient } from "@connectrpc/connect";
+import { tables, transport } from "./api";
+import { ReplayService } from "./gen/bete/v1/replay_service_pb";
 import type { ReplayRecordResponse } from "./gen/bete/v1/replay_service_pb";
 import { Board } from "./board";
 import { actionText, describe, rulesetName, signed } from "./format";
@@ -9,9 +11,15 @@ import { errorText } from "./errors";
 
 /** The largest record file the page sends (the server's request limit is 64 KiB by default). */
 const MAX_FILE = 1024 * 1024;
+const replays = createClient(ReplayService, transport);
 
-export function Replay({ id }: { id?: string }) {
+/** Autoplay speeds, in steps a second. */
+const SPEEDS = [0.5, 1, 2, 4, 8];
+
+export function Replay({ id, step: stepInUrl }: { id?: string; step?: string }) {
   const [input, setInput] = useState(id ?? "");
+  const [playing, setPlaying] = useState(false);
+  const [speed, setSpeed] = useState(2);
   const [replay, setReplay] = useState<ReplayRecordResponse | null>(null);
   const [names, setNames] = useState<string[]>([]);
   const [step, setStep] = useState(0);
@@ -25,7 +33,9 @@ export function Replay({ id }: { id?: string }) {
     try {
       const r = await replays.replayRecord({ source });
       setReplay(r);
-      setStep(0);
+      const wanted = source.case === "tableId" ? Number(stepInUrl ?? 0) : 0;
+      setStep(Number.isInteger(wanted) && wanted >= 0 && wanted < r.steps.length ? wanted : 0);
+      setPlaying(false);
       setNames([]);
       if (source.case === "tableId") {
         // The names are a nicety: the replay stands without them.
@@ -53,6 +63,37 @@ export function Replay({ id }: { id?: string }) {
   const steps = replay?.steps ?? [];
   const cur = steps[step];
   const last = steps.length - 1;
+  // The step in the URL (#/replay/<table>/<step>), so a position can be linked to; replaced,
+  // not pushed, so Back leaves the replay rather than stepping it.
+  useEffect(() => {
+    if (!replay || !id) return;
+    const want = `#/replay/${encodeURIComponent(id)}/${step}`;
+    if (location.hash !== want) history.replaceState(null, "", want);
+  }, [step, replay, id]);
+  // A step typed into the URL (or a link followed) while the replay is open.
+  useEffect(() => {
+    const n = Number(stepInUrl);
+    if (replay && stepInUrl !== undefined && Number.isInteger(n) && n >= 0 && n <= last) setStep(n);
+  }, [stepInUrl]);
+  // Autoplay: one step every 1/speed seconds, stopping at the end.
+  useEffect(() => {
+    if (!playing) return;
+    if (step >= last) { setPlaying(false); return; }
+    const t = setTimeout(() => setStep((s) => Math.min(last, s + 1)), 1000 / speed);
+    return () => clearTimeout(t);
+  }, [playing, step, speed, last]);
+  // Each deal: its first step and how it ended.
+  const deals: { deal: number; first: number; result: string }[] = [];
+  steps.forEach((st, i) => {
+    if (!deals.length || deals[deals.length - 1].deal !== st.deal) deals.push({ deal: st.deal, first: i, result: "" });
+    for (const e of st.events) {
+      const b = e.body;
+      if (b.case === "dealSettled") {
+        const d = deals.find((d) => d.deal === b.value.deal);
+        if (d) d.result = describe(e, (s) => `#${s + 1} ${names[s] ?? ""}`.trim());
+      }
+    }
+  });
   const dealStart = (from: number, dir: 1 | -1) => {
     if (!cur) return from;
     const deal = steps[from].deal;
@@ -102,12 +143,29 @@ export function Replay({ id }: { id?: string }) {
             <input type="range" min={0} max={last} value={step} onInput={(e) => setStep(Number(e.currentTarget.value))} aria-label="step" />
             <button onClick={() => setStep(Math.min(last, step + 1))} disabled={step === last} aria-label="next action" title="next action (→)" data-testid="step-forward">action ▶</button>
             <button onClick={() => setStep(dealStart(step, 1))} disabled={step === last} aria-label="next deal" title="next deal (Page Down)" data-testid="deal-forward">deal »</button>
-            <span data-testid="step" aria-live="polite">step {step} of {last} · deal {cur.deal + 1}</span>
+            <span data-testid="step" aria-live="polite">step {step} of {last} · deal {cur.deal + 1} of {deals.length}</span>
           </nav>
+          <p class="steps">
+            <button type="button" onClick={() => { if (step >= last) setStep(0); setPlaying(!playing); }} data-testid="autoplay" aria-pressed={playing}>{playing ? "❚❚ pause" : "▶ play"}</button>
+            <label>speed <select value={speed} onChange={(e) => setSpeed(Number(e.currentTarget.value))} data-testid="speed">
+              {SPEEDS.map((v) => <option key={v} value={v}>{v} step{v === 1 ? "" : "s"}/s</option>)}
+            </select></label>
+          </p>
           <p class="acted" data-testid="acted">
             {cur.seat === undefined ? "The first deal is dealt." : `${name(cur.seat)} ${actionText(cur.action)}${cur.auto ? " (auto-move)" : ""}.`}
           </p>
           {cur.view ? <Board view={cur.view} names={names} hands={cur.hands.map((h) => h.cards)} /> : null}
+          <details class="deals" open={deals.length <= 12}>
+            <summary>Deals ({deals.length})</summary>
+            <ol data-testid="deals">
+              {deals.map((d) => (
+                <li key={d.deal} class={d.deal === cur.deal ? "current" : ""}>
+                  <button type="button" class="linkish" onClick={() => { setPlaying(false); setStep(d.first); }}>Deal {d.deal + 1}</button>{" "}
+                  <span class="meta">{d.result || "not settled"}</span>
+                </li>
+              ))}
+            </ol>
+          </details>
           <section class="log" aria-label="events of this step">
             <h2>What happened</h2>
             <ul>{cur.events.map((e, i) => { const t = describe(e, name); return t ? <li key={i}>{t}</li> : null; })}</ul>

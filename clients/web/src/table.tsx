@@ -7,6 +7,7 @@ import { tables } from "./api";
 import type { Event, SeatView } from "./gen/bete/v1/game_pb";
 import type { Table } from "./gen/bete/v1/table_pb";
 import { Board } from "./board";
+import { Card } from "./cards";
 import { describe, rulesetName, stateName } from "./format";
 import { errorText } from "./errors";
 
@@ -31,7 +32,9 @@ export function LiveTable({ id }: { id: string }) {
   const [view, setView] = useState<SeatView | null>(null);
   const [conn, setConn] = useState<Conn>("connecting");
   const [problem, setProblem] = useState("");
-  const [reveal, setReveal] = useState<string[][] | undefined>(undefined);
+  // The latest settled deal's hands, face up: kept until the next deal settles, so a deal that
+  // settles in the same batch of events as the next one starts is still shown.
+  const [reveal, setReveal] = useState<{ deal: number; hands: string[][]; text: string } | undefined>(undefined);
   const [, setFrame] = useState(0);
   const log = useRef<{ seq: bigint; text: string }[]>([]);
   const lastSeq = useRef<bigint>(0n);
@@ -43,6 +46,7 @@ export function LiveTable({ id }: { id: string }) {
     const signal = abort.signal;
     log.current = [];
     lastSeq.current = 0n;
+    setReveal(undefined);
     let tableInfo: Table | null = null;
     let frameAsked = false;
     let viewTimer: ReturnType<typeof setTimeout> | undefined;
@@ -82,10 +86,9 @@ export function LiveTable({ id }: { id: string }) {
         if (log.current.length > LOG_LINES) log.current.splice(0, log.current.length - LOG_LINES);
       }
       switch (e.body.case) {
-        case "dealStarted": setReveal(undefined); break;
         case "dealSettled": {
           const r = e.body.value.revealed;
-          if (r) setReveal(r.hands.map((h) => h.cards));
+          if (r) setReveal({ deal: e.body.value.deal, hands: r.hands.map((h) => h.cards), text });
           break;
         }
         case "seatTaken": case "seatLeft": case "strikeCounted": case "matchStarted": case "matchEnded":
@@ -144,6 +147,7 @@ export function LiveTable({ id }: { id: string }) {
   }, [id]);
 
   const names = (table?.seats ?? []).map((s) => s.botName);
+  const ids = (table?.seats ?? []).map((s) => s.botId);
   const strikes = (table?.seats ?? []).map((s) => s.strikes);
   // From the latest event's server time, capped at the table's deadline (clocks differ).
   const deadline = view?.toAct !== undefined && table && conn === "live"
@@ -159,7 +163,18 @@ export function LiveTable({ id }: { id: string }) {
       <p class={`conn ${conn}`} role="status" data-testid="conn">
         {conn === "live" ? "● live" : conn === "connecting" ? "connecting…" : conn === "reconnecting" ? `reconnecting… (resuming after event ${lastSeq.current})${problem ? ` — ${problem}` : ""}` : conn === "over" ? "match over" : `cannot watch: ${problem}`}
       </p>
-      {view ? <Board view={view} names={names} strikes={strikes} hands={reveal} deadline={deadline} /> : null}
+      {view ? <Board view={view} names={names} ids={ids} strikes={strikes} hands={reveal && reveal.deal === view.deal ? reveal.hands : undefined} deadline={deadline} /> : null}
+      {reveal && view && reveal.deal !== view.deal ? (
+        <section class="settled" aria-label={`deal ${reveal.deal + 1}, settled: the hands`} data-testid="settled">
+          <h2>Deal {reveal.deal + 1} settled</h2>
+          <p>{reveal.text}</p>
+          <ul>
+            {reveal.hands.map((h, i) => (
+              <li key={i}><span class="who">#{i + 1} {names[i] ?? ""}</span> {h.map((c) => <Card key={c} code={c} small />)}</li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
       <section class="log" aria-label="event log">
         <h2>Events</h2>
         <ol data-testid="log" aria-live="off">

@@ -33,6 +33,7 @@ pub mod table;
 pub mod tls;
 pub mod trace;
 pub mod web;
+mod web_mux;
 
 pub use config::ServerConfig;
 pub use server::{RunError, run};

@@ -317,29 +317,24 @@ pub async fn run(
             let addr = l.local_addr().map_err(RunError::Web)?;
             let scheme = if tls.is_some() { "https" } else { "http" };
             tracing::info!(%addr, "web page: {scheme}://{addr}/");
-            let routes = crate::web::routes(
+            let service = crate::web::routes(
                 tonic::service::Routes::new(table_service.clone())
                     .add_service(bot_service.clone())
                     .add_service(account_service.clone())
                     .add_service(ladder_service.clone())
                     .add_service(replay_service.clone()),
+                edge.clone(),
+                token.clone(),
             );
             let stopped = token.stopped();
-            let router = tonic::transport::Server::builder()
-                .accept_http1(true)
-                .tcp_nodelay(true)
-                .max_concurrent_streams(MAX_STREAMS_PER_CONNECTION)
-                .http2_keepalive_interval(Some(KEEPALIVE_INTERVAL))
-                .http2_keepalive_timeout(Some(KEEPALIVE_TIMEOUT))
-                .layer(edge.clone())
-                .add_routes(routes);
-            let serve: Serving = match &tls {
-                None => Box::pin(router.serve_with_incoming_shutdown(
+            let serve: std::pin::Pin<Box<dyn Future<Output = ()> + Send>> = match &tls {
+                None => Box::pin(crate::web::serve(
                     guarded(TcpIncoming::from(l), places.clone(), preface_timeout, false),
+                    service,
                     stopped,
                 )),
                 // Over TLS with the client API's certificate, under the same shared cap.
-                Some((_, _, _, web)) => Box::pin(router.serve_with_incoming_shutdown(
+                Some((_, _, _, web)) => Box::pin(crate::web::serve(
                     crate::tls::incoming(
                         l,
                         tokio_rustls::TlsAcceptor::from(web.clone()),
@@ -349,14 +344,11 @@ pub async fn run(
                         |conn| conn,
                         background.clone(),
                     ),
+                    service,
                     stopped,
                 )),
             };
-            Some(tokio::spawn(async move {
-                if let Err(e) = serve.await {
-                    tracing::error!(error = %e, "web listener failed");
-                }
-            }))
+            Some(tokio::spawn(serve))
         }
         None => None,
     };

@@ -1,21 +1,51 @@
 //! The web listener: the page (built by clients/web, embedded at compile time) and the same
 //! gRPC services as the native listener, spoken as gRPC-Web (HTTP/1.1 or HTTP/2) so a browser
 //! can call them. Auth and limits are the services' own, so they are the same on both listeners.
+//!
+//! Transport: over TLS the listener offers `h2` (ALPN), and a browser multiplexes every call of
+//! every tab on one HTTP/2 connection. Browsers speak no HTTP/2 without TLS (no h2c), and over
+//! HTTP/1.1 they open at most six connections to a server, each live stream holding one; so over
+//! plain HTTP the page carries its calls on one WebSocket per tab (web_mux.rs), which that limit
+//! does not count. Native gRPC clients may still speak h2c here (prior knowledge).
+//!
+//! The page's files are precompressed at build time (gzip and brotli, clients/web/vite.config.ts)
+//! and sent as the request's `Accept-Encoding` allows.
 
 use std::time::Duration;
 
-use axum::http::{HeaderName, HeaderValue, StatusCode, Uri, header};
+use axum::extract::ws::WebSocketUpgrade;
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Request, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto;
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
 use include_dir::{Dir, include_dir};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio_stream::{Stream, StreamExt as _};
 use tonic::service::Routes;
+use tower::Layer as _;
 use tower_http::cors::{AllowOrigin, CorsLayer};
+
+use crate::edge::EdgeLayer;
+use crate::shutdown::Shutdown;
+
+/// Where the page opens its WebSocket (web_mux.rs).
+pub const MUX_PATH: &str = "/bete.web/mux";
 
 /// The built page (`npm run build` in clients/web writes it; committed, so a machine with only a
 /// Rust toolchain serves it). build.rs makes a change to it rebuild this crate.
 static PAGE: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/../../clients/web/dist");
 
-/// The gRPC-Web routes of `grpc`, with the page as the fallback for every other path.
-pub fn routes(grpc: Routes) -> Routes {
+/// The gRPC-Web routes of `grpc`, the page's WebSocket, and the page as the fallback for every
+/// other path; every request meets `edge` (load shedding, trace context).
+pub fn routes(grpc: Routes, edge: EdgeLayer, stop: Shutdown) -> impl Clone + tower::Service<
+    Request<hyper::body::Incoming>,
+    Response = axum::http::Response<tonic::body::Body>,
+    Error = std::convert::Infallible,
+    Future = impl Send,
+> + Send
++ 'static {
     // CORS for a page served from another origin (the Vite dev server, an operator's own host):
     // calls carry their token in a header, never in a cookie, so any origin may call.
     let cors = CorsLayer::new()
@@ -36,33 +66,106 @@ pub fn routes(grpc: Routes) -> Routes {
             HeaderName::from_static("grpc-status-details-bin"),
         ])
         .max_age(Duration::from_secs(3600));
-    let router = grpc
+    let calls = grpc
         .prepare()
         .into_axum_router()
         // Only the gRPC routes: tonic-web answers 400 to any other HTTP/1.1 request.
-        .layer(tonic_web::GrpcWebLayer::new())
+        .layer(tonic_web::GrpcWebLayer::new());
+    // A call made on a page's WebSocket meets what a call made by fetch meets.
+    let mux_calls = edge.layer(Routes::from(calls.clone()));
+    let router = calls
+        .route(
+            MUX_PATH,
+            axum::routing::get(move |ws: WebSocketUpgrade| {
+                let (calls, stop) = (mux_calls.clone(), stop.clone());
+                async move { crate::web_mux::upgrade(ws, calls, stop) }
+            }),
+        )
         .fallback(page)
         .layer(cors);
-    Routes::from(router)
+    edge.layer(Routes::from(router))
+}
+
+/// Serves the web listener's connections from `incoming` until `stop`: HTTP/1.1 with upgrades
+/// (the page's WebSocket) and HTTP/2, then lets the open requests finish.
+pub async fn serve<IO, S>(
+    incoming: impl Stream<Item = std::io::Result<IO>>,
+    service: S,
+    stop: impl Future<Output = ()>,
+) where
+    IO: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    S: Clone
+        + tower::Service<
+            Request<hyper::body::Incoming>,
+            Response = axum::http::Response<tonic::body::Body>,
+            Error = std::convert::Infallible,
+        > + Send
+        + 'static,
+    S::Future: Send + 'static,
+{
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .max_concurrent_streams(crate::server::MAX_STREAMS_PER_CONNECTION)
+        .keep_alive_interval(Some(crate::server::KEEPALIVE_INTERVAL))
+        .keep_alive_timeout(crate::server::KEEPALIVE_TIMEOUT);
+    let graceful = GracefulShutdown::new();
+    let mut incoming = std::pin::pin!(incoming);
+    let mut stop = std::pin::pin!(stop);
+    loop {
+        tokio::select! {
+            () = &mut stop => break,
+            next = incoming.next() => match next {
+                Some(Ok(io)) => {
+                    let conn = builder
+                        .serve_connection_with_upgrades(TokioIo::new(io), TowerToHyperService::new(service.clone()))
+                        .into_owned();
+                    let conn = graceful.watch(conn);
+                    tokio::spawn(async move {
+                        if let Err(e) = conn.await {
+                            tracing::debug!(error = %e, "web connection ended");
+                        }
+                    });
+                }
+                Some(Err(e)) => tracing::debug!(error = %e, "web connection not accepted"),
+                None => break,
+            }
+        }
+    }
+    graceful.shutdown().await;
 }
 
 /// A file of the page: `/` is index.html; hashed assets are cached for good, the rest never.
-async fn page(uri: Uri) -> Response {
+/// Brotli or gzip when the browser takes it and the build made one.
+async fn page(uri: Uri, headers: HeaderMap) -> Response {
     let path = match uri.path().trim_start_matches('/') {
         "" => "index.html",
         p => p,
     };
-    let Some(file) = PAGE.get_file(path) else {
+    if path.ends_with(".gz") || path.ends_with(".br") {
         return (StatusCode::NOT_FOUND, "not found\n").into_response();
+    }
+    let Some(plain) = PAGE.get_file(path) else {
+        return (StatusCode::NOT_FOUND, "not found\n").into_response();
+    };
+    let accepts = headers
+        .get(header::ACCEPT_ENCODING)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let (file, encoding) = match encoded(path, accepts) {
+        Some((f, e)) => (f, Some(e)),
+        None => (plain, None),
     };
     let cache = if path.starts_with("assets/") {
         "public, max-age=31536000, immutable"
     } else {
         "no-cache"
     };
-    (
+    let mut res = (
         [
             (header::CONTENT_TYPE, HeaderValue::from_static(mime(path))),
+            (header::VARY, HeaderValue::from_static("accept-encoding")),
             (header::CACHE_CONTROL, HeaderValue::from_static(cache)),
             (
                 header::X_CONTENT_TYPE_OPTIONS,
@@ -71,7 +174,29 @@ async fn page(uri: Uri) -> Response {
         ],
         file.contents(),
     )
-        .into_response()
+        .into_response();
+    if let Some(e) = encoding {
+        res.headers_mut()
+            .insert(header::CONTENT_ENCODING, HeaderValue::from_static(e));
+    }
+    res
+}
+
+/// The precompressed copy of `path` that `accept_encoding` allows, brotli first.
+fn encoded(path: &str, accept_encoding: &str) -> Option<(&'static include_dir::File<'static>, &'static str)> {
+    let takes = |coding: &str| {
+        accept_encoding.split(',').any(|part| {
+            let mut it = part.split(';');
+            let name = it.next().unwrap_or("").trim();
+            // `q=0` refuses a coding.
+            let refused = it.any(|p| matches!(p.trim().strip_prefix("q="), Some(q) if q.trim().parse::<f32>().is_ok_and(|q| q == 0.0)));
+            (name.eq_ignore_ascii_case(coding) || name == "*") && !refused
+        })
+    };
+    [("br", "br"), ("gz", "gzip")]
+        .into_iter()
+        .filter(|(_, coding)| takes(coding))
+        .find_map(|(ext, coding)| PAGE.get_file(format!("{path}.{ext}")).map(|f| (f, coding)))
 }
 
 /// The content types of what Vite emits.
@@ -105,5 +230,18 @@ mod tests {
             "text/javascript; charset=utf-8"
         );
         assert_eq!(mime("index.html"), "text/html; charset=utf-8");
+    }
+
+    #[test]
+    fn the_page_goes_compressed_as_accepted() {
+        let br = encoded("index.html", "gzip, deflate, br, zstd").map(|(_, e)| e);
+        assert_eq!(br, Some("br"));
+        let gz = encoded("index.html", "gzip;q=1.0, br;q=0").map(|(_, e)| e);
+        assert_eq!(gz, Some("gzip"));
+        assert!(encoded("index.html", "identity").is_none());
+        assert!(encoded("index.html", "").is_none());
+        let (gz, _) = encoded("index.html", "gzip").expect("a gzip copy of index.html");
+        let plain = PAGE.get_file("index.html").map(|f| f.contents().len());
+        assert!(Some(gz.contents().len()) < plain, "the gzip copy is smaller");
     }
 }
