@@ -2,6 +2,7 @@
 import type { Pools, SeatView } from "./gen/bete/v1/game_pb";
 import { Card, CardBack, cardText, suitSymbol } from "./cards";
 import { BotLink } from "./links";
+import { Term } from "./rules";
 import { actionText, phaseName, signed } from "./format";
 import { Countdown } from "./countdown";
 
@@ -13,6 +14,9 @@ export interface BoardProps {
   strikes?: number[];
   /** Hands to draw face up, by seat; a seat without one is drawn face down. */
   hands?: (string[] | undefined)[];
+  /** The deals of the match: planned (a live table: `rounds` × seats, more while the pots must
+   * clear) or played (a replay). */
+  deals?: { count: number; planned: boolean };
   /** When the seat to act must have acted (ms since the epoch), if known. */
   deadline?: number;
 }
@@ -34,21 +38,28 @@ function PoolsLine({ pools }: { pools?: Pools }) {
   return (
     <dl class="pools">
       {items.map(([k, v]) => (
-        <div key={k}><dt>{k}</dt><dd>{v}</dd></div>
+        <div key={k}><dt><Term word={k} /></dt><dd>{v}</dd></div>
       ))}
     </dl>
   );
 }
 
-export function Board({ view, names, ids, strikes, hands, deadline }: BoardProps) {
+/** "Deal 3 of 8"; past the planned deals, why the match goes on. */
+export function dealOf(n: number, deals?: { count: number; planned: boolean }): string {
+  if (!deals || !deals.count) return `Deal ${n}`;
+  if (n <= deals.count) return `Deal ${n} of ${deals.count}`;
+  return `Deal ${n} (past the ${deals.count} planned, until the pots are clear)`;
+}
+
+export function Board({ view, names, ids, strikes, hands, deals, deadline }: BoardProps) {
   const trick = view.tricks[view.tricks.length - 1];
   const toAct = view.toAct;
   return (
     <div class="board">
       <section class="center" aria-label="table centre">
         <p class="status">
-          Deal {view.deal + 1} · {phaseName(view.phase)}
-          {view.muss ? " · Muss" : ""}
+          <span data-testid="deal-of">{dealOf(view.deal + 1, deals)}</span> · {phaseName(view.phase)}
+          {view.muss ? <> · <Term word="Muss" /></> : ""}
           {toAct !== undefined && !view.matchOver ? (
             <>
               {" "}· <strong>#{toAct + 1} {names[toAct] ?? ""}</strong> to act

@@ -33,6 +33,7 @@ function MatchTables({ m }: { m: LadderMatch }) {
           <a href={`#/replay/${t.tableId}`}>replay{m.tables.length > 1 ? ` ${i + 1}` : ""}</a>
         </span>
       ))}
+      {m.tables.length > 1 ? <> · <a href={`#/set/${m.tables.map((t) => t.tableId).join(",")}`} data-testid="set-link">side by side</a></> : null}
     </>
   );
 }

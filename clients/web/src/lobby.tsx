@@ -126,7 +126,7 @@ function Row({ t }: { t: Table }) {
   return (
     <tr data-table={t.tableId}>
       <td><a href={`#/table/${t.tableId}`}>{t.tableId}</a></td>
-      <td>{rulesetName(t.ruleset)}</td>
+      <td>{rulesetName(t.ruleset)}{t.ladderId ? <> · <a href={`#/ladders/${encodeURIComponent(t.ladderId)}`}>{t.ladderId}</a></> : null}</td>
       <td><span class={`state s${t.state}`}>{stateName(t.state)}</span>{t.state === TableState.FINISHED ? <> · <a href={`#/replay/${t.tableId}`}>replay</a></> : null}</td>
       <td>{taken}/{t.seatCount}</td>
       <td class="players">{t.seats.map((s, i) => <span key={i}>{i ? ", " : ""}{s.botName ? <BotLink id={s.botId} name={s.botName} /> : "free"}</span>)}</td>

@@ -5,6 +5,8 @@ import { Lobby } from "./lobby";
 import { LiveTable } from "./table";
 import { ThemeToggle } from "./theme";
 import { lazyPage } from "./lazy";
+import { Tv } from "./tv";
+import { Glossary } from "./rules";
 
 // Pages past the lobby and a live table load when first visited: the first load stays small.
 const Replay = lazyPage(() => import("./replay").then((m) => m.Replay));
@@ -12,6 +14,7 @@ const Play = lazyPage(() => import("./play").then((m) => m.Play));
 const BotAnywhere = lazyPage(() => import("./ladders").then((m) => m.BotAnywhere));
 const BotPage = lazyPage(() => import("./ladders").then((m) => m.BotPage));
 const LadderBoard = lazyPage(() => import("./ladders").then((m) => m.LadderBoard));
+const SetReplay = lazyPage(() => import("./set").then((m) => m.SetReplay));
 const Ladders = lazyPage(() => import("./ladders").then((m) => m.Ladders));
 import "./style.css";
 
@@ -32,6 +35,9 @@ function App() {
   else if (page === "replay") body = <Replay id={id} step={sub} />;
   else if (page === "bot" && id) body = <BotAnywhere botId={id} />;
   else if (page === "play") body = <Play tableId={id} />;
+  else if (page === "tv") body = <Tv />;
+  else if (page === "set" && id) body = <SetReplay ids={id.split(",").filter(Boolean)} />;
+  else if (page === "glossary") body = <Glossary />;
   else if (page === "ladders" && id && sub === "bot" && botId) body = <BotPage ladderId={id} botId={botId} />;
   else if (page === "ladders" && id) body = <LadderBoard id={id} />;
   else if (page === "ladders") body = <Ladders />;

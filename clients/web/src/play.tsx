@@ -18,6 +18,7 @@ import { HouseBotPolicy, Visibility, type Table } from "./gen/bete/v1/table_pb";
 import { apiBase } from "./api";
 import { muxFetch } from "./mux";
 import { Board } from "./board";
+import { plannedDeals } from "./table";
 import { RULESETS, actionText, describe, rulesetName } from "./format";
 import { errorText } from "./errors";
 
@@ -147,11 +148,11 @@ export function Play({ tableId }: { tableId?: string }) {
     <main>
       <h1>Play</h1>
       {foreign ? <p class="error" role="alert">This page talks to another server ({apiBase()}); playing sends your token only to the server the page came from, {location.origin}. Open the page from that server to play.</p> : null}
-      {!token ? <TokenForm onToken={setToken} /> : (
+      {foreign ? null : !token ? <TokenForm onToken={setToken} /> : (
         <p class="meta" data-testid="play-who">Playing as <b>{name}</b> (token kept in this tab) <button type="button" class="linkish" onClick={() => setToken("", "")}>forget the token</button></p>
       )}
-      {token && !tableId ? <NewTable token={token} /> : null}
-      {token && tableId ? <Seat token={token} tableId={tableId} /> : null}
+      {token && !foreign && !tableId ? <NewTable token={token} /> : null}
+      {token && !foreign && tableId ? <Seat token={token} tableId={tableId} /> : null}
     </main>
   );
 }
@@ -263,7 +264,7 @@ function Seat({ token, tableId }: { token: string; tableId: string }) {
           </div>
         </section>
       ) : view?.matchOver ? <p class="over" data-testid="play-over">The match is over. <a href={`#/replay/${tableId}`}>Replay it</a> or <a href="#/play">start another table</a>.</p> : null}
-      {view ? <Board view={view} names={names} ids={ids} hands={hands} /> : null}
+      {view ? <Board view={view} names={names} ids={ids} hands={hands} deals={table ? { count: plannedDeals(table), planned: true } : undefined} /> : null}
       <section class="log" aria-label="event log">
         <h2>Events</h2>
         <ol>{log.current.slice(-40).reverse().map((t, i) => <li key={log.current.length - i}>{t}</li>)}</ol>

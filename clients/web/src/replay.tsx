@@ -6,6 +6,7 @@ import { tables, transport } from "./api";
 import { ReplayService } from "./gen/bete/v1/replay_service_pb";
 import type { ReplayRecordResponse } from "./gen/bete/v1/replay_service_pb";
 import { Board } from "./board";
+import { RulesPanel } from "./rules";
 import { actionText, describe, rulesetName, signed } from "./format";
 import { errorText } from "./errors";
 
@@ -137,6 +138,7 @@ export function Replay({ id, step: stepInUrl }: { id?: string; step?: string }) 
       {replay && cur ? (
         <>
           <p class="meta">{rulesetName(replay.ruleset)} · {replay.seats} seats · {steps.length - 1} actions · final {replay.balances.map((b, i) => `${name(i)} ${signed(b)}`).join(", ")}</p>
+          <RulesPanel ruleset={replay.ruleset} />
           <nav class="steps" aria-label="replay steps">
             <button onClick={() => setStep(dealStart(step, -1))} disabled={step === 0} aria-label="previous deal" title="previous deal (Page Up)">« deal</button>
             <button onClick={() => setStep(Math.max(0, step - 1))} disabled={step === 0} aria-label="previous action" title="previous action (←)" data-testid="step-back">◀ action</button>
@@ -154,7 +156,7 @@ export function Replay({ id, step: stepInUrl }: { id?: string; step?: string }) 
           <p class="acted" data-testid="acted">
             {cur.seat === undefined ? "The first deal is dealt." : `${name(cur.seat)} ${actionText(cur.action)}${cur.auto ? " (auto-move)" : ""}.`}
           </p>
-          {cur.view ? <Board view={cur.view} names={names} hands={cur.hands.map((h) => h.cards)} /> : null}
+          {cur.view ? <Board view={cur.view} names={names} hands={cur.hands.map((h) => h.cards)} deals={{ count: deals.length, planned: false }} /> : null}
           <details class="deals" open={deals.length <= 12}>
             <summary>Deals ({deals.length})</summary>
             <ol data-testid="deals">

@@ -8,6 +8,7 @@ import type { Event, SeatView } from "./gen/bete/v1/game_pb";
 import type { Table } from "./gen/bete/v1/table_pb";
 import { Board } from "./board";
 import { Card } from "./cards";
+import { RulesPanel } from "./rules";
 import { describe, rulesetName, stateName } from "./format";
 import { errorText } from "./errors";
 
@@ -27,7 +28,13 @@ function fatal(e: unknown): boolean {
   return e instanceof ConnectError && [Code.NotFound, Code.PermissionDenied, Code.InvalidArgument, Code.Unauthenticated].includes(e.code);
 }
 
-export function LiveTable({ id }: { id: string }) {
+/** RULES.md 0.4 item 17: `rounds` (default 2) × the seats, then more until the pots are clear. */
+export function plannedDeals(t: Table): number {
+  const rounds = Number(t.config.rounds ?? "2");
+  return Number.isInteger(rounds) && rounds > 0 ? rounds * t.seatCount : 0;
+}
+
+export function LiveTable({ id, onOver }: { id: string; onOver?: () => void }) {
   const [table, setTable] = useState<Table | null>(null);
   const [view, setView] = useState<SeatView | null>(null);
   const [conn, setConn] = useState<Conn>("connecting");
@@ -129,7 +136,7 @@ export function LiveTable({ id }: { id: string }) {
             }
             resumeFrom = lastSeq.current;
           }
-          if (over) { setConn("over"); await loadTable(); refreshView(); return; }
+          if (over) { setConn("over"); await loadTable(); refreshView(); onOver?.(); return; }
           // Ended without MatchEnded (a resync, the server draining): resume.
           resumeFrom = lastSeq.current;
         } catch (e) {
@@ -158,12 +165,14 @@ export function LiveTable({ id }: { id: string }) {
       <h1>Table <code>{id}</code></h1>
       <p class="meta">
         {table ? <>{rulesetName(table.ruleset)} · {table.seatCount} seats · {stateName(table.state)} · {table.decisionDeadlineMs / 1000} s per decision</> : null}
+        {table?.ladderId ? <> · a match of ladder <a href={`#/ladders/${encodeURIComponent(table.ladderId)}`} data-testid="table-ladder">{table.ladderId}</a>{table.ladderMatchId ? <> (match <code>{table.ladderMatchId}</code>)</> : null}</> : null}
         {" "}<a href={`#/replay/${id}`}>replay</a>
       </p>
+      {table ? <RulesPanel ruleset={table.ruleset} /> : null}
       <p class={`conn ${conn}`} role="status" data-testid="conn">
         {conn === "live" ? "● live" : conn === "connecting" ? "connecting…" : conn === "reconnecting" ? `reconnecting… (resuming after event ${lastSeq.current})${problem ? ` — ${problem}` : ""}` : conn === "over" ? "match over" : `cannot watch: ${problem}`}
       </p>
-      {view ? <Board view={view} names={names} ids={ids} strikes={strikes} hands={reveal && reveal.deal === view.deal ? reveal.hands : undefined} deadline={deadline} /> : null}
+      {view ? <Board view={view} names={names} ids={ids} strikes={strikes} hands={reveal && reveal.deal === view.deal ? reveal.hands : undefined} deals={table ? { count: plannedDeals(table), planned: true } : undefined} deadline={deadline} /> : null}
       {reveal && view && reveal.deal !== view.deal ? (
         <section class="settled" aria-label={`deal ${reveal.deal + 1}, settled: the hands`} data-testid="settled">
           <h2>Deal {reveal.deal + 1} settled</h2>

@@ -304,6 +304,8 @@ async function main() {
     step("a deal settles");
     await page.screenshot({ path: join(docs, "web-table.png"), fullPage: true });
     await seatNames(page, "a 4-seat table");
+    const dealOf = await page.getByTestId("deal-of").innerText();
+    check(/^Deal \d+ of 80$/.test(dealOf), `"deal N of M" on a live table (4 seats × 20 rounds): ${dealOf}`);
     // A settled deal's hands, face up, while the match goes on (its next deal starts in the
     // same batch of events as the settlement).
     await page.locator('[data-testid="settled"] [data-card]').first().waitFor({ timeout: 30_000 });
@@ -312,6 +314,25 @@ async function main() {
     check((await page.getByTestId("conn").innerText()).includes("live"), "the settled hands are shown while the match is live");
     check(await page.locator('[data-testid="settled"] [data-card]').count() >= 4 * 4, `every hand of the settled deal face up (${settledDeal}; now ${boardNow})`);
     step(`a settled deal's hands are shown during the match (${settledDeal}, board at "${boardNow.slice(0, 30)}")`);
+
+    // Rules and words: the ruleset's panel links the rulebook the server serves; the pools'
+    // words carry their meaning.
+    await page.getByTestId("rules").locator("summary").click();
+    const rulesHref = await page.getByTestId("rules").locator('a[href="/RULES.md"]').getAttribute("href");
+    const rulebook = await (await fetch(`${server.web}${rulesHref}`)).text();
+    check(rulebook.startsWith("# The rulebook"), "the rules panel links the rulebook, served by the server");
+    check(await page.locator(".pools abbr.term[title]").count() > 0, "the pools' words have glossary hints");
+    await page.goto(`${server.web}/#/glossary`);
+    for (const w of ["Muss", "bête queue", "fiches", "heaps"]) await page.getByTestId("glossary").getByText(w, { exact: true }).waitFor();
+    step("a rules panel per ruleset with the rulebook; glossary hints and a glossary page");
+
+    // TV mode: follows a short match, then the next live table when it ends.
+    const short = await houseTable(server.web, token, 3, 4);
+    await page.goto(`${server.web}/#/tv`);
+    const firstTv = (await page.getByRole("heading", { name: /^Table / }).innerText()).trim();
+    check(firstTv === `Table ${short}`, `TV opens on the newest live table (${firstTv}, wanted ${short})`);
+    await page.waitForFunction((was) => { const h = document.querySelector("h1")?.textContent ?? ""; return h.startsWith("Table ") && h !== was; }, firstTv, { timeout: 60_000 });
+    step(`TV mode moved on from ${short} to ${await page.locator("h1").innerText()} when its match ended`);
 
     // 2b. Many tabs: eight table pages at once in one browser.
     const tabs = [live];
@@ -589,6 +610,16 @@ async function main() {
       await page.getByTestId("results").locator("li").first().waitFor({ timeout: 60_000 });
       await page.screenshot({ path: join(docs, "web-ladder.png"), fullPage: true });
       step(`a ladder's leaderboard is read: ${rows.length} lines`);
+      // A duplicate set's tables side by side, deal by deal.
+      await page.getByTestId("set-link").first().click();
+      await page.getByTestId("set").locator("section").nth(1).waitFor({ timeout: 30_000 });
+      const setTables = await page.getByTestId("set").locator("section").count();
+      check(setTables >= 2, `a duplicate set's tables side by side (${setTables})`);
+      await page.getByTestId("set-next").click();
+      await page.getByTestId("set-deal").filter({ hasText: "deal 2 of" }).waitFor();
+      step(`a duplicate set's ${setTables} tables side by side, deal by deal`);
+      await page.goBack();
+      await page.getByTestId("standings").waitFor();
       // A bot's page: its matches link to their replays.
       await page.getByTestId("standings").locator("a", { hasText: ours }).click();
       await page.locator('.results a[href^="#/replay/"]').first().waitFor({ timeout: 30_000 });

@@ -37,6 +37,10 @@ pub const MUX_PATH: &str = "/bete.web/mux";
 /// Rust toolchain serves it). build.rs makes a change to it rebuild this crate.
 static PAGE: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/../../clients/web/dist");
 
+/// The rulebook, linked from the page's rules panels (shown as text: a browser would download
+/// `text/markdown`).
+static RULEBOOK: &str = include_str!("../../../docs/RULES.md");
+
 /// The gRPC-Web routes of `grpc`, the page's WebSocket, and the page as the fallback for every
 /// other path; every request meets `edge` (load shedding, trace context).
 pub fn routes(grpc: Routes, edge: EdgeLayer, stop: Shutdown) -> impl Clone + tower::Service<
@@ -143,6 +147,16 @@ async fn page(uri: Uri, headers: HeaderMap) -> Response {
         "" => "index.html",
         p => p,
     };
+    if path == "RULES.md" {
+        return (
+            [
+                (header::CONTENT_TYPE, "text/plain; charset=utf-8"),
+                (header::CACHE_CONTROL, "no-cache"),
+            ],
+            RULEBOOK,
+        )
+            .into_response();
+    }
     if path.ends_with(".gz") || path.ends_with(".br") {
         return (StatusCode::NOT_FOUND, "not found\n").into_response();
     }
