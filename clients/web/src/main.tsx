@@ -2,11 +2,11 @@
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { Lobby } from "./lobby";
-import { LiveTable } from "./table";
 import { ThemeToggle } from "./theme";
 import { lazyPage } from "./lazy";
-import { Tv } from "./tv";
-import { Glossary } from "./rules";
+const LiveTable = lazyPage(() => import("./table").then((m) => m.LiveTable));
+const Tv = lazyPage(() => import("./tv").then((m) => m.Tv));
+const Glossary = lazyPage(() => import("./rules").then((m) => m.Glossary));
 
 // Pages past the lobby and a live table load when first visited: the first load stays small.
 const Replay = lazyPage(() => import("./replay").then((m) => m.Replay));
