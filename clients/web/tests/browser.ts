@@ -187,6 +187,23 @@ class Wire {
       const b = this.bodies.get(e.requestId);
       if (b && e.data) b.chunks.push(Buffer.from(e.data, "base64"));
     });
+    // Calls on the page's WebSocket (plain HTTP, src/mux.ts): an `open` frame names the call's
+    // method; the server's `data` frames carry its response body.
+    this.cdp.on("Network.webSocketFrameSent", (e) => {
+      if (e.response.opcode !== 2) return;
+      const f = Buffer.from(e.response.payloadData, "base64");
+      if (f[0] !== 1 || f.length < 9) return;
+      const id = f.readUInt32BE(1);
+      const len = f.readUInt32BE(5);
+      const { path } = JSON.parse(f.subarray(9, 9 + len).toString("utf8")) as { path: string };
+      if (RESPONSES[path]) this.bodies.set(`ws:${e.requestId}:${id}`, { method: path, chunks: [] });
+    });
+    this.cdp.on("Network.webSocketFrameReceived", (e) => {
+      if (e.response.opcode !== 2) return;
+      const f = Buffer.from(e.response.payloadData, "base64");
+      if (f[0] !== 2 || f.length < 5) return;
+      this.bodies.get(`ws:${e.requestId}:${f.readUInt32BE(1)}`)?.chunks.push(f.subarray(5));
+    });
     // A unary answer often ends before streaming could be asked for: take its whole body.
     this.cdp.on("Network.loadingFinished", async (e) => {
       const b = this.bodies.get(e.requestId);
