@@ -38,6 +38,8 @@ export default defineConfig({
     target: "es2022",
     modulePreload: { polyfill: false },
     reportCompressedSize: false,
+    // The precompression takes most of the build: not worth a warning.
+    rolldownOptions: { checks: { pluginTimings: false } },
   },
   server: { port: 5173 },
 });
