@@ -385,8 +385,11 @@ async function main() {
     await page.getByTestId("lobby-more").click();
     await page.waitForFunction(() => document.querySelectorAll('[data-section="finished"] tr[data-table]').length > 25);
     step(`the lobby shows live tables first behind 100+ finished ones: "${counter}"`);
-    await page.goto(`${server.web}/#/table/${live}`);
+    // Back on a table still playing, for the restart below (the first one may be over).
+    const again = await houseTable(server.web, token, 4, 20);
+    await page.goto(`${server.web}/#/table/${again}`);
     await page.getByTestId("conn").filter({ hasText: "live" }).waitFor();
+    await page.locator('[data-testid="log"] li').nth(5).waitFor({ timeout: 20_000 });
 
     // 3. Hidden information: a table whose deal stops at our own bot's turn (it never acts and
     // has a minute), watched by a fresh page with its network data recorded.
