@@ -3,8 +3,8 @@
 import { useEffect, useState } from "preact/hooks";
 import { createClient } from "@connectrpc/connect";
 import { tables, transport } from "./api";
-import { ReplayService } from "./gen/bete/v1/replay_service_pb";
-import type { ReplayRecordResponse } from "./gen/bete/v1/replay_service_pb";
+import { ReplayService, type DecisionAnalysis } from "./gen/bete/v1/replay_service_pb";
+import type { AnalyseTableResponse, ReplayRecordResponse } from "./gen/bete/v1/replay_service_pb";
 import { Board } from "./board";
 import { RulesPanel } from "./rules";
 import { actionText, describe, rulesetName, signed } from "./format";
@@ -17,10 +17,36 @@ const replays = createClient(ReplayService, transport);
 /** Autoplay speeds, in steps a second. */
 const SPEEDS = [0.5, 1, 2, 4, 8];
 
+/** Costs from which a move is marked on the step bar, in jetons. */
+const MISTAKE = 0.5;
+const BLUNDER = 2;
+
+/** The analysed decisions that cost something, as marks along the step bar. */
+function Marks({ decisions, last, name, go }: { decisions: DecisionAnalysis[]; last: number; name: (s: number) => string; go: (step: number) => void }) {
+  const marked = decisions.filter((d) => d.cost >= MISTAKE);
+  return (
+    <span class="marks" data-testid="analysis-marks" aria-label="costly moves">
+      {marked.map((d) => (
+        <button
+          key={d.step}
+          type="button"
+          class={`mark${d.cost >= BLUNDER ? " blunder" : ""}`}
+          style={{ left: `${(d.step / Math.max(1, last)) * 100}%` }}
+          title={`step ${d.step}: ${name(d.seat)} ${actionText(d.played)}; search: ${actionText(d.best)} (about ${d.cost.toFixed(2)} jetons)`}
+          aria-label={`step ${d.step}, cost ${d.cost.toFixed(1)} jetons`}
+          onClick={() => go(d.step)}
+        />
+      ))}
+    </span>
+  );
+}
+
 export function Replay({ id, step: stepInUrl }: { id?: string; step?: string }) {
   const [input, setInput] = useState(id ?? "");
   const [playing, setPlaying] = useState(false);
   const [speed, setSpeed] = useState(2);
+  const [analysis, setAnalysis] = useState<AnalyseTableResponse | null>(null);
+  const [analysing, setAnalysing] = useState("");
   const [replay, setReplay] = useState<ReplayRecordResponse | null>(null);
   const [names, setNames] = useState<string[]>([]);
   const [step, setStep] = useState(0);
@@ -34,6 +60,8 @@ export function Replay({ id, step: stepInUrl }: { id?: string; step?: string }) 
     try {
       const r = await replays.replayRecord({ source });
       setReplay(r);
+      setAnalysis(null);
+      setAnalysing("");
       const wanted = source.case === "tableId" ? Number(stepInUrl ?? 0) : 0;
       setStep(Number.isInteger(wanted) && wanted >= 0 && wanted < r.steps.length ? wanted : 0);
       setPlaying(false);
@@ -120,6 +148,18 @@ export function Replay({ id, step: stepInUrl }: { id?: string; step?: string }) 
   }, [replay, last, step]);
 
   const name = (s: number) => `#${s + 1} ${names[s] ?? ""}`.trim();
+  const analyse = async () => {
+    if (!id) return;
+    setAnalysing("analysing with the search policy (a few seconds)…");
+    try {
+      const a = await replays.analyseTable({ tableId: id, budgetMs: 5000 });
+      setAnalysis(a);
+      setAnalysing("");
+    } catch (e) {
+      setAnalysing(`analysis: ${errorText(e)}`);
+    }
+  };
+  const here = analysis?.decisions.find((d) => d.step === step);
   return (
     <main
       class={dragging ? "dropping" : ""}
@@ -145,6 +185,7 @@ export function Replay({ id, step: stepInUrl }: { id?: string; step?: string }) 
             <input type="range" min={0} max={last} value={step} onInput={(e) => setStep(Number(e.currentTarget.value))} aria-label="step" />
             <button onClick={() => setStep(Math.min(last, step + 1))} disabled={step === last} aria-label="next action" title="next action (→)" data-testid="step-forward">action ▶</button>
             <button onClick={() => setStep(dealStart(step, 1))} disabled={step === last} aria-label="next deal" title="next deal (Page Down)" data-testid="deal-forward">deal »</button>
+            {analysis ? <Marks decisions={analysis.decisions} last={last} name={name} go={(n) => { setPlaying(false); setStep(n); }} /> : null}
             <span data-testid="step" aria-live="polite">step {step} of {last} · deal {cur.deal + 1} of {deals.length}</span>
           </nav>
           <p class="steps">
@@ -152,9 +193,13 @@ export function Replay({ id, step: stepInUrl }: { id?: string; step?: string }) 
             <label>speed <select value={speed} onChange={(e) => setSpeed(Number(e.currentTarget.value))} data-testid="speed">
               {SPEEDS.map((v) => <option key={v} value={v}>{v} step{v === 1 ? "" : "s"}/s</option>)}
             </select></label>
+            {id ? <button type="button" onClick={analyse} disabled={!!analysis || analysing.startsWith("analysing")} data-testid="analyse">Analyse with search</button> : null}
+            {analysing ? <span role="status">{analysing}</span> : null}
+            {analysis ? <span data-testid="analysis-summary">{analysis.decisions.length} decisions analysed{analysis.complete ? "" : " (the time ran out before the end)"}; {analysis.decisions.filter((d) => d.cost >= MISTAKE).length} marked on the bar</span> : null}
           </p>
           <p class="acted" data-testid="acted">
             {cur.seat === undefined ? "The first deal is dealt." : `${name(cur.seat)} ${actionText(cur.action)}${cur.auto ? " (auto-move)" : ""}.`}
+            {here ? <span class="verdict" data-testid="verdict"> Search {here.best?.text === here.played?.text ? "agrees" : <>would play <b>{actionText(here.best)}</b>; this cost about {here.cost.toFixed(2)} jetons</>} ({here.samples} sampled deals).</span> : null}
           </p>
           {cur.view ? <Board view={cur.view} names={names} hands={cur.hands.map((h) => h.cards)} deals={{ count: deals.length, planned: false }} /> : null}
           <details class="deals" open={deals.length <= 12}>

@@ -592,6 +592,23 @@ async function main() {
     await page.getByTestId("autoplay").click();
     step("a replay's step is in its URL; autoplay runs at the chosen speed; the deals are listed with results");
 
+    // 7b'. Analysis: the search policy's verdict on each decision, marks on the step bar.
+    await page.getByTestId("analyse").click();
+    const summary = await page.getByTestId("analysis-summary").innerText({ timeout: 60_000 });
+    const analysed = Number(summary.match(/^(\d+) decisions analysed/)?.[1]);
+    check(analysed > 0, `decisions analysed: ${summary}`);
+    const kept = await api(server.web).replays.analyseTable({ tableId: done });
+    check(kept.decisions.length === analysed, `the analysis is kept per table (${kept.decisions.length} = ${analysed})`);
+    check(kept.decisions.every((d) => d.cost >= 0 && d.samples > 0 && d.best?.text), "every analysed decision has the search's move and a cost of 0 or more");
+    const marked = kept.decisions.filter((d) => d.cost >= 0.5).length;
+    check(await page.locator('[data-testid="analysis-marks"] .mark').count() === marked, `a mark on the step bar for each costly move (${marked})`);
+    const d0 = kept.decisions[0];
+    await page.goto(`${server.web}/#/replay/${done}/${d0.step}`);
+    await page.getByTestId("analyse").click();
+    await page.getByTestId("verdict").waitFor({ timeout: 30_000 });
+    step(`analysis: ${summary}; the verdict shown at step ${d0.step}: ${await page.getByTestId("verdict").innerText()}`);
+    results.analysis = { decisions: analysed, marked };
+
     // 7c. A turn-up the dealer took up is not drawn in its slot (Beste Boer's dealer discard).
     let takenAt: { table: string; step: number } | undefined;
     for (let i = 0; i < 6 && !takenAt; i++) {

@@ -32,6 +32,7 @@ pub mod submits;
 pub mod table;
 pub mod tls;
 pub mod trace;
+mod analysis;
 pub mod web;
 mod web_mux;
 

@@ -287,7 +287,7 @@ pub async fn run(
         request_limit,
     };
     let replay_service = WithErrorInfo {
-        inner: ReplayServiceServer::new(ReplayApi(api.clone()))
+        inner: ReplayServiceServer::new(ReplayApi::new(api.clone()))
             .max_decoding_message_size(TRANSPORT_MAX_MESSAGE),
         request_limit,
     };
