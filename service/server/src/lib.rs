@@ -5,6 +5,7 @@
 
 pub mod accounts;
 pub mod admin;
+mod analysis;
 pub mod auth;
 pub mod clock;
 pub mod cluster;
@@ -32,7 +33,6 @@ pub mod submits;
 pub mod table;
 pub mod tls;
 pub mod trace;
-mod analysis;
 pub mod web;
 mod web_mux;
 

@@ -112,9 +112,6 @@ impl ReplayService for ReplayApi {
             let id = table_id(&req.table_id)?;
             // The record first: a table the caller may not see is refused before any cache.
             let text = api.finished_record(&bot, id).await?.1;
-            if let Some(a) = self.analyses.get(&req.table_id) {
-                return Ok(a);
-            }
             let budget_ms = match req.budget_ms {
                 0 => crate::analysis::DEFAULT_BUDGET_MS,
                 b if b > crate::analysis::MAX_BUDGET_MS => {
@@ -125,6 +122,9 @@ impl ReplayService for ReplayApi {
                 }
                 b => b,
             };
+            if let Some(a) = self.analyses.get(&req.table_id) {
+                return Ok(a);
+            }
             // One at a time: an analysis takes a core for its whole budget.
             let Ok(_running) = self.analyses.running.try_acquire() else {
                 return Err(ServerError::Overloaded {

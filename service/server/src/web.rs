@@ -43,7 +43,12 @@ static RULEBOOK: &str = include_str!("../../../docs/RULES.md");
 
 /// The gRPC-Web routes of `grpc`, the page's WebSocket, and the page as the fallback for every
 /// other path; every request meets `edge` (load shedding, trace context).
-pub fn routes(grpc: Routes, edge: EdgeLayer, stop: Shutdown) -> impl Clone + tower::Service<
+pub fn routes(
+    grpc: Routes,
+    edge: EdgeLayer,
+    stop: Shutdown,
+) -> impl Clone
++ tower::Service<
     Request<hyper::body::Incoming>,
     Response = axum::http::Response<tonic::body::Body>,
     Error = std::convert::Infallible,
@@ -197,7 +202,10 @@ async fn page(uri: Uri, headers: HeaderMap) -> Response {
 }
 
 /// The precompressed copy of `path` that `accept_encoding` allows, brotli first.
-fn encoded(path: &str, accept_encoding: &str) -> Option<(&'static include_dir::File<'static>, &'static str)> {
+fn encoded(
+    path: &str,
+    accept_encoding: &str,
+) -> Option<(&'static include_dir::File<'static>, &'static str)> {
     let takes = |coding: &str| {
         accept_encoding.split(',').any(|part| {
             let mut it = part.split(';');
@@ -256,6 +264,9 @@ mod tests {
         assert!(encoded("index.html", "").is_none());
         let (gz, _) = encoded("index.html", "gzip").expect("a gzip copy of index.html");
         let plain = PAGE.get_file("index.html").map(|f| f.contents().len());
-        assert!(Some(gz.contents().len()) < plain, "the gzip copy is smaller");
+        assert!(
+            Some(gz.contents().len()) < plain,
+            "the gzip copy is smaller"
+        );
     }
 }

@@ -108,7 +108,11 @@ impl ActionValues {
     /// The estimated jetons lost by playing `played` rather than the best action (0 for the
     /// best, or an action the search did not score).
     pub fn cost(&self, played: Action) -> f64 {
-        let best = self.mean_jetons.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let best = self
+            .mean_jetons
+            .iter()
+            .copied()
+            .fold(f64::NEG_INFINITY, f64::max);
         match self.actions.iter().position(|&a| a == played) {
             Some(i) => (best - self.mean_jetons[i]).max(0.0),
             None => 0.0,
@@ -331,8 +335,14 @@ mod tests {
     fn the_values_agree_with_the_policy() {
         let (view, config) = a_decision();
         let mut rng = ChaCha8Rng::seed_from_u64(5);
-        let v = search_values(&view, &config, &Seen::default(), Budget::playouts(80), &mut rng)
-            .unwrap();
+        let v = search_values(
+            &view,
+            &config,
+            &Seen::default(),
+            Budget::playouts(80),
+            &mut rng,
+        )
+        .unwrap();
         let mut rng = ChaCha8Rng::seed_from_u64(5);
         let pick = search_action(&view, &config, &Seen::default(), 80, &mut rng);
         assert_eq!(v.best, pick);
@@ -343,7 +353,16 @@ mod tests {
         // A single legal action leaves nothing to value.
         let mut one = view.clone();
         one.legal_actions.truncate(1);
-        assert!(search_values(&one, &config, &Seen::default(), Budget::playouts(80), &mut rng).is_none());
+        assert!(
+            search_values(
+                &one,
+                &config,
+                &Seen::default(),
+                Budget::playouts(80),
+                &mut rng
+            )
+            .is_none()
+        );
     }
 
     #[test]
