@@ -31,7 +31,7 @@ pub fn analyse(text: &str, budget: Duration) -> Result<pb::AnalyseTableResponse,
     // What each seat saw of its own moves in the current deal, as a bot at that seat did.
     let mut seen = vec![Seen::default(); seats];
     let mut deal = 0u32;
-    let mut observe = |events: &[Event], seen: &mut Vec<Seen>, deal: &mut u32| {
+    let observe = |events: &[Event], seen: &mut [Seen], deal: &mut u32| {
         for e in events {
             if let PublicEvent::DealStarted(ds) = &e.public {
                 *deal = ds.deal;
