@@ -608,8 +608,9 @@ async function main() {
     const marked = kept.decisions.filter((d) => d.cost >= 0.5).length;
     check(await page.locator('[data-testid="analysis-marks"] .mark').count() === marked, `a mark on the step bar for each costly move (${marked})`);
     const d0 = kept.decisions[0];
+    // A link to a decision's step (the same replay: the analysis stays on the page).
     await page.goto(`${server.web}/#/replay/${done}/${d0.step}`);
-    await page.getByTestId("analyse").click();
+    await page.getByTestId("step").filter({ hasText: `step ${d0.step} of` }).waitFor();
     await page.getByTestId("verdict").waitFor({ timeout: 30_000 });
     step(`analysis: ${summary}; the verdict shown at step ${d0.step}: ${await page.getByTestId("verdict").innerText()}`);
     results.analysis = { decisions: analysed, marked };
