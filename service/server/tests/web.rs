@@ -617,6 +617,13 @@ async fn the_page_goes_compressed_as_accepted_and_the_rulebook_is_served() {
     let dir = tempfile::tempdir().unwrap();
     let web = free_addr();
     let server = TestServer::start(dir.path().to_path_buf(), |c| c.web_addr = Some(web)).await;
+    // The web listener binds beside the gRPC one: wait until it takes connections.
+    for _ in 0..500 {
+        if tokio::net::TcpStream::connect(web).await.is_ok() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
     let (head, plain) = get_encoded(web, "/", "identity").await;
     assert!(!head.contains("content-encoding"), "{head}");
     assert!(String::from_utf8_lossy(&plain).contains("<title>"));
