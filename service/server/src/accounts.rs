@@ -34,6 +34,7 @@ const MAX_VERSION_CHARS: usize = 32;
 async fn calling_account(
     api: &Api,
     md: &tonic::metadata::MetadataMap,
+    peer: Option<std::net::IpAddr>,
 ) -> Result<Option<AccountRow>, ServerError> {
     let Ok(token) = auth::bearer(md) else {
         return Ok(None);
@@ -41,13 +42,20 @@ async fn calling_account(
     if !token.starts_with(ACCOUNT_TOKEN_PREFIX) {
         return Ok(None);
     }
+    // Account tokens are not cached: every one is counted against the failure budget's block.
+    api.auth.not_blocked(peer)?;
     let account = api
         .store
         .account_by_token_hash(auth::token_hash(token))
         .await?
-        .ok_or(ServerError::Unauthenticated(
-            "unknown account token: create an account with AccountService.CreateAccount",
-        ))?;
+        .ok_or_else(|| {
+            api.auth.failed(
+                peer,
+                ServerError::Unauthenticated(
+                    "unknown account token: create an account with AccountService.CreateAccount",
+                ),
+            )
+        })?;
     Ok(Some(account))
 }
 
@@ -55,6 +63,7 @@ async fn calling_account(
 pub async fn register_bot(
     api: &Api,
     md: &tonic::metadata::MetadataMap,
+    peer: Option<std::net::IpAddr>,
     req: pb::RegisterBotRequest,
 ) -> Result<pb::RegisterBotResponse, ServerError> {
     let mut bad = Vec::new();
@@ -88,7 +97,7 @@ pub async fn register_bot(
     if !bad.is_empty() {
         return Err(ServerError::InvalidArgument(bad));
     }
-    let account = calling_account(api, md).await?;
+    let account = calling_account(api, md, peer).await?;
     if account.is_none() && !api.config.open_signup {
         return Err(ServerError::SignupClosed(
             "open signup is off on this server: register the bot with your account's token \
@@ -142,13 +151,14 @@ pub async fn register_bot(
 pub async fn rotate_bot_token(
     api: &Api,
     md: &tonic::metadata::MetadataMap,
+    peer: Option<std::net::IpAddr>,
     req: pb::RotateBotTokenRequest,
 ) -> Result<pb::RotateBotTokenResponse, ServerError> {
-    let account = calling_account(api, md).await?;
+    let account = calling_account(api, md, peer).await?;
     let caller = match account {
         Some(_) => None,
         None => {
-            let bot = api.auth.authenticate(md).await?;
+            let bot = api.auth.authenticate(md, peer).await?;
             api.limits().check_call(&bot)?;
             Some(bot)
         }
@@ -238,11 +248,11 @@ impl AccountService for AccountApi {
         let api = &self.0;
         api.call("ListAccountBots", async {
             api.gate_message(request.get_ref())?;
-            let account = calling_account(api, request.metadata()).await?.ok_or(
-                ServerError::Unauthenticated(
+            let account = calling_account(api, request.metadata(), crate::service::peer(&request))
+                .await?
+                .ok_or(ServerError::Unauthenticated(
                     "send the account's token as `authorization: Bearer <account token>`",
-                ),
-            )?;
+                ))?;
             let bots = api.store.bots_of_account(account.id.clone()).await?;
             Ok(pb::ListAccountBotsResponse {
                 account_id: account.id,

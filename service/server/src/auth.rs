@@ -1,7 +1,11 @@
 //! Bot identity: bearer tokens, stored only as SHA-256 hashes.
 
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex, RwLock};
+use std::time::Instant;
+
+use governor::clock::{Clock as _, DefaultClock};
 
 use sha2::{Digest, Sha256};
 use tonic::metadata::MetadataMap;
@@ -86,6 +90,25 @@ impl Revocations {
 }
 
 /// Resolves `authorization: Bearer <token>` to a bot, with a cache of known tokens.
+/// Failed authentications per client address (IPv6: per /64): a GCRA budget, and the time
+/// until which an address that spent it is refused before any lookup. A token found in the
+/// cache is never held: the address's clients with good tokens go on while a brute force from
+/// the same address is refused (see `authenticate`).
+#[derive(Debug)]
+struct Failures {
+    budget: governor::DefaultKeyedRateLimiter<IpAddr>,
+    blocked: Mutex<HashMap<IpAddr, Instant>>,
+}
+
+/// The refusal of a call from an address that spent its budget of failed authentications.
+fn failures_spent(retry_after: std::time::Duration) -> ServerError {
+    ServerError::BudgetExhausted {
+        budget: "auth_failures_per_address",
+        what: "too many failed authentications from your address",
+        retry_after: retry_after.max(std::time::Duration::from_millis(1)),
+    }
+}
+
 #[derive(Debug)]
 pub struct Auth {
     store: Arc<dyn Store>,
@@ -100,11 +123,26 @@ pub struct Auth {
     /// One rotation at a time: each replaces the hash current when it runs, in the store and
     /// here, so two racing rotations cannot leave a revoked token in the cache.
     rotating: tokio::sync::Mutex<()>,
+    /// `None`: failed authentications are not limited.
+    failures: Option<Failures>,
 }
 
 impl Auth {
     pub fn new(store: Arc<dyn Store>, admin_token: Option<String>) -> Auth {
+        Auth::with_failure_budget(store, admin_token, crate::limits::Rate::OFF)
+    }
+
+    /// With at most `failures` failed authentications per client address (a rate and burst).
+    pub fn with_failure_budget(
+        store: Arc<dyn Store>,
+        admin_token: Option<String>,
+        failures: crate::limits::Rate,
+    ) -> Auth {
         Auth {
+            failures: failures.quota().map(|q| Failures {
+                budget: governor::RateLimiter::keyed(q),
+                blocked: Mutex::new(HashMap::new()),
+            }),
             store,
             cache: RwLock::new(HashMap::new()),
             admin_token,
@@ -185,25 +223,91 @@ impl Auth {
         Ok(())
     }
 
-    pub async fn authenticate(&self, md: &MetadataMap) -> Result<Arc<BotRow>, ServerError> {
-        let token = bearer(md)?;
+    pub async fn authenticate(
+        &self,
+        md: &MetadataMap,
+        peer: Option<IpAddr>,
+    ) -> Result<Arc<BotRow>, ServerError> {
+        let token = bearer(md).map_err(|e| self.failed(peer, e))?;
         let hash = token_hash(token);
         if let Some(bot) = self.cache.read().ok().and_then(|c| c.get(&hash).cloned()) {
             return Ok(bot);
         }
+        // Past the cache: an address that spent its failures is refused before the lookup.
+        self.not_blocked(peer)?;
         let Some(bot) = self.store.bot_by_token_hash(hash.clone()).await? else {
-            return Err(if self.store.token_revoked(hash).await? {
+            let e = if self.store.token_revoked(hash).await? {
                 ServerError::TokenRevoked
             } else {
                 ServerError::Unauthenticated("unknown token: register with BotService.RegisterBot")
-            });
+            };
+            return Err(self.failed(peer, e));
         };
         self.remember(bot.clone());
         Ok(Arc::new(bot))
     }
+
+    /// Refuses a call from `peer` while it is blocked for failed authentications.
+    pub fn not_blocked(&self, peer: Option<IpAddr>) -> Result<(), ServerError> {
+        let Some(f) = &self.failures else {
+            return Ok(());
+        };
+        let key = failure_key(peer);
+        let mut blocked = f.blocked.lock().unwrap_or_else(|e| e.into_inner());
+        match blocked.get(&key) {
+            Some(until) if *until > Instant::now() => Err(failures_spent(
+                until.saturating_duration_since(Instant::now()),
+            )),
+            Some(_) => {
+                blocked.remove(&key);
+                Ok(())
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// Counts a failed authentication of `peer`: `e` itself while the address has budget left,
+    /// else the refusal that names the budget (and the address is blocked until it refills).
+    pub fn failed(&self, peer: Option<IpAddr>, e: ServerError) -> ServerError {
+        let Some(f) = &self.failures else { return e };
+        let key = failure_key(peer);
+        match f.budget.check_key(&key) {
+            Ok(()) => e,
+            Err(not_until) => {
+                let wait = not_until.wait_time_from(DefaultClock::default().now());
+                let mut blocked = f.blocked.lock().unwrap_or_else(|e| e.into_inner());
+                // Bounded: entries of addresses no longer blocked are dropped as it grows.
+                if blocked.len() >= 4096 {
+                    let now = Instant::now();
+                    blocked.retain(|_, until| *until > now);
+                }
+                blocked.insert(key, Instant::now() + wait);
+                failures_spent(wait)
+            }
+        }
+    }
+
+    /// Drops the failure state of addresses gone quiet (called every minute).
+    pub fn shrink(&self) {
+        if let Some(f) = &self.failures {
+            f.budget.retain_recent();
+            f.budget.shrink_to_fit();
+            let now = Instant::now();
+            f.blocked
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .retain(|_, until| *until > now);
+        }
+    }
 }
 
 /// The token of `authorization: Bearer <token>`.
+/// The key of an address's failure budget: its connection share's (IPv6 by /64); a call
+/// without an address (not over TCP) shares one key.
+fn failure_key(peer: Option<IpAddr>) -> IpAddr {
+    crate::conn::share_key(peer.unwrap_or(IpAddr::from([0, 0, 0, 0])))
+}
+
 pub fn bearer(md: &MetadataMap) -> Result<&str, ServerError> {
     let value = md.get("authorization").ok_or(ServerError::Unauthenticated(
         "missing authorization metadata: send `authorization: Bearer <token>`",

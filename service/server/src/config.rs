@@ -63,14 +63,32 @@ pub struct ServerConfig {
     /// Rates, streams and tables one caller may take (docs/security.md).
     pub limits: crate::limits::LimitsConfig,
     /// A table still waiting for its seats this long after its creation is closed and unloaded
-    /// (30 minutes by default): waiting tables otherwise stay in memory for ever.
+    /// (5 minutes by default): waiting tables otherwise stay in memory for ever.
     pub waiting_ttl: Duration,
     /// A connection that has not sent the HTTP/2 preface this long after it was accepted is
     /// closed (idle sockets would otherwise hold file descriptors for ever).
     pub preface_timeout: Duration,
-    /// Open client connections at most; the next one is closed at once. Keep it below the
-    /// process's file limit, with room for the database and the metrics endpoint.
+    /// Open connections to the client API at most; the next one is closed at once. Keep it and
+    /// `web_max_connections` together below the process's file limit, with room for the
+    /// database and the metrics endpoint.
     pub max_connections: usize,
+    /// Open connections to the client API from one address (IPv6: one /64) at most, TLS
+    /// handshakes included; 0: no share.
+    pub max_connections_per_address: usize,
+    /// Open connections to the web listener at most.
+    pub web_max_connections: usize,
+    /// Open connections to the web listener from one address at most; 0: no share.
+    pub web_max_connections_per_address: usize,
+    /// With a client CA: connections from one address whose client certificate was verified
+    /// (a bot farm) at most, on each listener.
+    pub max_connections_per_verified_address: usize,
+    /// An HTTP/2 connection with no call in progress this long gets a GOAWAY.
+    pub idle_connection: Duration,
+    /// An HTTP/1.1 keep-alive connection (the web listener) with no request in progress this
+    /// long is closed.
+    pub http1_idle: Duration,
+    /// HTTP/1.1 requests one keep-alive connection may make before it is closed (0: no limit).
+    pub http1_max_requests: u64,
     /// Calls being handled at once at most (a stream counts until it is set up); above it, new
     /// calls are shed with UNAVAILABLE / OVERLOADED and a RetryInfo delay. 0 is no limit.
     pub max_in_flight: usize,
@@ -104,9 +122,16 @@ impl Default for ServerConfig {
             ladders: None,
             ladder_seed: None,
             limits: crate::limits::LimitsConfig::default(),
-            waiting_ttl: Duration::from_secs(30 * 60),
+            waiting_ttl: Duration::from_secs(5 * 60),
             preface_timeout: Duration::from_secs(10),
             max_connections: 1000,
+            max_connections_per_address: 100,
+            web_max_connections: 500,
+            web_max_connections_per_address: 50,
+            max_connections_per_verified_address: 1000,
+            idle_connection: Duration::from_secs(60),
+            http1_idle: Duration::from_secs(10),
+            http1_max_requests: 1000,
             max_in_flight: 4096,
             tls: None,
         }

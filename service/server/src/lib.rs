@@ -22,6 +22,7 @@ pub mod progress;
 pub mod project;
 pub mod registry;
 pub mod replay;
+pub mod serve;
 pub mod server;
 pub mod service;
 pub mod showcase;

@@ -28,7 +28,7 @@ impl Rate {
         burst: 0,
     };
 
-    fn quota(self) -> Option<Quota> {
+    pub(crate) fn quota(self) -> Option<Quota> {
         let per_second = NonZeroU32::new(self.per_second)?;
         let burst = NonZeroU32::new(self.burst.max(1)).unwrap_or(NonZeroU32::MIN);
         Some(Quota::per_second(per_second).allow_burst(burst))
@@ -82,6 +82,16 @@ pub struct LimitsConfig {
     pub open_tables_per_bot: usize,
     /// Unfinished tables a bot sits at; 0 is no limit.
     pub seats_per_bot: usize,
+    /// Failed authentications (unknown, revoked or malformed tokens) per client address.
+    pub auth_failures_per_address: Rate,
+    /// Unfinished tables created through calls from one client address (IPv6: one /64); 0 is
+    /// no limit.
+    pub open_tables_per_address: usize,
+    /// Unfinished tables created by all of an account's bots together; 0 is no limit.
+    pub open_tables_per_account: usize,
+    /// Unfinished tables on this server (ladder tables included): past it CreateTable is
+    /// refused, before memory runs out; 0 is no limit.
+    pub max_open_tables: usize,
 }
 
 impl Default for LimitsConfig {
@@ -118,6 +128,13 @@ impl Default for LimitsConfig {
             streams_per_bot: 512,
             open_tables_per_bot: 256,
             seats_per_bot: 256,
+            auth_failures_per_address: Rate {
+                per_second: 5,
+                burst: 50,
+            },
+            open_tables_per_address: 2000,
+            open_tables_per_account: 5000,
+            max_open_tables: 20_000,
         }
     }
 }
@@ -140,6 +157,38 @@ pub struct Limits {
     /// Unfinished tables by creator: filled by table actors as they load, emptied as their
     /// tables finish or close (every unfinished table is loaded: recovery loads them all).
     open: Mutex<HashMap<String, HashSet<String>>>,
+    /// Who holds each unfinished table made by CreateTable here: its address's and account's
+    /// budgets, and the server's count of unfinished tables.
+    holders: Mutex<Holders>,
+}
+
+/// The budgets' counts of unfinished tables.
+#[derive(Debug, Default)]
+struct Holders {
+    by_table: HashMap<String, Holder>,
+    by_address: HashMap<IpAddr, usize>,
+    by_account: HashMap<String, usize>,
+    /// Unfinished tables known here (loaded ones and reserved ones).
+    total: usize,
+}
+
+#[derive(Debug)]
+struct Holder {
+    address: Option<IpAddr>,
+    account: Option<String>,
+}
+
+/// How long a refusal for a budget of unfinished tables tells the caller to wait: a table
+/// ends or expires in minutes, not milliseconds.
+pub const TABLE_BUDGET_RETRY: Duration = Duration::from_secs(5);
+
+fn dec<K: std::hash::Hash + Eq>(m: &mut HashMap<K, usize>, k: &K) {
+    if let Some(n) = m.get_mut(k) {
+        *n = n.saturating_sub(1);
+        if *n == 0 {
+            m.remove(k);
+        }
+    }
 }
 
 impl Limits {
@@ -155,6 +204,7 @@ impl Limits {
             clock: DefaultClock::default(),
             streams: Arc::new(Mutex::new(HashMap::new())),
             open: Mutex::new(HashMap::new()),
+            holders: Mutex::new(Holders::default()),
             config,
         }
     }
@@ -262,8 +312,67 @@ impl Limits {
         })
     }
 
-    /// Reserve a place for a new table of `bot`'s, or refuse at the limit.
-    pub fn reserve_table(&self, bot: &str, table: &str) -> Result<(), ServerError> {
+    /// Reserve a place for a new table of `bot`'s, created through a call from `addr`: the
+    /// server's, the address's and the account's budgets of unfinished tables, then the bot's
+    /// own limit; or refuse.
+    pub fn reserve_table(
+        &self,
+        bot: &BotRow,
+        table: &str,
+        addr: Option<IpAddr>,
+    ) -> Result<(), ServerError> {
+        let address = addr.map(crate::conn::share_key);
+        let mut h = self.holders.lock().unwrap_or_else(|p| p.into_inner());
+        let c = &self.config;
+        let spent = |budget, what| ServerError::BudgetExhausted {
+            budget,
+            what,
+            retry_after: TABLE_BUDGET_RETRY,
+        };
+        if c.max_open_tables > 0 && h.total >= c.max_open_tables {
+            return Err(spent(
+                "open_tables_server",
+                "the server holds as many unfinished tables as it may",
+            ));
+        }
+        if let Some(a) = address
+            && c.open_tables_per_address > 0
+            && h.by_address.get(&a).copied().unwrap_or(0) >= c.open_tables_per_address
+        {
+            return Err(spent(
+                "open_tables_per_address",
+                "your address has as many unfinished tables as it may",
+            ));
+        }
+        if let Some(acc) = &bot.account_id
+            && c.open_tables_per_account > 0
+            && h.by_account.get(acc).copied().unwrap_or(0) >= c.open_tables_per_account
+        {
+            return Err(spent(
+                "open_tables_per_account",
+                "your account's bots have as many unfinished tables as they may",
+            ));
+        }
+        self.reserve_bot_table(&bot.id, table)?;
+        if let Some(a) = address {
+            *h.by_address.entry(a).or_default() += 1;
+        }
+        if let Some(acc) = &bot.account_id {
+            *h.by_account.entry(acc.clone()).or_default() += 1;
+        }
+        h.total += 1;
+        h.by_table.insert(
+            table.to_string(),
+            Holder {
+                address,
+                account: bot.account_id.clone(),
+            },
+        );
+        Ok(())
+    }
+
+    /// The bot's own limit of unfinished tables it created.
+    fn reserve_bot_table(&self, bot: &str, table: &str) -> Result<(), ServerError> {
         let limit = self.config.open_tables_per_bot;
         let mut m = self.open.lock().unwrap_or_else(|p| p.into_inner());
         let set = m.entry(bot.to_string()).or_default();
@@ -279,21 +388,47 @@ impl Limits {
 
     /// A table of `bot`'s is loaded and not finished.
     pub fn table_open(&self, bot: &str, table: &str) {
+        let mut h = self.holders.lock().unwrap_or_else(|p| p.into_inner());
         let mut m = self.open.lock().unwrap_or_else(|p| p.into_inner());
-        m.entry(bot.to_string())
+        let new = m
+            .entry(bot.to_string())
             .or_default()
             .insert(table.to_string());
+        // A table reserved by CreateTable is counted already.
+        if new && !h.by_table.contains_key(table) {
+            h.total += 1;
+        }
     }
 
     /// A table of `bot`'s finished or closed (or was never stored).
     pub fn table_done(&self, bot: &str, table: &str) {
+        let mut h = self.holders.lock().unwrap_or_else(|p| p.into_inner());
         let mut m = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        let mut was_open = false;
         if let Some(set) = m.get_mut(bot) {
-            set.remove(table);
+            was_open = set.remove(table);
             if set.is_empty() {
                 m.remove(bot);
             }
         }
+        match h.by_table.remove(table) {
+            Some(holder) => {
+                if let Some(a) = holder.address {
+                    dec(&mut h.by_address, &a);
+                }
+                if let Some(acc) = holder.account {
+                    dec(&mut h.by_account, &acc);
+                }
+                h.total = h.total.saturating_sub(1);
+            }
+            None if was_open => h.total = h.total.saturating_sub(1),
+            None => {}
+        }
+    }
+
+    /// Unfinished tables counted against the server's budget.
+    pub fn open_tables(&self) -> usize {
+        self.holders.lock().unwrap_or_else(|p| p.into_inner()).total
     }
 }
 
@@ -407,5 +542,50 @@ mod tests {
         );
         drop(a);
         l.open_stream("a").unwrap();
+    }
+
+    /// The budgets of unfinished tables: per address (IPv6 by /64), per account, server-wide;
+    /// each refusal names its budget and carries a delay; a table done frees its place in each.
+    #[test]
+    fn table_budgets_are_per_address_account_and_server() {
+        let limits = Limits::new(LimitsConfig {
+            open_tables_per_address: 2,
+            open_tables_per_account: 3,
+            max_open_tables: 5,
+            ..LimitsConfig::default()
+        });
+        let a: Option<IpAddr> = Some("10.0.0.1".parse().unwrap());
+        let b: Option<IpAddr> = Some("10.0.0.2".parse().unwrap());
+        let budget = |e: ServerError| match e {
+            ServerError::BudgetExhausted {
+                budget,
+                retry_after,
+                ..
+            } => {
+                assert!(retry_after > Duration::ZERO);
+                budget
+            }
+            other => panic!("{other:?}"),
+        };
+        let x = bot("x", Some("acc"));
+        limits.reserve_table(&x, "t1", a).unwrap();
+        limits.reserve_table(&x, "t2", a).unwrap();
+        let e = limits.reserve_table(&x, "t3", a).unwrap_err();
+        assert_eq!(budget(e), "open_tables_per_address");
+        limits.reserve_table(&x, "t3", b).unwrap();
+        let e = limits.reserve_table(&x, "t4", b).unwrap_err();
+        assert_eq!(budget(e), "open_tables_per_account");
+        let y = bot("y", None);
+        limits.reserve_table(&y, "t4", b).unwrap();
+        // A recovered table counts toward the server's budget.
+        limits.table_open("z", "t5");
+        let e = limits
+            .reserve_table(&y, "t6", Some("10.0.0.3".parse().unwrap()))
+            .unwrap_err();
+        assert_eq!(budget(e), "open_tables_server");
+        limits.table_done("x", "t1");
+        limits.table_done("x", "t1");
+        assert_eq!(limits.open_tables(), 4);
+        limits.reserve_table(&x, "t6", a).unwrap();
     }
 }

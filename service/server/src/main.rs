@@ -126,14 +126,64 @@ struct Args {
     #[arg(long, env = "BETE_LADDER_SEED", hide = true)]
     ladder_seed: Option<u64>,
     /// Seconds a table may wait for its seats after its creation before it is closed.
-    #[arg(long, env = "BETE_WAITING_TTL_SECS", default_value_t = 1800)]
+    #[arg(long, env = "BETE_WAITING_TTL_SECS", default_value_t = 300)]
     waiting_ttl_secs: u64,
     /// Seconds a new connection has to send the HTTP/2 preface before it is closed.
     #[arg(long, env = "BETE_PREFACE_TIMEOUT_SECS", default_value_t = 10)]
     preface_timeout_secs: u64,
-    /// Open client connections at most (keep below the file limit, `ulimit -n`).
+    /// Unfinished tables created through calls from one client address; 0: no limit.
+    #[arg(long, env = "BETE_MAX_OPEN_TABLES_PER_ADDRESS", default_value_t = 2000)]
+    max_open_tables_per_address: usize,
+    /// Unfinished tables created by all of an account's bots together; 0: no limit.
+    #[arg(long, env = "BETE_MAX_OPEN_TABLES_PER_ACCOUNT", default_value_t = 5000)]
+    max_open_tables_per_account: usize,
+    /// Unfinished tables on this server, ladder tables included; past it CreateTable is
+    /// refused (BUDGET_EXHAUSTED); 0: no limit.
+    #[arg(long, env = "BETE_MAX_OPEN_TABLES", default_value_t = 20000)]
+    max_open_tables: usize,
+    /// Failed authentications per client address and second, as RATE or RATE/BURST; past it
+    /// the address's calls with a token not already known are refused (BUDGET_EXHAUSTED); 0: off.
+    #[arg(
+        long,
+        env = "BETE_RATE_AUTH_FAILURES_PER_ADDRESS",
+        default_value = "5/50"
+    )]
+    rate_auth_failures_per_address: bete_server::limits::Rate,
+    /// Open connections to the client API at most (with --web-max-connections, keep below the
+    /// file limit, `ulimit -n`).
     #[arg(long, env = "BETE_MAX_CONNECTIONS", default_value_t = 1000)]
     max_connections: usize,
+    /// Open connections to the client API from one address (IPv6: one /64), TLS handshakes
+    /// included; 0: no share.
+    #[arg(long, env = "BETE_MAX_CONNECTIONS_PER_ADDRESS", default_value_t = 100)]
+    max_connections_per_address: usize,
+    /// Open connections to the web listener at most.
+    #[arg(long, env = "BETE_WEB_MAX_CONNECTIONS", default_value_t = 500)]
+    web_max_connections: usize,
+    /// Open connections to the web listener from one address; 0: no share.
+    #[arg(
+        long,
+        env = "BETE_WEB_MAX_CONNECTIONS_PER_ADDRESS",
+        default_value_t = 50
+    )]
+    web_max_connections_per_address: usize,
+    /// With --tls-client-ca: connections from one address with a verified client certificate
+    /// (on each listener; those without one still hold at most the ordinary share).
+    #[arg(
+        long,
+        env = "BETE_MAX_CONNECTIONS_PER_VERIFIED_ADDRESS",
+        default_value_t = 1000
+    )]
+    max_connections_per_verified_address: usize,
+    /// Seconds an HTTP/2 connection may stay without a call in progress before a GOAWAY.
+    #[arg(long, env = "BETE_IDLE_CONNECTION_SECS", default_value_t = 60)]
+    idle_connection_secs: u64,
+    /// Seconds an HTTP/1.1 keep-alive connection (web listener) may wait for its next request.
+    #[arg(long, env = "BETE_HTTP1_IDLE_SECS", default_value_t = 10)]
+    http1_idle_secs: u64,
+    /// HTTP/1.1 requests one keep-alive connection may make before it is closed; 0: no limit.
+    #[arg(long, env = "BETE_HTTP1_MAX_REQUESTS", default_value_t = 1000)]
+    http1_max_requests: u64,
     /// Calls in progress at most before new ones are shed (UNAVAILABLE, OVERLOADED); 0: none.
     #[arg(long, env = "BETE_MAX_IN_FLIGHT", default_value_t = 4096)]
     max_in_flight: usize,
@@ -367,10 +417,21 @@ async fn serve(args: Args, workers: usize) -> anyhow::Result<()> {
             streams_per_bot: args.max_streams_per_bot,
             open_tables_per_bot: args.max_open_tables_per_bot,
             seats_per_bot: args.max_seats_per_bot,
+            auth_failures_per_address: args.rate_auth_failures_per_address,
+            open_tables_per_address: args.max_open_tables_per_address,
+            open_tables_per_account: args.max_open_tables_per_account,
+            max_open_tables: args.max_open_tables,
         },
         waiting_ttl: Duration::from_secs(args.waiting_ttl_secs.max(1)),
         preface_timeout: Duration::from_secs(args.preface_timeout_secs.max(1)),
         max_connections: args.max_connections.max(1),
+        max_connections_per_address: args.max_connections_per_address,
+        web_max_connections: args.web_max_connections.max(1),
+        web_max_connections_per_address: args.web_max_connections_per_address,
+        max_connections_per_verified_address: args.max_connections_per_verified_address,
+        idle_connection: Duration::from_secs(args.idle_connection_secs.max(1)),
+        http1_idle: Duration::from_secs(args.http1_idle_secs.max(1)),
+        http1_max_requests: args.http1_max_requests,
         max_in_flight: args.max_in_flight,
         tls: match (args.tls_cert, args.tls_key) {
             (Some(cert), Some(key)) => Some(bete_server::tls::TlsSettings {

@@ -41,6 +41,20 @@ pub struct SearchLabels {
     pub outcome: &'static str,
 }
 
+/// A listener (`grpc`, `web`) and why a connection was refused (`cap`: the listener's cap;
+/// `address`: the address's share of it).
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ConnLabels {
+    pub listener: &'static str,
+    pub reason: &'static str,
+}
+
+/// A listener: `grpc` or `web`.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ListenerLabels {
+    pub listener: &'static str,
+}
+
 type LatencyFamily = Family<RpcLabels, Histogram, fn() -> Histogram>;
 
 /// The outcome of a lease renewal (scale-out): `ok` or `failed`.
@@ -98,6 +112,13 @@ pub struct Metrics {
     /// for `GET /healthz` on this port: Kubernetes' gRPC probes cannot speak TLS, so a server
     /// whose API is on TLS is probed here.
     pub serving: std::sync::atomic::AtomicBool,
+    /// Connections closed at once on arrival, by listener and reason (`cap`, `address`).
+    pub connections_refused: Family<ConnLabels, Counter>,
+    /// Open connections by listener.
+    pub connections_open: Family<ListenerLabels, Gauge>,
+    /// Connections closed after a while without a call in progress (HTTP/2: GOAWAY), or after
+    /// their HTTP/1.1 request limit, by listener.
+    pub connections_retired: Family<ListenerLabels, Counter>,
 }
 
 impl Default for Metrics {
@@ -238,7 +259,30 @@ impl Metrics {
             "Watchers cut with WATCHER_TOO_SLOW because they could not keep up",
             watchers_dropped.clone(),
         );
+        let connections_refused = Family::<ConnLabels, Counter>::default();
+        let connections_open = Family::<ListenerLabels, Gauge>::default();
+        let connections_retired = Family::<ListenerLabels, Counter>::default();
+        registry.register(
+            "connections_refused",
+            "Connections closed on arrival, by listener and reason (cap: the listener's cap; \
+             address: the client address's share of it)",
+            connections_refused.clone(),
+        );
+        registry.register(
+            "connections_open",
+            "Open client connections by listener",
+            connections_open.clone(),
+        );
+        registry.register(
+            "connections_retired",
+            "Connections closed for idleness (no call in progress; HTTP/2 gets a GOAWAY) or at \
+             their HTTP/1.1 request limit, by listener",
+            connections_retired.clone(),
+        );
         Metrics {
+            connections_refused,
+            connections_open,
+            connections_retired,
             registry,
             rpcs,
             rpc_latency,

@@ -52,6 +52,11 @@ pub fn check_name(name: &str) -> Result<(), String> {
             c as u32
         ));
     }
+    if stacked_marks(name) {
+        return Err(format!(
+            "must not stack more than {MAX_COMBINING_RUN} combining marks on a character"
+        ));
+    }
     if reserved(name) {
         return Err(
             "is reserved: names with a colon and the words house, admin, operator, \
@@ -60,6 +65,37 @@ pub fn check_name(name: &str) -> Result<(), String> {
         );
     }
     Ok(())
+}
+
+/// Most combining marks in a row (Vietnamese stacks two on a letter; more is a tower of marks
+/// drawn over the neighbouring names).
+pub const MAX_COMBINING_RUN: usize = 2;
+
+/// Whether `name` stacks more than [`MAX_COMBINING_RUN`] combining marks on one character.
+fn stacked_marks(name: &str) -> bool {
+    let mut run = 0;
+    for c in name.chars() {
+        if unicode_normalization::char::is_combining_mark(c) {
+            run += 1;
+            if run > MAX_COMBINING_RUN {
+                return true;
+            }
+        } else {
+            run = 0;
+        }
+    }
+    false
+}
+
+/// What a name looks like: NFKC (fullwidth and compatibility forms to their plain letters),
+/// lower case, then Unicode's confusable skeleton (UTS #39: Cyrillic "о" is Latin "o"), lower
+/// case again. Two names with the same look cannot be told apart on a screen.
+pub fn look(name: &str) -> String {
+    use unicode_normalization::UnicodeNormalization as _;
+    let nfkc: String = name.nfkc().collect::<String>().to_lowercase();
+    unicode_security::confusable_detection::skeleton(&nfkc)
+        .collect::<String>()
+        .to_lowercase()
 }
 
 /// Why `owner` cannot be an owner, if it cannot (it may be empty).
@@ -79,9 +115,16 @@ pub fn check_owner(owner: &str) -> Result<(), String> {
 /// Names the server gives its own seats (`house:heuristic`) or that would pass for the server:
 /// any name with a colon (every `house:*` and any prefix scheme the server may add), and the
 /// bare words below in any case.
+/// Compared by their look ([`look`]): "ＨＯＵＳＥ" and a Cyrillic "hоuse" are "house"; a
+/// fullwidth colon is a colon.
 fn reserved(name: &str) -> bool {
     const WORDS: [&str; 6] = ["house", "admin", "operator", "server", "system", "bete"];
-    name.contains(':') || WORDS.iter().any(|w| name.eq_ignore_ascii_case(w))
+    let seen = look(name);
+    name.contains(':')
+        || seen.contains(':')
+        || WORDS
+            .iter()
+            .any(|w| name.eq_ignore_ascii_case(w) || seen == look(w))
 }
 
 #[cfg(test)]
@@ -131,5 +174,24 @@ mod tests {
         assert_eq!(check_name(&"é".repeat(64)), Ok(()));
         assert!(check_owner("team\u{1b}[2J").is_err());
         assert_eq!(check_owner(""), Ok(()));
+    }
+
+    /// Look-alikes of the reserved words (fullwidth, Cyrillic, mixed case, a fullwidth colon)
+    /// and towers of combining marks are refused; ordinary accents pass.
+    #[test]
+    fn look_alikes_and_stacked_marks_fail() {
+        for n in [
+            "ＨＯＵＳＥ",
+            "h\u{043e}use",
+            "Ѕуѕtеm",
+            "house\u{ff1a}heuristic",
+            "a\u{301}\u{302}\u{303}",
+            "Z\u{36b}\u{33f}\u{344}\u{334}alg\u{31b}o",
+        ] {
+            assert!(check_name(n).is_err(), "{n:?} passed");
+        }
+        for n in ["Việt", "houses", "Zoë", "hôuse"] {
+            assert_eq!(check_name(n), Ok(()), "{n}");
+        }
     }
 }

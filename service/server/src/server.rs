@@ -19,6 +19,7 @@ use tonic::codegen::{BoxFuture, Service, http};
 use tonic::server::{Grpc, NamedService};
 use tonic::transport::server::TcpIncoming;
 use tonic_health::ServingStatus;
+use tower::Layer as _;
 
 use crate::accounts::AccountApi;
 use crate::admin::AdminApi;
@@ -232,13 +233,30 @@ pub async fn run(
     };
     let api = Arc::new(Api {
         tables: tables.clone(),
-        auth: Arc::new(Auth::new(store.clone(), config.admin_token.clone())),
+        auth: Arc::new(Auth::with_failure_budget(
+            store.clone(),
+            config.admin_token.clone(),
+            config.limits.auth_failures_per_address,
+        )),
         store: store.clone(),
         metrics,
         config: Arc::new(config),
         ladders,
         forward,
     });
+    {
+        // The failure budgets of addresses gone quiet are dropped, so they stay bounded.
+        let (api, stop) = (api.clone(), background.clone());
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(Duration::from_secs(60));
+            loop {
+                tokio::select! {
+                    () = stop.cancelled() => return,
+                    _ = every.tick() => api.auth.shrink(),
+                }
+            }
+        });
+    }
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<TableServiceServer<TableApi>>().await;
     health.set_serving::<BotServiceServer<BotApi>>().await;
@@ -307,9 +325,22 @@ pub async fn run(
         },
         None => None,
     };
-    // One connection cap and one bound on calls in progress for both listeners: they share the
-    // process's file descriptors and its CPU.
-    let places = Places::new(api.config.max_connections);
+    // A connection cap and a share per address for each listener, so neither can lock the
+    // other out; one bound on calls in progress for both: they share the process's CPU.
+    // Verified client certificates may hold a larger share only where a client CA is set.
+    let verified_share = match &api.config.tls {
+        Some(t) if t.client_ca.is_some() => api.config.max_connections_per_verified_address,
+        _ => 0,
+    };
+    let places = Places::new(
+        "grpc",
+        crate::conn::PlacesConfig {
+            max: api.config.max_connections,
+            per_address: api.config.max_connections_per_address,
+            per_verified_address: verified_share,
+        },
+        api.metrics.clone(),
+    );
     let preface_timeout = api.config.preface_timeout;
     let edge = EdgeLayer::new(api.config.max_in_flight);
     let web = match web_listener {
@@ -327,24 +358,39 @@ pub async fn run(
                 token.clone(),
             );
             let stopped = token.stopped();
-            let serve: std::pin::Pin<Box<dyn Future<Output = ()> + Send>> = match &tls {
-                None => Box::pin(crate::web::serve(
-                    guarded(TcpIncoming::from(l), places.clone(), preface_timeout, false),
+            let settings = serve_settings(&api.config, "web", true);
+            let web_places = Places::new(
+                "web",
+                crate::conn::PlacesConfig {
+                    max: api.config.web_max_connections,
+                    per_address: api.config.web_max_connections_per_address,
+                    per_verified_address: verified_share,
+                },
+                api.metrics.clone(),
+            );
+            let metrics = api.metrics.clone();
+            let serve: Serving = match &tls {
+                None => Box::pin(crate::serve::serve(
+                    guarded(TcpIncoming::from(l), web_places, preface_timeout, false),
                     service,
+                    settings,
+                    metrics,
                     stopped,
                 )),
-                // Over TLS with the client API's certificate, under the same shared cap.
-                Some((_, _, _, web)) => Box::pin(crate::web::serve(
+                // Over TLS with the client API's certificate, under the web listener's cap.
+                Some((_, _, _, web)) => Box::pin(crate::serve::serve(
                     crate::tls::incoming(
                         l,
                         tokio_rustls::TlsAcceptor::from(web.clone()),
-                        places.clone(),
+                        web_places,
                         preface_timeout,
                         api.metrics.clone(),
                         |conn| conn,
                         background.clone(),
                     ),
                     service,
+                    settings,
+                    metrics,
                     stopped,
                 )),
             };
@@ -417,18 +463,7 @@ pub async fn run(
         }
     };
     let coalesce = tokio::runtime::Handle::current().metrics().num_workers() == 1;
-    let router = tonic::transport::Server::builder()
-        .tcp_nodelay(true)
-        .max_concurrent_streams(MAX_STREAMS_PER_CONNECTION)
-        .http2_keepalive_interval(Some(KEEPALIVE_INTERVAL))
-        .http2_keepalive_timeout(Some(KEEPALIVE_TIMEOUT))
-        // Fixed, large HTTP/2 windows: one WatchBot stream carries up to 64 tables, and the
-        // adaptive window's BDP pings and small default windows cost WINDOW_UPDATE round trips.
-        .http2_adaptive_window(Some(false))
-        .initial_stream_window_size(4 * 1024 * 1024)
-        .initial_connection_window_size(16 * 1024 * 1024)
-        .layer(edge)
-        .add_service(health_service)
+    let routes = tonic::service::Routes::new(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .add_service(table_service)
@@ -436,15 +471,18 @@ pub async fn run(
         .add_service(account_service)
         .add_service(ladder_service)
         .add_service(replay_service)
-        .add_service(admin_service);
-    // The builder's tcp_nodelay applies only to listeners tonic binds itself; without it on
-    // accepted sockets every unary reply waits ~40 ms (Nagle against delayed ACK).
-    // On a one-worker runtime each connection's writes yield once to the tasks already
-    // runnable (`coalesce`).
+        .add_service(admin_service)
+        .prepare();
+    let svc = edge.layer(routes);
+    let settings = serve_settings(&api.config, "grpc", false);
+    let metrics = api.metrics.clone();
+    // Accepted sockets get TCP_NODELAY: without it every unary reply waits ~40 ms (Nagle
+    // against delayed ACK). On a one-worker runtime each connection's writes yield once to the
+    // tasks already runnable (`coalesce`).
     let serve: Serving = match &tls {
-        // Over TLS: the same cap (a place is taken before the handshake) and one deadline for
-        // the handshake and the preface together (tls.rs).
-        Some((_, _, grpc, _)) => Box::pin(router.serve_with_incoming_shutdown(
+        // Over TLS: the same cap and share (a place is taken before the handshake) and one
+        // deadline for the handshake and the preface together (tls.rs).
+        Some((_, _, grpc, _)) => Box::pin(crate::serve::serve(
             crate::tls::incoming(
                 listener,
                 tokio_rustls::TlsAcceptor::from(grpc.clone()),
@@ -454,15 +492,21 @@ pub async fn run(
                 move |conn| Coalesced::new(conn, coalesce),
                 background.clone(),
             ),
+            svc,
+            settings,
+            metrics,
             drain,
         )),
-        None => Box::pin(router.serve_with_incoming_shutdown(
+        None => Box::pin(crate::serve::serve(
             guarded(
                 TcpIncoming::from(listener),
                 places,
                 preface_timeout,
                 coalesce,
             ),
+            svc,
+            settings,
+            metrics,
             drain,
         )),
     };
@@ -472,7 +516,7 @@ pub async fn run(
         tokio::time::sleep(force_after).await;
     };
     tokio::select! {
-        r = &mut serve => r?,
+        () = &mut serve => {}
         () = forced => tracing::warn!(
             timeout_ms = force_after.as_millis() as u64,
             "connections still open after the drain timeout; stopping anyway"
@@ -502,8 +546,8 @@ pub async fn run(
     Ok(())
 }
 
-/// A listener's connections under guard: at the connection cap a new connection is closed at
-/// once (its descriptor freed); every connection must send its first bytes (the HTTP/2 preface,
+/// A listener's connections under guard: at the listener's cap or the address's share a new
+/// connection is closed at once (its descriptor freed); every connection must send its first bytes (the HTTP/2 preface,
 /// or an HTTP/1.1 request on the web listener) within `preface_timeout`. On a one-worker runtime
 /// each connection's writes yield once to the tasks already runnable (`coalesce`).
 fn guarded(
@@ -515,15 +559,13 @@ fn guarded(
     incoming
         .with_nodelay(Some(true))
         .filter_map(move |conn| match conn {
-            Ok(io) => match places.take() {
-                Some(place) => Some(Ok(Coalesced::new(
+            // A refused connection is dropped here: its descriptor is freed at once.
+            Ok(io) => match places.take(io.peer_addr().ok()) {
+                Ok(place) => Some(Ok(Coalesced::new(
                     Guarded::new(io, place, preface_timeout),
                     coalesce,
                 ))),
-                None => {
-                    tracing::debug!("connection refused: at the connection cap");
-                    None
-                }
+                Err(_) => None,
             },
             Err(e) => Some(Err(e)),
         })
@@ -590,7 +632,29 @@ fn default_node_id() -> String {
         .unwrap_or_else(|| "bete-node".into())
 }
 /// A listener's serving future, plaintext or TLS.
-type Serving = std::pin::Pin<Box<dyn Future<Output = Result<(), tonic::transport::Error>> + Send>>;
+type Serving = std::pin::Pin<Box<dyn Future<Output = ()> + Send>>;
+
+/// How a listener serves its connections (serve.rs).
+fn serve_settings(
+    config: &ServerConfig,
+    listener: &'static str,
+    http1: bool,
+) -> crate::serve::ServeSettings {
+    crate::serve::ServeSettings {
+        listener,
+        http1,
+        idle: config.idle_connection,
+        http1_idle: config.http1_idle,
+        http1_requests: config.http1_max_requests,
+        max_streams: MAX_STREAMS_PER_CONNECTION,
+        keepalive_interval: KEEPALIVE_INTERVAL,
+        keepalive_timeout: KEEPALIVE_TIMEOUT,
+        // Fixed, large HTTP/2 windows for the client API: one WatchBot stream carries up to 64
+        // tables, and the adaptive window's BDP pings and small default windows cost
+        // WINDOW_UPDATE round trips. The web listener keeps hyper's defaults.
+        windows: (!http1).then_some((4 * 1024 * 1024, 16 * 1024 * 1024)),
+    }
+}
 
 /// Stops the web listener's task when `run` returns (its open connections with it).
 struct AbortOnDrop(tokio::task::JoinHandle<()>);

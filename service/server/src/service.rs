@@ -156,7 +156,7 @@ impl Api {
     /// authenticate.
     async fn begin<T: Message>(&self, req: &Request<T>) -> Result<Arc<BotRow>, ServerError> {
         self.gate(req)?;
-        let bot = self.auth.authenticate(req.metadata()).await?;
+        let bot = self.auth.authenticate(req.metadata(), peer(req)).await?;
         self.check_call(req, &bot)?;
         Ok(bot)
     }
@@ -188,7 +188,7 @@ impl Api {
         if req.metadata().get("authorization").is_none() {
             return Ok(spectator());
         }
-        let bot = self.auth.authenticate(req.metadata()).await?;
+        let bot = self.auth.authenticate(req.metadata(), peer(req)).await?;
         self.check_call(req, &bot)?;
         Ok(bot)
     }
@@ -595,8 +595,9 @@ impl BotService for BotApi {
                 api.limits()
                     .check_registration(request.remote_addr().map(|a| a.ip()))?;
             }
+            let from = peer(&request);
             let (md, _, req) = request.into_parts();
-            crate::accounts::register_bot(api, &md, req).await
+            crate::accounts::register_bot(api, &md, from, req).await
         })
         .await
     }
@@ -608,8 +609,9 @@ impl BotService for BotApi {
         let api = &self.0;
         api.call("RotateBotToken", async {
             api.gate(&request)?;
+            let from = peer(&request);
             let (md, _, req) = request.into_parts();
-            crate::accounts::rotate_bot_token(api, &md, req).await
+            crate::accounts::rotate_bot_token(api, &md, from, req).await
         })
         .await
     }
@@ -625,9 +627,10 @@ impl TableService for TableApi {
         api.call("CreateTable", async {
             let bot = api.begin(&request).await?;
             api.limits().check_creation(&bot)?;
+            let from = peer(&request);
             let (row, seats) = api.check_create(&bot, request.into_inner())?;
             let id = row.id.clone();
-            api.limits().reserve_table(&bot.id, &id)?;
+            api.limits().reserve_table(&bot, &id, from)?;
             if let Err(e) = api.store.create_table(row, seats).await {
                 api.limits().table_done(&bot.id, &id);
                 return Err(e.into());
@@ -1132,4 +1135,9 @@ impl ServerStreamingService<pb::WatchBotRequest> for WatchBotFrames {
         let api = self.0.clone();
         Box::pin(async move { api.watch_bot(request).await })
     }
+}
+
+/// The client address of a call (the TCP peer; `None` when not over TCP).
+pub(crate) fn peer<T>(req: &Request<T>) -> Option<std::net::IpAddr> {
+    req.remote_addr().map(|a| a.ip())
 }

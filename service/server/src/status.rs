@@ -107,6 +107,15 @@ pub enum ServerError {
         what: &'static str,
         retry_after: Duration,
     },
+    /// A budget (of an address, an account or the whole server) is spent: bots, accounts,
+    /// waiting tables, failed authentications. `budget` names it (docs/security.md); a retry
+    /// after the delay may pass (as tables end or expire, as the rate refills).
+    #[error("{what}: the {budget} budget is spent; retry in {} ms", .retry_after.as_millis())]
+    BudgetExhausted {
+        budget: &'static str,
+        what: &'static str,
+        retry_after: Duration,
+    },
     /// The bot already has `limit` tables of this kind that are not finished.
     #[error("you already have {limit} {what} tables that are not finished (the limit)")]
     TooManyTables { what: &'static str, limit: usize },
@@ -261,6 +270,7 @@ impl ServerError {
             ServerError::AccountBotLimit(_) => "ACCOUNT_BOT_LIMIT",
             ServerError::BadRecord(_) => "BAD_RECORD",
             ServerError::RateLimited { .. } => "RATE_LIMITED",
+            ServerError::BudgetExhausted { .. } => "BUDGET_EXHAUSTED",
             ServerError::TooManyTables { .. } => "TOO_MANY_TABLES",
             ServerError::SeatChangeRefused { .. } => "SEAT_CHANGE_REFUSED",
             ServerError::TableClosed(_) => "TABLE_CLOSED",
@@ -301,6 +311,7 @@ impl ServerError {
             ServerError::TableFull
             | ServerError::WatcherTooSlow { .. }
             | ServerError::RateLimited { .. }
+            | ServerError::BudgetExhausted { .. }
             | ServerError::TooManyTables { .. }
             | ServerError::TooManyStreams { .. } => Code::ResourceExhausted,
             ServerError::FromSeqOutOfRange { .. } => Code::OutOfRange,
@@ -384,6 +395,17 @@ impl ServerError {
             | ServerError::LadderNotEntered(id) => {
                 m.insert("ladder_id".into(), id.clone());
             }
+            ServerError::BudgetExhausted {
+                budget,
+                retry_after,
+                ..
+            } => {
+                m.insert("budget".into(), (*budget).to_string());
+                m.insert(
+                    "retry_after_ms".into(),
+                    retry_after.as_millis().max(1).to_string(),
+                );
+            }
             ServerError::RateLimited { retry_after, .. }
             | ServerError::Overloaded { retry_after } => {
                 // Also here, not only in RetryInfo: a SubmitActions rejection carries metadata.
@@ -401,6 +423,7 @@ impl ServerError {
     pub fn retry_after(&self) -> Option<Duration> {
         match self {
             ServerError::RateLimited { retry_after, .. }
+            | ServerError::BudgetExhausted { retry_after, .. }
             | ServerError::Overloaded { retry_after }
             | ServerError::OwnerUnreachable { retry_after, .. } => Some(*retry_after),
             _ => None,
@@ -762,6 +785,11 @@ mod tests {
                 field: "house_bots[0].search_budget_ms".into(),
                 message: "0 is outside 1..=10000 milliseconds per decision".into(),
             },
+            ServerError::BudgetExhausted {
+                budget: "waiting_tables_per_address",
+                what: "waiting tables from your address",
+                retry_after: Duration::from_secs(5),
+            },
         ]
     }
 
@@ -813,6 +841,7 @@ mod tests {
             ServerError::OwnerUnreachable { .. } => 41,
             ServerError::Relayed { .. } => 42,
             ServerError::SearchBudget { .. } => 43,
+            ServerError::BudgetExhausted { .. } => 44,
         }
     }
 
@@ -824,7 +853,7 @@ mod tests {
         let seen: Vec<usize> = all.iter().map(variant).collect();
         assert_eq!(
             seen,
-            (0..=43).collect::<Vec<_>>(),
+            (0..=44).collect::<Vec<_>>(),
             "one of every variant, in order"
         );
         for e in &all {

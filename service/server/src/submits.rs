@@ -118,7 +118,10 @@ pub async fn open(
         if api.tables.deps.shutdown.is_cancelled() {
             return Err(ServerError::ShuttingDown);
         }
-        let bot = api.auth.authenticate(request.metadata()).await?;
+        let bot = api
+            .auth
+            .authenticate(request.metadata(), crate::service::peer(&request))
+            .await?;
         // A stream opened by a peer (see forward.rs) was counted at its edge.
         let edge = api.forwarded_by(request.metadata()).is_none();
         if edge {

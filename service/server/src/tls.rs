@@ -523,8 +523,9 @@ pub fn incoming<IO: Send + 'static>(
                 }
                 None => return,
             };
-            let Some(place) = places.take() else {
-                tracing::debug!("connection refused: at the connection cap");
+            // The handshake holds a place under the cap and the address's ordinary share from
+            // here: slow handshakes from one address cannot take more than its share.
+            let Ok(mut place) = places.take(io.peer_addr().ok()) else {
                 continue;
             };
             let deadline = tokio::time::Instant::now() + preface_timeout;
@@ -540,6 +541,10 @@ pub fn incoming<IO: Send + 'static>(
                 };
                 match tokio::time::timeout_at(deadline, handshake).await {
                     Ok(Ok(tls)) => {
+                        // rustls verified any certificate it accepted.
+                        if tls.get_ref().1.peer_certificates().is_some() {
+                            place.verified();
+                        }
                         let conn = Guarded::until(tls, place, deadline);
                         let _ = tx.send(Ok(wrap(conn))).await;
                     }

@@ -16,13 +16,7 @@ use std::time::Duration;
 use axum::extract::ws::WebSocketUpgrade;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Request, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
-use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
-use hyper_util::server::conn::auto;
-use hyper_util::server::graceful::GracefulShutdown;
-use hyper_util::service::TowerToHyperService;
 use include_dir::{Dir, include_dir};
-use tokio::io::{AsyncRead, AsyncWrite};
-use tokio_stream::{Stream, StreamExt as _};
 use tonic::service::Routes;
 use tower::Layer as _;
 use tower_http::cors::{AllowOrigin, CorsLayer};
@@ -49,7 +43,7 @@ pub fn routes(
     stop: Shutdown,
 ) -> impl Clone
 + tower::Service<
-    Request<hyper::body::Incoming>,
+    Request<tonic::body::Body>,
     Response = axum::http::Response<tonic::body::Body>,
     Error = std::convert::Infallible,
     Future = impl Send,
@@ -93,56 +87,6 @@ pub fn routes(
         .fallback(page)
         .layer(cors);
     edge.layer(Routes::from(router))
-}
-
-/// Serves the web listener's connections from `incoming` until `stop`: HTTP/1.1 with upgrades
-/// (the page's WebSocket) and HTTP/2, then lets the open requests finish.
-pub async fn serve<IO, S>(
-    incoming: impl Stream<Item = std::io::Result<IO>>,
-    service: S,
-    stop: impl Future<Output = ()>,
-) where
-    IO: AsyncRead + AsyncWrite + Unpin + Send + 'static,
-    S: Clone
-        + tower::Service<
-            Request<hyper::body::Incoming>,
-            Response = axum::http::Response<tonic::body::Body>,
-            Error = std::convert::Infallible,
-        > + Send
-        + 'static,
-    S::Future: Send + 'static,
-{
-    let mut builder = auto::Builder::new(TokioExecutor::new());
-    builder
-        .http2()
-        .timer(TokioTimer::new())
-        .max_concurrent_streams(crate::server::MAX_STREAMS_PER_CONNECTION)
-        .keep_alive_interval(Some(crate::server::KEEPALIVE_INTERVAL))
-        .keep_alive_timeout(crate::server::KEEPALIVE_TIMEOUT);
-    let graceful = GracefulShutdown::new();
-    let mut incoming = std::pin::pin!(incoming);
-    let mut stop = std::pin::pin!(stop);
-    loop {
-        tokio::select! {
-            () = &mut stop => break,
-            next = incoming.next() => match next {
-                Some(Ok(io)) => {
-                    let conn = builder
-                        .serve_connection_with_upgrades(TokioIo::new(io), TowerToHyperService::new(service.clone()))
-                        .into_owned();
-                    let conn = graceful.watch(conn);
-                    tokio::spawn(async move {
-                        if let Err(e) = conn.await {
-                            tracing::debug!(error = %e, "web connection ended");
-                        }
-                    });
-                }
-                Some(Err(e)) => tracing::debug!(error = %e, "web connection not accepted"),
-                None => break,
-            }
-        }
-    }
-    graceful.shutdown().await;
 }
 
 /// A file of the page: `/` is index.html; hashed assets are cached for good, the rest never.

@@ -779,9 +779,9 @@ async fn grpc_web_post(addr: std::net::SocketAddr, path: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// The web listener (gRPC-Web and the page) is guarded as the gRPC listener is: the same
-/// connection cap (shared: one process, one file limit) and the same deadline for a
-/// connection's first bytes.
+/// The web listener (gRPC-Web and the page) is guarded as the gRPC listener is: a connection
+/// cap (its own: the gRPC listener full does not lock the page out) and the same deadline for
+/// a connection's first bytes.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_web_listener_is_guarded() {
     let dir = tempfile::tempdir().unwrap();
@@ -789,14 +789,17 @@ async fn the_web_listener_is_guarded() {
     let srv = TestServer::start(dir.path().to_path_buf(), |c| {
         c.web_addr = Some(web);
         c.preface_timeout = Duration::from_secs(4);
-        c.max_connections = 2;
+        c.web_max_connections = 2;
+        c.max_connections = 1;
     })
     .await;
     web_up(web).await;
     // Long enough for the server to see the probe's connections close and free their places.
     tokio::time::sleep(Duration::from_millis(1000)).await;
-    // The cap: two idle connections (one on each listener) fill it; the next is closed at once.
+    // The cap: two idle web connections fill it; the next is closed at once. (The gRPC
+    // listener's own cap, full with one idle connection, is not the web's.)
     let mut idle_web = tokio::net::TcpStream::connect(web).await.unwrap();
+    let _idle_web2 = tokio::net::TcpStream::connect(web).await.unwrap();
     let _idle_grpc = tokio::net::TcpStream::connect(srv.addr).await.unwrap();
     tokio::time::sleep(Duration::from_millis(200)).await;
     let mut over = tokio::net::TcpStream::connect(web).await.unwrap();

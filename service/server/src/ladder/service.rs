@@ -213,7 +213,10 @@ impl LadderService for LadderApi {
             // The caller's entry, when it sent a bot token (the reads need none).
             let entry = match request.metadata().get("authorization") {
                 Some(_) => {
-                    let bot = api.auth.authenticate(request.metadata()).await?;
+                    let bot = api
+                        .auth
+                        .authenticate(request.metadata(), crate::service::peer(&request))
+                        .await?;
                     api.store
                         .entries(id.clone())
                         .await?

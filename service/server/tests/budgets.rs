@@ -1,0 +1,87 @@
+//! What one address may take (issue 26): failed authentications and unfinished tables have
+//! budgets; a refusal is RESOURCE_EXHAUSTED / BUDGET_EXHAUSTED naming the budget, with a
+//! RetryInfo delay; the address's clients with good tokens are not held.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use bete_api::pb;
+use common::*;
+use tonic::Code;
+use tonic_types::StatusExt;
+
+/// The budget a refusal names, checking its code, reason and delay.
+fn budget(s: &tonic::Status) -> String {
+    assert_eq!(s.code(), Code::ResourceExhausted, "{s:?}");
+    assert_eq!(reason(s), "BUDGET_EXHAUSTED", "{s:?}");
+    let d = s.get_error_details();
+    assert!(
+        d.retry_info().and_then(|r| r.retry_delay).is_some(),
+        "{s:?}"
+    );
+    d.error_info().unwrap().metadata["budget"].clone()
+}
+
+fn list() -> pb::ListTablesRequest {
+    pb::ListTablesRequest::default()
+}
+
+/// Wrong tokens from one address: the first few are UNAUTHENTICATED, then the address's
+/// budget is spent and its calls with unknown tokens are refused before any lookup, while a
+/// bot of the same address whose token is good goes on being served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failed_authentications_are_limited_per_address() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path().to_path_buf(), |c| {
+        c.limits.auth_failures_per_address = "1/3".parse().unwrap();
+    })
+    .await;
+    let ch = srv.channel().await;
+    let mut good = register(&ch, "good").await;
+    good.client.list_tables(list()).await.unwrap();
+    let mut refused = None;
+    for i in 0..10 {
+        let mut wrong = client_with(&ch, Some(&format!("bete_{i:064x}")));
+        let s = wrong.list_tables(list()).await.unwrap_err();
+        if s.code() == Code::Unauthenticated {
+            assert!(i < 3, "failure {i} was still answered UNAUTHENTICATED");
+            continue;
+        }
+        refused = Some(s);
+        break;
+    }
+    let s = refused.expect("wrong tokens were never limited");
+    assert_eq!(budget(&s), "auth_failures_per_address");
+    // The good token is served all along.
+    for _ in 0..5 {
+        good.client.list_tables(list()).await.unwrap();
+    }
+    srv.stop().await;
+}
+
+/// Unfinished tables per address: past the budget CreateTable is refused with its name; a
+/// table closed frees its place.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn open_tables_are_budgeted_per_address() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path().to_path_buf(), |c| {
+        c.limits.open_tables_per_address = 2;
+    })
+    .await;
+    let ch = srv.channel().await;
+    let req = || pb::CreateTableRequest {
+        ruleset: pb::Ruleset::Bete.into(),
+        seats: 3,
+        ..Default::default()
+    };
+    // Two bots from one address: the budget is the address's, not each bot's.
+    let mut a = register(&ch, "a").await;
+    let mut b = register(&ch, "b").await;
+    a.client.create_table(req()).await.unwrap();
+    b.client.create_table(req()).await.unwrap();
+    let s = a.client.create_table(req()).await.unwrap_err();
+    assert_eq!(budget(&s), "open_tables_per_address");
+    let s = b.client.create_table(req()).await.unwrap_err();
+    assert_eq!(budget(&s), "open_tables_per_address");
+    srv.stop().await;
+}
