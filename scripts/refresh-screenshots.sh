@@ -6,5 +6,5 @@
 #   bash scripts/refresh-screenshots.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BETE_SCREENSHOT_DIR=docs bash scripts/test-web.sh
+BETE_WEB_SCREENSHOTS=docs bash scripts/test-web.sh
 git status --short -- 'docs/web-*.png'

@@ -2,8 +2,7 @@
 import { createClient, type Client } from "@connectrpc/connect";
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
 import { TableService } from "./gen/bete/v1/table_service_pb";
-import { ReplayService } from "./gen/bete/v1/replay_service_pb";
-import { LadderService } from "./gen/bete/v1/ladder_service_pb";
+import { muxFetch } from "./mux";
 
 /** The server: the page's own origin, or `?api=http://host:port` (e.g. under `vite dev`). */
 export function apiBase(): string {
@@ -11,8 +10,15 @@ export function apiBase(): string {
   return given ?? location.origin;
 }
 
-const transport = createGrpcWebTransport({ baseUrl: apiBase(), useBinaryFormat: true });
+/** Over plain HTTP every call of this tab goes on one WebSocket (mux.ts): the browser's six
+ * HTTP/1.1 connections would otherwise be held by six tabs' streams. Over HTTPS, HTTP/2. */
+const base = apiBase();
+export const transport = createGrpcWebTransport({
+  baseUrl: base,
+  useBinaryFormat: true,
+  fetch: base.startsWith("http:") ? muxFetch(base) : undefined,
+});
 
 export const tables: Client<typeof TableService> = createClient(TableService, transport);
-export const replays: Client<typeof ReplayService> = createClient(ReplayService, transport);
-export const ladders: Client<typeof LadderService> = createClient(LadderService, transport);
+// The replay and ladder clients are made in their pages' own modules (loaded when first
+// visited), so the first load carries only the table schema.

@@ -1,15 +1,22 @@
 // The table as drawn for a spectator (live) or with every hand face up (replay, a settled deal).
 import type { Pools, SeatView } from "./gen/bete/v1/game_pb";
-import { Card, CardBack, suitSymbol } from "./cards";
+import { Card, CardBack, cardText, suitSymbol } from "./cards";
+import { BotLink } from "./links";
+import { Term } from "./rules";
 import { actionText, phaseName, signed } from "./format";
 import { Countdown } from "./countdown";
 
 export interface BoardProps {
   view: SeatView;
   names: string[];
+  /** The seats' bot ids, for links to their pages. */
+  ids?: string[];
   strikes?: number[];
   /** Hands to draw face up, by seat; a seat without one is drawn face down. */
   hands?: (string[] | undefined)[];
+  /** The deals of the match: planned (a live table: `rounds` × seats, more while the pots must
+   * clear) or played (a replay). */
+  deals?: { count: number; planned: boolean };
   /** When the seat to act must have acted (ms since the epoch), if known. */
   deadline?: number;
 }
@@ -31,21 +38,28 @@ function PoolsLine({ pools }: { pools?: Pools }) {
   return (
     <dl class="pools">
       {items.map(([k, v]) => (
-        <div key={k}><dt>{k}</dt><dd>{v}</dd></div>
+        <div key={k}><dt><Term word={k} /></dt><dd>{v}</dd></div>
       ))}
     </dl>
   );
 }
 
-export function Board({ view, names, strikes, hands, deadline }: BoardProps) {
+/** "Deal 3 of 8"; past the planned deals, why the match goes on. */
+export function dealOf(n: number, deals?: { count: number; planned: boolean }): string {
+  if (!deals || !deals.count) return `Deal ${n}`;
+  if (n <= deals.count) return `Deal ${n} of ${deals.count}`;
+  return `Deal ${n} (past the ${deals.count} planned, until the pots are clear)`;
+}
+
+export function Board({ view, names, ids, strikes, hands, deals, deadline }: BoardProps) {
   const trick = view.tricks[view.tricks.length - 1];
   const toAct = view.toAct;
   return (
     <div class="board">
       <section class="center" aria-label="table centre">
         <p class="status">
-          Deal {view.deal + 1} · {phaseName(view.phase)}
-          {view.muss ? " · Muss" : ""}
+          <span data-testid="deal-of">{dealOf(view.deal + 1, deals)}</span> · {phaseName(view.phase)}
+          {view.muss ? <> · <Term word="Muss" /></> : ""}
           {toAct !== undefined && !view.matchOver ? (
             <>
               {" "}· <strong>#{toAct + 1} {names[toAct] ?? ""}</strong> to act
@@ -56,7 +70,9 @@ export function Board({ view, names, strikes, hands, deadline }: BoardProps) {
         <div class="row">
           <div class="turnup">
             <span class="label">Turn-up</span>
-            {view.turnUp ? <Card code={view.turnUp} /> : <span class="none">none</span>}
+            {view.turnUp && view.turnUpTaken ? (
+              <span class="taken" data-testid="turnup-taken">taken up by the dealer ({cardText(view.turnUp)})</span>
+            ) : view.turnUp ? <span data-testid="turnup"><Card code={view.turnUp} /></span> : <span class="none">none</span>}
             {view.setAsideTurnUps.length ? (
               <span class="aside">
                 set aside: {view.setAsideTurnUps.map((c) => <Card key={c} code={c} small />)}
@@ -95,12 +111,12 @@ export function Board({ view, names, strikes, hands, deadline }: BoardProps) {
               data-testid={`seat-${s.seat}`}
             >
               <header>
-                <span class="name"><span class="seatno" aria-label={`seat ${s.seat + 1}`}>{s.seat + 1}</span> {names[s.seat] || "empty"}</span>
+                <span class="name" title={names[s.seat] || "empty seat"}><span class="seatno" aria-label={`seat ${s.seat + 1}`}>{s.seat + 1}</span> {names[s.seat] ? <BotLink id={ids?.[s.seat] ?? ""} name={names[s.seat]} /> : "empty"}</span>
                 <span class="badges">
                   {s.seat === view.dealer ? <span class="badge" title="dealer">D</span> : null}
                   {s.declarer ? <span class="badge" title="declarer">declarer</span> : null}
                   {s.contrer ? <span class="badge" title="contre">contre</span> : null}
-                  {s.dropped ? <span class="badge">dropped</span> : null}
+                  {s.dropped ? <span class="badge">dropped out</span> : null}
                   {acting ? <span class="badge turn">to act</span> : null}
                 </span>
               </header>

@@ -3,12 +3,15 @@
 import { useEffect, useState } from "preact/hooks";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
-import { ladders } from "./api";
+import { createClient } from "@connectrpc/connect";
+import { transport } from "./api";
+import { LadderService } from "./gen/bete/v1/ladder_service_pb";
 import { LadderMatchState, type Ladder, type LadderMatch, type Standing } from "./gen/bete/v1/ladder_service_pb";
 import { rulesetName, signed } from "./format";
 import { errorText } from "./errors";
 
 const RESULTS_SHOWN = 20;
+const ladders = createClient(LadderService, transport);
 
 function ladderError(e: unknown): string {
   if (e instanceof ConnectError && e.code === Code.Unimplemented) return "this server runs no ladders";
@@ -30,6 +33,7 @@ function MatchTables({ m }: { m: LadderMatch }) {
           <a href={`#/replay/${t.tableId}`}>replay{m.tables.length > 1 ? ` ${i + 1}` : ""}</a>
         </span>
       ))}
+      {m.tables.length > 1 ? <> · <a href={`#/set/${m.tables.map((t) => t.tableId).join(",")}`} data-testid="set-link">side by side</a></> : null}
     </>
   );
 }
@@ -104,7 +108,8 @@ export function LadderBoard({ id }: { id: string }) {
   const [standings, setStandings] = useState<Standing[] | null>(null);
   const [results, setResults] = useState<LadderMatch[]>([]);
   const [error, setError] = useState("");
-  const [streaming, setStreaming] = useState(false);
+  // The results stream as it is: a marker that says "live" only while the stream answers.
+  const [stream, setStream] = useState<{ state: "connecting" | "live" | "reconnecting"; why?: string }>({ state: "connecting" });
 
   useEffect(() => {
     const abort = new AbortController();
@@ -119,7 +124,7 @@ export function LadderBoard({ id }: { id: string }) {
       while (!abort.signal.aborted) {
         try {
           for await (const m of ladders.watchLadderResults({ ladderId: id }, { signal: abort.signal })) {
-            setStreaming(true);
+            setStream({ state: "live" });
             backoff = 500;
             if (m.kind.case === "rated") {
               const rated = m.kind.value;
@@ -127,10 +132,11 @@ export function LadderBoard({ id }: { id: string }) {
               loadStandings();
             }
           }
+          setStream({ state: "reconnecting", why: "the stream ended" });
         } catch (e) {
           if (abort.signal.aborted || (e instanceof ConnectError && [Code.NotFound, Code.Unimplemented].includes(e.code))) return;
+          setStream({ state: "reconnecting", why: errorText(e) });
         }
-        setStreaming(false);
         await new Promise((ok) => setTimeout(ok, backoff));
         backoff = Math.min(backoff * 2, 8000);
       }
@@ -153,7 +159,7 @@ export function LadderBoard({ id }: { id: string }) {
             {standings.map((s) => (
               <tr key={s.botId} class={s.active ? "" : "inactive"}>
                 <td>{s.rank}</td>
-                <td><a href={`#/ladders/${id}/bot/${s.botId}`}>{s.botName || s.botId}</a>{!s.house && s.botVersion && s.botVersion !== "1" ? ` v${s.botVersion}` : ""}{s.house ? " (house)" : ""}</td>
+                <td><a href={`#/ladders/${id}/bot/${s.botId}`} title={s.botName || s.botId}>{s.botName || s.botId}</a>{!s.house && s.botVersion && s.botVersion !== "1" ? ` v${s.botVersion}` : ""}{s.house ? " (house)" : ""}{s.active ? "" : <span class="left"> (left the ladder)</span>}</td>
                 <td class="num">{fixed(s.rating, 2)}</td>
                 <td class="barcol"><RatingBar s={s} lo={lo} hi={hi} /></td>
                 <td class="num">{s.matches}</td>
@@ -164,7 +170,7 @@ export function LadderBoard({ id }: { id: string }) {
         </table>
       ) : null}
       <section aria-label="latest results">
-        <h2>Latest results <span class={`conn ${streaming ? "live" : ""}`}>{streaming ? "● live" : "listening…"}</span></h2>
+        <h2>Latest results <span class={`conn ${stream.state}`} role="status" data-testid="ladder-conn">{stream.state === "live" ? "● live" : stream.state === "connecting" ? "connecting…" : `reconnecting…${stream.why ? ` (${stream.why})` : ""}`}</span></h2>
         {results.length ? <ol class="results" data-testid="results">{results.map((m) => <MatchLine key={m.matchId} m={m} ladderId={id} />)}</ol> : <p>No rated match yet.</p>}
       </section>
     </main>
@@ -194,22 +200,86 @@ function RatingPlot({ points }: { points: { t: number; mu: number; sigma: number
   );
 }
 
+/** A bot's line of a ladder's standings, read page by page (a board has few hundred lines). */
+async function standingOf(ladderId: string, botId: string, signal?: AbortSignal): Promise<Standing | undefined> {
+  let pageToken = "";
+  for (let i = 0; i < 20; i++) {
+    const r = await ladders.getStandings({ ladderId, pageSize: 200, pageToken }, { signal });
+    const s = r.standings.find((s) => s.botId === botId);
+    if (s || !r.nextPageToken) return s;
+    pageToken = r.nextPageToken;
+  }
+  return undefined;
+}
+
+function Summary({ s }: { s: Standing }) {
+  return (
+    <dl class="summary" data-testid="bot-summary">
+      <div><dt>Rating</dt><dd>{fixed(s.rating, 2)}</dd></div>
+      <div><dt>Rank</dt><dd>{s.rank}</dd></div>
+      <div><dt>Matches</dt><dd>{s.matches}</dd></div>
+      <div><dt>Mean jetons per deal</dt><dd>{fixed(s.meanJetonsPerDeal, 2)}</dd></div>
+      <div><dt>Owner</dt><dd>{s.house ? "house (the server)" : s.ownerId || "—"}</dd></div>
+      <div><dt>Version</dt><dd>{s.botVersion || "—"}</dd></div>
+      {s.active ? null : <div><dt>Status</dt><dd>left the ladder</dd></div>}
+    </dl>
+  );
+}
+
+/** A bot across the server's ladders: its line on each, linking to its page there. */
+export function BotAnywhere({ botId }: { botId: string }) {
+  const [found, setFound] = useState<{ ladder: Ladder; s: Standing }[] | null>(null);
+  const [error, setError] = useState("");
+  useEffect(() => {
+    const abort = new AbortController();
+    (async () => {
+      try {
+        const ls = (await ladders.listLadders({}, { signal: abort.signal })).ladders;
+        const out: { ladder: Ladder; s: Standing }[] = [];
+        for (const l of ls) {
+          const s = await standingOf(l.ladderId, botId, abort.signal);
+          if (s) out.push({ ladder: l, s });
+        }
+        setFound(out);
+      } catch (e) { if (!abort.signal.aborted) setError(ladderError(e)); }
+    })();
+    return () => abort.abort();
+  }, [botId]);
+  const name = found?.[0]?.s.botName ?? botId;
+  return (
+    <main>
+      <h1>{name}</h1>
+      {error ? <p class="error" role="alert">{error}</p> : null}
+      {found && !found.length ? <p>This bot is on no ladder of this server.</p> : null}
+      {found?.map(({ ladder, s }) => (
+        <section key={ladder.ladderId}>
+          <h2><a href={`#/ladders/${ladder.ladderId}/bot/${encodeURIComponent(botId)}`}>{ladder.ladderId}</a> — {rulesetName(ladder.ruleset)}</h2>
+          <Summary s={s} />
+        </section>
+      ))}
+    </main>
+  );
+}
+
 export function BotPage({ ladderId, botId }: { ladderId: string; botId: string }) {
   const [matches, setMatches] = useState<LadderMatch[] | null>(null);
+  const [standing, setStanding] = useState<Standing | undefined>(undefined);
   const [error, setError] = useState("");
   useEffect(() => {
     ladders.listLadderMatches({ ladderId, botId, pageSize: 200 }).then((r) => setMatches(r.matches), (e) => setError(ladderError(e)));
+    standingOf(ladderId, botId).then(setStanding, () => {});
   }, [ladderId, botId]);
   const mine = (matches ?? []).map((m) => ({ m, e: m.entrants.find((e) => e.botId === botId) }));
   const points = mine
     .filter(({ m, e }) => e && m.ratedAt)
     .map(({ m, e }) => ({ t: timestampMs(m.ratedAt!), mu: e!.muAfter, sigma: e!.sigmaAfter }))
     .sort((a, b) => a.t - b.t);
-  const name = mine.find(({ e }) => e)?.e?.botName ?? botId;
+  const name = standing?.botName || (mine.find(({ e }) => e)?.e?.botName ?? botId);
   return (
     <main>
       <h1>{name} <span class="meta">on <a href={`#/ladders/${ladderId}`}>{ladderId}</a></span></h1>
       {error ? <p class="error" role="alert">{error}</p> : null}
+      {standing ? <Summary s={standing} /> : null}
       <h2>Rating over time</h2>
       <p class="meta">Line: mean; dashed: rating (mean − 3 σ); band: mean ± 3 σ.</p>
       <RatingPlot points={points} />

@@ -7,6 +7,8 @@ import { tables } from "./api";
 import type { Event, SeatView } from "./gen/bete/v1/game_pb";
 import type { Table } from "./gen/bete/v1/table_pb";
 import { Board } from "./board";
+import { Card } from "./cards";
+import { RulesPanel } from "./rules";
 import { describe, rulesetName, stateName } from "./format";
 import { errorText } from "./errors";
 
@@ -26,12 +28,20 @@ function fatal(e: unknown): boolean {
   return e instanceof ConnectError && [Code.NotFound, Code.PermissionDenied, Code.InvalidArgument, Code.Unauthenticated].includes(e.code);
 }
 
-export function LiveTable({ id }: { id: string }) {
+/** RULES.md 0.4 item 17: `rounds` (default 2) × the seats, then more until the pots are clear. */
+export function plannedDeals(t: Table): number {
+  const rounds = Number(t.config.rounds ?? "2");
+  return Number.isInteger(rounds) && rounds > 0 ? rounds * t.seatCount : 0;
+}
+
+export function LiveTable({ id, onOver }: { id: string; onOver?: () => void }) {
   const [table, setTable] = useState<Table | null>(null);
   const [view, setView] = useState<SeatView | null>(null);
   const [conn, setConn] = useState<Conn>("connecting");
   const [problem, setProblem] = useState("");
-  const [reveal, setReveal] = useState<string[][] | undefined>(undefined);
+  // The latest settled deal's hands, face up: kept until the next deal settles, so a deal that
+  // settles in the same batch of events as the next one starts is still shown.
+  const [reveal, setReveal] = useState<{ deal: number; hands: string[][]; text: string } | undefined>(undefined);
   const [, setFrame] = useState(0);
   const log = useRef<{ seq: bigint; text: string }[]>([]);
   const lastSeq = useRef<bigint>(0n);
@@ -43,6 +53,7 @@ export function LiveTable({ id }: { id: string }) {
     const signal = abort.signal;
     log.current = [];
     lastSeq.current = 0n;
+    setReveal(undefined);
     let tableInfo: Table | null = null;
     let frameAsked = false;
     let viewTimer: ReturnType<typeof setTimeout> | undefined;
@@ -82,10 +93,9 @@ export function LiveTable({ id }: { id: string }) {
         if (log.current.length > LOG_LINES) log.current.splice(0, log.current.length - LOG_LINES);
       }
       switch (e.body.case) {
-        case "dealStarted": setReveal(undefined); break;
         case "dealSettled": {
           const r = e.body.value.revealed;
-          if (r) setReveal(r.hands.map((h) => h.cards));
+          if (r) setReveal({ deal: e.body.value.deal, hands: r.hands.map((h) => h.cards), text });
           break;
         }
         case "seatTaken": case "seatLeft": case "strikeCounted": case "matchStarted": case "matchEnded":
@@ -126,7 +136,7 @@ export function LiveTable({ id }: { id: string }) {
             }
             resumeFrom = lastSeq.current;
           }
-          if (over) { setConn("over"); await loadTable(); refreshView(); return; }
+          if (over) { setConn("over"); await loadTable(); refreshView(); onOver?.(); return; }
           // Ended without MatchEnded (a resync, the server draining): resume.
           resumeFrom = lastSeq.current;
         } catch (e) {
@@ -144,6 +154,7 @@ export function LiveTable({ id }: { id: string }) {
   }, [id]);
 
   const names = (table?.seats ?? []).map((s) => s.botName);
+  const ids = (table?.seats ?? []).map((s) => s.botId);
   const strikes = (table?.seats ?? []).map((s) => s.strikes);
   // From the latest event's server time, capped at the table's deadline (clocks differ).
   const deadline = view?.toAct !== undefined && table && conn === "live"
@@ -154,12 +165,25 @@ export function LiveTable({ id }: { id: string }) {
       <h1>Table <code>{id}</code></h1>
       <p class="meta">
         {table ? <>{rulesetName(table.ruleset)} · {table.seatCount} seats · {stateName(table.state)} · {table.decisionDeadlineMs / 1000} s per decision</> : null}
+        {table?.ladderId ? <> · a match of ladder <a href={`#/ladders/${encodeURIComponent(table.ladderId)}`} data-testid="table-ladder">{table.ladderId}</a>{table.ladderMatchId ? <> (match <code>{table.ladderMatchId}</code>)</> : null}</> : null}
         {" "}<a href={`#/replay/${id}`}>replay</a>
       </p>
+      {table ? <RulesPanel ruleset={table.ruleset} /> : null}
       <p class={`conn ${conn}`} role="status" data-testid="conn">
         {conn === "live" ? "● live" : conn === "connecting" ? "connecting…" : conn === "reconnecting" ? `reconnecting… (resuming after event ${lastSeq.current})${problem ? ` — ${problem}` : ""}` : conn === "over" ? "match over" : `cannot watch: ${problem}`}
       </p>
-      {view ? <Board view={view} names={names} strikes={strikes} hands={reveal} deadline={deadline} /> : null}
+      {view ? <Board view={view} names={names} ids={ids} strikes={strikes} hands={reveal && reveal.deal === view.deal ? reveal.hands : undefined} deals={table ? { count: plannedDeals(table), planned: true } : undefined} deadline={deadline} /> : null}
+      {reveal && view && reveal.deal !== view.deal ? (
+        <section class="settled" aria-label={`deal ${reveal.deal + 1}, settled: the hands`} data-testid="settled">
+          <h2>Deal {reveal.deal + 1} settled</h2>
+          <p>{reveal.text}</p>
+          <ul>
+            {reveal.hands.map((h, i) => (
+              <li key={i}><span class="who">#{i + 1} {names[i] ?? ""}</span> {h.map((c) => <Card key={c} code={c} small />)}</li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
       <section class="log" aria-label="event log">
         <h2>Events</h2>
         <ol data-testid="log" aria-live="off">

@@ -21,7 +21,8 @@ use crate::view::View;
 
 pub use heuristic::heuristic_action;
 pub use search::{
-    Budget, DEFAULT_PLAYOUTS, MAX_PLAYOUTS, MIN_PLAYOUTS, search_action, search_action_within,
+    ActionValues, Budget, DEFAULT_PLAYOUTS, MAX_PLAYOUTS, MIN_PLAYOUTS, search_action,
+    search_action_within, search_values,
 };
 pub use strength::CardOrder;
 

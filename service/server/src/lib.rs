@@ -5,6 +5,7 @@
 
 pub mod accounts;
 pub mod admin;
+mod analysis;
 pub mod auth;
 pub mod clock;
 pub mod cluster;
@@ -34,6 +35,7 @@ pub mod table;
 pub mod tls;
 pub mod trace;
 pub mod web;
+mod web_mux;
 
 pub use config::ServerConfig;
 pub use server::{RunError, run};

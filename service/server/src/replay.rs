@@ -2,8 +2,9 @@
 //! every hand face up, for viewers that cannot run the engine (the web page). Never a deal in
 //! play: a table's record exists only once its match is over.
 
-use std::sync::Arc;
-use std::time::UNIX_EPOCH;
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, UNIX_EPOCH};
 
 use bete_api::convert::{self, EventStamp};
 use bete_api::pb;
@@ -17,7 +18,59 @@ use crate::status::ServerError;
 
 /// `ReplayService`.
 #[derive(Clone, Debug)]
-pub struct ReplayApi(pub Arc<Api>);
+pub struct ReplayApi {
+    api: Arc<Api>,
+    analyses: Arc<Analyses>,
+}
+
+impl ReplayApi {
+    pub fn new(api: Arc<Api>) -> ReplayApi {
+        ReplayApi {
+            api,
+            analyses: Arc::default(),
+        }
+    }
+}
+
+/// Tables analysed at most kept; the oldest goes first.
+const ANALYSES_KEPT: usize = 256;
+
+/// The analyses made, per table (a finished table's record never changes), and the one
+/// analysis that may run at a time (each takes a core for up to its budget).
+#[derive(Debug)]
+struct Analyses {
+    done: Mutex<(HashMap<String, pb::AnalyseTableResponse>, VecDeque<String>)>,
+    running: tokio::sync::Semaphore,
+}
+
+impl Default for Analyses {
+    fn default() -> Analyses {
+        Analyses {
+            done: Mutex::default(),
+            running: tokio::sync::Semaphore::new(1),
+        }
+    }
+}
+
+impl Analyses {
+    fn get(&self, table: &str) -> Option<pb::AnalyseTableResponse> {
+        let done = self.done.lock().unwrap_or_else(|p| p.into_inner());
+        done.0.get(table).cloned()
+    }
+
+    fn keep(&self, table: &str, a: &pb::AnalyseTableResponse) {
+        let mut done = self.done.lock().unwrap_or_else(|p| p.into_inner());
+        let (map, order) = &mut *done;
+        if map.insert(table.to_string(), a.clone()).is_none() {
+            order.push_back(table.to_string());
+        }
+        while order.len() > ANALYSES_KEPT {
+            if let Some(old) = order.pop_front() {
+                map.remove(&old);
+            }
+        }
+    }
+}
 
 #[tonic::async_trait]
 impl ReplayService for ReplayApi {
@@ -25,7 +78,7 @@ impl ReplayService for ReplayApi {
         &self,
         request: Request<pb::ReplayRecordRequest>,
     ) -> Result<Response<pb::ReplayRecordResponse>, Status> {
-        let api = &self.0;
+        let api = &self.api;
         api.call("ReplayRecord", async {
             let bot = api.begin_read(&request).await?;
             let text = match request.into_inner().source {
@@ -44,6 +97,46 @@ impl ReplayService for ReplayApi {
             tokio::task::spawn_blocking(move || steps(&text))
                 .await
                 .map_err(|e| ServerError::Internal(format!("replay task: {e}")))?
+        })
+        .await
+    }
+
+    async fn analyse_table(
+        &self,
+        request: Request<pb::AnalyseTableRequest>,
+    ) -> Result<Response<pb::AnalyseTableResponse>, Status> {
+        let api = &self.api;
+        api.call("AnalyseTable", async {
+            let bot = api.begin_read(&request).await?;
+            let req = request.into_inner();
+            let id = table_id(&req.table_id)?;
+            // The record first: a table the caller may not see is refused before any cache.
+            let text = api.finished_record(&bot, id).await?.1;
+            let budget_ms = match req.budget_ms {
+                0 => crate::analysis::DEFAULT_BUDGET_MS,
+                b if b > crate::analysis::MAX_BUDGET_MS => {
+                    return Err(ServerError::field(
+                        "budget_ms",
+                        "is at most 20000 (20 seconds)",
+                    ));
+                }
+                b => b,
+            };
+            if let Some(a) = self.analyses.get(&req.table_id) {
+                return Ok(a);
+            }
+            // One at a time: an analysis takes a core for its whole budget.
+            let Ok(_running) = self.analyses.running.try_acquire() else {
+                return Err(ServerError::Overloaded {
+                    retry_after: Duration::from_millis(u64::from(budget_ms)),
+                });
+            };
+            let budget = Duration::from_millis(u64::from(budget_ms));
+            let a = tokio::task::spawn_blocking(move || crate::analysis::analyse(&text, budget))
+                .await
+                .map_err(|e| ServerError::Internal(format!("analysis task: {e}")))??;
+            self.analyses.keep(&req.table_id, &a);
+            Ok(a)
         })
         .await
     }

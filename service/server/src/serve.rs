@@ -180,7 +180,10 @@ async fn connection<IO, S>(
             }
         })
     };
-    let conn = builder.serve_connection(TokioIo::new(io), hyper_svc);
+    // With upgrades: the page's WebSocket (web_mux.rs) is an HTTP/1.1 upgrade. An upgraded
+    // connection leaves this loop (hyper hands its socket to the upgrade), keeping its place
+    // under the listener's cap for as long as the socket lives.
+    let conn = builder.serve_connection_with_upgrades(TokioIo::new(io), hyper_svc);
     tokio::pin!(conn);
     let retire = retire_when_idle(watching, settings.clone());
     tokio::pin!(retire);

@@ -305,7 +305,7 @@ pub async fn run(
         request_limit,
     };
     let replay_service = WithErrorInfo {
-        inner: ReplayServiceServer::new(ReplayApi(api.clone()))
+        inner: ReplayServiceServer::new(ReplayApi::new(api.clone()))
             .max_decoding_message_size(TRANSPORT_MAX_MESSAGE),
         request_limit,
     };
@@ -348,15 +348,16 @@ pub async fn run(
             let addr = l.local_addr().map_err(RunError::Web)?;
             let scheme = if tls.is_some() { "https" } else { "http" };
             tracing::info!(%addr, "web page: {scheme}://{addr}/");
-            let routes = crate::web::routes(
+            let service = crate::web::routes(
                 tonic::service::Routes::new(table_service.clone())
                     .add_service(bot_service.clone())
                     .add_service(account_service.clone())
                     .add_service(ladder_service.clone())
                     .add_service(replay_service.clone()),
+                edge.clone(),
+                token.clone(),
             );
             let stopped = token.stopped();
-            let svc = edge.clone().layer(routes);
             let settings = serve_settings(&api.config, "web", true);
             let web_places = Places::new(
                 "web",
@@ -371,7 +372,7 @@ pub async fn run(
             let serve: Serving = match &tls {
                 None => Box::pin(crate::serve::serve(
                     guarded(TcpIncoming::from(l), web_places, preface_timeout, false),
-                    svc,
+                    service,
                     settings,
                     metrics,
                     stopped,
@@ -387,7 +388,7 @@ pub async fn run(
                         |conn| conn,
                         background.clone(),
                     ),
-                    svc,
+                    service,
                     settings,
                     metrics,
                     stopped,

@@ -568,3 +568,98 @@ async fn ladder_tables_are_replayed_only_once_their_set_is_rated() {
     bot.abort();
     server.stop().await;
 }
+
+/// A GET with an `Accept-Encoding`, answered as bytes (a compressed body is not text).
+async fn get_encoded(addr: std::net::SocketAddr, path: &str, accept: &str) -> (String, Vec<u8>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let req = format!(
+        "GET {path} HTTP/1.1\r\nHost: x\r\nAccept-Encoding: {accept}\r\nConnection: close\r\n\r\n"
+    );
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).await.unwrap();
+    let split = out.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    let head = String::from_utf8_lossy(&out[..split]).to_ascii_lowercase();
+    (head, out[split + 4..].to_vec())
+}
+
+/// The page goes precompressed as the browser accepts (brotli first, then gzip, else plain),
+/// and the rulebook the rules panels link to is served.
+#[tokio::test]
+async fn the_page_goes_compressed_as_accepted_and_the_rulebook_is_served() {
+    let dir = tempfile::tempdir().unwrap();
+    let web = free_addr();
+    let server = TestServer::start(dir.path().to_path_buf(), |c| c.web_addr = Some(web)).await;
+    // The web listener binds beside the gRPC one: wait until it takes connections.
+    for _ in 0..500 {
+        if tokio::net::TcpStream::connect(web).await.is_ok() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let (head, plain) = get_encoded(web, "/", "identity").await;
+    assert!(!head.contains("content-encoding"), "{head}");
+    assert!(String::from_utf8_lossy(&plain).contains("<title>"));
+    let (head, br) = get_encoded(web, "/", "gzip, deflate, br").await;
+    assert!(head.contains("content-encoding: br"), "{head}");
+    assert!(head.contains("vary: accept-encoding"), "{head}");
+    assert!(br.len() < plain.len(), "{} < {}", br.len(), plain.len());
+    let (head, gz) = get_encoded(web, "/", "gzip").await;
+    assert!(head.contains("content-encoding: gzip"), "{head}");
+    assert_eq!(&gz[..2], &[0x1f, 0x8b], "a gzip stream");
+    // The compressed copies are not pages of their own.
+    let (head, _) = get_encoded(web, "/index.html.gz", "identity").await;
+    assert!(head.starts_with("http/1.1 404"), "{head}");
+    let (head, book) = get_encoded(web, "/RULES.md", "identity").await;
+    assert!(head.contains("text/plain"), "{head}");
+    assert!(String::from_utf8_lossy(&book).starts_with("# The rulebook"));
+    server.stop().await;
+}
+
+/// AnalyseTable: each decision with a choice gets the search's move and a cost; the answer is
+/// kept per table; a live or unknown table and an oversized budget are refused.
+#[tokio::test]
+async fn a_finished_table_is_analysed_once_and_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(dir.path().to_path_buf(), |_| {}).await;
+    let ch = server.channel().await;
+    let mut owner = register(&ch, "owner").await.client;
+    let id = house_table(&mut owner, pb::Visibility::Listed).await;
+    finished(&mut owner, &id).await;
+    let mut replay = replay_client(&ch);
+    let ask = |budget_ms| pb::AnalyseTableRequest {
+        table_id: id.clone(),
+        budget_ms,
+    };
+    let a = replay.analyse_table(ask(8000)).await.unwrap().into_inner();
+    assert!(!a.decisions.is_empty());
+    assert_eq!(a.budget_ms, 8000);
+    let steps = replay
+        .replay_record(pb::ReplayRecordRequest {
+            source: Some(pb::replay_record_request::Source::TableId(id.clone())),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .steps;
+    for d in &a.decisions {
+        assert!(d.cost >= 0.0 && d.samples > 0, "{d:?}");
+        let step = &steps[d.step as usize];
+        assert_eq!(step.seat, Some(d.seat), "the decision is the step's");
+        assert_eq!(step.action, d.played, "the move played is the step's");
+    }
+    // Kept: the same answer again, even for another budget.
+    assert_eq!(replay.analyse_table(ask(1)).await.unwrap().into_inner(), a);
+    let e = replay.analyse_table(ask(20_001)).await.unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
+    let e = replay
+        .analyse_table(pb::AnalyseTableRequest {
+            table_id: "t_0000000000000000".into(),
+            budget_ms: 0,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::NotFound, "{e:?}");
+    server.stop().await;
+}

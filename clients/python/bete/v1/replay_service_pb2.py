@@ -26,7 +26,7 @@ from bete.v1 import cards_pb2 as bete_dot_v1_dot_cards__pb2
 from bete.v1 import game_pb2 as bete_dot_v1_dot_game__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1c\x62\x65te/v1/replay_service.proto\x12\x07\x62\x65te.v1\x1a\x13\x62\x65te/v1/cards.proto\x1a\x12\x62\x65te/v1/game.proto\"J\n\x13ReplayRecordRequest\x12\x12\n\x08table_id\x18\x01 \x01(\tH\x00\x12\x15\n\x0brecord_json\x18\x02 \x01(\tH\x00\x42\x08\n\x06source\"\x93\x01\n\x14ReplayRecordResponse\x12!\n\x07ruleset\x18\x01 \x01(\x0e\x32\x10.bete.v1.Ruleset\x12\r\n\x05seats\x18\x02 \x01(\r\x12\x13\n\x0brecord_json\x18\x03 \x01(\t\x12\"\n\x05steps\x18\x04 \x03(\x0b\x32\x13.bete.v1.ReplayStep\x12\x10\n\x08\x62\x61lances\x18\x05 \x03(\x03\"\xd8\x01\n\nReplayStep\x12\r\n\x05index\x18\x01 \x01(\r\x12\x0c\n\x04\x64\x65\x61l\x18\x02 \x01(\r\x12\x11\n\x04seat\x18\x03 \x01(\rH\x00\x88\x01\x01\x12\x1f\n\x06\x61\x63tion\x18\x04 \x01(\x0b\x32\x0f.bete.v1.Action\x12\x0c\n\x04\x61uto\x18\x05 \x01(\x08\x12\x1f\n\x04view\x18\x06 \x01(\x0b\x32\x11.bete.v1.SeatView\x12!\n\x05hands\x18\x07 \x03(\x0b\x32\x12.bete.v1.SeatCards\x12\x1e\n\x06\x65vents\x18\x08 \x03(\x0b\x32\x0e.bete.v1.EventB\x07\n\x05_seat2\\\n\rReplayService\x12K\n\x0cReplayRecord\x12\x1c.bete.v1.ReplayRecordRequest\x1a\x1d.bete.v1.ReplayRecordResponseB9Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1c\x62\x65te/v1/replay_service.proto\x12\x07\x62\x65te.v1\x1a\x13\x62\x65te/v1/cards.proto\x1a\x12\x62\x65te/v1/game.proto\":\n\x13\x41nalyseTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x11\n\tbudget_ms\x18\x02 \x01(\r\"i\n\x14\x41nalyseTableResponse\x12,\n\tdecisions\x18\x01 \x03(\x0b\x32\x19.bete.v1.DecisionAnalysis\x12\x10\n\x08\x63omplete\x18\x02 \x01(\x08\x12\x11\n\tbudget_ms\x18\x03 \x01(\r\"\x8d\x01\n\x10\x44\x65\x63isionAnalysis\x12\x0c\n\x04step\x18\x01 \x01(\r\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x1f\n\x06played\x18\x03 \x01(\x0b\x32\x0f.bete.v1.Action\x12\x1d\n\x04\x62\x65st\x18\x04 \x01(\x0b\x32\x0f.bete.v1.Action\x12\x0c\n\x04\x63ost\x18\x05 \x01(\x01\x12\x0f\n\x07samples\x18\x06 \x01(\r\"J\n\x13ReplayRecordRequest\x12\x12\n\x08table_id\x18\x01 \x01(\tH\x00\x12\x15\n\x0brecord_json\x18\x02 \x01(\tH\x00\x42\x08\n\x06source\"\x93\x01\n\x14ReplayRecordResponse\x12!\n\x07ruleset\x18\x01 \x01(\x0e\x32\x10.bete.v1.Ruleset\x12\r\n\x05seats\x18\x02 \x01(\r\x12\x13\n\x0brecord_json\x18\x03 \x01(\t\x12\"\n\x05steps\x18\x04 \x03(\x0b\x32\x13.bete.v1.ReplayStep\x12\x10\n\x08\x62\x61lances\x18\x05 \x03(\x03\"\xd8\x01\n\nReplayStep\x12\r\n\x05index\x18\x01 \x01(\r\x12\x0c\n\x04\x64\x65\x61l\x18\x02 \x01(\r\x12\x11\n\x04seat\x18\x03 \x01(\rH\x00\x88\x01\x01\x12\x1f\n\x06\x61\x63tion\x18\x04 \x01(\x0b\x32\x0f.bete.v1.Action\x12\x0c\n\x04\x61uto\x18\x05 \x01(\x08\x12\x1f\n\x04view\x18\x06 \x01(\x0b\x32\x11.bete.v1.SeatView\x12!\n\x05hands\x18\x07 \x03(\x0b\x32\x12.bete.v1.SeatCards\x12\x1e\n\x06\x65vents\x18\x08 \x03(\x0b\x32\x0e.bete.v1.EventB\x07\n\x05_seat2\xa9\x01\n\rReplayService\x12K\n\x0cReplayRecord\x12\x1c.bete.v1.ReplayRecordRequest\x1a\x1d.bete.v1.ReplayRecordResponse\x12K\n\x0c\x41nalyseTable\x12\x1c.bete.v1.AnalyseTableRequest\x1a\x1d.bete.v1.AnalyseTableResponseB9Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,12 +34,18 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'bete.v1.replay_service_pb2'
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1'
-  _globals['_REPLAYRECORDREQUEST']._serialized_start=82
-  _globals['_REPLAYRECORDREQUEST']._serialized_end=156
-  _globals['_REPLAYRECORDRESPONSE']._serialized_start=159
-  _globals['_REPLAYRECORDRESPONSE']._serialized_end=306
-  _globals['_REPLAYSTEP']._serialized_start=309
-  _globals['_REPLAYSTEP']._serialized_end=525
-  _globals['_REPLAYSERVICE']._serialized_start=527
-  _globals['_REPLAYSERVICE']._serialized_end=619
+  _globals['_ANALYSETABLEREQUEST']._serialized_start=82
+  _globals['_ANALYSETABLEREQUEST']._serialized_end=140
+  _globals['_ANALYSETABLERESPONSE']._serialized_start=142
+  _globals['_ANALYSETABLERESPONSE']._serialized_end=247
+  _globals['_DECISIONANALYSIS']._serialized_start=250
+  _globals['_DECISIONANALYSIS']._serialized_end=391
+  _globals['_REPLAYRECORDREQUEST']._serialized_start=393
+  _globals['_REPLAYRECORDREQUEST']._serialized_end=467
+  _globals['_REPLAYRECORDRESPONSE']._serialized_start=470
+  _globals['_REPLAYRECORDRESPONSE']._serialized_end=617
+  _globals['_REPLAYSTEP']._serialized_start=620
+  _globals['_REPLAYSTEP']._serialized_end=836
+  _globals['_REPLAYSERVICE']._serialized_start=839
+  _globals['_REPLAYSERVICE']._serialized_end=1008
 # @@protoc_insertion_point(module_scope)

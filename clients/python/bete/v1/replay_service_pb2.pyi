@@ -8,6 +8,40 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class AnalyseTableRequest(_message.Message):
+    __slots__ = ("table_id", "budget_ms")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    BUDGET_MS_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    budget_ms: int
+    def __init__(self, table_id: _Optional[str] = ..., budget_ms: _Optional[int] = ...) -> None: ...
+
+class AnalyseTableResponse(_message.Message):
+    __slots__ = ("decisions", "complete", "budget_ms")
+    DECISIONS_FIELD_NUMBER: _ClassVar[int]
+    COMPLETE_FIELD_NUMBER: _ClassVar[int]
+    BUDGET_MS_FIELD_NUMBER: _ClassVar[int]
+    decisions: _containers.RepeatedCompositeFieldContainer[DecisionAnalysis]
+    complete: bool
+    budget_ms: int
+    def __init__(self, decisions: _Optional[_Iterable[_Union[DecisionAnalysis, _Mapping]]] = ..., complete: _Optional[bool] = ..., budget_ms: _Optional[int] = ...) -> None: ...
+
+class DecisionAnalysis(_message.Message):
+    __slots__ = ("step", "seat", "played", "best", "cost", "samples")
+    STEP_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYED_FIELD_NUMBER: _ClassVar[int]
+    BEST_FIELD_NUMBER: _ClassVar[int]
+    COST_FIELD_NUMBER: _ClassVar[int]
+    SAMPLES_FIELD_NUMBER: _ClassVar[int]
+    step: int
+    seat: int
+    played: _cards_pb2.Action
+    best: _cards_pb2.Action
+    cost: float
+    samples: int
+    def __init__(self, step: _Optional[int] = ..., seat: _Optional[int] = ..., played: _Optional[_Union[_cards_pb2.Action, _Mapping]] = ..., best: _Optional[_Union[_cards_pb2.Action, _Mapping]] = ..., cost: _Optional[float] = ..., samples: _Optional[int] = ...) -> None: ...
+
 class ReplayRecordRequest(_message.Message):
     __slots__ = ("table_id", "record_json")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]

@@ -43,6 +43,11 @@ class ReplayServiceStub:
                 request_serializer=bete_dot_v1_dot_replay__service__pb2.ReplayRecordRequest.SerializeToString,
                 response_deserializer=bete_dot_v1_dot_replay__service__pb2.ReplayRecordResponse.FromString,
                 _registered_method=True)
+        self.AnalyseTable = channel.unary_unary(
+                '/bete.v1.ReplayService/AnalyseTable',
+                request_serializer=bete_dot_v1_dot_replay__service__pb2.AnalyseTableRequest.SerializeToString,
+                response_deserializer=bete_dot_v1_dot_replay__service__pb2.AnalyseTableResponse.FromString,
+                _registered_method=True)
 
 
 class ReplayServiceServicer:
@@ -60,6 +65,20 @@ class ReplayServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def AnalyseTable(self, request, context):
+        """Analyses a finished table's decisions with the `search` policy: for each decision with a
+        choice, what search would have played, from the deciding seat's own knowledge (its view and
+        its own private events, as a bot at that seat had them), and the estimated cost in jetons of
+        the move played. Bounded in time by `budget_ms` for the whole table; a later decision the
+        budget did not reach is left out (`complete` false). The first answer for a table is kept
+        and returned again (the analysis is costly and the record does not change). One analysis
+        runs at a time on a server: another call meanwhile gets RESOURCE_EXHAUSTED OVERLOADED with
+        a RetryInfo.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ReplayServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -67,6 +86,11 @@ def add_ReplayServiceServicer_to_server(servicer, server):
                     servicer.ReplayRecord,
                     request_deserializer=bete_dot_v1_dot_replay__service__pb2.ReplayRecordRequest.FromString,
                     response_serializer=bete_dot_v1_dot_replay__service__pb2.ReplayRecordResponse.SerializeToString,
+            ),
+            'AnalyseTable': grpc.unary_unary_rpc_method_handler(
+                    servicer.AnalyseTable,
+                    request_deserializer=bete_dot_v1_dot_replay__service__pb2.AnalyseTableRequest.FromString,
+                    response_serializer=bete_dot_v1_dot_replay__service__pb2.AnalyseTableResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -100,6 +124,33 @@ class ReplayService:
             '/bete.v1.ReplayService/ReplayRecord',
             bete_dot_v1_dot_replay__service__pb2.ReplayRecordRequest.SerializeToString,
             bete_dot_v1_dot_replay__service__pb2.ReplayRecordResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AnalyseTable(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/bete.v1.ReplayService/AnalyseTable',
+            bete_dot_v1_dot_replay__service__pb2.AnalyseTableRequest.SerializeToString,
+            bete_dot_v1_dot_replay__service__pb2.AnalyseTableResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -83,12 +83,71 @@ pub fn search_action_within(
     if legal.len() <= 1 {
         return legal.first().copied().unwrap_or(Action::Pass);
     }
+    match values(view, config, seen, budget, rng) {
+        Some(v) => v.best,
+        None => heuristic_action(view),
+    }
+}
+
+/// What the search thinks of every legal action of a decision: for analysis (a replay's marks),
+/// the same search the policy runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ActionValues {
+    /// The legal actions, in the view's order.
+    pub actions: Vec<Action>,
+    /// Each action's mean jetons for the seat at the deal's settlement (its balance then minus
+    /// its balance now), over the same samples.
+    pub mean_jetons: Vec<f64>,
+    /// The action the search policy plays.
+    pub best: Action,
+    /// The samples every action was played out on.
+    pub samples: u32,
+}
+
+impl ActionValues {
+    /// The estimated jetons lost by playing `played` rather than the best action (0 for the
+    /// best, or an action the search did not score).
+    pub fn cost(&self, played: Action) -> f64 {
+        let best = self
+            .mean_jetons
+            .iter()
+            .copied()
+            .fold(f64::NEG_INFINITY, f64::max);
+        match self.actions.iter().position(|&a| a == played) {
+            Some(i) => (best - self.mean_jetons[i]).max(0.0),
+            None => 0.0,
+        }
+    }
+}
+
+/// The search's values of every legal action of the seat whose view this is, within `budget`;
+/// `None` when it cannot search (fewer than two legal actions, a spectator's view, a view the
+/// sampler cannot reconcile, or no complete sample in time).
+pub fn search_values(
+    view: &View,
+    config: &Config,
+    seen: &Seen,
+    budget: Budget,
+    rng: &mut impl RngCore,
+) -> Option<ActionValues> {
+    if view.legal_actions.len() <= 1 {
+        return None;
+    }
+    values(view, config, seen, budget, rng)
+}
+
+fn values(
+    view: &View,
+    config: &Config,
+    seen: &Seen,
+    budget: Budget,
+    rng: &mut impl RngCore,
+) -> Option<ActionValues> {
+    let legal = &view.legal_actions;
     let Viewer::Seat(me) = view.viewer else {
-        return heuristic_action(view);
+        return None;
     };
-    let Ok(d) = Determinizer::new(view, config, seen) else {
-        return heuristic_action(view);
-    };
+    let d = Determinizer::new(view, config, seen).ok()?;
     let now = view.seat_states.get(me.index()).map_or(0, |s| s.balance);
     let carried_counts = view.ruleset == RulesetId::Beast;
     let samples = (budget.playouts / legal.len() as u32).max(1);
@@ -100,9 +159,7 @@ pub fn search_action_within(
         if out_of_time() {
             break;
         }
-        let Ok(sample) = d.sample(rng) else {
-            return heuristic_action(view);
-        };
+        let sample = d.sample(rng).ok()?;
         for (i, &a) in legal.iter().enumerate() {
             // A sample cut short by the clock is dropped: every action must be scored on the
             // same samples.
@@ -124,15 +181,23 @@ pub fn search_action_within(
         complete += 1;
     }
     if complete == 0 {
-        return heuristic_action(view);
+        return None;
     }
     // Ties go to the heuristic's choice if it is among the best, else to the first best.
     let best = totals.iter().copied().max().unwrap_or(0);
     let h = heuristic_action(view);
-    match legal.iter().position(|&a| a == h) {
+    let best = match legal.iter().position(|&a| a == h) {
         Some(i) if totals[i] == best => h,
         _ => legal[totals.iter().position(|&t| t == best).unwrap_or(0)],
-    }
+    };
+    // `score` counts jetons times the seat count.
+    let per = f64::from(complete) * view.seat_states.len().max(1) as f64;
+    Some(ActionValues {
+        actions: legal.clone(),
+        mean_jetons: totals.iter().map(|&t| t as f64 / per).collect(),
+        best,
+        samples: complete,
+    })
 }
 
 /// A playout's worth to seat `me`, whose balance was `now`: its jetons won or lost at the
@@ -262,6 +327,42 @@ mod tests {
         };
         assert_eq!(pick(1), pick(1));
         assert!(view.legal_actions.contains(&pick(2)));
+    }
+
+    /// The values the analysis reads are the policy's own: its pick is the best valued (no
+    /// cost), every other action costs something or nothing, never less.
+    #[test]
+    fn the_values_agree_with_the_policy() {
+        let (view, config) = a_decision();
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let v = search_values(
+            &view,
+            &config,
+            &Seen::default(),
+            Budget::playouts(80),
+            &mut rng,
+        )
+        .unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let pick = search_action(&view, &config, &Seen::default(), 80, &mut rng);
+        assert_eq!(v.best, pick);
+        assert_eq!(v.actions, view.legal_actions);
+        assert_eq!(v.samples, 80 / view.legal_actions.len() as u32);
+        assert_eq!(v.cost(v.best), 0.0);
+        assert!(v.actions.iter().all(|&a| v.cost(a) >= 0.0));
+        // A single legal action leaves nothing to value.
+        let mut one = view.clone();
+        one.legal_actions.truncate(1);
+        assert!(
+            search_values(
+                &one,
+                &config,
+                &Seen::default(),
+                Budget::playouts(80),
+                &mut rng
+            )
+            .is_none()
+        );
     }
 
     #[test]

@@ -21,6 +21,217 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// Request of ReplayService.AnalyseTable.
+type AnalyseTableRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A finished table (else TABLE_NOT_FINISHED).
+	TableId string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// The time the whole analysis may take, in milliseconds: 0 means 5000; at most 20000.
+	BudgetMs      uint32 `protobuf:"varint,2,opt,name=budget_ms,json=budgetMs,proto3" json:"budget_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AnalyseTableRequest) Reset() {
+	*x = AnalyseTableRequest{}
+	mi := &file_bete_v1_replay_service_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AnalyseTableRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AnalyseTableRequest) ProtoMessage() {}
+
+func (x *AnalyseTableRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_bete_v1_replay_service_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AnalyseTableRequest.ProtoReflect.Descriptor instead.
+func (*AnalyseTableRequest) Descriptor() ([]byte, []int) {
+	return file_bete_v1_replay_service_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *AnalyseTableRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *AnalyseTableRequest) GetBudgetMs() uint32 {
+	if x != nil {
+		return x.BudgetMs
+	}
+	return 0
+}
+
+// Response of ReplayService.AnalyseTable.
+type AnalyseTableResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The analysed decisions, in the order played.
+	Decisions []*DecisionAnalysis `protobuf:"bytes,1,rep,name=decisions,proto3" json:"decisions,omitempty"`
+	// Whether every decision with a choice was analysed within the budget.
+	Complete bool `protobuf:"varint,2,opt,name=complete,proto3" json:"complete,omitempty"`
+	// The budget the analysis was made with (a cached answer keeps its own).
+	BudgetMs      uint32 `protobuf:"varint,3,opt,name=budget_ms,json=budgetMs,proto3" json:"budget_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AnalyseTableResponse) Reset() {
+	*x = AnalyseTableResponse{}
+	mi := &file_bete_v1_replay_service_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AnalyseTableResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AnalyseTableResponse) ProtoMessage() {}
+
+func (x *AnalyseTableResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_bete_v1_replay_service_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AnalyseTableResponse.ProtoReflect.Descriptor instead.
+func (*AnalyseTableResponse) Descriptor() ([]byte, []int) {
+	return file_bete_v1_replay_service_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *AnalyseTableResponse) GetDecisions() []*DecisionAnalysis {
+	if x != nil {
+		return x.Decisions
+	}
+	return nil
+}
+
+func (x *AnalyseTableResponse) GetComplete() bool {
+	if x != nil {
+		return x.Complete
+	}
+	return false
+}
+
+func (x *AnalyseTableResponse) GetBudgetMs() uint32 {
+	if x != nil {
+		return x.BudgetMs
+	}
+	return 0
+}
+
+// One decision of a finished table, as the `search` policy sees it.
+type DecisionAnalysis struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The replay step whose action this is (ReplayStep.index of ReplayRecord's answer).
+	Step uint32 `protobuf:"varint,1,opt,name=step,proto3" json:"step,omitempty"`
+	// The seat that decided.
+	Seat uint32 `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
+	// The action played.
+	Played *Action `protobuf:"bytes,3,opt,name=played,proto3" json:"played,omitempty"`
+	// What the search would have played.
+	Best *Action `protobuf:"bytes,4,opt,name=best,proto3" json:"best,omitempty"`
+	// The estimated jetons lost by playing `played` rather than `best`, at the deal's settlement
+	// (0 when the search agrees; an estimate from `samples` sampled deals, not a certainty).
+	Cost float64 `protobuf:"fixed64,5,opt,name=cost,proto3" json:"cost,omitempty"`
+	// The sampled deals every legal action was played out on.
+	Samples       uint32 `protobuf:"varint,6,opt,name=samples,proto3" json:"samples,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DecisionAnalysis) Reset() {
+	*x = DecisionAnalysis{}
+	mi := &file_bete_v1_replay_service_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DecisionAnalysis) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DecisionAnalysis) ProtoMessage() {}
+
+func (x *DecisionAnalysis) ProtoReflect() protoreflect.Message {
+	mi := &file_bete_v1_replay_service_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DecisionAnalysis.ProtoReflect.Descriptor instead.
+func (*DecisionAnalysis) Descriptor() ([]byte, []int) {
+	return file_bete_v1_replay_service_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *DecisionAnalysis) GetStep() uint32 {
+	if x != nil {
+		return x.Step
+	}
+	return 0
+}
+
+func (x *DecisionAnalysis) GetSeat() uint32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *DecisionAnalysis) GetPlayed() *Action {
+	if x != nil {
+		return x.Played
+	}
+	return nil
+}
+
+func (x *DecisionAnalysis) GetBest() *Action {
+	if x != nil {
+		return x.Best
+	}
+	return nil
+}
+
+func (x *DecisionAnalysis) GetCost() float64 {
+	if x != nil {
+		return x.Cost
+	}
+	return 0
+}
+
+func (x *DecisionAnalysis) GetSamples() uint32 {
+	if x != nil {
+		return x.Samples
+	}
+	return 0
+}
+
 // Request of ReplayService.ReplayRecord.
 type ReplayRecordRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -37,7 +248,7 @@ type ReplayRecordRequest struct {
 
 func (x *ReplayRecordRequest) Reset() {
 	*x = ReplayRecordRequest{}
-	mi := &file_bete_v1_replay_service_proto_msgTypes[0]
+	mi := &file_bete_v1_replay_service_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -49,7 +260,7 @@ func (x *ReplayRecordRequest) String() string {
 func (*ReplayRecordRequest) ProtoMessage() {}
 
 func (x *ReplayRecordRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_bete_v1_replay_service_proto_msgTypes[0]
+	mi := &file_bete_v1_replay_service_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -62,7 +273,7 @@ func (x *ReplayRecordRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplayRecordRequest.ProtoReflect.Descriptor instead.
 func (*ReplayRecordRequest) Descriptor() ([]byte, []int) {
-	return file_bete_v1_replay_service_proto_rawDescGZIP(), []int{0}
+	return file_bete_v1_replay_service_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ReplayRecordRequest) GetSource() isReplayRecordRequest_Source {
@@ -129,7 +340,7 @@ type ReplayRecordResponse struct {
 
 func (x *ReplayRecordResponse) Reset() {
 	*x = ReplayRecordResponse{}
-	mi := &file_bete_v1_replay_service_proto_msgTypes[1]
+	mi := &file_bete_v1_replay_service_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -141,7 +352,7 @@ func (x *ReplayRecordResponse) String() string {
 func (*ReplayRecordResponse) ProtoMessage() {}
 
 func (x *ReplayRecordResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_bete_v1_replay_service_proto_msgTypes[1]
+	mi := &file_bete_v1_replay_service_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -154,7 +365,7 @@ func (x *ReplayRecordResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplayRecordResponse.ProtoReflect.Descriptor instead.
 func (*ReplayRecordResponse) Descriptor() ([]byte, []int) {
-	return file_bete_v1_replay_service_proto_rawDescGZIP(), []int{1}
+	return file_bete_v1_replay_service_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ReplayRecordResponse) GetRuleset() Ruleset {
@@ -218,7 +429,7 @@ type ReplayStep struct {
 
 func (x *ReplayStep) Reset() {
 	*x = ReplayStep{}
-	mi := &file_bete_v1_replay_service_proto_msgTypes[2]
+	mi := &file_bete_v1_replay_service_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -230,7 +441,7 @@ func (x *ReplayStep) String() string {
 func (*ReplayStep) ProtoMessage() {}
 
 func (x *ReplayStep) ProtoReflect() protoreflect.Message {
-	mi := &file_bete_v1_replay_service_proto_msgTypes[2]
+	mi := &file_bete_v1_replay_service_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -243,7 +454,7 @@ func (x *ReplayStep) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplayStep.ProtoReflect.Descriptor instead.
 func (*ReplayStep) Descriptor() ([]byte, []int) {
-	return file_bete_v1_replay_service_proto_rawDescGZIP(), []int{2}
+	return file_bete_v1_replay_service_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ReplayStep) GetIndex() uint32 {
@@ -306,7 +517,21 @@ var File_bete_v1_replay_service_proto protoreflect.FileDescriptor
 
 const file_bete_v1_replay_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1cbete/v1/replay_service.proto\x12\abete.v1\x1a\x13bete/v1/cards.proto\x1a\x12bete/v1/game.proto\"_\n" +
+	"\x1cbete/v1/replay_service.proto\x12\abete.v1\x1a\x13bete/v1/cards.proto\x1a\x12bete/v1/game.proto\"M\n" +
+	"\x13AnalyseTableRequest\x12\x19\n" +
+	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x1b\n" +
+	"\tbudget_ms\x18\x02 \x01(\rR\bbudgetMs\"\x88\x01\n" +
+	"\x14AnalyseTableResponse\x127\n" +
+	"\tdecisions\x18\x01 \x03(\v2\x19.bete.v1.DecisionAnalysisR\tdecisions\x12\x1a\n" +
+	"\bcomplete\x18\x02 \x01(\bR\bcomplete\x12\x1b\n" +
+	"\tbudget_ms\x18\x03 \x01(\rR\bbudgetMs\"\xb6\x01\n" +
+	"\x10DecisionAnalysis\x12\x12\n" +
+	"\x04step\x18\x01 \x01(\rR\x04step\x12\x12\n" +
+	"\x04seat\x18\x02 \x01(\rR\x04seat\x12'\n" +
+	"\x06played\x18\x03 \x01(\v2\x0f.bete.v1.ActionR\x06played\x12#\n" +
+	"\x04best\x18\x04 \x01(\v2\x0f.bete.v1.ActionR\x04best\x12\x12\n" +
+	"\x04cost\x18\x05 \x01(\x01R\x04cost\x12\x18\n" +
+	"\asamples\x18\x06 \x01(\rR\asamples\"_\n" +
 	"\x13ReplayRecordRequest\x12\x1b\n" +
 	"\btable_id\x18\x01 \x01(\tH\x00R\atableId\x12!\n" +
 	"\vrecord_json\x18\x02 \x01(\tH\x00R\n" +
@@ -329,9 +554,10 @@ const file_bete_v1_replay_service_proto_rawDesc = "" +
 	"\x04view\x18\x06 \x01(\v2\x11.bete.v1.SeatViewR\x04view\x12(\n" +
 	"\x05hands\x18\a \x03(\v2\x12.bete.v1.SeatCardsR\x05hands\x12&\n" +
 	"\x06events\x18\b \x03(\v2\x0e.bete.v1.EventR\x06eventsB\a\n" +
-	"\x05_seat2\\\n" +
+	"\x05_seat2\xa9\x01\n" +
 	"\rReplayService\x12K\n" +
-	"\fReplayRecord\x12\x1c.bete.v1.ReplayRecordRequest\x1a\x1d.bete.v1.ReplayRecordResponseB9Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3"
+	"\fReplayRecord\x12\x1c.bete.v1.ReplayRecordRequest\x1a\x1d.bete.v1.ReplayRecordResponse\x12K\n" +
+	"\fAnalyseTable\x12\x1c.bete.v1.AnalyseTableRequest\x1a\x1d.bete.v1.AnalyseTableResponseB9Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3"
 
 var (
 	file_bete_v1_replay_service_proto_rawDescOnce sync.Once
@@ -345,31 +571,39 @@ func file_bete_v1_replay_service_proto_rawDescGZIP() []byte {
 	return file_bete_v1_replay_service_proto_rawDescData
 }
 
-var file_bete_v1_replay_service_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_bete_v1_replay_service_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_bete_v1_replay_service_proto_goTypes = []any{
-	(*ReplayRecordRequest)(nil),  // 0: bete.v1.ReplayRecordRequest
-	(*ReplayRecordResponse)(nil), // 1: bete.v1.ReplayRecordResponse
-	(*ReplayStep)(nil),           // 2: bete.v1.ReplayStep
-	(Ruleset)(0),                 // 3: bete.v1.Ruleset
-	(*Action)(nil),               // 4: bete.v1.Action
-	(*SeatView)(nil),             // 5: bete.v1.SeatView
-	(*SeatCards)(nil),            // 6: bete.v1.SeatCards
-	(*Event)(nil),                // 7: bete.v1.Event
+	(*AnalyseTableRequest)(nil),  // 0: bete.v1.AnalyseTableRequest
+	(*AnalyseTableResponse)(nil), // 1: bete.v1.AnalyseTableResponse
+	(*DecisionAnalysis)(nil),     // 2: bete.v1.DecisionAnalysis
+	(*ReplayRecordRequest)(nil),  // 3: bete.v1.ReplayRecordRequest
+	(*ReplayRecordResponse)(nil), // 4: bete.v1.ReplayRecordResponse
+	(*ReplayStep)(nil),           // 5: bete.v1.ReplayStep
+	(*Action)(nil),               // 6: bete.v1.Action
+	(Ruleset)(0),                 // 7: bete.v1.Ruleset
+	(*SeatView)(nil),             // 8: bete.v1.SeatView
+	(*SeatCards)(nil),            // 9: bete.v1.SeatCards
+	(*Event)(nil),                // 10: bete.v1.Event
 }
 var file_bete_v1_replay_service_proto_depIdxs = []int32{
-	3, // 0: bete.v1.ReplayRecordResponse.ruleset:type_name -> bete.v1.Ruleset
-	2, // 1: bete.v1.ReplayRecordResponse.steps:type_name -> bete.v1.ReplayStep
-	4, // 2: bete.v1.ReplayStep.action:type_name -> bete.v1.Action
-	5, // 3: bete.v1.ReplayStep.view:type_name -> bete.v1.SeatView
-	6, // 4: bete.v1.ReplayStep.hands:type_name -> bete.v1.SeatCards
-	7, // 5: bete.v1.ReplayStep.events:type_name -> bete.v1.Event
-	0, // 6: bete.v1.ReplayService.ReplayRecord:input_type -> bete.v1.ReplayRecordRequest
-	1, // 7: bete.v1.ReplayService.ReplayRecord:output_type -> bete.v1.ReplayRecordResponse
-	7, // [7:8] is the sub-list for method output_type
-	6, // [6:7] is the sub-list for method input_type
-	6, // [6:6] is the sub-list for extension type_name
-	6, // [6:6] is the sub-list for extension extendee
-	0, // [0:6] is the sub-list for field type_name
+	2,  // 0: bete.v1.AnalyseTableResponse.decisions:type_name -> bete.v1.DecisionAnalysis
+	6,  // 1: bete.v1.DecisionAnalysis.played:type_name -> bete.v1.Action
+	6,  // 2: bete.v1.DecisionAnalysis.best:type_name -> bete.v1.Action
+	7,  // 3: bete.v1.ReplayRecordResponse.ruleset:type_name -> bete.v1.Ruleset
+	5,  // 4: bete.v1.ReplayRecordResponse.steps:type_name -> bete.v1.ReplayStep
+	6,  // 5: bete.v1.ReplayStep.action:type_name -> bete.v1.Action
+	8,  // 6: bete.v1.ReplayStep.view:type_name -> bete.v1.SeatView
+	9,  // 7: bete.v1.ReplayStep.hands:type_name -> bete.v1.SeatCards
+	10, // 8: bete.v1.ReplayStep.events:type_name -> bete.v1.Event
+	3,  // 9: bete.v1.ReplayService.ReplayRecord:input_type -> bete.v1.ReplayRecordRequest
+	0,  // 10: bete.v1.ReplayService.AnalyseTable:input_type -> bete.v1.AnalyseTableRequest
+	4,  // 11: bete.v1.ReplayService.ReplayRecord:output_type -> bete.v1.ReplayRecordResponse
+	1,  // 12: bete.v1.ReplayService.AnalyseTable:output_type -> bete.v1.AnalyseTableResponse
+	11, // [11:13] is the sub-list for method output_type
+	9,  // [9:11] is the sub-list for method input_type
+	9,  // [9:9] is the sub-list for extension type_name
+	9,  // [9:9] is the sub-list for extension extendee
+	0,  // [0:9] is the sub-list for field type_name
 }
 
 func init() { file_bete_v1_replay_service_proto_init() }
@@ -379,18 +613,18 @@ func file_bete_v1_replay_service_proto_init() {
 	}
 	file_bete_v1_cards_proto_init()
 	file_bete_v1_game_proto_init()
-	file_bete_v1_replay_service_proto_msgTypes[0].OneofWrappers = []any{
+	file_bete_v1_replay_service_proto_msgTypes[3].OneofWrappers = []any{
 		(*ReplayRecordRequest_TableId)(nil),
 		(*ReplayRecordRequest_RecordJson)(nil),
 	}
-	file_bete_v1_replay_service_proto_msgTypes[2].OneofWrappers = []any{}
+	file_bete_v1_replay_service_proto_msgTypes[5].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_bete_v1_replay_service_proto_rawDesc), len(file_bete_v1_replay_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   3,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

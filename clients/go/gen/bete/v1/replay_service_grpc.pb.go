@@ -20,6 +20,7 @@ const _ = grpc.SupportPackageIsVersion9
 
 const (
 	ReplayService_ReplayRecord_FullMethodName = "/bete.v1.ReplayService/ReplayRecord"
+	ReplayService_AnalyseTable_FullMethodName = "/bete.v1.ReplayService/AnalyseTable"
 )
 
 // ReplayServiceClient is the client API for ReplayService service.
@@ -34,6 +35,15 @@ type ReplayServiceClient interface {
 	// Replays a finished table's record, or a `bete-record/1` JSON record, into one step per
 	// action: every hand face up, the spectator's view of the table, and the events of the step.
 	ReplayRecord(ctx context.Context, in *ReplayRecordRequest, opts ...grpc.CallOption) (*ReplayRecordResponse, error)
+	// Analyses a finished table's decisions with the `search` policy: for each decision with a
+	// choice, what search would have played, from the deciding seat's own knowledge (its view and
+	// its own private events, as a bot at that seat had them), and the estimated cost in jetons of
+	// the move played. Bounded in time by `budget_ms` for the whole table; a later decision the
+	// budget did not reach is left out (`complete` false). The first answer for a table is kept
+	// and returned again (the analysis is costly and the record does not change). One analysis
+	// runs at a time on a server: another call meanwhile gets RESOURCE_EXHAUSTED OVERLOADED with
+	// a RetryInfo.
+	AnalyseTable(ctx context.Context, in *AnalyseTableRequest, opts ...grpc.CallOption) (*AnalyseTableResponse, error)
 }
 
 type replayServiceClient struct {
@@ -54,6 +64,16 @@ func (c *replayServiceClient) ReplayRecord(ctx context.Context, in *ReplayRecord
 	return out, nil
 }
 
+func (c *replayServiceClient) AnalyseTable(ctx context.Context, in *AnalyseTableRequest, opts ...grpc.CallOption) (*AnalyseTableResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AnalyseTableResponse)
+	err := c.cc.Invoke(ctx, ReplayService_AnalyseTable_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ReplayServiceServer is the server API for ReplayService service.
 // All implementations must embed UnimplementedReplayServiceServer
 // for forward compatibility.
@@ -66,6 +86,15 @@ type ReplayServiceServer interface {
 	// Replays a finished table's record, or a `bete-record/1` JSON record, into one step per
 	// action: every hand face up, the spectator's view of the table, and the events of the step.
 	ReplayRecord(context.Context, *ReplayRecordRequest) (*ReplayRecordResponse, error)
+	// Analyses a finished table's decisions with the `search` policy: for each decision with a
+	// choice, what search would have played, from the deciding seat's own knowledge (its view and
+	// its own private events, as a bot at that seat had them), and the estimated cost in jetons of
+	// the move played. Bounded in time by `budget_ms` for the whole table; a later decision the
+	// budget did not reach is left out (`complete` false). The first answer for a table is kept
+	// and returned again (the analysis is costly and the record does not change). One analysis
+	// runs at a time on a server: another call meanwhile gets RESOURCE_EXHAUSTED OVERLOADED with
+	// a RetryInfo.
+	AnalyseTable(context.Context, *AnalyseTableRequest) (*AnalyseTableResponse, error)
 	mustEmbedUnimplementedReplayServiceServer()
 }
 
@@ -78,6 +107,9 @@ type UnimplementedReplayServiceServer struct{}
 
 func (UnimplementedReplayServiceServer) ReplayRecord(context.Context, *ReplayRecordRequest) (*ReplayRecordResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ReplayRecord not implemented")
+}
+func (UnimplementedReplayServiceServer) AnalyseTable(context.Context, *AnalyseTableRequest) (*AnalyseTableResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AnalyseTable not implemented")
 }
 func (UnimplementedReplayServiceServer) mustEmbedUnimplementedReplayServiceServer() {}
 func (UnimplementedReplayServiceServer) testEmbeddedByValue()                       {}
@@ -118,6 +150,24 @@ func _ReplayService_ReplayRecord_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ReplayService_AnalyseTable_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AnalyseTableRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ReplayServiceServer).AnalyseTable(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ReplayService_AnalyseTable_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ReplayServiceServer).AnalyseTable(ctx, req.(*AnalyseTableRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ReplayService_ServiceDesc is the grpc.ServiceDesc for ReplayService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -128,6 +178,10 @@ var ReplayService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ReplayRecord",
 			Handler:    _ReplayService_ReplayRecord_Handler,
+		},
+		{
+			MethodName: "AnalyseTable",
+			Handler:    _ReplayService_AnalyseTable_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

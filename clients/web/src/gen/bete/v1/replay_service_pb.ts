@@ -14,7 +14,127 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file bete/v1/replay_service.proto.
  */
 export const file_bete_v1_replay_service: GenFile = /*@__PURE__*/
-  fileDesc("ChxiZXRlL3YxL3JlcGxheV9zZXJ2aWNlLnByb3RvEgdiZXRlLnYxIkoKE1JlcGxheVJlY29yZFJlcXVlc3QSEgoIdGFibGVfaWQYASABKAlIABIVCgtyZWNvcmRfanNvbhgCIAEoCUgAQggKBnNvdXJjZSKTAQoUUmVwbGF5UmVjb3JkUmVzcG9uc2USIQoHcnVsZXNldBgBIAEoDjIQLmJldGUudjEuUnVsZXNldBINCgVzZWF0cxgCIAEoDRITCgtyZWNvcmRfanNvbhgDIAEoCRIiCgVzdGVwcxgEIAMoCzITLmJldGUudjEuUmVwbGF5U3RlcBIQCghiYWxhbmNlcxgFIAMoAyLYAQoKUmVwbGF5U3RlcBINCgVpbmRleBgBIAEoDRIMCgRkZWFsGAIgASgNEhEKBHNlYXQYAyABKA1IAIgBARIfCgZhY3Rpb24YBCABKAsyDy5iZXRlLnYxLkFjdGlvbhIMCgRhdXRvGAUgASgIEh8KBHZpZXcYBiABKAsyES5iZXRlLnYxLlNlYXRWaWV3EiEKBWhhbmRzGAcgAygLMhIuYmV0ZS52MS5TZWF0Q2FyZHMSHgoGZXZlbnRzGAggAygLMg4uYmV0ZS52MS5FdmVudEIHCgVfc2VhdDJcCg1SZXBsYXlTZXJ2aWNlEksKDFJlcGxheVJlY29yZBIcLmJldGUudjEuUmVwbGF5UmVjb3JkUmVxdWVzdBodLmJldGUudjEuUmVwbGF5UmVjb3JkUmVzcG9uc2VCOVo3Z2l0aHViLmNvbS9iZXRlLWdhbWUvYmV0ZS9jbGllbnRzL2dvL2dlbi9iZXRlL3YxO2JldGV2MWIGcHJvdG8z", [file_bete_v1_cards, file_bete_v1_game]);
+  fileDesc("ChxiZXRlL3YxL3JlcGxheV9zZXJ2aWNlLnByb3RvEgdiZXRlLnYxIjoKE0FuYWx5c2VUYWJsZVJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkSEQoJYnVkZ2V0X21zGAIgASgNImkKFEFuYWx5c2VUYWJsZVJlc3BvbnNlEiwKCWRlY2lzaW9ucxgBIAMoCzIZLmJldGUudjEuRGVjaXNpb25BbmFseXNpcxIQCghjb21wbGV0ZRgCIAEoCBIRCglidWRnZXRfbXMYAyABKA0ijQEKEERlY2lzaW9uQW5hbHlzaXMSDAoEc3RlcBgBIAEoDRIMCgRzZWF0GAIgASgNEh8KBnBsYXllZBgDIAEoCzIPLmJldGUudjEuQWN0aW9uEh0KBGJlc3QYBCABKAsyDy5iZXRlLnYxLkFjdGlvbhIMCgRjb3N0GAUgASgBEg8KB3NhbXBsZXMYBiABKA0iSgoTUmVwbGF5UmVjb3JkUmVxdWVzdBISCgh0YWJsZV9pZBgBIAEoCUgAEhUKC3JlY29yZF9qc29uGAIgASgJSABCCAoGc291cmNlIpMBChRSZXBsYXlSZWNvcmRSZXNwb25zZRIhCgdydWxlc2V0GAEgASgOMhAuYmV0ZS52MS5SdWxlc2V0Eg0KBXNlYXRzGAIgASgNEhMKC3JlY29yZF9qc29uGAMgASgJEiIKBXN0ZXBzGAQgAygLMhMuYmV0ZS52MS5SZXBsYXlTdGVwEhAKCGJhbGFuY2VzGAUgAygDItgBCgpSZXBsYXlTdGVwEg0KBWluZGV4GAEgASgNEgwKBGRlYWwYAiABKA0SEQoEc2VhdBgDIAEoDUgAiAEBEh8KBmFjdGlvbhgEIAEoCzIPLmJldGUudjEuQWN0aW9uEgwKBGF1dG8YBSABKAgSHwoEdmlldxgGIAEoCzIRLmJldGUudjEuU2VhdFZpZXcSIQoFaGFuZHMYByADKAsyEi5iZXRlLnYxLlNlYXRDYXJkcxIeCgZldmVudHMYCCADKAsyDi5iZXRlLnYxLkV2ZW50QgcKBV9zZWF0MqkBCg1SZXBsYXlTZXJ2aWNlEksKDFJlcGxheVJlY29yZBIcLmJldGUudjEuUmVwbGF5UmVjb3JkUmVxdWVzdBodLmJldGUudjEuUmVwbGF5UmVjb3JkUmVzcG9uc2USSwoMQW5hbHlzZVRhYmxlEhwuYmV0ZS52MS5BbmFseXNlVGFibGVSZXF1ZXN0Gh0uYmV0ZS52MS5BbmFseXNlVGFibGVSZXNwb25zZUI5WjdnaXRodWIuY29tL2JldGUtZ2FtZS9iZXRlL2NsaWVudHMvZ28vZ2VuL2JldGUvdjE7YmV0ZXYxYgZwcm90bzM", [file_bete_v1_cards, file_bete_v1_game]);
+
+/**
+ * Request of ReplayService.AnalyseTable.
+ *
+ * @generated from message bete.v1.AnalyseTableRequest
+ */
+export type AnalyseTableRequest = Message<"bete.v1.AnalyseTableRequest"> & {
+  /**
+   * A finished table (else TABLE_NOT_FINISHED).
+   *
+   * @generated from field: string table_id = 1;
+   */
+  tableId: string;
+
+  /**
+   * The time the whole analysis may take, in milliseconds: 0 means 5000; at most 20000.
+   *
+   * @generated from field: uint32 budget_ms = 2;
+   */
+  budgetMs: number;
+};
+
+/**
+ * Describes the message bete.v1.AnalyseTableRequest.
+ * Use `create(AnalyseTableRequestSchema)` to create a new message.
+ */
+export const AnalyseTableRequestSchema: GenMessage<AnalyseTableRequest> = /*@__PURE__*/
+  messageDesc(file_bete_v1_replay_service, 0);
+
+/**
+ * Response of ReplayService.AnalyseTable.
+ *
+ * @generated from message bete.v1.AnalyseTableResponse
+ */
+export type AnalyseTableResponse = Message<"bete.v1.AnalyseTableResponse"> & {
+  /**
+   * The analysed decisions, in the order played.
+   *
+   * @generated from field: repeated bete.v1.DecisionAnalysis decisions = 1;
+   */
+  decisions: DecisionAnalysis[];
+
+  /**
+   * Whether every decision with a choice was analysed within the budget.
+   *
+   * @generated from field: bool complete = 2;
+   */
+  complete: boolean;
+
+  /**
+   * The budget the analysis was made with (a cached answer keeps its own).
+   *
+   * @generated from field: uint32 budget_ms = 3;
+   */
+  budgetMs: number;
+};
+
+/**
+ * Describes the message bete.v1.AnalyseTableResponse.
+ * Use `create(AnalyseTableResponseSchema)` to create a new message.
+ */
+export const AnalyseTableResponseSchema: GenMessage<AnalyseTableResponse> = /*@__PURE__*/
+  messageDesc(file_bete_v1_replay_service, 1);
+
+/**
+ * One decision of a finished table, as the `search` policy sees it.
+ *
+ * @generated from message bete.v1.DecisionAnalysis
+ */
+export type DecisionAnalysis = Message<"bete.v1.DecisionAnalysis"> & {
+  /**
+   * The replay step whose action this is (ReplayStep.index of ReplayRecord's answer).
+   *
+   * @generated from field: uint32 step = 1;
+   */
+  step: number;
+
+  /**
+   * The seat that decided.
+   *
+   * @generated from field: uint32 seat = 2;
+   */
+  seat: number;
+
+  /**
+   * The action played.
+   *
+   * @generated from field: bete.v1.Action played = 3;
+   */
+  played?: Action | undefined;
+
+  /**
+   * What the search would have played.
+   *
+   * @generated from field: bete.v1.Action best = 4;
+   */
+  best?: Action | undefined;
+
+  /**
+   * The estimated jetons lost by playing `played` rather than `best`, at the deal's settlement
+   * (0 when the search agrees; an estimate from `samples` sampled deals, not a certainty).
+   *
+   * @generated from field: double cost = 5;
+   */
+  cost: number;
+
+  /**
+   * The sampled deals every legal action was played out on.
+   *
+   * @generated from field: uint32 samples = 6;
+   */
+  samples: number;
+};
+
+/**
+ * Describes the message bete.v1.DecisionAnalysis.
+ * Use `create(DecisionAnalysisSchema)` to create a new message.
+ */
+export const DecisionAnalysisSchema: GenMessage<DecisionAnalysis> = /*@__PURE__*/
+  messageDesc(file_bete_v1_replay_service, 2);
 
 /**
  * Request of ReplayService.ReplayRecord.
@@ -52,7 +172,7 @@ export type ReplayRecordRequest = Message<"bete.v1.ReplayRecordRequest"> & {
  * Use `create(ReplayRecordRequestSchema)` to create a new message.
  */
 export const ReplayRecordRequestSchema: GenMessage<ReplayRecordRequest> = /*@__PURE__*/
-  messageDesc(file_bete_v1_replay_service, 0);
+  messageDesc(file_bete_v1_replay_service, 3);
 
 /**
  * Response of ReplayService.ReplayRecord.
@@ -102,7 +222,7 @@ export type ReplayRecordResponse = Message<"bete.v1.ReplayRecordResponse"> & {
  * Use `create(ReplayRecordResponseSchema)` to create a new message.
  */
 export const ReplayRecordResponseSchema: GenMessage<ReplayRecordResponse> = /*@__PURE__*/
-  messageDesc(file_bete_v1_replay_service, 1);
+  messageDesc(file_bete_v1_replay_service, 4);
 
 /**
  * The match right after one action (or, for step 0, after the first deal was dealt).
@@ -173,7 +293,7 @@ export type ReplayStep = Message<"bete.v1.ReplayStep"> & {
  * Use `create(ReplayStepSchema)` to create a new message.
  */
 export const ReplayStepSchema: GenMessage<ReplayStep> = /*@__PURE__*/
-  messageDesc(file_bete_v1_replay_service, 2);
+  messageDesc(file_bete_v1_replay_service, 5);
 
 /**
  * Replays of finished matches, computed by the server's engine, for viewers that cannot run the
@@ -194,6 +314,23 @@ export const ReplayService: GenService<{
     methodKind: "unary";
     input: typeof ReplayRecordRequestSchema;
     output: typeof ReplayRecordResponseSchema;
+  },
+  /**
+   * Analyses a finished table's decisions with the `search` policy: for each decision with a
+   * choice, what search would have played, from the deciding seat's own knowledge (its view and
+   * its own private events, as a bot at that seat had them), and the estimated cost in jetons of
+   * the move played. Bounded in time by `budget_ms` for the whole table; a later decision the
+   * budget did not reach is left out (`complete` false). The first answer for a table is kept
+   * and returned again (the analysis is costly and the record does not change). One analysis
+   * runs at a time on a server: another call meanwhile gets RESOURCE_EXHAUSTED OVERLOADED with
+   * a RetryInfo.
+   *
+   * @generated from rpc bete.v1.ReplayService.AnalyseTable
+   */
+  analyseTable: {
+    methodKind: "unary";
+    input: typeof AnalyseTableRequestSchema;
+    output: typeof AnalyseTableResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_bete_v1_replay_service, 0);

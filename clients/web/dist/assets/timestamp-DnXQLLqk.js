@@ -1,0 +1,1 @@
+function e(e){return Number(e.seconds)*1e3+Math.round(e.nanos/1e6)}export{e as t};
