@@ -49,7 +49,7 @@ pub async fn run(
     result
 }
 
-/// Renews the lease every pass interval, each renewal within one interval.
+/// Renews the lease every pass interval, each renewal within half a lease.
 async fn renew_loop(
     store: PgStore,
     metrics: Arc<crate::metrics::Metrics>,
@@ -64,7 +64,9 @@ async fn renew_loop(
             () = stop.cancelled() => return Ok(()),
             _ = tick.tick() => {}
         }
-        match store.renew(&mut conn, every).await {
+        // Half a lease: a renewal stuck that long is given up for one on a fresh connection,
+        // which still has the other half to land in.
+        match store.renew(&mut conn, store.node().lease_ttl / 2).await {
             Ok(true) => {
                 renewed(&metrics, "ok");
                 metrics
