@@ -15,6 +15,7 @@
 #   cargo build --release -p bete-server -p bete-load
 #   clients/load/cluster-bench.sh
 #   CASE="--tables 600" RUNS=2 WINDOW=15s clients/load/cluster-bench.sh
+#   NODES=1 clients/load/cluster-bench.sh     # SQLite and one node on PostgreSQL only
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin="${BIN_DIR:-target/release}"
@@ -185,7 +186,7 @@ echo "load average before: $(cat /proc/loadavg)" | tee "$out/loadavg.txt" >&2
 for i in $(seq 1 "$runs"); do
   echo "== sqlite run $i: $case_args" >&2
   run "sqlite.run$i" 1
-  for n in 1 3; do
+  for n in ${NODES:-1 3}; do
     db="cbench_${n}_${i}_$$_$RANDOM"
     psql -q "$BETE_TEST_DATABASE_URL" -c "CREATE DATABASE $db"
     echo "== postgres, $n node(s), run $i: $case_args" >&2

@@ -5,9 +5,10 @@
 //! and seq, and three things SQLite has no need of: the `nodes` table (each node's lease, renewed
 //! by the node, judged by PostgreSQL's clock so a node's own clock does not matter) and each
 //! table's `owner` and `epoch`. A node claims a table by raising its epoch; every append checks
-//! the epoch it holds in the same transaction (`UPDATE tables ... WHERE epoch = $held`, which
-//! also takes the row lock a competing claim needs), so a paused or partitioned former owner
-//! can never write after another node has claimed the table.
+//! the epoch it holds in the same statement as it writes (pg_append.rs, which also takes the
+//! row lock a competing claim needs), so a paused or partitioned former owner can never write
+//! after another node has claimed the table. The lease and the sessions' timeouts are in
+//! pg_lease.rs.
 //!
 //! Writes go through writer tasks that each take every request pending, apply them all in one
 //! transaction, commit, and only then answer (group commit, as the SQLite writer). Two writers
