@@ -196,11 +196,13 @@ done
 echo "load average after: $(cat /proc/loadavg)" | tee -a "$out/loadavg.txt" >&2
 
 python3 - "$out" "$runs" <<'PY'
-import json, statistics, sys
+import json, os, statistics, sys
 out, runs = sys.argv[1], int(sys.argv[2])
 print("| setup | moves/s | ack p50 ms | ack p99 ms | node CPU µs/move | PostgreSQL CPU µs/move | PG commits/s per node | node memory KiB/table | errors |")
 print("|---|---|---|---|---|---|---|---|---|")
 for name, label in (("sqlite", "1 node, SQLite"), ("pg-1", "1 node, PostgreSQL"), ("pg-3", "3 nodes, one PostgreSQL")):
+    if not os.path.exists(f"{out}/{name}.run1.json"):
+        continue  # a setup not run (NODES=1)
     rs = [json.load(open(f"{out}/{name}.run{i}.json")) for i in range(1, runs + 1)]
     def col(f, nd):
         v = [f(r) for r in rs]
