@@ -15,6 +15,7 @@
 #   cargo build --release -p bete-server -p bete-load
 #   clients/load/cluster-bench.sh
 #   CASE="--tables 600" RUNS=2 WINDOW=15s clients/load/cluster-bench.sh
+#   NODES=1 clients/load/cluster-bench.sh     # SQLite and one node on PostgreSQL only
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin="${BIN_DIR:-target/release}"
@@ -185,7 +186,7 @@ echo "load average before: $(cat /proc/loadavg)" | tee "$out/loadavg.txt" >&2
 for i in $(seq 1 "$runs"); do
   echo "== sqlite run $i: $case_args" >&2
   run "sqlite.run$i" 1
-  for n in 1 3; do
+  for n in ${NODES:-1 3}; do
     db="cbench_${n}_${i}_$$_$RANDOM"
     psql -q "$BETE_TEST_DATABASE_URL" -c "CREATE DATABASE $db"
     echo "== postgres, $n node(s), run $i: $case_args" >&2
@@ -195,11 +196,13 @@ done
 echo "load average after: $(cat /proc/loadavg)" | tee -a "$out/loadavg.txt" >&2
 
 python3 - "$out" "$runs" <<'PY'
-import json, statistics, sys
+import json, os, statistics, sys
 out, runs = sys.argv[1], int(sys.argv[2])
 print("| setup | moves/s | ack p50 ms | ack p99 ms | node CPU µs/move | PostgreSQL CPU µs/move | PG commits/s per node | node memory KiB/table | errors |")
 print("|---|---|---|---|---|---|---|---|---|")
 for name, label in (("sqlite", "1 node, SQLite"), ("pg-1", "1 node, PostgreSQL"), ("pg-3", "3 nodes, one PostgreSQL")):
+    if not os.path.exists(f"{out}/{name}.run1.json"):
+        continue  # a setup not run (NODES=1)
     rs = [json.load(open(f"{out}/{name}.run{i}.json")) for i in range(1, runs + 1)]
     def col(f, nd):
         v = [f(r) for r in rs]

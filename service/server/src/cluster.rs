@@ -24,39 +24,85 @@ const CLAIMS_PER_PASS: i64 = 200;
 pub struct RegistrationLost;
 
 /// Runs until `stop`; returns an error when the node's registration is gone.
+///
+/// Two loops: the lease's renewal, in a task of its own on a connection of its own with a
+/// deadline of its own (pg_lease.rs), so that nothing the other loop waits for (a slow
+/// statement, a claim, a peer's locks) can make this node lose its tables; and the passes
+/// that lead the ladders, drop lost tables and claim orphaned ones.
 pub async fn run(
     store: PgStore,
     tables: Arc<Tables>,
     leadership: Arc<Leadership>,
     stop: CancellationToken,
 ) -> Result<(), RegistrationLost> {
+    let renewing = tokio::spawn(renew_loop(
+        store.clone(),
+        tables.deps.metrics.clone(),
+        stop.clone(),
+    ));
+    let aborts = renewing.abort_handle();
+    let result = tokio::select! {
+        r = renewing => r.unwrap_or(Ok(())),
+        () = passes(store, tables, leadership, stop) => Ok(()),
+    };
+    aborts.abort();
+    result
+}
+
+/// Renews the lease every pass interval, each renewal within half a lease.
+async fn renew_loop(
+    store: PgStore,
+    metrics: Arc<crate::metrics::Metrics>,
+    stop: CancellationToken,
+) -> Result<(), RegistrationLost> {
     let every = pass_interval(store.node().lease_ttl);
     let mut tick = tokio::time::interval(every);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut conn = store.lease_conn();
     loop {
         tokio::select! {
             () = stop.cancelled() => return Ok(()),
             _ = tick.tick() => {}
         }
-        let metrics = &tables.deps.metrics;
-        match store.renew().await {
+        // Half a lease: a renewal stuck that long is given up for one on a fresh connection,
+        // which still has the other half to land in.
+        match store.renew(&mut conn, store.node().lease_ttl / 2).await {
             Ok(true) => {
-                renewed(metrics, "ok");
+                renewed(&metrics, "ok");
                 metrics
                     .clock_correction
                     .set(crate::clock::correction_ms() as f64 / 1000.0);
             }
             Ok(false) => {
-                renewed(metrics, "failed");
+                renewed(&metrics, "failed");
                 return Err(RegistrationLost);
             }
             Err(e) => {
-                // PostgreSQL away: nothing can be written anyway; tables stay fenced.
-                renewed(metrics, "failed");
+                // PostgreSQL away or slow: nothing can be written past the lease anyway;
+                // tables stay fenced.
+                renewed(&metrics, "failed");
                 tracing::warn!(error = %e, "cannot renew the node's lease");
-                continue;
             }
         }
+    }
+}
+
+/// The cluster's passes, every pass interval, until `stop`.
+async fn passes(
+    store: PgStore,
+    tables: Arc<Tables>,
+    leadership: Arc<Leadership>,
+    stop: CancellationToken,
+) {
+    let every = pass_interval(store.node().lease_ttl);
+    let mut tick = tokio::time::interval(every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => return,
+            _ = tick.tick() => {}
+        }
+        let metrics = &tables.deps.metrics;
         match store.live_nodes().await {
             Ok(n) => {
                 metrics.nodes_live.set(n);
@@ -77,19 +123,26 @@ pub async fn run(
         }
         match store.lost_tables().await {
             Ok(lost) => {
-                metrics.tables_lost.inc_by(lost.len() as u64);
-                for id in lost {
-                    tables.moved(&id, "").await;
+                for (id, taken_by) in lost {
+                    // Counted only when a peer really took it (not a table released).
+                    if let Some(peer) = &taken_by {
+                        metrics.tables_lost.inc();
+                        tracing::warn!(table = %id, to = %peer, "a peer took this node's table");
+                    }
+                    tables.moved(&id, taken_by.as_deref().unwrap_or("")).await;
                 }
             }
             Err(e) => tracing::warn!(error = %e, "cannot check the tables held"),
         }
         if stop.is_cancelled() {
-            return Ok(());
+            return;
         }
         match store.orphans(CLAIMS_PER_PASS).await {
             Ok(ids) => {
                 for id in ids {
+                    if stop.is_cancelled() {
+                        return;
+                    }
                     claim(&store, &tables, &id).await;
                 }
             }

@@ -67,6 +67,8 @@ pub(crate) enum LadderCommand {
     /// The rating writer could not store a match rated in `term` (the store failed for good,
     /// or this node no longer leads): memory is ahead of the store, so reload from it.
     RatingLost { match_id: String, term: u64 },
+    /// The rating writer stored a match rated in `term`: its entrants' slots are free.
+    RatingStored { match_id: String, term: u64 },
     /// Counts for `Ladder.entrants` / `online` / `matches_rated`.
     Counts {
         reply: oneshot::Sender<(u32, u32, u64)>,

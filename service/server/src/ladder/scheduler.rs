@@ -96,6 +96,12 @@ struct Scheduler {
     /// Matches rated in this leadership whose rating the store may not hold yet: a sweep must
     /// not take them for a former leader's matches.
     rated_here: HashSet<String>,
+    /// Matches rated in memory whose rating is not stored yet, with their entrants: those
+    /// stay busy until the writer has stored it. Freed at once, a bot could be booked into
+    /// its next match while its last one is still unrated in the store; were the leader to
+    /// die then, the store would hold the next match started before the last was rated
+    /// (the three-node ladder test's "an unrated match before another").
+    unstored: HashMap<String, Vec<String>>,
     /// Counts the loads from the store: a rating the writer lost belongs to one of them, and
     /// only a loss in the current one calls for a reload.
     term: u64,
@@ -148,6 +154,7 @@ pub(super) async fn spawn(
         leadership,
         loaded: false,
         rated_here: HashSet::new(),
+        unstored: HashMap::new(),
         term: 0,
         announcing: HashMap::new(),
         seating: Vec::new(),
@@ -244,6 +251,7 @@ impl Scheduler {
         self.ratings.clear();
         self.rated = 0;
         self.rated_here.clear();
+        self.unstored.clear();
         self.loaded = false;
         self.term += 1;
     }
@@ -343,7 +351,8 @@ impl Scheduler {
             LadderCommand::TableResult { .. }
             | LadderCommand::Poke
             | LadderCommand::StartFailed { .. }
-            | LadderCommand::RatingLost { .. } => {}
+            | LadderCommand::RatingLost { .. }
+            | LadderCommand::RatingStored { .. } => {}
         }
         false
     }
@@ -563,6 +572,11 @@ impl Scheduler {
                 }
                 return true;
             }
+            LadderCommand::RatingStored { match_id, term } => {
+                if term == self.term && self.unstored.remove(&match_id).is_some() {
+                    return true;
+                }
+            }
             LadderCommand::Counts { reply } => {
                 let entrants = self.entrants.values().filter(|e| e.entry.active).count() as u32;
                 let online = self
@@ -673,6 +687,11 @@ impl Scheduler {
         let mut busy: HashMap<&str, u32> = HashMap::new();
         for p in self.playing.values() {
             for e in &p.row.entrants {
+                *busy.entry(e.as_str()).or_default() += 1;
+            }
+        }
+        for entrants in self.unstored.values() {
+            for e in entrants {
                 *busy.entry(e.as_str()).or_default() += 1;
             }
         }
@@ -1067,6 +1086,8 @@ impl Scheduler {
             self.ratings.insert(r.bot_id.clone(), r.clone());
         }
         self.playing.remove(match_id);
+        self.unstored
+            .insert(match_id.to_string(), p.row.entrants.clone());
         if self.leadership.is_cluster() {
             self.rated_here.insert(match_id.to_string());
         }
@@ -1128,6 +1149,12 @@ async fn write_ratings(
                 });
             }
             continue;
+        }
+        if let Some(tx) = scheduler.upgrade() {
+            let _ = tx.send(LadderCommand::RatingStored {
+                match_id: m.id.clone(),
+                term: r.term,
+            });
         }
         let tables = store.match_tables(m.id.clone()).await.unwrap_or_default();
         let _ = results.send(match_to_pb(m, &tables, &r.names));

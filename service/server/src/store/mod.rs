@@ -5,6 +5,7 @@
 //! That keeps hidden cards out of the log format and makes recovery a replay.
 
 pub mod guard;
+mod pg_lease;
 mod postgres;
 #[cfg(test)]
 mod probe;
@@ -12,6 +13,8 @@ mod rows;
 mod sqlite;
 #[cfg(test)]
 mod suite;
+#[cfg(test)]
+mod suite_lease;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -19,6 +22,7 @@ use std::pin::Pin;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+pub use pg_lease::LeaseConn;
 pub use postgres::{NodeConfig, PgStore};
 pub use sqlite::SqliteStore;
 

@@ -5,9 +5,10 @@
 //! and seq, and three things SQLite has no need of: the `nodes` table (each node's lease, renewed
 //! by the node, judged by PostgreSQL's clock so a node's own clock does not matter) and each
 //! table's `owner` and `epoch`. A node claims a table by raising its epoch; every append checks
-//! the epoch it holds in the same transaction (`UPDATE tables ... WHERE epoch = $held`, which
-//! also takes the row lock a competing claim needs), so a paused or partitioned former owner
-//! can never write after another node has claimed the table.
+//! the epoch it holds in the same statement as it writes (pg_append.rs, which also takes the
+//! row lock a competing claim needs), so a paused or partitioned former owner can never write
+//! after another node has claimed the table. The lease and the sessions' timeouts are in
+//! pg_lease.rs.
 //!
 //! Writes go through writer tasks that each take every request pending, apply them all in one
 //! transaction, commit, and only then answer (group commit, as the SQLite writer). Two writers
@@ -24,6 +25,11 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions, PgRow};
 use sqlx::{Connection, Executor, PgConnection, Postgres, Row, Transaction};
 use tokio::sync::{mpsc, oneshot};
 
+#[path = "pg_append.rs"]
+mod append;
+use append::apply_batch;
+
+use super::pg_lease::{LeaseConn, LocalLease, with_session_timeouts};
 use super::rows::postgres::{
     account_from_row, bot_from_row, entry_from_row, match_from_row, rating_from_row,
 };
@@ -259,6 +265,10 @@ pub struct PgStore {
     incarnation: Arc<str>,
     held: Held,
     ladder_epoch: LadderEpoch,
+    /// Connection settings (with the session timeouts), for the lease's own connection.
+    opts: PgConnectOptions,
+    /// Until when this node's lease surely runs: no write is made past it.
+    lease: Arc<LocalLease>,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -269,8 +279,8 @@ impl std::fmt::Debug for PgStore {
     }
 }
 
-/// Whether an error means PostgreSQL could not be reached or went away (the call may be
-/// retried once it is back), rather than that the statement was wrong.
+/// Whether an error means PostgreSQL could not be reached or went away, or ended the
+/// statement for taking too long (the call may be retried), rather than that it was wrong.
 fn unavailable(e: &sqlx::Error) -> bool {
     match e {
         sqlx::Error::Io(_)
@@ -280,15 +290,19 @@ fn unavailable(e: &sqlx::Error) -> bool {
         | sqlx::Error::Tls(_) => true,
         sqlx::Error::Database(db) => db.code().is_some_and(|c| {
             // 08: connection exception; 57P01-03: shut down by the administrator, crash,
-            // cannot connect now (starting up or shutting down).
-            c.starts_with("08") || c.starts_with("57P")
+            // cannot connect now (starting up or shutting down); 57014: statement timeout;
+            // 55P03: lock timeout; 25P03: idle-in-transaction timeout (a paused node's
+            // session ended by PostgreSQL); 53300: too many connections.
+            c.starts_with("08")
+                || c.starts_with("57P")
+                || matches!(c.as_ref(), "57014" | "55P03" | "25P03" | "53300")
         }),
         _ => false,
     }
 }
 
 /// A PostgreSQL error as the store reports it: unreachable, or anything else.
-fn pg(e: sqlx::Error) -> StoreError {
+pub(super) fn pg(e: sqlx::Error) -> StoreError {
     if unavailable(&e) {
         StoreError::Unavailable(e.to_string())
     } else {
@@ -312,11 +326,18 @@ impl PgStore {
     pub async fn open(url: &str, node: NodeConfig) -> Result<PgStore, StoreError> {
         let opts = PgConnectOptions::from_str(url)
             .map_err(|e| StoreError::Unavailable(format!("bad --database-url: {e}")))?;
+        let opts = with_session_timeouts(opts, node.lease_ttl);
         let pool = Self::connect(&opts).await?;
         migrate(&pool).await?;
         let incarnation: Arc<str> = Arc::from(new_incarnation().as_str());
+        let lease = Arc::new(LocalLease::default());
+        let sent = std::time::Instant::now();
         register(&pool, &node, &incarnation).await?;
-        read_clock(&pool).await?;
+        lease.renewed(sent, node.lease_ttl);
+        {
+            let mut conn = pool.acquire().await.map_err(pg)?;
+            read_clock(&mut conn).await?;
+        }
         let (tx, rx) = mpsc::channel(WRITE_QUEUE);
         let rx = Arc::new(tokio::sync::Mutex::new(rx));
         let store = PgStore {
@@ -326,6 +347,8 @@ impl PgStore {
             incarnation,
             held: Arc::default(),
             ladder_epoch: Arc::new(AtomicI64::new(-1)),
+            opts,
+            lease,
         };
         for _ in 0..WRITERS {
             tokio::spawn(writer_loop(store.clone_for_writer(), rx.clone()));
@@ -339,6 +362,17 @@ impl PgStore {
             let attempt = PgPoolOptions::new()
                 .max_connections(16)
                 .acquire_timeout(Duration::from_secs(5))
+                // A connection in steady use is not pinged before each batch (a round trip
+                // per commit); one idle for a while is (PostgreSQL may have restarted).
+                .test_before_acquire(false)
+                .before_acquire(|conn, meta| {
+                    Box::pin(async move {
+                        if meta.idle_for > Duration::from_secs(1) {
+                            conn.ping().await?;
+                        }
+                        Ok(true)
+                    })
+                })
                 .connect_with(opts.clone())
                 .await;
             match attempt {
@@ -366,6 +400,8 @@ impl PgStore {
             node: self.node.clone(),
             held: self.held.clone(),
             ladder_epoch: self.ladder_epoch.clone(),
+            incarnation: self.incarnation.clone(),
+            lease: self.lease.clone(),
         }
     }
 
@@ -382,10 +418,44 @@ impl PgStore {
         wait.await.map_err(|_| StoreError::Closed)?
     }
 
-    /// Renew this node's lease. `Ok(false)`: the registration is gone (another process took
-    /// the id after this node's lease lapsed): the node must stop.
-    /// After renewing, reads PostgreSQL's clock, which corrects this node's ([`crate::clock`]).
-    pub async fn renew(&self) -> Result<bool, StoreError> {
+    /// The lease's own connection (see [`PgStore::renew`]).
+    pub fn lease_conn(&self) -> LeaseConn {
+        LeaseConn::new(self.opts.clone())
+    }
+
+    /// Renew this node's lease on the lease's own connection, within `deadline`. `Ok(false)`:
+    /// the registration is gone (another process took the id after this node's lease
+    /// lapsed): the node must stop. After renewing, reads PostgreSQL's clock, which corrects
+    /// this node's ([`crate::clock`]).
+    pub async fn renew(
+        &self,
+        conn: &mut LeaseConn,
+        deadline: Duration,
+    ) -> Result<bool, StoreError> {
+        let sent = std::time::Instant::now();
+        let renewed = tokio::time::timeout(deadline, self.renew_on(conn)).await;
+        let renewed = match renewed {
+            Ok(Ok(r)) => r,
+            Ok(Err(e)) => {
+                conn.reset();
+                return Err(e);
+            }
+            Err(_) => {
+                conn.reset();
+                return Err(StoreError::Unavailable(format!(
+                    "the lease's renewal took longer than {} ms",
+                    deadline.as_millis()
+                )));
+            }
+        };
+        if renewed {
+            self.lease.renewed(sent, self.node.lease_ttl);
+        }
+        Ok(renewed)
+    }
+
+    async fn renew_on(&self, conn: &mut LeaseConn) -> Result<bool, StoreError> {
+        let conn = conn.get().await?;
         let done = sqlx::query(
             "UPDATE nodes SET lease_until = now() + $3 * interval '1 millisecond' \
              WHERE id = $1 AND incarnation = $2",
@@ -393,18 +463,19 @@ impl PgStore {
         .bind(&self.node.id)
         .bind(&*self.incarnation)
         .bind(self.node.lease_ttl.as_millis() as i64)
-        .execute(&self.pool)
+        .execute(&mut *conn)
         .await
         .map_err(pg)?;
-        if let Err(e) = read_clock(&self.pool).await {
+        if let Err(e) = read_clock(conn).await {
             tracing::debug!(error = %e, "cannot read PostgreSQL's clock");
         }
         Ok(done.rows_affected() == 1)
     }
 
     /// Tables this node believes it holds that another node has claimed since (or that were
-    /// released): they are forgotten here, and the caller unloads them.
-    pub async fn lost_tables(&self) -> Result<Vec<String>, StoreError> {
+    /// released): they are forgotten here, and the caller unloads them. Each comes with the
+    /// node that holds it now, if another one does (the only case that is a loss).
+    pub async fn lost_tables(&self) -> Result<Vec<(String, Option<String>)>, StoreError> {
         let (ids, epochs): (Vec<String>, Vec<i64>) = self
             .held
             .lock()
@@ -413,8 +484,10 @@ impl PgStore {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let lost: Vec<String> = sqlx::query_scalar(
-            "SELECT u.id FROM UNNEST($1::text[], $2::int8[]) u(id, epoch) \
+        // A table is held only once its row is committed (see `create`), so a missing row is
+        // one gone, not one being created.
+        let rows: Vec<(String, i64, Option<String>)> = sqlx::query_as(
+            "SELECT u.id, u.epoch, t.owner FROM UNNEST($1::text[], $2::int8[]) u(id, epoch) \
              LEFT JOIN tables t ON t.id = u.id \
              WHERE t.id IS NULL OR t.owner IS DISTINCT FROM $3 OR t.epoch <> u.epoch",
         )
@@ -424,9 +497,16 @@ impl PgStore {
         .fetch_all(&self.pool)
         .await
         .map_err(pg)?;
+        let mut lost = Vec::with_capacity(rows.len());
         if let Ok(mut held) = self.held.lock() {
-            for id in &lost {
-                held.remove(id);
+            for (id, epoch, owner) in rows {
+                // Held anew meanwhile (claimed again at a newer epoch): not lost.
+                if held.get(&id) != Some(&epoch) {
+                    continue;
+                }
+                held.remove(&id);
+                let taken = owner.filter(|o| *o != self.node.id);
+                lost.push((id, taken));
             }
         }
         Ok(lost)
@@ -525,6 +605,7 @@ impl PgStore {
         if let Ok(mut held) = self.held.lock() {
             held.clear();
         }
+        self.lease.ended();
         self.ladder_epoch.store(-1, Ordering::Release);
         tracing::info!(node = %self.node.id, tables = released, "released this node's tables");
         Ok(released)
@@ -599,12 +680,11 @@ fn new_incarnation() -> String {
 /// Reads PostgreSQL's clock (at start, so the node's first deadlines are the cluster's, and
 /// with each renewal). The connection is taken first and the statement commits nothing, so the
 /// round trip timed is the query's alone and the clock is read about its middle.
-async fn read_clock(pool: &PgPool) -> Result<(), StoreError> {
-    let mut conn = pool.acquire().await.map_err(pg)?;
+async fn read_clock(conn: &mut PgConnection) -> Result<(), StoreError> {
     let before = crate::clock::system_ms();
     let ms: i64 =
         sqlx::query_scalar("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint")
-            .fetch_one(&mut *conn)
+            .fetch_one(conn)
             .await
             .map_err(pg)?;
     crate::clock::observe(before, ms, crate::clock::system_ms());
@@ -654,6 +734,15 @@ async fn register(pool: &PgPool, node: &NodeConfig, incarnation: &str) -> Result
 async fn migrate(pool: &PgPool) -> Result<(), StoreError> {
     let mut conn = pool.acquire().await.map_err(pg)?;
     let mut tx = conn.begin().await.map_err(pg)?;
+    // A node waits for another's migration as long as it takes (not the sessions' timeouts).
+    sqlx::query("SET LOCAL lock_timeout = 0")
+        .execute(&mut *tx)
+        .await
+        .map_err(pg)?;
+    sqlx::query("SET LOCAL statement_timeout = 0")
+        .execute(&mut *tx)
+        .await
+        .map_err(pg)?;
     // Nodes starting together migrate one at a time (the lock ends with the transaction).
     sqlx::query("SELECT pg_advisory_xact_lock(7451)")
         .execute(&mut *tx)
@@ -693,6 +782,8 @@ struct WriterCtx {
     node: Arc<NodeConfig>,
     held: Held,
     ladder_epoch: LadderEpoch,
+    incarnation: Arc<str>,
+    lease: Arc<LocalLease>,
 }
 
 impl WriterCtx {
@@ -752,136 +843,6 @@ async fn writer_loop(ctx: WriterCtx, rx: Arc<tokio::sync::Mutex<mpsc::Receiver<W
             }
         }
     }
-}
-
-/// The batch's appends per table: (table, first seq, entries, last_seq of the newest, epoch).
-struct TableRun {
-    table: String,
-    first: i64,
-    n: i64,
-    last_seq: i64,
-}
-
-async fn apply_batch(ctx: &WriterCtx, ops: &[&WriteOp]) -> Result<(), StoreError> {
-    let mut tx = ctx.pool.begin().await.map_err(pg)?;
-    let mut runs: Vec<TableRun> = Vec::new();
-    let mut rows: (Vec<String>, Vec<i64>, Vec<String>, Vec<i64>) = Default::default();
-    for op in ops {
-        match op {
-            WriteOp::Append {
-                table,
-                seq,
-                entry,
-                last_seq,
-            } => {
-                update_seats(&mut tx, table, entry).await?;
-                let payload = serde_json::to_string(entry)
-                    .map_err(|e| StoreError::Corrupt(format!("cannot encode log entry: {e}")))?;
-                let (seq, last) = (*seq as i64, *last_seq as i64);
-                match runs.iter_mut().find(|r| r.table == *table) {
-                    Some(run) if run.first + run.n == seq => {
-                        run.n += 1;
-                        run.last_seq = last;
-                    }
-                    Some(_) => {
-                        return Err(StoreError::Corrupt(format!(
-                            "table {table}: log entry {seq} out of sequence in one batch"
-                        )));
-                    }
-                    None => runs.push(TableRun {
-                        table: table.clone(),
-                        first: seq,
-                        n: 1,
-                        last_seq: last,
-                    }),
-                }
-                rows.0.push(table.clone());
-                rows.1.push(seq);
-                rows.2.push(payload);
-                rows.3.push(last);
-            }
-            other => apply(ctx, &mut tx, other).await?,
-        }
-    }
-    if !runs.is_empty() {
-        // One row lock per table, in id order (two batches never wait on each other in a
-        // cycle). The epoch and the entry count are checked under that lock: the fence.
-        runs.sort_by(|a, b| a.table.cmp(&b.table));
-        let ids: Vec<&str> = runs.iter().map(|r| r.table.as_str()).collect();
-        let firsts: Vec<i64> = runs.iter().map(|r| r.first).collect();
-        let ns: Vec<i64> = runs.iter().map(|r| r.n).collect();
-        let lasts: Vec<i64> = runs.iter().map(|r| r.last_seq).collect();
-        let epochs: Vec<i64> = runs.iter().map(|r| ctx.epoch(&r.table)).collect();
-        let done = sqlx::query(
-            "UPDATE tables t SET entries = u.first + u.n, last_seq = u.last_seq \
-             FROM (SELECT * FROM UNNEST($1::text[], $2::int8[], $3::int8[], $4::int8[], $5::int8[]) \
-                   ORDER BY 1) u(id, first, n, last_seq, epoch) \
-             WHERE t.id = u.id AND t.entries = u.first AND t.epoch = u.epoch AND t.owner = $6",
-        )
-        .bind(&ids)
-        .bind(&firsts)
-        .bind(&ns)
-        .bind(&lasts)
-        .bind(&epochs)
-        .bind(&ctx.node.id)
-        .execute(&mut *tx)
-        .await
-        .map_err(pg)?;
-        if done.rows_affected() != runs.len() as u64 {
-            drop(tx);
-            return Err(why_refused(ctx, &runs, &epochs).await);
-        }
-        sqlx::query(
-            "INSERT INTO log (table_id, seq, payload, last_seq) \
-             SELECT * FROM UNNEST($1::text[], $2::int8[], $3::text[], $4::int8[])",
-        )
-        .bind(&rows.0)
-        .bind(&rows.1)
-        .bind(&rows.2)
-        .bind(&rows.3)
-        .execute(&mut *tx)
-        .await
-        .map_err(pg)?;
-    }
-    tx.commit().await.map_err(pg)?;
-    Ok(())
-}
-
-/// Why the appends of a batch were refused: a table claimed by another node (fenced) or an
-/// entry out of sequence.
-async fn why_refused(ctx: &WriterCtx, runs: &[TableRun], epochs: &[i64]) -> StoreError {
-    for (run, epoch) in runs.iter().zip(epochs) {
-        let row = sqlx::query("SELECT owner, epoch, entries FROM tables WHERE id = $1")
-            .bind(&run.table)
-            .fetch_optional(&ctx.pool)
-            .await;
-        let row = match row {
-            Ok(Some(row)) => row,
-            Ok(None) => {
-                return StoreError::Corrupt(format!("log entry of unknown table {}", run.table));
-            }
-            Err(e) => return pg(e),
-        };
-        let owner: Option<String> = row.try_get("owner").unwrap_or(None);
-        let now: i64 = row.try_get("epoch").unwrap_or(-1);
-        let entries: i64 = row.try_get("entries").unwrap_or(-1);
-        if owner.as_deref() != Some(ctx.node.id.as_str()) || now != *epoch {
-            if let Ok(mut held) = ctx.held.lock() {
-                held.remove(&run.table);
-            }
-            return StoreError::Fenced {
-                table: run.table.clone(),
-                owner: owner.unwrap_or_default(),
-            };
-        }
-        if entries != run.first {
-            return StoreError::Corrupt(format!(
-                "table {}: log entry {} out of sequence (the log has {entries})",
-                run.table, run.first
-            ));
-        }
-    }
-    StoreError::Corrupt("an append batch was refused".into())
 }
 
 /// The fence of the ladder scheduler's writes (a new match, a rating): they commit only while
@@ -1254,13 +1215,13 @@ impl PgStore {
         log: Vec<(LogEntry, u64)>,
     ) -> Result<(), StoreError> {
         let id = table.id.clone();
-        // Held before the row exists: the table's first append may be in the next batch. A
-        // table held already keeps its epoch.
-        if self.held_epoch(&id) < 0 {
-            self.hold(&id, 1);
-        }
+        // Held once its row is committed, at epoch 1 (no write of the table comes before:
+        // its actor waits for the creation), so a cluster pass in between never takes a
+        // table being created for one lost.
         let res = self.write(WriteOp::CreateTable(table, seats, log)).await;
-        if res.is_err() {
+        if res.is_ok() {
+            self.hold(&id, 1);
+        } else {
             // Not created by this call; but the table may exist and be held here already (a
             // second creation of a ladder table's fixed id while the first plays): then it
             // must stay held at its epoch, or its next append would be fenced.
@@ -1554,14 +1515,18 @@ impl Store for PgStore {
             // Only with a live lease of this process's own, and only from no owner, from itself
             // (after a restart) or from a node whose lease lapsed; the epoch goes up, which
             // fences every write the former owner still has in flight (unless this process
-            // holds the table at its current epoch already: a table it just created).
+            // holds the table at its current epoch already: a table it just created). A row
+            // locked by a transaction (a frozen former owner's, until PostgreSQL ends it) is
+            // skipped, never waited for: the claim is tried again on a later pass.
             let epoch: Option<i64> = sqlx::query_scalar(
-                "UPDATE tables t SET owner = $2, epoch = CASE WHEN t.owner = $2 AND t.epoch = $4 \
-                 THEN t.epoch ELSE t.epoch + 1 END WHERE t.id = $1 \
-                 AND EXISTS (SELECT 1 FROM nodes me WHERE me.id = $2 AND me.incarnation = $3 \
-                             AND me.lease_until > now()) \
-                 AND (t.owner IS NULL OR t.owner = $2 OR NOT EXISTS (SELECT 1 FROM nodes n \
-                      WHERE n.id = t.owner AND n.lease_until > now())) \
+                "WITH c AS (SELECT t.id FROM tables t WHERE t.id = $1 \
+                   AND EXISTS (SELECT 1 FROM nodes me WHERE me.id = $2 AND me.incarnation = $3 \
+                               AND me.lease_until > now()) \
+                   AND (t.owner IS NULL OR t.owner = $2 OR NOT EXISTS (SELECT 1 FROM nodes n \
+                        WHERE n.id = t.owner AND n.lease_until > now())) \
+                   FOR UPDATE SKIP LOCKED) \
+                 UPDATE tables t SET owner = $2, epoch = CASE WHEN t.owner = $2 AND t.epoch = $4 \
+                 THEN t.epoch ELSE t.epoch + 1 END FROM c WHERE t.id = c.id \
                  RETURNING t.epoch",
             )
             .bind(&table)
@@ -1576,10 +1541,14 @@ impl Store for PgStore {
                 return Ok(Claim::Held);
             }
             let row = sqlx::query(
-                "SELECT t.owner, n.addr FROM tables t LEFT JOIN nodes n ON n.id = t.owner \
-                 WHERE t.id = $1",
+                "SELECT t.owner, n.addr, coalesce(n.lease_until > now(), false) AS live, \
+                 EXISTS (SELECT 1 FROM nodes me WHERE me.id = $2 AND me.incarnation = $3 \
+                         AND me.lease_until > now()) AS me_live \
+                 FROM tables t LEFT JOIN nodes n ON n.id = t.owner WHERE t.id = $1",
             )
             .bind(&table)
+            .bind(&self.node.id)
+            .bind(&*self.incarnation)
             .fetch_optional(&self.pool)
             .await
             .map_err(pg)?;
@@ -1588,10 +1557,22 @@ impl Store for PgStore {
             };
             let owner: Option<String> = row.try_get("owner")?;
             let addr: Option<String> = row.try_get("addr")?;
-            Ok(Claim::Elsewhere {
-                node: owner.unwrap_or_default(),
-                addr: addr.unwrap_or_default(),
-            })
+            let live: bool = row.try_get("live")?;
+            let me_live: bool = row.try_get("me_live")?;
+            match owner {
+                Some(node) if live && node != self.node.id => Ok(Claim::Elsewhere {
+                    node,
+                    addr: addr.unwrap_or_default(),
+                }),
+                _ if !me_live => Err(LocalLease::lapsed()),
+                _ => Err(StoreError::Unavailable(format!(
+                    "table {table} is still locked by a transaction of its former owner; \
+                     PostgreSQL ends it within {} ms and the table is claimed then",
+                    super::pg_lease::Timeouts::of(self.node.lease_ttl)
+                        .idle_in_transaction
+                        .as_millis()
+                ))),
+            }
         })
     }
 

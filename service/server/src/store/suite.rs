@@ -743,7 +743,11 @@ async fn postgres_a_claimed_table_fences_its_former_owner() {
     b.append("t1".into(), 1, pass(2), 2).await.unwrap();
     // `a` wakes up: its lease renews, but its writes to the table are fenced, and it learns
     // it lost the table.
-    assert!(a.renew().await.unwrap());
+    assert!(
+        a.renew(&mut a.lease_conn(), Duration::from_secs(5))
+            .await
+            .unwrap()
+    );
     assert!(matches!(
         a.append("t1".into(), 1, pass(99), 2).await,
         Err(StoreError::Fenced { ref owner, .. }) if owner == "b"
@@ -824,7 +828,11 @@ async fn postgres_ladder_writes_are_fenced_to_the_leader() {
     let second = b.lead_ladders().await.unwrap().unwrap();
     assert!(second > first);
     // `a` wakes up: its lease renews, but it leads no more and its writes are fenced.
-    assert!(a.renew().await.unwrap());
+    assert!(
+        a.renew(&mut a.lease_conn(), Duration::from_secs(5))
+            .await
+            .unwrap()
+    );
     assert!(matches!(
         a.create_match(m("late")).await,
         Err(StoreError::LadderFenced { ref leader }) if leader == "b"
@@ -892,8 +900,15 @@ async fn postgres_lost_tables_are_reported() {
     }
     tokio::time::sleep(ttl + Duration::from_millis(300)).await;
     assert_eq!(b.claim("t1".into()).await.unwrap(), Claim::Held);
-    assert!(a.renew().await.unwrap());
-    assert_eq!(a.lost_tables().await.unwrap(), ["t1"]);
+    assert!(
+        a.renew(&mut a.lease_conn(), Duration::from_secs(5))
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        a.lost_tables().await.unwrap(),
+        [("t1".to_string(), Some("b".to_string()))]
+    );
     assert!(a.lost_tables().await.unwrap().is_empty());
     a.append("t2".into(), 0, pass(1), 1).await.unwrap();
 }
@@ -911,7 +926,10 @@ async fn postgres_a_second_node_with_a_live_id_is_refused() {
         let first = first.clone();
         tokio::spawn(async move {
             loop {
-                first.renew().await.unwrap();
+                first
+                    .renew(&mut first.lease_conn(), Duration::from_secs(5))
+                    .await
+                    .unwrap();
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }
         })

@@ -76,6 +76,23 @@ impl Node {
         )
     }
 
+    /// [`Node::start_with`] with environment variables of its own (fault-injection points).
+    pub fn start_with_env(
+        url: &str,
+        id: &str,
+        lease_secs: &str,
+        dir: &tempfile::TempDir,
+        extra: &[&str],
+        env: &[(&str, &std::ffi::OsStr)],
+    ) -> Node {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_bete-server"));
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let addr = free_addr();
+        Node::spawn(cmd, (url, id, lease_secs, dir, extra), addr, addr)
+    }
+
     /// [`Node::start`] with the node's wall clock off by `offset` (libfaketime's syntax, such
     /// as "+60s"), preloaded into the server itself; its monotonic clock is left true. Needs
     /// libfaketime (Debian's `faketime` package, which scripts/pg.sh installs).

@@ -1,0 +1,242 @@
+//! A group commit on PostgreSQL: every write of a batch in one transaction, and the batch's
+//! log entries behind the fence in one statement.
+//!
+//! The fence, the entry counts and the log rows go in one statement: each table's row is
+//! locked and checked (owner, epoch, entries, and this node's lease by PostgreSQL's clock),
+//! and only if every table passes are the counts moved on and the entries inserted. A batch of
+//! moves alone (the common case) is that one statement, committed on its own: one round trip
+//! per group commit, and no row lock outlives it, so a node frozen right after sending it
+//! holds up no peer. A batch with other writes (a table created, a seat taken) runs in a
+//! transaction, whose locks PostgreSQL frees if the node freezes before committing
+//! (`idle_in_transaction_session_timeout`, pg_lease.rs).
+
+use sqlx::{PgConnection, Row};
+
+use super::{LogEntry, StoreError, WriteOp, WriterCtx, apply, pg, update_seats};
+use crate::store::pg_lease::LocalLease;
+
+/// The batch's appends to one table: its first seq, how many, and the newest's `last_seq`.
+struct TableRun {
+    table: String,
+    first: i64,
+    n: i64,
+    last_seq: i64,
+}
+
+/// The appends of a batch, by table and as log rows.
+#[derive(Default)]
+struct Appends {
+    runs: Vec<TableRun>,
+    tables: Vec<String>,
+    seqs: Vec<i64>,
+    payloads: Vec<String>,
+    lasts: Vec<i64>,
+}
+
+/// The fence and the log rows of a batch, as one statement. `fence` locks each table's row
+/// (in id order, so two statements never wait on each other in a cycle) and checks it under
+/// the lock; the counts move and the rows go in only when every table passed.
+const APPEND: &str = "\
+WITH u AS MATERIALIZED ( \
+    SELECT * FROM UNNEST($1::text[], $2::int8[], $3::int8[], $4::int8[], $5::int8[]) \
+        AS u(id, first, n, last_seq, epoch)), \
+fence AS MATERIALIZED ( \
+    SELECT t.id FROM tables t JOIN u ON u.id = t.id \
+    WHERE t.entries = u.first AND t.epoch = u.epoch AND t.owner = $6 \
+      AND EXISTS (SELECT 1 FROM nodes me WHERE me.id = $6 AND me.incarnation = $7 \
+                  AND me.lease_until > clock_timestamp()) \
+    ORDER BY t.id FOR UPDATE OF t), \
+ok AS MATERIALIZED (SELECT count(*) = cardinality($1::text[]) AS whole FROM fence), \
+moved AS ( \
+    UPDATE tables t SET entries = u.first + u.n, last_seq = u.last_seq FROM u, ok \
+    WHERE ok.whole AND t.id = u.id), \
+logged AS ( \
+    INSERT INTO log (table_id, seq, payload, last_seq) \
+    SELECT r.table_id, r.seq, r.payload, r.last_seq \
+    FROM UNNEST($8::text[], $9::int8[], $10::text[], $11::int8[]) \
+        AS r(table_id, seq, payload, last_seq), ok WHERE ok.whole) \
+SELECT whole FROM ok";
+
+impl Appends {
+    fn push(
+        &mut self,
+        table: &str,
+        seq: u64,
+        entry: &LogEntry,
+        last_seq: u64,
+    ) -> Result<(), StoreError> {
+        let payload = serde_json::to_string(entry)
+            .map_err(|e| StoreError::Corrupt(format!("cannot encode log entry: {e}")))?;
+        let (seq, last) = (seq as i64, last_seq as i64);
+        match self.runs.iter_mut().find(|r| r.table == table) {
+            Some(run) if run.first + run.n == seq => {
+                run.n += 1;
+                run.last_seq = last;
+            }
+            Some(_) => {
+                return Err(StoreError::Corrupt(format!(
+                    "table {table}: log entry {seq} out of sequence in one batch"
+                )));
+            }
+            None => self.runs.push(TableRun {
+                table: table.to_string(),
+                first: seq,
+                n: 1,
+                last_seq: last,
+            }),
+        }
+        self.tables.push(table.to_string());
+        self.seqs.push(seq);
+        self.payloads.push(payload);
+        self.lasts.push(last);
+        Ok(())
+    }
+
+    /// Runs the fenced insert; `Err` when a table's fence refused (nothing was written).
+    async fn write(&mut self, ctx: &WriterCtx, conn: &mut PgConnection) -> Result<(), StoreError> {
+        if self.runs.is_empty() {
+            return Ok(());
+        }
+        self.runs.sort_by(|a, b| a.table.cmp(&b.table));
+        let ids: Vec<&str> = self.runs.iter().map(|r| r.table.as_str()).collect();
+        let firsts: Vec<i64> = self.runs.iter().map(|r| r.first).collect();
+        let ns: Vec<i64> = self.runs.iter().map(|r| r.n).collect();
+        let lasts: Vec<i64> = self.runs.iter().map(|r| r.last_seq).collect();
+        let epochs: Vec<i64> = self.runs.iter().map(|r| ctx.epoch(&r.table)).collect();
+        let whole: bool = sqlx::query_scalar(APPEND)
+            .bind(&ids)
+            .bind(&firsts)
+            .bind(&ns)
+            .bind(&lasts)
+            .bind(&epochs)
+            .bind(&ctx.node.id)
+            .bind(&*ctx.incarnation)
+            .bind(&self.tables)
+            .bind(&self.seqs)
+            .bind(&self.payloads)
+            .bind(&self.lasts)
+            .fetch_one(&mut *conn)
+            .await
+            .map_err(pg)?;
+        if whole {
+            Ok(())
+        } else {
+            Err(why_refused(ctx, &self.runs, &epochs).await)
+        }
+    }
+}
+
+/// Whether an entry changes more than the log (the seats, or the table's state).
+fn touches_more(entry: &LogEntry) -> bool {
+    !matches!(entry, LogEntry::Action { auto: false, .. })
+}
+
+/// Applies a batch and commits it (see the module's doc).
+pub(super) async fn apply_batch(ctx: &WriterCtx, ops: &[&WriteOp]) -> Result<(), StoreError> {
+    // Woken after the lease lapsed (a pause): write nothing. PostgreSQL checks the lease too,
+    // in the fence, for a pause that begins after this.
+    if !ctx.lease.live() {
+        return Err(LocalLease::lapsed());
+    }
+    let mut appends = Appends::default();
+    let mut alone = true;
+    for op in ops {
+        match op {
+            WriteOp::Append {
+                table,
+                seq,
+                entry,
+                last_seq,
+            } => {
+                appends.push(table, *seq, entry, *last_seq)?;
+                alone &= !touches_more(entry);
+            }
+            _ => alone = false,
+        }
+    }
+    if alone {
+        let mut conn = ctx.pool.acquire().await.map_err(pg)?;
+        return appends.write(ctx, &mut conn).await;
+    }
+    let mut tx = ctx.pool.begin().await.map_err(pg)?;
+    for op in ops {
+        match op {
+            WriteOp::Append { table, entry, .. } => update_seats(&mut tx, table, entry).await?,
+            other => apply(ctx, &mut tx, other).await?,
+        }
+    }
+    appends.write(ctx, &mut tx).await?;
+    if !appends.runs.is_empty() {
+        freeze_point();
+    }
+    tx.commit().await.map_err(pg)?;
+    Ok(())
+}
+
+/// A fault-injection point for the tests of a node frozen mid-commit (tests/freeze.rs): with
+/// `BETE_TEST_FREEZE_IN_COMMIT` naming a file that exists, the process removes the file and
+/// stops itself (SIGSTOP) here, inside a transaction whose fence has locked its tables' rows
+/// (a batch with appends).
+/// Unset in production: one environment lookup per transactional batch.
+fn freeze_point() {
+    let Some(path) = std::env::var_os("BETE_TEST_FREEZE_IN_COMMIT") else {
+        return;
+    };
+    if std::fs::remove_file(&path).is_ok() {
+        tracing::warn!("BETE_TEST_FREEZE_IN_COMMIT: stopping this process mid-commit");
+        let _ = std::process::Command::new("kill")
+            .args(["-STOP", &std::process::id().to_string()])
+            .status();
+    }
+}
+
+/// Why the appends of a batch were refused: this node's lease lapsed, a table claimed by
+/// another node (fenced), or an entry out of sequence.
+async fn why_refused(ctx: &WriterCtx, runs: &[TableRun], epochs: &[i64]) -> StoreError {
+    let live: Result<bool, _> = sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM nodes WHERE id = $1 AND incarnation = $2 \
+         AND lease_until > clock_timestamp())",
+    )
+    .bind(&ctx.node.id)
+    .bind(&*ctx.incarnation)
+    .fetch_one(&ctx.pool)
+    .await;
+    match live {
+        Ok(false) => return LocalLease::lapsed(),
+        Ok(true) => {}
+        Err(e) => return pg(e),
+    }
+    for (run, epoch) in runs.iter().zip(epochs) {
+        let row = sqlx::query("SELECT owner, epoch, entries FROM tables WHERE id = $1")
+            .bind(&run.table)
+            .fetch_optional(&ctx.pool)
+            .await;
+        let row = match row {
+            Ok(Some(row)) => row,
+            Ok(None) => {
+                return StoreError::Corrupt(format!("log entry of unknown table {}", run.table));
+            }
+            Err(e) => return pg(e),
+        };
+        let owner: Option<String> = row.try_get("owner").unwrap_or(None);
+        let now: i64 = row.try_get("epoch").unwrap_or(-1);
+        let entries: i64 = row.try_get("entries").unwrap_or(-1);
+        if owner.as_deref() != Some(ctx.node.id.as_str()) || now != *epoch {
+            if let Ok(mut held) = ctx.held.lock() {
+                held.remove(&run.table);
+            }
+            return StoreError::Fenced {
+                table: run.table.clone(),
+                owner: owner.unwrap_or_default(),
+            };
+        }
+        if entries != run.first {
+            return StoreError::Corrupt(format!(
+                "table {}: log entry {} out of sequence (the log has {entries})",
+                run.table, run.first
+            ));
+        }
+    }
+    // Every table passes now: it was a lock or the lease that changed meanwhile.
+    StoreError::Unavailable("an append batch was refused by its fence; retry".into())
+}
