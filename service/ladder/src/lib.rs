@@ -9,6 +9,7 @@
 //! stored history can be replayed to the same ratings.
 
 pub mod duplicate;
+pub mod luck;
 pub mod pairing;
 pub mod rating;
 pub mod spec;

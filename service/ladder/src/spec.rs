@@ -14,6 +14,7 @@
 //! house_entrants = ["random", "heuristic"]   # or "search", "search-2", ...
 //! search_budget_ms = 50        # a search entrant's time per decision (≤ ¼ of the deadline)
 //! max_strikes_per_match = 5    # more timed-out decisions at one table: off the ladder
+//! luck_adjusted = true         # rate on nets with the luck of the cards taken out (`luck`)
 //! [ladder.config]              # RULES.md section 10 keys of the ruleset
 //! fiche_value = 5
 //! ```
@@ -55,6 +56,10 @@ pub const MAX_SEARCH_BUDGET_MS: u32 = 10_000;
 /// A search entrant's time per decision when the ladder declares none.
 pub const DEFAULT_SEARCH_BUDGET_MS: u32 = 50;
 
+/// Whether a ladder rates on luck-adjusted nets when its declaration does not say
+/// (docs/benchmarks.md, "the luck correction": it ranks the field in fewer tables).
+pub const DEFAULT_LUCK_ADJUSTED: bool = true;
+
 /// One ladder.
 #[derive(Clone, Debug)]
 pub struct LadderSpec {
@@ -78,6 +83,8 @@ pub struct LadderSpec {
     pub house_capacity: u32,
     /// A `search` entrant's time per decision (ms), capped by the server at a quarter of the deadline.
     pub search_budget_ms: u32,
+    /// Whether matches are rated on luck-adjusted nets ([`crate::luck`]) rather than raw nets.
+    pub luck_adjusted: bool,
 }
 
 impl LadderSpec {
@@ -131,6 +138,8 @@ struct Decl {
     max_group_meetings_per_day: Option<u32>,
     house_capacity: Option<u32>,
     search_budget_ms: Option<u32>,
+    /// Any TOML value, so that a wrong type is refused naming the ladder and the field.
+    luck_adjusted: Option<toml::Value>,
     #[serde(default)]
     config: BTreeMap<String, toml::Value>,
 }
@@ -185,6 +194,7 @@ pub fn default_ladders() -> Vec<LadderSpec> {
                 max_group_meetings_per_day: None,
                 house_capacity: None,
                 search_budget_ms: None,
+                luck_adjusted: None,
                 config: BTreeMap::new(),
             })
             .ok()
@@ -272,6 +282,16 @@ fn check(d: Decl) -> Result<LadderSpec, SpecError> {
             ),
         ));
     }
+    let luck_adjusted = match &d.luck_adjusted {
+        None => DEFAULT_LUCK_ADJUSTED,
+        Some(toml::Value::Boolean(b)) => *b,
+        Some(other) => {
+            return Err(bad(
+                "luck_adjusted",
+                format!("{other} is not true or false"),
+            ));
+        }
+    };
     let mut house = Vec::new();
     let seats_n = d.seats;
     for h in d
@@ -308,6 +328,7 @@ fn check(d: Decl) -> Result<LadderSpec, SpecError> {
         max_group_meetings_per_day: d.max_group_meetings_per_day.unwrap_or(50).max(1),
         house_capacity: d.house_capacity.unwrap_or(64).max(1),
         search_budget_ms,
+        luck_adjusted,
     })
 }
 
@@ -366,6 +387,21 @@ enforce_legality = "lenient"
         assert_eq!(l[0].config_json()["rounds"], 2);
         assert!(!l[0].duplicate);
         assert_eq!(l[0].tables_per_match(), 1);
+        assert_eq!(l[0].luck_adjusted, DEFAULT_LUCK_ADJUSTED);
+    }
+
+    #[test]
+    fn a_ladder_may_rate_on_raw_or_luck_adjusted_nets() {
+        let text = |v: &str| {
+            format!("[[ladder]]\nid=\"a\"\nruleset=\"bete\"\nseats=4\nluck_adjusted={v}\n")
+        };
+        assert!(parse_ladders(&text("true")).unwrap()[0].luck_adjusted);
+        assert!(!parse_ladders(&text("false")).unwrap()[0].luck_adjusted);
+        let err = parse_ladders(&text("\"no\"")).unwrap_err().to_string();
+        assert!(
+            err.contains("\"a\"") && err.contains("luck_adjusted"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -397,6 +433,14 @@ enforce_legality = "lenient"
             (
                 "id = \"x\"\nruleset = \"bete\"\nseats = 4\nmax_tables_per_bot = 0",
                 "max_tables_per_bot",
+            ),
+            (
+                "id = \"x\"\nruleset = \"bete\"\nseats = 4\nluck_adjusted = \"yes\"",
+                "luck_adjusted",
+            ),
+            (
+                "id = \"x\"\nruleset = \"bete\"\nseats = 4\nluck_adjusted = 1",
+                "luck_adjusted",
             ),
         ];
         for (body, field) in cases {
@@ -440,6 +484,7 @@ mod deploy_tests {
             assert_eq!(f.max_tables_per_bot, d.max_tables_per_bot);
             assert_eq!(f.max_matches_per_day, d.max_matches_per_day);
             assert_eq!(f.max_strikes_per_match, d.max_strikes_per_match);
+            assert_eq!(f.luck_adjusted, d.luck_adjusted);
         }
     }
 }
