@@ -9,7 +9,7 @@
 //!   really had. One heuristic playout of the deal gives it exactly.
 //! - `E_i`: the mean of `V_i` over [`BASELINE_DECKS`] uniformly random decks from the same
 //!   state, drawn from a generator keyed by the table and the deal alone (never by its deck).
-//! - the correction `c_ik = V_i(deck_k) − E_i`; a seat's luck over the table is `Σ_k c_ik`, and
+//! - the correction `c_ik = w · (V_i(deck_k) − E_i)` with the fixed weight [`WEIGHT`]; a seat's luck over the table is `Σ_k c_ik`, and
 //!   its luck-adjusted net is its net minus its luck.
 //!
 //! Why it stays unbiased: let F be everything that happened before deal k's deck was dealt
@@ -18,7 +18,7 @@
 //! deck and on F only, not on any action of deal k, so `E[V_i(deck_k) | F]` is the true mean
 //! `μ_i(F)`. `E_i` is a mean of independent uniformly random decks from the same state, so
 //! `E[E_i | F] = μ_i(F)` too. Hence `E[c_ik | F] = 0`: each deal's correction is a martingale
-//! difference, their sum has mean 0 whatever the players do, and the adjusted net has the
+//! difference (a fixed weight changes nothing to that), their sum has mean 0 whatever the players do, and the adjusted net has the
 //! expectation of the raw net. "Per deal" with carried pools means exactly this: the deal from
 //! the state it started in (after its antes, with what earlier deals left on the table) to its
 //! settlement; what a deal leaves on the table is part of the next deal's starting state, whose
@@ -35,9 +35,17 @@ use rand_chacha::rand_core::SeedableRng;
 use sha2::{Digest, Sha256};
 use thiserror::Error;
 
-/// The reference of the luck correction, versioned: a change of the policy, of the baseline's
-/// size or of its generator is a new version, and one version serves every ladder.
-pub const REFERENCE: &str = "luck/1: heuristic at every seat, 24 random decks a deal";
+/// The reference of the luck correction, versioned: a change of the policy, of the weight, of
+/// the baseline's size or of its generator is a new version, and one version serves every
+/// ladder. (luck/1 was the same with weight 1; docs/benchmarks.md says why it changed.)
+pub const REFERENCE: &str =
+    "luck/2: heuristic at every seat, 24 random decks a deal, weight 1/2";
+
+/// The weight of the correction: a seat's luck is `WEIGHT · (V − E)`. Any fixed weight keeps
+/// the correction's mean at 0; the variance it leaves is smallest at Cov(net, V) / Var(V),
+/// which is well under 1 because the reference is a heuristic field and a ladder's is not
+/// (with weight 1 the correction added as much spread as it took in Bête).
+pub const WEIGHT: f64 = 0.5;
 
 /// Random decks a deal's baseline is averaged over. Its noise adds about 1/24 of `V`'s
 /// variance to a correction (a ≈ 4 % larger spread than an exact mean); each costs one
@@ -105,7 +113,7 @@ fn reference_value(
     }
 }
 
-/// Each seat's luck at one deal: `V_i(deck) − E_i` (see the module's doc).
+/// Each seat's luck at one deal: `WEIGHT · (V_i(deck) − E_i)` (see the module's doc).
 pub fn deal_luck(pre: &Game, deck: &[Card], key: &[u8]) -> Vec<f64> {
     let n = usize::from(pre.seats());
     let deal = pre.deal_index();
@@ -119,7 +127,7 @@ pub fn deal_luck(pre: &Game, deck: &[Card], key: &[u8]) -> Vec<f64> {
     actual
         .iter()
         .zip(&base)
-        .map(|(v, b)| v - b / BASELINE_DECKS as f64)
+        .map(|(v, b)| WEIGHT * (v - b / BASELINE_DECKS as f64))
         .collect()
 }
 

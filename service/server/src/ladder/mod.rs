@@ -120,15 +120,27 @@ impl Ladders {
         });
         let router = ladders.clone();
         tokio::spawn(async move {
-            while let Some(f) = finished.recv().await {
-                if let Some(tx) = router.schedulers.get(&f.ladder.ladder_id) {
+            while let Some(mut f) = finished.recv().await {
+                let Some(tx) = router.schedulers.get(&f.ladder.ladder_id).cloned() else {
+                    continue;
+                };
+                let adjusted = router
+                    .specs
+                    .iter()
+                    .any(|s| s.id == f.ladder.ladder_id && s.luck_adjusted);
+                // The luck correction takes milliseconds of CPU: measured off this loop, so
+                // other tables' results are not held up behind it.
+                tokio::spawn(async move {
+                    if adjusted {
+                        f.result.luck = result::luck(&f.table, f.deals.clone()).await;
+                    }
                     let _ = tx.send(LadderCommand::TableResult {
                         table: f.table,
                         match_id: f.ladder.match_id,
                         rotation: usize::from(f.ladder.rotation),
                         result: f.result,
                     });
-                }
+                });
             }
         });
         Ok(ladders)

@@ -488,7 +488,7 @@ impl Scheduler {
                 continue;
             };
             // The record is stored just after the table is marked finished: next sweep.
-            let Ok(result) = table_result(&*self.store, t).await else {
+            let Ok(result) = table_result(&*self.store, t, self.spec.luck_adjusted).await else {
                 continue;
             };
             let table = t.table.id.clone();
@@ -899,7 +899,7 @@ impl Scheduler {
                 }
                 return self.start_table(match_id, r, false, None).await;
             }
-            done.push(table_result(&*self.store, t).await?);
+            done.push(table_result(&*self.store, t, self.spec.luck_adjusted).await?);
         }
         if let Some(p) = self.playing.get_mut(match_id) {
             p.done = done;
@@ -982,6 +982,13 @@ impl Scheduler {
         let seats = usize::from(self.spec.seats);
         let per_table: Vec<Vec<i64>> = p.done.iter().map(|r| r.nets.clone()).collect();
         let nets = duplicate::totals(&per_table, seats);
+        let luck = match_luck(&p.done, seats, self.spec.luck_adjusted);
+        // Places and ratings come from the luck-adjusted nets on a `luck_adjusted` ladder; the
+        // jetons stored and shown stay the raw nets.
+        let ranked: Vec<f64> = match &luck {
+            Some(l) => bete_ladder::luck::adjusted(&nets, l),
+            None => nets.iter().map(|&n| n as f64).collect(),
+        };
         let mut strikes = vec![0u32; seats];
         for (r, t) in p.done.iter().enumerate() {
             for (s, k) in t.strikes.iter().enumerate() {
@@ -992,8 +999,8 @@ impl Scheduler {
         }
         let deals: u32 = p.done.iter().map(|t| t.deals).sum();
         let before: Vec<Rating> = p.row.entrants.iter().map(|b| self.rating(b)).collect();
-        let after = bete_ladder::update(&before, &nets);
-        let places = bete_ladder::places(&nets);
+        let after = bete_ladder::update(&before, &ranked);
+        let places = bete_ladder::places(&ranked);
         let mut results = Vec::new();
         let mut ratings: Vec<RatingRow> = Vec::new();
         for (i, bot) in p.row.entrants.iter().enumerate() {
@@ -1034,7 +1041,7 @@ impl Scheduler {
         row.rated = true;
         row.rated_at_ms = Some(rated_at);
         row.results = results;
-        tracing::info!(ladder = %self.spec.id, r#match = %match_id, ?nets, "ladder match rated");
+        tracing::info!(ladder = %self.spec.id, r#match = %match_id, ?nets, ?luck, "ladder match rated");
         let names: HashMap<String, String> = row
             .entrants
             .iter()
@@ -1050,6 +1057,23 @@ impl Scheduler {
         });
         Ok(())
     }
+}
+
+/// Each entrant's luck over a match's tables (entrant order), when the ladder is luck-adjusted
+/// and every table's luck was measured; None rates the match on raw nets.
+fn match_luck(done: &[TableResult], seats: usize, adjusted: bool) -> Option<Vec<f64>> {
+    if !adjusted {
+        return None;
+    }
+    let mut total = vec![0.0; seats];
+    for (r, t) in done.iter().enumerate() {
+        for (seat, l) in t.luck.as_ref()?.iter().enumerate() {
+            if let Some(x) = total.get_mut(duplicate::entrant_at(seat, r, seats)) {
+                *x += l;
+            }
+        }
+    }
+    Some(total)
 }
 
 /// The rating writer: each rated match in one store transaction (which applies it once), one

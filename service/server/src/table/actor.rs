@@ -570,11 +570,13 @@ impl Actor {
                 nets: balances.to_vec(),
                 strikes: self.seats.iter().map(|s| s.strikes).collect(),
                 deals: game.log().len() as u32,
+                luck: None,
             };
             let _ = tx.send(crate::ladder::FinishedTable {
                 table: self.meta.id.clone(),
                 ladder: ladder.clone(),
                 result,
+                deals: std::sync::Arc::new((game.setup().clone(), game.log().to_vec())),
             });
         }
     }
