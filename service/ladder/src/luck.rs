@@ -38,8 +38,7 @@ use thiserror::Error;
 /// The reference of the luck correction, versioned: a change of the policy, of the weight, of
 /// the baseline's size or of its generator is a new version, and one version serves every
 /// ladder. (luck/1 was the same with weight 1; docs/benchmarks.md says why it changed.)
-pub const REFERENCE: &str =
-    "luck/2: heuristic at every seat, 24 random decks a deal, weight 1/2";
+pub const REFERENCE: &str = "luck/2: heuristic at every seat, 24 random decks a deal, weight 1/2";
 
 /// The weight of the correction: a seat's luck is `WEIGHT · (V − E)`. Any fixed weight keeps
 /// the correction's mean at 0; the variance it leaves is smallest at Cov(net, V) / Var(V),

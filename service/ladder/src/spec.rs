@@ -14,7 +14,8 @@
 //! house_entrants = ["random", "heuristic"]   # or "search", "search-2", ...
 //! search_budget_ms = 50        # a search entrant's time per decision (≤ ¼ of the deadline)
 //! max_strikes_per_match = 5    # more timed-out decisions at one table: off the ladder
-//! luck_adjusted = true         # rate on nets with the luck of the cards taken out (`luck`)
+//! luck_adjusted = false        # rate on nets with the luck of the cards taken out (`luck`);
+//!                              # undeclared: true for single tables, false for sets
 //! [ladder.config]              # RULES.md section 10 keys of the ruleset
 //! fiche_value = 5
 //! ```
@@ -55,10 +56,6 @@ pub const MIN_SEARCH_BUDGET_MS: u32 = 1;
 pub const MAX_SEARCH_BUDGET_MS: u32 = 10_000;
 /// A search entrant's time per decision when the ladder declares none.
 pub const DEFAULT_SEARCH_BUDGET_MS: u32 = 50;
-
-/// Whether a ladder rates on luck-adjusted nets when its declaration does not say
-/// (docs/benchmarks.md, "the luck correction": it ranks the field in fewer tables).
-pub const DEFAULT_LUCK_ADJUSTED: bool = true;
 
 /// One ladder.
 #[derive(Clone, Debug)]
@@ -282,8 +279,12 @@ fn check(d: Decl) -> Result<LadderSpec, SpecError> {
             ),
         ));
     }
+    let duplicate = d.duplicate.unwrap_or(true);
+    // Undeclared: on for single tables, where it ranks the field in fewer tables, off for
+    // duplicate sets, whose rotations already cancel the cards and where the correction only
+    // adds spread (docs/benchmarks.md, "the luck correction").
     let luck_adjusted = match &d.luck_adjusted {
-        None => DEFAULT_LUCK_ADJUSTED,
+        None => !duplicate,
         Some(toml::Value::Boolean(b)) => *b,
         Some(other) => {
             return Err(bad(
@@ -320,7 +321,7 @@ fn check(d: Decl) -> Result<LadderSpec, SpecError> {
         config,
         deals_per_match: deals,
         deadline_ms,
-        duplicate: d.duplicate.unwrap_or(true),
+        duplicate,
         max_matches_per_day: d.max_matches_per_day.unwrap_or(1_000).max(1),
         max_tables_per_bot,
         house_entrants: house,
@@ -363,6 +364,8 @@ mod tests {
             let c = l.config_json();
             assert_eq!(c["rounds"], 2);
             assert_eq!(c["max_extra_deals"], 0);
+            // Sets cancel the cards already: raw nets.
+            assert!(!l.luck_adjusted);
         }
     }
 
@@ -387,7 +390,8 @@ enforce_legality = "lenient"
         assert_eq!(l[0].config_json()["rounds"], 2);
         assert!(!l[0].duplicate);
         assert_eq!(l[0].tables_per_match(), 1);
-        assert_eq!(l[0].luck_adjusted, DEFAULT_LUCK_ADJUSTED);
+        // Single tables: luck-adjusted unless declared otherwise.
+        assert!(l[0].luck_adjusted);
     }
 
     #[test]

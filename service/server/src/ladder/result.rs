@@ -92,3 +92,52 @@ pub async fn table_result(
         luck,
     })
 }
+
+/// Each entrant's luck over a match's tables (entrant order), when the ladder is luck-adjusted
+/// and every table's luck was measured; None rates the match on raw nets.
+pub(super) fn match_luck(done: &[TableResult], seats: usize, adjusted: bool) -> Option<Vec<f64>> {
+    if !adjusted {
+        return None;
+    }
+    let mut total = vec![0.0; seats];
+    for (r, t) in done.iter().enumerate() {
+        for (seat, l) in t.luck.as_ref()?.iter().enumerate() {
+            if let Some(x) = total.get_mut(bete_ladder::duplicate::entrant_at(seat, r, seats)) {
+                *x += l;
+            }
+        }
+    }
+    Some(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(luck: Option<Vec<f64>>) -> TableResult {
+        TableResult {
+            nets: vec![0; 3],
+            strikes: vec![0; 3],
+            deals: 3,
+            luck,
+        }
+    }
+
+    /// A set's luck is each entrant's total over the rotations (entrant i at seat (i + r) mod
+    /// n); a table without its luck, or a ladder that is not adjusted, rates on raw nets.
+    #[test]
+    fn a_match_luck_follows_the_entrants_round_the_seats() {
+        let done = vec![
+            result(Some(vec![1.0, 2.0, 4.0])),
+            result(Some(vec![10.0, 20.0, 40.0])),
+        ];
+        // Rotation 1: seat 0 holds entrant 2, seat 1 entrant 0, seat 2 entrant 1.
+        assert_eq!(
+            match_luck(&done, 3, true),
+            Some(vec![1.0 + 20.0, 2.0 + 40.0, 4.0 + 10.0])
+        );
+        assert_eq!(match_luck(&done, 3, false), None);
+        let missing = vec![result(Some(vec![1.0, 2.0, 4.0])), result(None)];
+        assert_eq!(match_luck(&missing, 3, true), None);
+    }
+}

@@ -15,7 +15,7 @@ use tokio::sync::{broadcast, mpsc};
 
 use super::LadderCommand;
 use super::leadership::Leadership;
-use super::result::{TableResult, table_result};
+use super::result::{TableResult, match_luck, table_result};
 use crate::auth::hex;
 use crate::registry::Tables;
 use crate::shutdown::Shutdown;
@@ -1057,23 +1057,6 @@ impl Scheduler {
         });
         Ok(())
     }
-}
-
-/// Each entrant's luck over a match's tables (entrant order), when the ladder is luck-adjusted
-/// and every table's luck was measured; None rates the match on raw nets.
-fn match_luck(done: &[TableResult], seats: usize, adjusted: bool) -> Option<Vec<f64>> {
-    if !adjusted {
-        return None;
-    }
-    let mut total = vec![0.0; seats];
-    for (r, t) in done.iter().enumerate() {
-        for (seat, l) in t.luck.as_ref()?.iter().enumerate() {
-            if let Some(x) = total.get_mut(duplicate::entrant_at(seat, r, seats)) {
-                *x += l;
-            }
-        }
-    }
-    Some(total)
 }
 
 /// The rating writer: each rated match in one store transaction (which applies it once), one
