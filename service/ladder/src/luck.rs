@@ -134,12 +134,26 @@ pub fn deal_luck(pre: &Game, deck: &[Card], key: &[u8]) -> Vec<f64> {
 /// the table's `deals` (the record's decks and actions) from `setup`. `key` names the table
 /// (its id): the baseline decks are drawn from it, so the same table gives the same luck.
 pub fn table_luck(setup: &Setup, deals: &[DealLog], key: &[u8]) -> Result<Vec<f64>, LuckError> {
-    let n = usize::from(setup.seats);
+    let mut luck = vec![0.0; usize::from(setup.seats)];
+    for d in deals_luck(setup, deals, key)? {
+        for (l, c) in luck.iter_mut().zip(d) {
+            *l += c;
+        }
+    }
+    Ok(luck)
+}
+
+/// [`deal_luck`] of every deal of a finished table, in order.
+pub fn deals_luck(
+    setup: &Setup,
+    deals: &[DealLog],
+    key: &[u8],
+) -> Result<Vec<Vec<f64>>, LuckError> {
     let mut game = Game::new_playout(Setup {
         decks: Decks::Explicit(Vec::new()),
         ..setup.clone()
     })?;
-    let mut luck = vec![0.0; n];
+    let mut out = Vec::with_capacity(deals.len());
     for (k, d) in deals.iter().enumerate() {
         let bad = |why: String| LuckError::Replay { deal: k, why };
         if d.deck.is_empty() {
@@ -152,16 +166,14 @@ pub fn table_luck(setup: &Setup, deals: &[DealLog], key: &[u8]) -> Result<Vec<f6
                 game.deal_index()
             )));
         }
-        for (l, c) in luck.iter_mut().zip(deal_luck(&game, &d.deck, key)) {
-            *l += c;
-        }
+        out.push(deal_luck(&game, &d.deck, key));
         game.play_deck(&d.deck).map_err(|e| bad(e.to_string()))?;
         for a in &d.actions {
             game.play(a.seat, a.action)
                 .map_err(|e| bad(e.to_string()))?;
         }
     }
-    Ok(luck)
+    Ok(out)
 }
 
 /// Nets with the luck taken out: `nets[i] − luck[i]`.
