@@ -9,8 +9,9 @@
 //! WatchBot stream like any other table.
 //! In a cluster one node schedules every ladder (the leader, see [`Leadership`]); the others
 //! write entries to the store and leave the rest to it.
-//! When a table's finished record is stored, its actor tells the scheduler the result, which
-//! starts the set's next table or rates the match. Ratings move in the same store transaction that marks
+//! When a table's finished record is stored, its actor tells the scheduler the result (on a
+//! `luck_adjusted` ladder with each seat's luck of the cards measured first, see
+//! `bete_ladder::luck`), which starts the set's next table or rates the match. Ratings move in the same store transaction that marks
 //! the match rated, so a result counts exactly once whatever crashes come between; after a
 //! restart every unrated match is picked up from the store where it stood.
 
