@@ -6,6 +6,7 @@
 //! so (total / left)² bounds the factor of tables any such correction can save.
 //!
 //!     cargo run --release -p bete-ladder --example luck_bound [RULESET] [TABLES]
+#![allow(clippy::unwrap_used)] // a measurement tool: a failure should stop it loudly
 use bete_ladder::{default_ladders, luck};
 use bete_rules::bots::{Bots, Policy};
 use bete_rules::{Decks, Game, Seat, Seed, Setup};

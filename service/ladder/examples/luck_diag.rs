@@ -1,6 +1,7 @@
 //! Diagnostic: per table of 2 heuristic + 2 random (seats by lot), the heuristic-minus-random
 //! net difference, raw and luck-adjusted: mean, sd, signal/noise; and the share of tables
 //! whose places put both heuristics above both randoms.
+#![allow(clippy::unwrap_used)] // a measurement tool: a failure should stop it loudly
 use bete_ladder::{default_ladders, luck, places};
 use bete_rules::bots::{Bots, Policy};
 use bete_rules::{Decks, Game, Seat, Seed, Setup};
