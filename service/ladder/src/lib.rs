@@ -10,6 +10,7 @@
 
 pub mod crosstable;
 pub mod duplicate;
+pub mod luck;
 pub mod pairing;
 pub mod rating;
 pub mod spec;

@@ -35,14 +35,15 @@ impl Rating {
 }
 
 /// Places by net jetons: 1 for the best, equal nets share the better place ("1 2 2 4").
-pub fn places(nets: &[i64]) -> Vec<u32> {
+pub fn places<T: PartialOrd>(nets: &[T]) -> Vec<u32> {
     nets.iter()
         .map(|n| 1 + nets.iter().filter(|m| *m > n).count() as u32)
         .collect()
 }
 
 /// The entrants' ratings after a match in which they won `nets` (same order as `before`).
-pub fn update(before: &[Rating], nets: &[i64]) -> Vec<Rating> {
+/// Nets may be jetons (`i64`) or luck-adjusted nets (`f64`, see [`crate::luck`]).
+pub fn update<T: PartialOrd>(before: &[Rating], nets: &[T]) -> Vec<Rating> {
     let places = places(nets);
     let teams: Vec<[WengLinRating; 1]> = before
         .iter()
@@ -78,7 +79,7 @@ mod tests {
     fn places_share_ties() {
         assert_eq!(places(&[5, -2, 5, 0]), vec![1, 4, 1, 3]);
         assert_eq!(places(&[0, 0, 0]), vec![1, 1, 1]);
-        assert_eq!(places(&[]), Vec::<u32>::new());
+        assert_eq!(places::<i64>(&[]), Vec::<u32>::new());
     }
 
     /// The winner gains, the loser loses, everyone grows more certain, and an all-tie among

@@ -14,6 +14,8 @@
 //! house_entrants = ["random", "heuristic"]   # or "search", "search-2", ...
 //! search_budget_ms = 50        # a search entrant's time per decision (≤ ¼ of the deadline)
 //! max_strikes_per_match = 5    # more timed-out decisions at one table: off the ladder
+//! luck_adjusted = false        # rate on nets with the luck of the cards taken out (`luck`);
+//!                              # undeclared: true for single tables, false for sets
 //! [ladder.config]              # RULES.md section 10 keys of the ruleset
 //! fiche_value = 5
 //! ```
@@ -78,6 +80,8 @@ pub struct LadderSpec {
     pub house_capacity: u32,
     /// A `search` entrant's time per decision (ms), capped by the server at a quarter of the deadline.
     pub search_budget_ms: u32,
+    /// Whether matches are rated on luck-adjusted nets ([`crate::luck`]) rather than raw nets.
+    pub luck_adjusted: bool,
 }
 
 impl LadderSpec {
@@ -131,6 +135,8 @@ struct Decl {
     max_group_meetings_per_day: Option<u32>,
     house_capacity: Option<u32>,
     search_budget_ms: Option<u32>,
+    /// Any TOML value, so that a wrong type is refused naming the ladder and the field.
+    luck_adjusted: Option<toml::Value>,
     #[serde(default)]
     config: BTreeMap<String, toml::Value>,
 }
@@ -185,6 +191,7 @@ pub fn default_ladders() -> Vec<LadderSpec> {
                 max_group_meetings_per_day: None,
                 house_capacity: None,
                 search_budget_ms: None,
+                luck_adjusted: None,
                 config: BTreeMap::new(),
             })
             .ok()
@@ -272,6 +279,20 @@ fn check(d: Decl) -> Result<LadderSpec, SpecError> {
             ),
         ));
     }
+    let duplicate = d.duplicate.unwrap_or(true);
+    // Undeclared: on for single tables, where it ranks the field in fewer tables, off for
+    // duplicate sets, whose rotations already cancel the cards and where the correction only
+    // adds spread (docs/benchmarks.md, "the luck correction").
+    let luck_adjusted = match &d.luck_adjusted {
+        None => !duplicate,
+        Some(toml::Value::Boolean(b)) => *b,
+        Some(other) => {
+            return Err(bad(
+                "luck_adjusted",
+                format!("{other} is not true or false"),
+            ));
+        }
+    };
     let mut house = Vec::new();
     let seats_n = d.seats;
     for h in d
@@ -300,7 +321,7 @@ fn check(d: Decl) -> Result<LadderSpec, SpecError> {
         config,
         deals_per_match: deals,
         deadline_ms,
-        duplicate: d.duplicate.unwrap_or(true),
+        duplicate,
         max_matches_per_day: d.max_matches_per_day.unwrap_or(1_000).max(1),
         max_tables_per_bot,
         house_entrants: house,
@@ -308,6 +329,7 @@ fn check(d: Decl) -> Result<LadderSpec, SpecError> {
         max_group_meetings_per_day: d.max_group_meetings_per_day.unwrap_or(50).max(1),
         house_capacity: d.house_capacity.unwrap_or(64).max(1),
         search_budget_ms,
+        luck_adjusted,
     })
 }
 
@@ -342,6 +364,8 @@ mod tests {
             let c = l.config_json();
             assert_eq!(c["rounds"], 2);
             assert_eq!(c["max_extra_deals"], 0);
+            // Sets cancel the cards already: raw nets.
+            assert!(!l.luck_adjusted);
         }
     }
 
@@ -366,6 +390,22 @@ enforce_legality = "lenient"
         assert_eq!(l[0].config_json()["rounds"], 2);
         assert!(!l[0].duplicate);
         assert_eq!(l[0].tables_per_match(), 1);
+        // Single tables: luck-adjusted unless declared otherwise.
+        assert!(l[0].luck_adjusted);
+    }
+
+    #[test]
+    fn a_ladder_may_rate_on_raw_or_luck_adjusted_nets() {
+        let text = |v: &str| {
+            format!("[[ladder]]\nid=\"a\"\nruleset=\"bete\"\nseats=4\nluck_adjusted={v}\n")
+        };
+        assert!(parse_ladders(&text("true")).unwrap()[0].luck_adjusted);
+        assert!(!parse_ladders(&text("false")).unwrap()[0].luck_adjusted);
+        let err = parse_ladders(&text("\"no\"")).unwrap_err().to_string();
+        assert!(
+            err.contains("\"a\"") && err.contains("luck_adjusted"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -397,6 +437,14 @@ enforce_legality = "lenient"
             (
                 "id = \"x\"\nruleset = \"bete\"\nseats = 4\nmax_tables_per_bot = 0",
                 "max_tables_per_bot",
+            ),
+            (
+                "id = \"x\"\nruleset = \"bete\"\nseats = 4\nluck_adjusted = \"yes\"",
+                "luck_adjusted",
+            ),
+            (
+                "id = \"x\"\nruleset = \"bete\"\nseats = 4\nluck_adjusted = 1",
+                "luck_adjusted",
             ),
         ];
         for (body, field) in cases {
@@ -440,6 +488,7 @@ mod deploy_tests {
             assert_eq!(f.max_tables_per_bot, d.max_tables_per_bot);
             assert_eq!(f.max_matches_per_day, d.max_matches_per_day);
             assert_eq!(f.max_strikes_per_match, d.max_strikes_per_match);
+            assert_eq!(f.luck_adjusted, d.luck_adjusted);
         }
     }
 }

@@ -1,7 +1,8 @@
 //! Ladders survive kill -9: the real binary is killed twice while a bot plays duplicate sets
 //! against the house, restarted on the same data folder each time, and afterwards every
 //! finished set is rated exactly once and the live ratings equal a recomputation from the
-//! stored results.
+//! stored results and the public records (the ladder is luck-adjusted: each
+//! table's luck is recomputed from its record, as anyone can).
 #![allow(clippy::unwrap_used)]
 
 mod common;
@@ -24,6 +25,7 @@ seats = 3
 deals_per_match = 3
 decision_deadline_ms = 10000
 house_entrants = ["random", "heuristic"]
+luck_adjusted = true
 "#;
 
 fn spawn(dir: &Path, addr: SocketAddr) -> Child {
@@ -79,6 +81,31 @@ async fn wait_rated(addr: SocketAddr, n: usize) {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     panic!("fewer than {n} ladder matches rated in 60 s");
+}
+
+/// Each entrant's luck over a match, recomputed from its tables' public records.
+async fn match_luck(addr: SocketAddr, m: &pb::LadderMatch, token: &str) -> Vec<f64> {
+    let ch = connect(addr).await;
+    let seats = m.entrants.len();
+    let mut total = vec![0.0; seats];
+    for t in &m.tables {
+        let record = client_with(&ch, Some(token))
+            .get_game_record(pb::GetGameRecordRequest {
+                table_id: t.table_id.clone(),
+            })
+            .await
+            .unwrap()
+            .into_inner()
+            .record_json;
+        let game = bete_rules::record::replay_json(&record).unwrap();
+        let luck =
+            bete_ladder::luck::table_luck(game.setup(), game.log(), t.table_id.as_bytes()).unwrap();
+        let r = t.rotation as usize;
+        for (seat, l) in luck.iter().enumerate() {
+            total[bete_ladder::duplicate::entrant_at(seat, r, seats)] += l;
+        }
+    }
+    total
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -165,7 +192,11 @@ async fn kill_9_during_sets_rates_every_result_once() {
         }
         let nets: Vec<i64> = m.entrants.iter().map(|e| e.net).collect();
         assert_eq!(nets.iter().sum::<i64>(), 0);
-        let after = bete_ladder::update(&before, &nets);
+        let luck = match_luck(addr, m, &bot.token).await;
+        let adjusted = bete_ladder::luck::adjusted(&nets, &luck);
+        let places: Vec<u32> = m.entrants.iter().map(|e| e.place).collect();
+        assert_eq!(places, bete_ladder::places(&adjusted), "{m:?} {luck:?}");
+        let after = bete_ladder::update(&before, &adjusted);
         for (e, a) in m.entrants.iter().zip(&after) {
             ratings.insert(e.bot_id.clone(), *a);
             *counts.entry(e.bot_id.clone()).or_default() += 1;

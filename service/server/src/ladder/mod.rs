@@ -9,8 +9,9 @@
 //! WatchBot stream like any other table.
 //! In a cluster one node schedules every ladder (the leader, see [`Leadership`]); the others
 //! write entries to the store and leave the rest to it.
-//! When a table's finished record is stored, its actor tells the scheduler the result, which
-//! starts the set's next table or rates the match. Ratings move in the same store transaction that marks
+//! When a table's finished record is stored, its actor tells the scheduler the result (on a
+//! `luck_adjusted` ladder with each seat's luck of the cards measured first, see
+//! `bete_ladder::luck`), which starts the set's next table or rates the match. Ratings move in the same store transaction that marks
 //! the match rated, so a result counts exactly once whatever crashes come between; after a
 //! restart every unrated match is picked up from the store where it stood.
 
@@ -124,8 +125,20 @@ impl Ladders {
         });
         let router = ladders.clone();
         tokio::spawn(async move {
-            while let Some(f) = finished.recv().await {
-                if let Some(tx) = router.schedulers.get(&f.ladder.ladder_id) {
+            while let Some(mut f) = finished.recv().await {
+                let Some(tx) = router.schedulers.get(&f.ladder.ladder_id).cloned() else {
+                    continue;
+                };
+                let adjusted = router
+                    .specs
+                    .iter()
+                    .any(|s| s.id == f.ladder.ladder_id && s.luck_adjusted);
+                // The luck correction takes milliseconds of CPU: measured off this loop, so
+                // other tables' results are not held up behind it.
+                tokio::spawn(async move {
+                    if adjusted {
+                        f.result.luck = result::luck(&f.table, f.deals.clone()).await;
+                    }
                     let _ = tx.send(LadderCommand::TableResult {
                         table: f.table,
                         match_id: f.ladder.match_id,
@@ -133,7 +146,7 @@ impl Ladders {
                         result: f.result,
                         announce: f.announce,
                     });
-                }
+                });
             }
         });
         Ok(ladders)

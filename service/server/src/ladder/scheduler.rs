@@ -15,7 +15,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 
 use super::LadderCommand;
 use super::leadership::Leadership;
-use super::result::{TableResult, table_result};
+use super::result::{TableResult, match_luck, table_result};
 use crate::auth::hex;
 use crate::registry::Tables;
 use crate::shutdown::Shutdown;
@@ -506,7 +506,7 @@ impl Scheduler {
                 continue;
             };
             // The record is stored just after the table is marked finished: next sweep.
-            let Ok(result) = table_result(&*self.store, t).await else {
+            let Ok(result) = table_result(&*self.store, t, self.spec.luck_adjusted).await else {
                 continue;
             };
             let table = t.table.id.clone();
@@ -959,7 +959,7 @@ impl Scheduler {
                 }
                 return self.start_table(match_id, r, false, None).await;
             }
-            done.push(table_result(&*self.store, t).await?);
+            done.push(table_result(&*self.store, t, self.spec.luck_adjusted).await?);
         }
         if let Some(p) = self.playing.get_mut(match_id) {
             p.done = done;
@@ -1042,6 +1042,13 @@ impl Scheduler {
         let seats = usize::from(self.spec.seats);
         let per_table: Vec<Vec<i64>> = p.done.iter().map(|r| r.nets.clone()).collect();
         let nets = duplicate::totals(&per_table, seats);
+        let luck = match_luck(&p.done, seats, self.spec.luck_adjusted);
+        // Places and ratings come from the luck-adjusted nets on a `luck_adjusted` ladder; the
+        // jetons stored and shown stay the raw nets.
+        let ranked: Vec<f64> = match &luck {
+            Some(l) => bete_ladder::luck::adjusted(&nets, l),
+            None => nets.iter().map(|&n| n as f64).collect(),
+        };
         let mut strikes = vec![0u32; seats];
         for (r, t) in p.done.iter().enumerate() {
             for (s, k) in t.strikes.iter().enumerate() {
@@ -1052,8 +1059,8 @@ impl Scheduler {
         }
         let deals: u32 = p.done.iter().map(|t| t.deals).sum();
         let before: Vec<Rating> = p.row.entrants.iter().map(|b| self.rating(b)).collect();
-        let after = bete_ladder::update(&before, &nets);
-        let places = bete_ladder::places(&nets);
+        let after = bete_ladder::update(&before, &ranked);
+        let places = bete_ladder::places(&ranked);
         let mut results = Vec::new();
         let mut ratings: Vec<RatingRow> = Vec::new();
         for (i, bot) in p.row.entrants.iter().enumerate() {
@@ -1096,7 +1103,7 @@ impl Scheduler {
         row.rated = true;
         row.rated_at_ms = Some(rated_at);
         row.results = results;
-        tracing::info!(ladder = %self.spec.id, r#match = %match_id, ?nets, "ladder match rated");
+        tracing::info!(ladder = %self.spec.id, r#match = %match_id, ?nets, ?luck, "ladder match rated");
         let names: HashMap<String, String> = row
             .entrants
             .iter()

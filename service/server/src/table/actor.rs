@@ -574,6 +574,7 @@ impl Actor {
                 nets: balances.to_vec(),
                 strikes: self.seats.iter().map(|s| s.strikes).collect(),
                 deals: game.log().len() as u32,
+                luck: None,
             };
             let (announce, announced) = tokio::sync::oneshot::channel();
             let sent = tx.send(crate::ladder::FinishedTable {
@@ -581,6 +582,7 @@ impl Actor {
                 ladder: ladder.clone(),
                 result,
                 announce: Some(announce),
+                deals: std::sync::Arc::new((game.setup().clone(), game.log().to_vec())),
             });
             // A match's last table announces MatchEnded once the match's ratings are stored,
             // so a bot reading its rating then sees the new one; other tables are let go at
