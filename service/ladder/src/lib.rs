@@ -12,7 +12,9 @@ pub mod duplicate;
 pub mod pairing;
 pub mod rating;
 pub mod spec;
+pub mod strikes;
 
-pub use pairing::{Candidate, choose_group};
+pub use pairing::{Candidate, Pool, choose_group};
 pub use rating::{Rating, places, update};
+pub use strikes::{StrikeWindow, past_limit};
 pub use spec::{LadderSpec, SpecError, default_ladders, parse_ladders};
