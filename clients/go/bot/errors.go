@@ -47,6 +47,8 @@ const (
 	ReasonLadderAlreadyEntered     = "LADDER_ALREADY_ENTERED"
 	ReasonLadderNotEntered         = "LADDER_NOT_ENTERED"
 	ReasonLadderTable              = "LADDER_TABLE"
+	ReasonLadderCooldown           = "LADDER_COOLDOWN"
+	ReasonLadderRemoved            = "LADDER_REMOVED"
 	ReasonBotVersionExists         = "BOT_VERSION_EXISTS"
 	ReasonAccountBotLimit          = "ACCOUNT_BOT_LIMIT"
 	ReasonBadRecord                = "BAD_RECORD"

@@ -16,5 +16,5 @@ pub mod strikes;
 
 pub use pairing::{Candidate, Pool, choose_group};
 pub use rating::{Rating, places, update};
-pub use strikes::{StrikeWindow, past_limit};
 pub use spec::{LadderSpec, SpecError, default_ladders, parse_ladders};
+pub use strikes::{StrikeWindow, past_limit};

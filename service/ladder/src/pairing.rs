@@ -48,6 +48,17 @@ pub struct Pool<'a> {
     pub pair_meetings: &'a dyn Fn(&str, &str) -> u32,
 }
 
+impl std::fmt::Debug for Pool<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pool")
+            .field("seats", &self.seats)
+            .field("now_ms", &self.now_ms)
+            .field("house_fill_after_ms", &self.house_fill_after_ms)
+            .field("max_meetings", &self.max_meetings)
+            .finish_non_exhaustive()
+    }
+}
+
 /// The mean of the noise added to closeness, in rating points: about two classes of
 /// Weng-Lin's beta (25/6). The noise is exponential, so its tail now and then lets the far
 /// field win: a bot mostly meets its neighbours and still meets everyone.
@@ -279,10 +290,16 @@ mod tests {
             bot("b", "o", 25.0, 0),
             bot("c", "o", 25.0, 0),
         ];
-        assert_eq!(choose_group(&c, &pool(3, 0, &never, 1, &no_pairs), &mut rng), None);
+        assert_eq!(
+            choose_group(&c, &pool(3, 0, &never, 1, &no_pairs), &mut rng),
+            None
+        );
         // House entrants alone never form a table.
         let h = vec![house("random"), house("heuristic"), house("x")];
-        assert_eq!(choose_group(&h, &pool(3, 0, &never, 1, &no_pairs), &mut rng), None);
+        assert_eq!(
+            choose_group(&h, &pool(3, 0, &never, 1, &no_pairs), &mut rng),
+            None
+        );
         // A lone bot plays against the house at once: no outside bot could take a seat.
         let mut one = h.clone();
         one.push(bot("a", "o", 25.0, 0));
@@ -295,7 +312,10 @@ mod tests {
         let c = vec![bot("a", "a", 25.0, 0), bot("b", "b", 25.0, 0)];
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let met = |ids: &[&str]| u32::from(ids == ["a", "b"]) * 3;
-        assert_eq!(choose_group(&c, &pool(2, 0, &met, 3, &no_pairs), &mut rng), None);
+        assert_eq!(
+            choose_group(&c, &pool(2, 0, &met, 3, &no_pairs), &mut rng),
+            None
+        );
         assert!(choose_group(&c, &pool(2, 0, &met, 4, &no_pairs), &mut rng).is_some());
     }
 
@@ -339,7 +359,14 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(5);
         for _ in 0..200 {
             let mut c: Vec<Candidate> = (0..4)
-                .map(|i| bot(&format!("b{i}"), &format!("o{i}"), 10.0 + 10.0 * i as f64, i))
+                .map(|i| {
+                    bot(
+                        &format!("b{i}"),
+                        &format!("o{i}"),
+                        10.0 + 10.0 * i as f64,
+                        i,
+                    )
+                })
                 .collect();
             // House entrants rated like the anchor: rating closeness alone would pick them.
             for p in ["random", "heuristic", "heuristic-2"] {
@@ -363,7 +390,10 @@ mod tests {
             c.push(house(p));
         }
         // Within the wait: nothing (b is busy, and it is the only other outside bot).
-        assert_eq!(choose_group(&c, &pool(4, 600, &never, 9, &no_pairs), &mut rng), None);
+        assert_eq!(
+            choose_group(&c, &pool(4, 600, &never, 9, &no_pairs), &mut rng),
+            None
+        );
         // Once b is free: a and b together, house in the two seats no outside bot could take.
         c[1].free = 1;
         let g = choose_group(&c, &pool(4, 600, &never, 9, &no_pairs), &mut rng).unwrap();
@@ -384,7 +414,8 @@ mod tests {
             bot("near", "n", 25.0, 5),
             bot("far", "f", 45.0, 5),
         ];
-        let pairs = |x: &str, y: &str| u32::from((x, y) == ("a", "near") || (x, y) == ("near", "a"));
+        let pairs =
+            |x: &str, y: &str| u32::from((x, y) == ("a", "near") || (x, y) == ("near", "a"));
         for _ in 0..200 {
             let g = choose_group(&c, &pool(2, 0, &never, 9, &pairs), &mut rng).unwrap();
             assert_eq!(c[g[1]].id, "far");
@@ -425,7 +456,11 @@ mod tests {
                 loop {
                     let met = pairs.clone();
                     let pm = move |x: &str, y: &str| {
-                        let k = if x < y { (x.to_string(), y.to_string()) } else { (y.to_string(), x.to_string()) };
+                        let k = if x < y {
+                            (x.to_string(), y.to_string())
+                        } else {
+                            (y.to_string(), x.to_string())
+                        };
                         met.get(&k).copied().unwrap_or(0)
                     };
                     let p = Pool {
@@ -436,7 +471,9 @@ mod tests {
                         max_meetings: 1000,
                         pair_meetings: &pm,
                     };
-                    let Some(g) = choose_group(&c, &p, &mut rng) else { break };
+                    let Some(g) = choose_group(&c, &p, &mut rng) else {
+                        break;
+                    };
                     for &i in &g {
                         c[i].free -= 1;
                         all_seats += 1;

@@ -117,7 +117,11 @@ mod tests {
                 for d in 0..decisions {
                     let out = (offset..offset + 3).contains(&d);
                     w.record(out, s.strike_window);
-                    let strikes = if d >= offset { (d - offset + 1).min(3) } else { 0 };
+                    let strikes = if d >= offset {
+                        (d - offset + 1).min(3)
+                    } else {
+                        0
+                    };
                     if past_limit(&s, &w, strikes).is_some() {
                         caught = Some(table);
                         break 'tables;
@@ -125,7 +129,10 @@ mod tests {
                 }
             }
             assert!(caught.is_some(), "offset {offset} never caught");
-            assert!(caught <= Some(1), "offset {offset}: caught at table {caught:?}");
+            assert!(
+                caught <= Some(1),
+                "offset {offset}: caught at table {caught:?}"
+            );
         }
     }
 

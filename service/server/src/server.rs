@@ -116,6 +116,7 @@ pub async fn run(
     let token = Shutdown::new();
     // Finished ladder tables, from their actors to the ladders' schedulers.
     let (finished_tx, finished_rx) = tokio::sync::mpsc::unbounded_channel();
+    let (decisions_tx, decisions_rx) = tokio::sync::mpsc::unbounded_channel();
     let background = CancellationToken::new();
     let _background = background.clone().drop_guard();
     let progress = Arc::new(Progress::default());
@@ -142,6 +143,7 @@ pub async fn run(
         idle_unload: config.idle_unload,
         watch_buffer: config.watch_buffer,
         ladder_finished: Some(finished_tx),
+        ladder_decisions: Some(decisions_tx),
         limits,
         progress,
         waiting_ttl: config.waiting_ttl,
@@ -190,6 +192,7 @@ pub async fn run(
         tables.clone(),
         token.clone(),
         finished_rx,
+        decisions_rx,
         config.ladder_seed,
         leadership,
     )

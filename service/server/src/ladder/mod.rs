@@ -35,6 +35,18 @@ pub use leadership::Leadership;
 pub use result::{FinishedTable, TableResult};
 pub use scheduler::HOUSE_OWNER;
 
+/// A bot's decision at a ladder table, as the table's actor reports it once durable.
+#[derive(Clone, Debug)]
+pub struct Decision {
+    pub ladder_id: String,
+    pub table: String,
+    pub bot: String,
+    /// The deadline passed and the server auto-moved (a strike).
+    pub timed_out: bool,
+    /// The seat's strikes at this table so far.
+    pub table_strikes: u32,
+}
+
 /// Results kept for a slow WatchLadderResults reader before it skips ahead.
 const RESULTS_BUFFER: usize = 256;
 
@@ -57,6 +69,8 @@ pub(crate) enum LadderCommand {
         rotation: usize,
         result: result::TableResult,
     },
+    /// A bot decided at one of the ladder's tables (in time or not).
+    Decided(Decision),
     /// Something may let a new match start (a bot came online, a slot freed).
     Poke,
     /// A match's table could not be created or seated; `stored`: the match itself is in the
@@ -90,6 +104,7 @@ impl Ladders {
         tables: Arc<Tables>,
         shutdown: Shutdown,
         mut finished: mpsc::UnboundedReceiver<FinishedTable>,
+        mut decisions: mpsc::UnboundedReceiver<Decision>,
         seed: Option<u64>,
         leadership: Arc<Leadership>,
     ) -> Result<Arc<Ladders>, ServerError> {
@@ -128,6 +143,14 @@ impl Ladders {
                         rotation: usize::from(f.ladder.rotation),
                         result: f.result,
                     });
+                }
+            }
+        });
+        let router = ladders.clone();
+        tokio::spawn(async move {
+            while let Some(d) = decisions.recv().await {
+                if let Some(tx) = router.schedulers.get(&d.ladder_id) {
+                    let _ = tx.send(LadderCommand::Decided(d));
                 }
             }
         });

@@ -170,6 +170,15 @@ const (
 	// HouseBotSeat) is missing or outside the server's bounds (1 to 10000 ms), or was given to a
 	// policy that does not search. A `google.rpc.BadRequest` names the field and the bounds.
 	ErrorReason_ERROR_REASON_SEARCH_BUDGET_OUT_OF_RANGE ErrorReason = 100
+	// FAILED_PRECONDITION: the bot was taken off this ladder for timed-out decisions (its
+	// LadderEntry.removed_reason says why) and may not enter again yet. The wait doubles with each
+	// removal; `google.rpc.RetryInfo` (and ErrorInfo metadata "retry_after_ms") says how long is
+	// left, metadata "ladder_id" and "removals" name the ladder and count the removals.
+	ErrorReason_ERROR_REASON_LADDER_COOLDOWN ErrorReason = 110
+	// FAILED_PRECONDITION: the bot was taken off the ladder while seated at this ladder table: the
+	// server plays its seat by auto-moves until the table ends, and its result counts. ErrorInfo
+	// metadata "table_id" names the table.
+	ErrorReason_ERROR_REASON_LADDER_REMOVED ErrorReason = 111
 )
 
 // Enum value maps for ErrorReason.
@@ -218,6 +227,8 @@ var (
 		46:  "ERROR_REASON_NOT_BOT_OWNER",
 		47:  "ERROR_REASON_BOT_NOT_FOUND",
 		100: "ERROR_REASON_SEARCH_BUDGET_OUT_OF_RANGE",
+		110: "ERROR_REASON_LADDER_COOLDOWN",
+		111: "ERROR_REASON_LADDER_REMOVED",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":                0,
@@ -263,6 +274,8 @@ var (
 		"ERROR_REASON_NOT_BOT_OWNER":              46,
 		"ERROR_REASON_BOT_NOT_FOUND":              47,
 		"ERROR_REASON_SEARCH_BUDGET_OUT_OF_RANGE": 100,
+		"ERROR_REASON_LADDER_COOLDOWN":            110,
+		"ERROR_REASON_LADDER_REMOVED":             111,
 	}
 )
 
@@ -297,7 +310,7 @@ var File_bete_v1_errors_proto protoreflect.FileDescriptor
 
 const file_bete_v1_errors_proto_rawDesc = "" +
 	"\n" +
-	"\x14bete/v1/errors.proto\x12\abete.v1*\xb8\v\n" +
+	"\x14bete/v1/errors.proto\x12\abete.v1*\xfb\v\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bERROR_REASON_ILLEGAL_ACTION\x10\x01\x12\x1a\n" +
@@ -342,7 +355,9 @@ const file_bete_v1_errors_proto_rawDesc = "" +
 	"\x1aERROR_REASON_TOKEN_REVOKED\x10-\x12\x1e\n" +
 	"\x1aERROR_REASON_NOT_BOT_OWNER\x10.\x12\x1e\n" +
 	"\x1aERROR_REASON_BOT_NOT_FOUND\x10/\x12+\n" +
-	"'ERROR_REASON_SEARCH_BUDGET_OUT_OF_RANGE\x10dB9Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3"
+	"'ERROR_REASON_SEARCH_BUDGET_OUT_OF_RANGE\x10d\x12 \n" +
+	"\x1cERROR_REASON_LADDER_COOLDOWN\x10n\x12\x1f\n" +
+	"\x1bERROR_REASON_LADDER_REMOVED\x10oB9Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3"
 
 var (
 	file_bete_v1_errors_proto_rawDescOnce sync.Once
