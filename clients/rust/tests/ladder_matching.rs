@@ -475,7 +475,6 @@ async fn a_removed_bot_waits_a_cooldown_that_doubles() {
         assert_eq!(reason, "LADDER_COOLDOWN", "{e:?}");
         assert_eq!(meta.get("removals"), Some(&removal.to_string()), "{meta:?}");
         let retry = retry.expect("RetryInfo");
-        let retry = Duration::new(retry.seconds as u64, retry.nanos as u32);
         assert!(
             retry <= Duration::from_millis(1500 * u64::from(1 << (removal - 1))),
             "{retry:?}"
@@ -489,5 +488,41 @@ async fn a_removed_bot_waits_a_cooldown_that_doubles() {
     // After the second wait it may enter again.
     ladders.enter_ladder(enter_req("strict-3")).await.unwrap();
     cancel.cancel();
+    server.stop().await;
+}
+
+/// Entering and leaving in a loop runs into the per-bot limit of ladder entries (20 at once,
+/// then one a second), refused with RATE_LIMITED and a RetryInfo delay.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_enter_leave_loop_is_rate_limited() {
+    let server = Server::start(STRICT, 1).await;
+    let bot = common::bot_at(&server.url, "churn").await;
+    let mut ladders = server.ladders(bot.token()).await;
+    let mut refused = None;
+    for i in 0..30 {
+        let r = if i % 2 == 0 {
+            ladders
+                .enter_ladder(enter_req("strict-3"))
+                .await
+                .map(|_| ())
+        } else {
+            ladders
+                .leave_ladder(pb::LeaveLadderRequest {
+                    ladder_id: "strict-3".into(),
+                })
+                .await
+                .map(|_| ())
+        };
+        if let Err(e) = r {
+            refused = Some((i, e));
+            break;
+        }
+    }
+    let (i, e) = refused.expect("thirty enters and leaves all passed");
+    assert_eq!(i, 20, "refused after the burst of 20");
+    assert_eq!(e.code(), tonic::Code::ResourceExhausted, "{e:?}");
+    let (reason, retry, _) = reason_and_retry(&e);
+    assert_eq!(reason, "RATE_LIMITED");
+    assert!(retry.is_some());
     server.stop().await;
 }
