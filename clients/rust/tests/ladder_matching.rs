@@ -476,7 +476,7 @@ async fn a_removed_bot_waits_a_cooldown_that_doubles() {
         assert_eq!(meta.get("removals"), Some(&removal.to_string()), "{meta:?}");
         let retry = retry.expect("RetryInfo");
         assert!(
-            retry <= Duration::from_millis(1500 * u64::from(1 << (removal - 1))),
+            retry <= Duration::from_millis(1500u64 << (removal - 1)),
             "{retry:?}"
         );
         waits.push(retry);
