@@ -191,8 +191,10 @@ pub async fn run(
         store.clone(),
         tables.clone(),
         token.clone(),
-        finished_rx,
-        decisions_rx,
+        crate::ladder::TableReports {
+            finished: finished_rx,
+            decisions: decisions_rx,
+        },
         config.ladder_seed,
         leadership,
     )

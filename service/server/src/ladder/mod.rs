@@ -47,6 +47,13 @@ pub struct Decision {
     pub table_strikes: u32,
 }
 
+/// What ladder tables tell their ladders: finished tables, and each bot decision.
+#[derive(Debug)]
+pub struct TableReports {
+    pub finished: mpsc::UnboundedReceiver<FinishedTable>,
+    pub decisions: mpsc::UnboundedReceiver<Decision>,
+}
+
 /// Results kept for a slow WatchLadderResults reader before it skips ahead.
 const RESULTS_BUFFER: usize = 256;
 
@@ -103,11 +110,14 @@ impl Ladders {
         store: Arc<dyn Store>,
         tables: Arc<Tables>,
         shutdown: Shutdown,
-        mut finished: mpsc::UnboundedReceiver<FinishedTable>,
-        mut decisions: mpsc::UnboundedReceiver<Decision>,
+        reports: TableReports,
         seed: Option<u64>,
         leadership: Arc<Leadership>,
     ) -> Result<Arc<Ladders>, ServerError> {
+        let TableReports {
+            mut finished,
+            mut decisions,
+        } = reports;
         let (results, _) = broadcast::channel(RESULTS_BUFFER);
         let mut schedulers = HashMap::new();
         let mut out = Vec::new();
