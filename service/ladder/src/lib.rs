@@ -14,7 +14,9 @@ pub mod luck;
 pub mod pairing;
 pub mod rating;
 pub mod spec;
+pub mod strikes;
 
-pub use pairing::{Candidate, choose_group};
+pub use pairing::{Candidate, Pool, choose_group};
 pub use rating::{Rating, places, update};
 pub use spec::{LadderSpec, SpecError, default_ladders, parse_ladders};
+pub use strikes::{StrikeWindow, past_limit};

@@ -13,7 +13,11 @@
 //! max_tables_per_bot = 8       # the ceiling of a bot's capacity
 //! house_entrants = ["random", "heuristic"]   # or "search", "search-2", ...
 //! search_budget_ms = 50        # a search entrant's time per decision (≤ ¼ of the deadline)
-//! max_strikes_per_match = 5    # more timed-out decisions at one table: off the ladder
+//! max_strikes_per_match = 5    # more timed-out decisions at one table: off the ladder at once
+//! strike_window = 50           # a bot's last decisions on the ladder, judged together
+//! max_strike_share = 0.05      # more of them timed out than this share: off the ladder at once
+//! strike_cooldown_ms = 60000   # wait before entering again after the first removal (doubles)
+//! house_fill_after_ms = 3000   # a free bot waits this long for outside bots before the house sits in
 //! luck_adjusted = false        # rate on nets with the luck of the cards taken out (`luck`);
 //!                              # undeclared: true for single tables, false for sets
 //! [ladder.config]              # RULES.md section 10 keys of the ruleset
@@ -56,6 +60,17 @@ pub const MIN_SEARCH_BUDGET_MS: u32 = 1;
 pub const MAX_SEARCH_BUDGET_MS: u32 = 10_000;
 /// A search entrant's time per decision when the ladder declares none.
 pub const DEFAULT_SEARCH_BUDGET_MS: u32 = 50;
+/// How long a free bot waits for outside bots before house entrants fill its table.
+pub const DEFAULT_HOUSE_FILL_AFTER_MS: u64 = 3_000;
+pub const MAX_HOUSE_FILL_AFTER_MS: u64 = 600_000;
+/// A bot's recent decisions judged together for strikes, and the share that may time out.
+pub const DEFAULT_STRIKE_WINDOW: u32 = 50;
+pub const MAX_STRIKE_WINDOW: u32 = 10_000;
+pub const DEFAULT_MAX_STRIKE_SHARE: f64 = 0.05;
+/// The wait before entering again after a first removal; each further removal doubles it.
+pub const DEFAULT_STRIKE_COOLDOWN_MS: u64 = 60_000;
+pub const MIN_STRIKE_COOLDOWN_MS: u64 = 1_000;
+pub const MAX_STRIKE_COOLDOWN_MS: u64 = 7 * 24 * 3_600_000;
 
 /// One ladder.
 #[derive(Clone, Debug)]
@@ -82,9 +97,30 @@ pub struct LadderSpec {
     pub search_budget_ms: u32,
     /// Whether matches are rated on luck-adjusted nets ([`crate::luck`]) rather than raw nets.
     pub luck_adjusted: bool,
+    /// A free bot waits this long (ms) for outside bots before house entrants fill the seats
+    /// that outside bots online could take.
+    pub house_fill_after_ms: u64,
+    /// Decisions of a bot on this ladder judged together for strikes.
+    pub strike_window: u32,
+    /// More than this share of the window timed out: the bot is taken off at once.
+    pub max_strike_share: f64,
+    /// The wait before a removed bot may enter again, doubled at each further removal.
+    pub strike_cooldown_ms: u64,
 }
 
 impl LadderSpec {
+    /// Timed-out decisions a window may hold: one more and the bot is taken off.
+    pub fn strikes_allowed(&self) -> u32 {
+        // Both factors are bounded (window ≤ 10,000, share < 1): the product fits.
+        (f64::from(self.strike_window) * self.max_strike_share).floor() as u32
+    }
+    /// The wait before entering again after the `removals`-th removal (1 for the first).
+    pub fn cooldown_ms(&self, removals: u32) -> u64 {
+        let doublings = removals.saturating_sub(1).min(30);
+        self.strike_cooldown_ms
+            .saturating_mul(1u64 << doublings)
+            .min(MAX_STRIKE_COOLDOWN_MS.max(self.strike_cooldown_ms))
+    }
     /// The effective config as JSON (every key of the ruleset).
     pub fn config_json(&self) -> Map<String, Value> {
         self.config.to_json(self.ruleset)
@@ -137,6 +173,10 @@ struct Decl {
     search_budget_ms: Option<u32>,
     /// Any TOML value, so that a wrong type is refused naming the ladder and the field.
     luck_adjusted: Option<toml::Value>,
+    house_fill_after_ms: Option<u64>,
+    strike_window: Option<u32>,
+    max_strike_share: Option<f64>,
+    strike_cooldown_ms: Option<u64>,
     #[serde(default)]
     config: BTreeMap<String, toml::Value>,
 }
@@ -192,6 +232,10 @@ pub fn default_ladders() -> Vec<LadderSpec> {
                 house_capacity: None,
                 search_budget_ms: None,
                 luck_adjusted: None,
+                house_fill_after_ms: None,
+                strike_window: None,
+                max_strike_share: None,
+                strike_cooldown_ms: None,
                 config: BTreeMap::new(),
             })
             .ok()
@@ -293,6 +337,36 @@ fn check(d: Decl) -> Result<LadderSpec, SpecError> {
             ));
         }
     };
+    let house_fill_after_ms = d.house_fill_after_ms.unwrap_or(DEFAULT_HOUSE_FILL_AFTER_MS);
+    if house_fill_after_ms > MAX_HOUSE_FILL_AFTER_MS {
+        return Err(bad(
+            "house_fill_after_ms",
+            format!("{house_fill_after_ms} is outside 0..={MAX_HOUSE_FILL_AFTER_MS}"),
+        ));
+    }
+    let strike_window = d.strike_window.unwrap_or(DEFAULT_STRIKE_WINDOW);
+    if strike_window == 0 || strike_window > MAX_STRIKE_WINDOW {
+        return Err(bad(
+            "strike_window",
+            format!("{strike_window} is outside 1..={MAX_STRIKE_WINDOW}"),
+        ));
+    }
+    let max_strike_share = d.max_strike_share.unwrap_or(DEFAULT_MAX_STRIKE_SHARE);
+    if !(0.0..1.0).contains(&max_strike_share) {
+        return Err(bad(
+            "max_strike_share",
+            format!("{max_strike_share} is outside 0 (no timeout allowed) ..< 1"),
+        ));
+    }
+    let strike_cooldown_ms = d.strike_cooldown_ms.unwrap_or(DEFAULT_STRIKE_COOLDOWN_MS);
+    if !(MIN_STRIKE_COOLDOWN_MS..=MAX_STRIKE_COOLDOWN_MS).contains(&strike_cooldown_ms) {
+        return Err(bad(
+            "strike_cooldown_ms",
+            format!(
+                "{strike_cooldown_ms} is outside {MIN_STRIKE_COOLDOWN_MS}..={MAX_STRIKE_COOLDOWN_MS}"
+            ),
+        ));
+    }
     let mut house = Vec::new();
     let seats_n = d.seats;
     for h in d
@@ -330,6 +404,10 @@ fn check(d: Decl) -> Result<LadderSpec, SpecError> {
         house_capacity: d.house_capacity.unwrap_or(64).max(1),
         search_budget_ms,
         luck_adjusted,
+        house_fill_after_ms,
+        strike_window,
+        max_strike_share,
+        strike_cooldown_ms,
     })
 }
 
@@ -445,6 +523,26 @@ enforce_legality = "lenient"
             (
                 "id = \"x\"\nruleset = \"bete\"\nseats = 4\nluck_adjusted = 1",
                 "luck_adjusted",
+            ),
+            (
+                "id = \"x\"\nruleset = \"bete\"\nseats = 4\nhouse_fill_after_ms = 600001",
+                "house_fill_after_ms",
+            ),
+            (
+                "id = \"x\"\nruleset = \"bete\"\nseats = 4\nstrike_window = 0",
+                "strike_window",
+            ),
+            (
+                "id = \"x\"\nruleset = \"bete\"\nseats = 4\nmax_strike_share = 1.0",
+                "max_strike_share",
+            ),
+            (
+                "id = \"x\"\nruleset = \"bete\"\nseats = 4\nmax_strike_share = -0.1",
+                "max_strike_share",
+            ),
+            (
+                "id = \"x\"\nruleset = \"bete\"\nseats = 4\nstrike_cooldown_ms = 5",
+                "strike_cooldown_ms",
             ),
         ];
         for (body, field) in cases {

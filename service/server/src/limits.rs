@@ -76,6 +76,9 @@ pub struct LimitsConfig {
     pub registrations_per_account: Rate,
     /// CreateAccount calls per client address (the other call without a bot token).
     pub accounts_per_address: Rate,
+    /// EnterLadder and LeaveLadder calls per bot (all ladders together): an enter/leave loop
+    /// cannot churn the scheduler.
+    pub ladder_entries_per_bot: Rate,
     /// Open streams (WatchBot, WatchTable, SubmitActions) per bot; 0 is no limit.
     pub streams_per_bot: usize,
     /// Unfinished tables a bot created (waiting or playing); 0 is no limit.
@@ -125,6 +128,10 @@ impl Default for LimitsConfig {
                 per_second: 1,
                 burst: 20,
             },
+            ladder_entries_per_bot: Rate {
+                per_second: 1,
+                burst: 20,
+            },
             streams_per_bot: 512,
             open_tables_per_bot: 256,
             seats_per_bot: 256,
@@ -152,6 +159,7 @@ pub struct Limits {
     account_creations: Option<Keyed<String>>,
     account_registrations: Option<Keyed<String>>,
     accounts: Option<Keyed<IpAddr>>,
+    ladder_entries: Option<Keyed<String>>,
     clock: DefaultClock,
     streams: Arc<Mutex<HashMap<String, usize>>>,
     /// Unfinished tables by creator: filled by table actors as they load, emptied as their
@@ -201,6 +209,7 @@ impl Limits {
             account_creations: config.creations_per_account.quota().map(Keyed::keyed),
             account_registrations: config.registrations_per_account.quota().map(Keyed::keyed),
             accounts: config.accounts_per_address.quota().map(Keyed::keyed),
+            ladder_entries: config.ladder_entries_per_bot.quota().map(Keyed::keyed),
             clock: DefaultClock::default(),
             streams: Arc::new(Mutex::new(HashMap::new())),
             open: Mutex::new(HashMap::new()),
@@ -272,6 +281,11 @@ impl Limits {
         }
     }
 
+    /// An EnterLadder or LeaveLadder call of `bot` (on top of its call rate).
+    pub fn check_ladder_entry(&self, bot: &BotRow) -> Result<(), ServerError> {
+        self.check(&self.ladder_entries, &bot.id, "ladder entries and leaves")
+    }
+
     /// Forget limiter state of keys that are back to a full burst (memory stays bounded by
     /// the callers of the last few seconds).
     pub fn shrink(&self) {
@@ -281,6 +295,7 @@ impl Limits {
             &self.account_calls,
             &self.account_creations,
             &self.account_registrations,
+            &self.ladder_entries,
         ]
         .into_iter()
         .flatten()

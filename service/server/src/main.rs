@@ -200,6 +200,9 @@ struct Args {
     /// CreateTable calls per bot and second, as RATE or RATE/BURST; 0: off.
     #[arg(long, env = "BETE_RATE_CREATIONS_PER_BOT", default_value = "20/200")]
     rate_creations_per_bot: bete_server::limits::Rate,
+    /// EnterLadder and LeaveLadder calls per bot and second, as RATE or RATE/BURST; 0: off.
+    #[arg(long, env = "BETE_RATE_LADDER_ENTRIES_PER_BOT", default_value = "1/20")]
+    rate_ladder_entries_per_bot: bete_server::limits::Rate,
     /// Calls of all of an account's bots together per second, as RATE or RATE/BURST; 0: off.
     #[arg(
         long,
@@ -416,6 +419,7 @@ async fn serve(args: Args, workers: usize) -> anyhow::Result<()> {
             creations_per_account: args.rate_creations_per_account,
             registrations_per_account: args.rate_registrations_per_account,
             accounts_per_address: args.rate_accounts_per_address,
+            ladder_entries_per_bot: args.rate_ladder_entries_per_bot,
             streams_per_bot: args.max_streams_per_bot,
             open_tables_per_bot: args.max_open_tables_per_bot,
             seats_per_bot: args.max_seats_per_bot,

@@ -117,6 +117,7 @@ pub async fn run(
     let token = Shutdown::new();
     // Finished ladder tables, from their actors to the ladders' schedulers.
     let (finished_tx, finished_rx) = tokio::sync::mpsc::unbounded_channel();
+    let (decisions_tx, decisions_rx) = tokio::sync::mpsc::unbounded_channel();
     let background = CancellationToken::new();
     let _background = background.clone().drop_guard();
     let progress = Arc::new(Progress::default());
@@ -143,6 +144,7 @@ pub async fn run(
         idle_unload: config.idle_unload,
         watch_buffer: config.watch_buffer,
         ladder_finished: Some(finished_tx),
+        ladder_decisions: Some(decisions_tx),
         limits,
         progress,
         waiting_ttl: config.waiting_ttl,
@@ -190,7 +192,10 @@ pub async fn run(
         store.clone(),
         tables.clone(),
         token.clone(),
-        finished_rx,
+        crate::ladder::TableReports {
+            finished: finished_rx,
+            decisions: decisions_rx,
+        },
         config.ladder_seed,
         leadership,
     )

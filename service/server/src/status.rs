@@ -91,6 +91,23 @@ pub enum ServerError {
     LadderAlreadyEntered(String),
     #[error("this bot has not entered ladder {0:?}")]
     LadderNotEntered(String),
+    /// A bot taken off a ladder for timeouts enters again before its cooldown is over.
+    #[error(
+        "this bot was taken off ladder {ladder:?} for timed-out decisions ({removals} times): it \
+         may enter again in {} s",
+        .retry_after.as_secs().max(1)
+    )]
+    LadderCooldown {
+        ladder: String,
+        removals: u32,
+        retry_after: Duration,
+    },
+    /// A bot taken off its ladder acts at a ladder table where its seat is auto-played.
+    #[error(
+        "this bot was taken off the ladder of table {0:?}: its seat is played by auto-moves \
+         until the table ends"
+    )]
+    LadderRemoved(String),
     /// Ladder tables are seated by the scheduler only.
     #[error("table {0:?} is a ladder table: its seats are given by the ladder's scheduler")]
     LadderTable(String),
@@ -271,6 +288,8 @@ impl ServerError {
             ServerError::LadderNotFound(_) => "LADDER_NOT_FOUND",
             ServerError::LadderAlreadyEntered(_) => "LADDER_ALREADY_ENTERED",
             ServerError::LadderNotEntered(_) => "LADDER_NOT_ENTERED",
+            ServerError::LadderCooldown { .. } => "LADDER_COOLDOWN",
+            ServerError::LadderRemoved(_) => "LADDER_REMOVED",
             ServerError::LadderTable(_) => "LADDER_TABLE",
             ServerError::BotVersionExists { .. } => "BOT_VERSION_EXISTS",
             ServerError::AccountBotLimit(_) => "ACCOUNT_BOT_LIMIT",
@@ -333,9 +352,10 @@ impl ServerError {
             ServerError::LadderAlreadyEntered(_) | ServerError::BotVersionExists { .. } => {
                 Code::AlreadyExists
             }
-            ServerError::LadderNotEntered(_) | ServerError::LadderTable(_) => {
-                Code::FailedPrecondition
-            }
+            ServerError::LadderNotEntered(_)
+            | ServerError::LadderTable(_)
+            | ServerError::LadderCooldown { .. }
+            | ServerError::LadderRemoved(_) => Code::FailedPrecondition,
             ServerError::AccountBotLimit(_) => Code::ResourceExhausted,
             ServerError::TokenRevoked => Code::Unauthenticated,
             ServerError::StreamReplaced => Code::Aborted,
@@ -367,7 +387,9 @@ impl ServerError {
             ServerError::NotYourSeat { to_act } => {
                 m.insert("to_act".into(), to_act.to_string());
             }
-            ServerError::TableNotFound(id) | ServerError::LadderTable(id) => {
+            ServerError::TableNotFound(id)
+            | ServerError::LadderTable(id)
+            | ServerError::LadderRemoved(id) => {
                 m.insert("table_id".into(), bounded(id, MAX_FIELD_BYTES));
             }
             ServerError::TooManyTables { limit, .. } | ServerError::TooManyStreams { limit } => {
@@ -414,6 +436,18 @@ impl ServerError {
                     retry_after.as_millis().max(1).to_string(),
                 );
             }
+            ServerError::LadderCooldown {
+                ladder,
+                removals,
+                retry_after,
+            } => {
+                m.insert("ladder_id".into(), ladder.clone());
+                m.insert("removals".into(), removals.to_string());
+                m.insert(
+                    "retry_after_ms".into(),
+                    retry_after.as_millis().max(1).to_string(),
+                );
+            }
             ServerError::RateLimited { retry_after, .. }
             | ServerError::Overloaded { retry_after } => {
                 // Also here, not only in RetryInfo: a SubmitActions rejection carries metadata.
@@ -433,7 +467,8 @@ impl ServerError {
             ServerError::RateLimited { retry_after, .. }
             | ServerError::BudgetExhausted { retry_after, .. }
             | ServerError::Overloaded { retry_after }
-            | ServerError::OwnerUnreachable { retry_after, .. } => Some(*retry_after),
+            | ServerError::OwnerUnreachable { retry_after, .. }
+            | ServerError::LadderCooldown { retry_after, .. } => Some(*retry_after),
             _ => None,
         }
     }
@@ -799,6 +834,12 @@ mod tests {
                 retry_after: Duration::from_secs(5),
             },
             ServerError::StreamReplaced,
+            ServerError::LadderCooldown {
+                ladder: "l-1".into(),
+                removals: 2,
+                retry_after: Duration::from_secs(120),
+            },
+            ServerError::LadderRemoved("t-1".into()),
         ]
     }
 
@@ -852,6 +893,8 @@ mod tests {
             ServerError::SearchBudget { .. } => 43,
             ServerError::BudgetExhausted { .. } => 44,
             ServerError::StreamReplaced => 45,
+            ServerError::LadderCooldown { .. } => 46,
+            ServerError::LadderRemoved(_) => 47,
         }
     }
 
@@ -863,7 +906,7 @@ mod tests {
         let seen: Vec<usize> = all.iter().map(variant).collect();
         assert_eq!(
             seen,
-            (0..=44).collect::<Vec<_>>(),
+            (0..=47).collect::<Vec<_>>(),
             "one of every variant, in order"
         );
         for e in &all {

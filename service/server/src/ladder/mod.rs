@@ -36,6 +36,25 @@ pub use leadership::Leadership;
 pub use result::{FinishedTable, TableResult};
 pub use scheduler::HOUSE_OWNER;
 
+/// A bot's decision at a ladder table, as the table's actor reports it once durable.
+#[derive(Clone, Debug)]
+pub struct Decision {
+    pub ladder_id: String,
+    pub table: String,
+    pub bot: String,
+    /// The deadline passed and the server auto-moved (a strike).
+    pub timed_out: bool,
+    /// The seat's strikes at this table so far.
+    pub table_strikes: u32,
+}
+
+/// What ladder tables tell their ladders: finished tables, and each bot decision.
+#[derive(Debug)]
+pub struct TableReports {
+    pub finished: mpsc::UnboundedReceiver<FinishedTable>,
+    pub decisions: mpsc::UnboundedReceiver<Decision>,
+}
+
 /// Results kept for a slow WatchLadderResults reader before it skips ahead.
 const RESULTS_BUFFER: usize = 256;
 
@@ -60,6 +79,8 @@ pub(crate) enum LadderCommand {
         /// See [`FinishedTable::announce`].
         announce: Option<oneshot::Sender<()>>,
     },
+    /// A bot decided at one of the ladder's tables (in time or not).
+    Decided(Decision),
     /// Something may let a new match start (a bot came online, a slot freed).
     Poke,
     /// A match's table could not be created or seated; `stored`: the match itself is in the
@@ -94,10 +115,14 @@ impl Ladders {
         store: Arc<dyn Store>,
         tables: Arc<Tables>,
         shutdown: Shutdown,
-        mut finished: mpsc::UnboundedReceiver<FinishedTable>,
+        reports: TableReports,
         seed: Option<u64>,
         leadership: Arc<Leadership>,
     ) -> Result<Arc<Ladders>, ServerError> {
+        let TableReports {
+            mut finished,
+            mut decisions,
+        } = reports;
         let (results, _) = broadcast::channel(RESULTS_BUFFER);
         let mut schedulers = HashMap::new();
         let mut out = Vec::new();
@@ -147,6 +172,14 @@ impl Ladders {
                         announce: f.announce,
                     });
                 });
+            }
+        });
+        let router = ladders.clone();
+        tokio::spawn(async move {
+            while let Some(d) = decisions.recv().await {
+                if let Some(tx) = router.schedulers.get(&d.ladder_id) {
+                    let _ = tx.send(LadderCommand::Decided(d));
+                }
             }
         });
         Ok(ladders)

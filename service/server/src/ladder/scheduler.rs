@@ -7,15 +7,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bete_api::pb;
-use bete_ladder::{Candidate, LadderSpec, Rating, duplicate};
+use bete_ladder::{Candidate, LadderSpec, Rating, StrikeWindow, duplicate};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
-use super::LadderCommand;
 use super::leadership::Leadership;
 use super::result::{TableResult, match_luck, table_result};
+use super::{Decision, LadderCommand};
 use crate::auth::hex;
 use crate::registry::Tables;
 use crate::shutdown::Shutdown;
@@ -53,6 +53,13 @@ struct Entrant {
     waiting_since_ms: i64,
 }
 
+/// A bot's removals from the ladder for timeouts, and when it may enter again.
+#[derive(Clone, Copy, Debug, Default)]
+struct Removals {
+    count: u32,
+    until_ms: i64,
+}
+
 /// A match being played.
 #[derive(Clone, Debug)]
 struct Playing {
@@ -74,6 +81,13 @@ struct Scheduler {
     recent: VecDeque<(i64, Vec<String>, u32)>,
     /// How often each exact group (ids sorted) met in `recent`.
     meetings: HashMap<Vec<String>, u32>,
+    /// How often each pair of outside entrants met in `recent` (both ways round).
+    pairs: HashMap<String, HashMap<String, u32>>,
+    /// Each outside entrant's recent decisions on the ladder: which timed out.
+    windows: HashMap<String, StrikeWindow>,
+    /// Bots taken off for timeouts: how often, and their cooldown. Kept across reloads (a
+    /// reload must not let a griefer straight back in); held in memory only.
+    removals: HashMap<String, Removals>,
     /// Ladder tables each entrant started in `recent` (its daily limit).
     today: HashMap<String, u32>,
     ratings: HashMap<String, RatingRow>,
@@ -144,6 +158,9 @@ pub(super) async fn spawn(
         playing: HashMap::new(),
         recent: VecDeque::new(),
         meetings: HashMap::new(),
+        pairs: HashMap::new(),
+        windows: HashMap::new(),
+        removals: HashMap::new(),
         today: HashMap::new(),
         ratings: HashMap::new(),
         rated: 0,
@@ -247,6 +264,7 @@ impl Scheduler {
         self.playing.clear();
         self.recent.clear();
         self.meetings.clear();
+        self.pairs.clear();
         self.today.clear();
         self.ratings.clear();
         self.rated = 0;
@@ -349,6 +367,7 @@ impl Scheduler {
             },
             // The leader learns these from the store.
             LadderCommand::TableResult { .. }
+            | LadderCommand::Decided(_)
             | LadderCommand::Poke
             | LadderCommand::StartFailed { .. }
             | LadderCommand::RatingLost { .. }
@@ -550,6 +569,7 @@ impl Scheduler {
                 self.announcing.remove(&match_id);
             }
             LadderCommand::Poke => return true,
+            LadderCommand::Decided(d) => self.decided(d).await,
             LadderCommand::StartFailed { match_id, stored } => {
                 // In a cluster a stored match keeps its entrants' slots (its table may be
                 // played on another node) and the next sweep starts it again. Otherwise the
@@ -594,6 +614,16 @@ impl Scheduler {
     async fn enter(&mut self, bot_id: String, capacity: u32) -> Result<EntryRow, ServerError> {
         if self.entrants.get(&bot_id).is_some_and(|e| e.entry.active) {
             return Err(ServerError::LadderAlreadyEntered(self.spec.id.clone()));
+        }
+        if let Some(r) = self.removals.get(&bot_id) {
+            let left = r.until_ms - now_ms();
+            if left > 0 {
+                return Err(ServerError::LadderCooldown {
+                    ladder: self.spec.id.clone(),
+                    removals: r.count,
+                    retry_after: Duration::from_millis(left as u64),
+                });
+            }
         }
         let bot = self
             .store
@@ -680,6 +710,21 @@ impl Scheduler {
                         self.meetings.remove(&key);
                     }
                 }
+                for (a, b) in outside_pairs(&ids) {
+                    for (x, y) in [(a, b), (b, a)] {
+                        if let Some(m) = self.pairs.get_mut(x) {
+                            if let Some(n) = m.get_mut(y) {
+                                *n = n.saturating_sub(1);
+                                if *n == 0 {
+                                    m.remove(y);
+                                }
+                            }
+                            if m.is_empty() {
+                                self.pairs.remove(x);
+                            }
+                        }
+                    }
+                }
             }
         }
         let seats = usize::from(self.spec.seats);
@@ -696,6 +741,7 @@ impl Scheduler {
             }
         }
         let mut candidates: Vec<Candidate> = Vec::new();
+        let mut busy_now: Vec<String> = Vec::new();
         for e in self.entrants.values() {
             if !e.entry.active {
                 continue;
@@ -703,7 +749,7 @@ impl Scheduler {
             let id = e.entry.bot_id.as_str();
             let used = busy.get(id).copied().unwrap_or(0);
             let free = e.entry.capacity.saturating_sub(used);
-            if free == 0 {
+            if e.house && free == 0 {
                 continue;
             }
             if !e.house {
@@ -715,7 +761,13 @@ impl Scheduler {
                 if !self.online(id) {
                     continue;
                 }
+                if free == 0 {
+                    // Busy: its wait for partners starts when a slot frees, not before.
+                    busy_now.push(id.to_string());
+                }
             }
+            // An outside bot online but busy stays a candidate: a free bot that should meet
+            // it may wait for it (`house_fill_after_ms`).
             candidates.push(Candidate {
                 id: id.to_string(),
                 owner: e.owner.clone(),
@@ -725,6 +777,11 @@ impl Scheduler {
                 waiting_since_ms: e.waiting_since_ms,
             });
         }
+        for id in busy_now {
+            if let Some(e) = self.entrants.get_mut(&id) {
+                e.waiting_since_ms = now;
+            }
+        }
         let mut groups = Vec::new();
         loop {
             let met = &self.meetings;
@@ -732,13 +789,19 @@ impl Scheduler {
                 let key: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
                 met.get(&key).copied().unwrap_or(0)
             };
-            let Some(group) = bete_ladder::choose_group(
-                &candidates,
+            let pairs = &self.pairs;
+            let pair_meetings =
+                |a: &str, b: &str| pairs.get(a).and_then(|m| m.get(b)).copied().unwrap_or(0);
+            let pool = bete_ladder::Pool {
                 seats,
-                &meetings,
-                self.spec.max_group_meetings_per_day,
-                &mut self.rng,
-            ) else {
+                now_ms: now,
+                house_fill_after_ms: i64::try_from(self.spec.house_fill_after_ms)
+                    .unwrap_or(i64::MAX),
+                meetings: &meetings,
+                max_meetings: self.spec.max_group_meetings_per_day,
+                pair_meetings: &pair_meetings,
+            };
+            let Some(group) = bete_ladder::choose_group(&candidates, &pool, &mut self.rng) else {
                 break;
             };
             for &i in &group {
@@ -766,6 +829,20 @@ impl Scheduler {
 
     fn remember(&mut self, at_ms: i64, entrants: Vec<String>, tables: u32) {
         *self.meetings.entry(group_key(&entrants)).or_default() += 1;
+        for (a, b) in outside_pairs(&entrants) {
+            *self
+                .pairs
+                .entry(a.clone())
+                .or_default()
+                .entry(b.clone())
+                .or_default() += 1;
+            *self
+                .pairs
+                .entry(b.clone())
+                .or_default()
+                .entry(a.clone())
+                .or_default() += 1;
+        }
         for id in &entrants {
             *self.today.entry(id.clone()).or_default() += tables;
         }
@@ -905,6 +982,7 @@ impl Scheduler {
                 (s as u8, b.clone(), name)
             })
             .collect();
+        let forfeits = self.forfeited(&at_seat);
         let (store, tables, ladder, back) = (
             self.store.clone(),
             self.tables.clone(),
@@ -923,6 +1001,12 @@ impl Scheduler {
                 seat_table(&*store, &tables, table, seat_rows, bots, fresh).await
             }
             .await;
+            if started.is_ok() {
+                // The set's later tables of a bot taken off: auto-moved too.
+                for bot in forfeits {
+                    forfeit(tables.clone(), id.clone(), bot);
+                }
+            }
             if let Err(e) = started {
                 tracing::error!(%ladder, table = %id, error = %e, "cannot start a ladder table");
                 if let Some(tx) = back.upgrade() {
@@ -995,8 +1079,9 @@ impl Scheduler {
         }
     }
 
-    /// Take off the ladder every bot that let more decisions time out at this table than the
-    /// ladder allows, with a reason its owner can read (LadderEntry.removed_reason).
+    /// At a table's end, take off the ladder every bot that let more decisions time out there
+    /// than a table allows: a backstop for decisions this scheduler did not hear one by one
+    /// (a cluster's tables played on other nodes).
     async fn strike_out(
         &mut self,
         entrants: &[String],
@@ -1012,25 +1097,85 @@ impl Scheduler {
             let Some(bot) = entrants.get(duplicate::entrant_at(seat, rotation, seats)) else {
                 continue;
             };
-            let Some(e) = self
-                .entrants
-                .get_mut(bot)
-                .filter(|e| !e.house && e.entry.active)
-            else {
-                continue;
-            };
-            e.entry.active = false;
-            e.entry.removed_reason = format!(
-                "taken off the ladder: {strikes} decisions timed out at table {table_id}, more \
-                 than the {} a match allows; enter again once the bot answers within {} ms",
-                self.spec.max_strikes_per_match, self.spec.deadline_ms
+            let why = format!(
+                "{strikes} decisions timed out at table {table_id}, more than the {} a table allows",
+                self.spec.max_strikes_per_match
             );
-            let entry = e.entry.clone();
-            tracing::info!(ladder = %self.spec.id, %bot, strikes, "bot taken off the ladder for timeouts");
-            if let Err(err) = self.store.put_entry(entry).await {
-                tracing::error!(ladder = %self.spec.id, %bot, error = %err, "cannot store the removal");
-            }
+            self.take_off(&bot.clone(), &why).await;
         }
+    }
+
+    /// A bot's decision at one of the ladder's tables: judged with its recent ones, and the bot
+    /// taken off at once when past the limit.
+    async fn decided(&mut self, d: Decision) {
+        let active = self
+            .entrants
+            .get(&d.bot)
+            .is_some_and(|e| !e.house && e.entry.active);
+        if !active {
+            return;
+        }
+        let window = self.windows.entry(d.bot.clone()).or_default();
+        window.record(d.timed_out, self.spec.strike_window);
+        if let Some(why) = bete_ladder::past_limit(&self.spec, window, d.table_strikes) {
+            self.take_off(&d.bot, &why).await;
+        }
+    }
+
+    /// Take a bot off the ladder for timeouts: its entry inactive with a reason its owner can
+    /// read (LadderEntry.removed_reason), a cooldown before it may enter again (doubled at each
+    /// removal), and its seats at the ladder's tables auto-moved from now on (its matches are
+    /// played out and count).
+    async fn take_off(&mut self, bot: &str, why: &str) {
+        let Some(e) = self
+            .entrants
+            .get_mut(bot)
+            .filter(|e| !e.house && e.entry.active)
+        else {
+            return;
+        };
+        let now = now_ms();
+        let r = self.removals.entry(bot.to_string()).or_default();
+        r.count += 1;
+        let cooldown = self.spec.cooldown_ms(r.count);
+        r.until_ms = now.saturating_add(i64::try_from(cooldown).unwrap_or(i64::MAX));
+        e.entry.active = false;
+        e.entry.removed_reason = format!(
+            "taken off the ladder: {why}; it may enter again in {} s (removal {}: the wait \
+             doubles with each), once it answers within {} ms",
+            cooldown.div_ceil(1000),
+            r.count,
+            self.spec.deadline_ms
+        );
+        let entry = e.entry.clone();
+        self.windows.remove(bot);
+        tracing::info!(ladder = %self.spec.id, %bot, %why, "bot taken off the ladder for timeouts");
+        if let Err(err) = self.store.put_entry(entry).await {
+            tracing::error!(ladder = %self.spec.id, %bot, error = %err, "cannot store the removal");
+        }
+        let tables: Vec<String> = self
+            .playing
+            .iter()
+            .filter(|(_, p)| p.row.entrants.iter().any(|b| b == bot))
+            .map(|(mid, p)| Self::table_id(mid, p.done.len()))
+            .collect();
+        for table in tables {
+            forfeit(self.tables.clone(), table, bot.to_string());
+        }
+    }
+
+    /// Bots of a match taken off the ladder for timeouts (not those that left): their seats
+    /// are auto-moved.
+    fn forfeited(&self, entrants: &[String]) -> Vec<String> {
+        entrants
+            .iter()
+            .filter(|b| {
+                self.entrants
+                    .get(b.as_str())
+                    .is_some_and(|e| !e.entry.active && !e.entry.removed_reason.is_empty())
+            })
+            .cloned()
+            .collect()
     }
 
     /// Rate a match whose every table finished: totals per entrant, places, new ratings, in
@@ -1197,6 +1342,22 @@ async fn store_rating(store: &dyn Store, r: &Rated) -> Result<(), StoreError> {
     }
 }
 
+/// Tell a table that a bot was taken off its ladder (its seat is auto-moved from now on), in a
+/// task of its own: the scheduler never waits for a table.
+fn forfeit(tables: Arc<Tables>, table: String, bot: String) {
+    tokio::spawn(async move {
+        let told = tables
+            .call(&table, |reply| crate::table::Command::Forfeit {
+                bot: bot.clone(),
+                reply,
+            })
+            .await;
+        if let Err(e) = told {
+            tracing::warn!(%table, %bot, error = %e, "cannot tell a table that its bot was taken off");
+        }
+    });
+}
+
 /// Create a ladder table with its bots seated, in one store transaction, then attach their
 /// WatchBot streams. After a restart (`fresh` false) the table may exist already, perhaps
 /// from an older server that seated bots one join at a time: then each bot is seated through
@@ -1236,6 +1397,18 @@ async fn seat_table(
         tables.attach_bot_streams(bot, &id).await;
     }
     Ok(())
+}
+
+/// Every pair of outside entrants (not house entrants) in a group.
+fn outside_pairs(ids: &[String]) -> Vec<(&String, &String)> {
+    let outside: Vec<&String> = ids.iter().filter(|b| !b.starts_with("house:")).collect();
+    let mut out = Vec::new();
+    for (k, a) in outside.iter().enumerate() {
+        for b in &outside[k + 1..] {
+            out.push((*a, *b));
+        }
+    }
+    out
 }
 
 /// A group's identity whatever the seating: its ids, sorted.

@@ -242,6 +242,7 @@ impl LadderService for LadderApi {
         let api = &self.0;
         api.call("EnterLadder", async {
             let bot = api.begin_call(&request).await?;
+            api.limits().check_ladder_entry(&bot)?;
             let req = request.into_inner();
             let id = ladder_id(&req.ladder_id)?;
             let spec = api.ladders.spec(&id)?;
@@ -280,6 +281,7 @@ impl LadderService for LadderApi {
         let api = &self.0;
         api.call("LeaveLadder", async {
             let bot = api.begin_call(&request).await?;
+            api.limits().check_ladder_entry(&bot)?;
             let id = ladder_id(&request.get_ref().ladder_id)?;
             api.ladders.spec(&id)?;
             let entry = api

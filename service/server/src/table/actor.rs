@@ -46,6 +46,9 @@ pub struct ActorDeps {
     /// Told the id of every ladder table whose finished record is stored, so its ladder's
     /// scheduler rates the match or starts the set's next table.
     pub ladder_finished: Option<tokio::sync::mpsc::UnboundedSender<crate::ladder::FinishedTable>>,
+    /// Told every decision of a bot at a ladder table (answered or timed out), so its
+    /// ladder judges the bot's strikes over its recent decisions as they happen.
+    pub ladder_decisions: Option<tokio::sync::mpsc::UnboundedSender<crate::ladder::Decision>>,
     /// Unfinished tables per creator, and the other per-caller limits.
     pub limits: Arc<crate::limits::Limits>,
     /// The server's own progress: deadlines are extended by the time it was paused.
@@ -183,6 +186,9 @@ struct Actor {
     /// Where finished searches report; `run` owns the receiving end.
     search_tx: mpsc::UnboundedSender<SearchDone>,
     search_rx: Option<mpsc::UnboundedReceiver<SearchDone>>,
+    /// Bots taken off this table's ladder: their seats are auto-moved at once (not logged:
+    /// after a restart the ladder's scheduler says so again).
+    forfeited: Vec<String>,
 }
 
 /// A search house bot's answer, for the decision at `seq`.
@@ -253,6 +259,7 @@ impl Actor {
             searching: None,
             search_tx,
             search_rx: Some(search_rx),
+            forfeited: Vec::new(),
         }
     }
 
@@ -487,11 +494,12 @@ impl Actor {
         {
             tracing::warn!(table = %self.meta.id, error = %e, "could not store the table state");
         }
-        if let LogEntry::Action { auto, .. } = &entry {
+        if let LogEntry::Action { auto, seat, .. } = &entry {
             self.deps.metrics.moves.inc();
             if *auto {
                 self.deps.metrics.auto_moves.inc();
             }
+            self.report_decision(*seat, *auto);
         }
         self.publish();
         self.update_metrics();
@@ -522,6 +530,38 @@ impl Actor {
             self.update_watchers(before);
         }
         Ok(first)
+    }
+
+    /// A bot's decision at a ladder table, made durable: its ladder hears whether it timed out.
+    fn report_decision(&self, seat: u8, timed_out: bool) {
+        let (Some(ladder), Some(tx)) = (&self.meta.ladder, &self.deps.ladder_decisions) else {
+            return;
+        };
+        let Some(s) = self.seats.get(usize::from(seat)) else {
+            return;
+        };
+        let Occupant::Bot(bot) = &s.occupant else {
+            return;
+        };
+        if self.forfeited.contains(bot) {
+            return;
+        }
+        let _ = tx.send(crate::ladder::Decision {
+            ladder_id: ladder.ladder_id.clone(),
+            table: self.meta.id.clone(),
+            bot: bot.clone(),
+            timed_out,
+            table_strikes: s.strikes,
+        });
+    }
+
+    /// The seat is a bot's that was taken off the table's ladder.
+    fn is_forfeited(&self, seat: Seat) -> bool {
+        !self.forfeited.is_empty()
+            && matches!(
+                self.seats.get(seat.index()).map(|s| &s.occupant),
+                Some(Occupant::Bot(b)) if self.forfeited.contains(b)
+            )
     }
 
     /// After a failed append: the in-memory state may be ahead of the store, so rebuild it.
@@ -750,6 +790,7 @@ impl Actor {
                 && matches!(sink.tx, SinkTx::Bot(_))
                 && to_act.is_some()
                 && viewer == Viewer::Seat(to_act.unwrap_or_default())
+                && !self.forfeited.contains(&sink.bot)
             {
                 let snap = Box::new(self.snapshot(viewer));
                 if let Offer::Gone { too_slow } = sink.offer(&self.meta, WatchItem::Decision(snap))
@@ -827,6 +868,14 @@ impl Actor {
                 let _ = reply.send(r);
             }
             Command::Moved { owner } => self.moved(owner),
+            Command::Forfeit { bot, reply } => {
+                let seated = self.meta.ladder.is_some() && self.seat_of(&bot).is_some();
+                if seated && !self.forfeited.contains(&bot) {
+                    tracing::info!(table = %self.meta.id, %bot, "seat auto-played from now on: its bot was taken off the ladder");
+                    self.forfeited.push(bot);
+                }
+                let _ = reply.send(seated);
+            }
         }
     }
 
@@ -962,6 +1011,9 @@ impl Actor {
         let seat = self.seat_of(bot).ok_or(ServerError::SpectatorCannotAct)?;
         if let Some(reason) = &self.closed {
             return Err(ServerError::TableClosed(reason.clone()));
+        }
+        if self.forfeited.iter().any(|b| b == bot) {
+            return Err(ServerError::LadderRemoved(self.meta.id.clone()));
         }
         if let Some(id) = &request_id
             && let Some((done, seq)) = self.requests.get(&(bot.to_string(), id.clone()))
@@ -1154,6 +1206,8 @@ impl Actor {
                 Some(after_ms(self.deadline_ms() + delay - now_ms()))
             }
             Occupant::House(_) => Some(after_ms(self.decision_since_ms + delay - now_ms())),
+            // Taken off the ladder: played at once, not after the deadline.
+            _ if self.is_forfeited(seat) => Some(Instant::now()),
             _ => Some(after_ms(self.deadline_ms() - now_ms())),
         }
     }

@@ -180,6 +180,12 @@ pub enum Command {
     Moved {
         owner: String,
     },
+    /// The bot was taken off this ladder table's ladder: its seat is auto-moved at once until
+    /// the table ends (its result still counts). Replies whether the bot sits here.
+    Forfeit {
+        bot: String,
+        reply: oneshot::Sender<bool>,
+    },
 }
 
 impl Command {
@@ -195,6 +201,7 @@ impl Command {
             Command::WatchBot { .. } => "table.watch_bot",
             Command::Close { .. } => "table.close",
             Command::Moved { .. } => "table.moved",
+            Command::Forfeit { .. } => "table.forfeit",
         }
     }
 }

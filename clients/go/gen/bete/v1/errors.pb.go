@@ -174,6 +174,20 @@ const (
 	// `exclusive` set, which ends every other stream of the bot. Another process runs this bot;
 	// do not reconnect from this one.
 	ErrorReason_ERROR_REASON_STREAM_REPLACED ErrorReason = 120
+	// RESOURCE_EXHAUSTED: a budget of the server is spent: unfinished tables per client address,
+	// per account or server-wide, or failed authentications per client address. ErrorInfo metadata
+	// "budget" names it (e.g. "open_tables_per_address"); `google.rpc.RetryInfo` (and metadata
+	// "retry_after_ms") says when to try again. See docs/security.md.
+	ErrorReason_ERROR_REASON_BUDGET_EXHAUSTED ErrorReason = 130
+	// FAILED_PRECONDITION: the bot was taken off this ladder for timed-out decisions (its
+	// LadderEntry.removed_reason says why) and may not enter again yet. The wait doubles with each
+	// removal; `google.rpc.RetryInfo` (and ErrorInfo metadata "retry_after_ms") says how long is
+	// left, metadata "ladder_id" and "removals" name the ladder and count the removals.
+	ErrorReason_ERROR_REASON_LADDER_COOLDOWN ErrorReason = 110
+	// FAILED_PRECONDITION: the bot was taken off the ladder while seated at this ladder table: the
+	// server plays its seat by auto-moves until the table ends, and its result counts. ErrorInfo
+	// metadata "table_id" names the table.
+	ErrorReason_ERROR_REASON_LADDER_REMOVED ErrorReason = 111
 )
 
 // Enum value maps for ErrorReason.
@@ -223,6 +237,9 @@ var (
 		47:  "ERROR_REASON_BOT_NOT_FOUND",
 		100: "ERROR_REASON_SEARCH_BUDGET_OUT_OF_RANGE",
 		120: "ERROR_REASON_STREAM_REPLACED",
+		130: "ERROR_REASON_BUDGET_EXHAUSTED",
+		110: "ERROR_REASON_LADDER_COOLDOWN",
+		111: "ERROR_REASON_LADDER_REMOVED",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":                0,
@@ -269,6 +286,9 @@ var (
 		"ERROR_REASON_BOT_NOT_FOUND":              47,
 		"ERROR_REASON_SEARCH_BUDGET_OUT_OF_RANGE": 100,
 		"ERROR_REASON_STREAM_REPLACED":            120,
+		"ERROR_REASON_BUDGET_EXHAUSTED":           130,
+		"ERROR_REASON_LADDER_COOLDOWN":            110,
+		"ERROR_REASON_LADDER_REMOVED":             111,
 	}
 )
 
@@ -303,7 +323,7 @@ var File_bete_v1_errors_proto protoreflect.FileDescriptor
 
 const file_bete_v1_errors_proto_rawDesc = "" +
 	"\n" +
-	"\x14bete/v1/errors.proto\x12\abete.v1*\xda\v\n" +
+	"\x14bete/v1/errors.proto\x12\abete.v1*\xc1\f\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bERROR_REASON_ILLEGAL_ACTION\x10\x01\x12\x1a\n" +
@@ -349,7 +369,10 @@ const file_bete_v1_errors_proto_rawDesc = "" +
 	"\x1aERROR_REASON_NOT_BOT_OWNER\x10.\x12\x1e\n" +
 	"\x1aERROR_REASON_BOT_NOT_FOUND\x10/\x12+\n" +
 	"'ERROR_REASON_SEARCH_BUDGET_OUT_OF_RANGE\x10d\x12 \n" +
-	"\x1cERROR_REASON_STREAM_REPLACED\x10xB9Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3"
+	"\x1cERROR_REASON_STREAM_REPLACED\x10x\x12\"\n" +
+	"\x1dERROR_REASON_BUDGET_EXHAUSTED\x10\x82\x01\x12 \n" +
+	"\x1cERROR_REASON_LADDER_COOLDOWN\x10n\x12\x1f\n" +
+	"\x1bERROR_REASON_LADDER_REMOVED\x10oB9Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3"
 
 var (
 	file_bete_v1_errors_proto_rawDescOnce sync.Once
