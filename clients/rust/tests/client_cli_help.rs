@@ -7,6 +7,9 @@ fn bete(args: &[&str]) -> std::process::Output {
         .args(args)
         .env_remove("BETE_TOKEN")
         .env_remove("BETE_SERVER")
+        // `cargo test` sets it for this test, and `bete` would take itself to be run by `cargo
+        // run` (its hints would say `cargo run -p bete-client --`); here it is a built binary.
+        .env_remove("CARGO_PKG_NAME")
         .output()
         .expect("run bete")
 }
