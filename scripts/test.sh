@@ -59,7 +59,7 @@ part_lint() {
 }
 
 part_rust() {
-  bash scripts/pg.sh cargo test --workspace --locked
+  bash scripts/pg.sh cargo test --workspace --locked --no-fail-fast
 }
 
 part_proto() {
