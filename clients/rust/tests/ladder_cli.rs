@@ -56,6 +56,8 @@ fn bete(args: &[&str]) -> Output {
         .args(args)
         .env_remove("BETE_TOKEN")
         .env_remove("BETE_SERVER")
+        // Set by `cargo test`; `bete` would name `cargo run -p bete-client --` in its hints.
+        .env_remove("CARGO_PKG_NAME")
         .output()
         .expect("run bete")
 }

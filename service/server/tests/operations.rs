@@ -173,7 +173,7 @@ async fn closed_watch_stream_leaves_the_watchers_gauge() {
     srv.stop().await;
 }
 
-const ENV_VARS: [&str; 56] = [
+const ENV_VARS: [&str; 57] = [
     "BETE_LISTEN",
     "BETE_DATA_DIR",
     "BETE_DATABASE_URL",
@@ -215,6 +215,7 @@ const ENV_VARS: [&str; 56] = [
     "BETE_MAX_IN_FLIGHT",
     "BETE_RATE_CALLS_PER_BOT",
     "BETE_RATE_REGISTRATIONS_PER_ADDRESS",
+    "BETE_RATE_LADDER_ENTRIES_PER_BOT",
     "BETE_RATE_CREATIONS_PER_BOT",
     "BETE_RATE_CALLS_PER_ACCOUNT",
     "BETE_RATE_CREATIONS_PER_ACCOUNT",
