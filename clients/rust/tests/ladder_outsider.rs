@@ -165,7 +165,8 @@ async fn crosstable_and_public_reads_need_no_token_on_a_closed_signup_server() {
         .iter()
         .filter(|m| m.state == pb::LadderMatchState::Rated as i32)
         .collect();
-    assert!(rated.len() >= 2, "{matches:?}");
+    // Outside bots meet each other first (issue #24): alice and bob may share every set.
+    assert!(!rated.is_empty(), "{matches:?}");
     let mut expected: BTreeMap<(String, String), Vec<f64>> = BTreeMap::new();
     for m in &rated {
         for x in &m.entrants {
