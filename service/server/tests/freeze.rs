@@ -126,8 +126,17 @@ async fn frozen_under_load(mid_commit: bool) {
         }
         frozen_at = Instant::now();
         wait_stopped(&c).await;
-        // Frozen with its transaction open: PostgreSQL shows it idle in transaction.
-        assert!(idle_in_transaction(&url).await > 0, "not frozen mid-commit");
+        // Frozen with its transaction open: PostgreSQL shows it idle in transaction, until
+        // the node's own `idle_in_transaction_session_timeout` (half the lease) rolls it back.
+        // On a loaded machine the look may come after that, so it is asserted only while the
+        // transaction must still be open.
+        let open = idle_in_transaction(&url).await;
+        let looked_after = frozen_at.elapsed();
+        if looked_after < LEASE / 4 {
+            assert!(open > 0, "not frozen mid-commit");
+        } else {
+            eprintln!("freeze: looked {looked_after:?} after the stop; {open} open transactions");
+        }
     } else {
         c.signal("-STOP");
         frozen_at = Instant::now();
