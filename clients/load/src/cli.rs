@@ -47,6 +47,10 @@ pub struct Options {
     /// How long the measured phase lasts (e.g. 30s, 500ms, 1m).
     #[arg(long, value_parser = parse_duration, default_value = "10s")]
     pub duration: Duration,
+    /// Ends the measured phase as soon as this many matches have finished, `--duration` staying
+    /// the cap: a run that must see whole matches does, however slow the machine.
+    #[arg(long, value_name = "N")]
+    pub until_matches: Option<u64>,
     /// HTTP/2 connections all bots share (bots are spread over them round-robin).
     #[arg(long, default_value_t = 8)]
     pub connections: u32,

@@ -598,14 +598,18 @@ struct Window {
 /// at both ends.
 async fn window(opts: &Options, server: &Server, shared: &Shared) -> Window {
     let bar = progress(opts);
-    let cpu0 = server.proc.cpu();
+    let cpu0 = server.proc.cpu_mark();
     let own0 = own_cpu();
     let window_started = Instant::now();
     shared.recording.store(true, Ordering::Release);
     shared.go.cancel();
     let until = window_started + opts.duration;
     let mut tick = tokio::time::interval(Duration::from_millis(250));
-    while Instant::now() < until {
+    let enough = || {
+        opts.until_matches
+            .is_some_and(|n| get(&shared.stats.matches_finished) >= n)
+    };
+    while Instant::now() < until && !enough() {
         tick.tick().await;
         let secs = window_started.elapsed().as_secs_f64().max(0.001);
         bar.set_position(window_started.elapsed().as_millis() as u64);
@@ -619,8 +623,8 @@ async fn window(opts: &Options, server: &Server, shared: &Shared) -> Window {
     }
     shared.recording.store(false, Ordering::Release);
     let window = window_started.elapsed();
-    let server_cpu = match (cpu0, server.proc.cpu()) {
-        (Some(a), Some(b)) => Some(b.saturating_sub(a)),
+    let server_cpu = match (cpu0, server.proc.cpu_mark()) {
+        (Some(a), Some(b)) => Some(b.since(&a)),
         _ => None,
     };
     let harness_cpu = match (own0, own_cpu()) {

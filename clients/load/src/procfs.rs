@@ -1,6 +1,7 @@
 //! What Linux's /proc says about the machine and the server process. Everything here degrades to
 //! `None` off Linux or when a file is unreadable: the report then says "unknown" instead of failing.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 /// `USER_HZ`: /proc reports CPU times in these ticks; it is 100 on every Linux architecture that
@@ -75,6 +76,45 @@ fn stat_cpu(text: &str) -> Option<Duration> {
     ))
 }
 
+/// The CPU time in a thread's `schedstat` (its first field, nanoseconds on the CPU).
+fn schedstat_cpu(text: &str) -> Option<Duration> {
+    Some(Duration::from_nanos(
+        text.split_whitespace().next()?.parse().ok()?,
+    ))
+}
+
+/// A reading of the server's CPU time.
+#[derive(Clone, Debug)]
+pub enum CpuMark {
+    /// A whole process (its exited threads included).
+    Process(Duration),
+    /// Threads of this process, by thread id.
+    Threads(HashMap<std::ffi::OsString, Duration>),
+}
+
+impl CpuMark {
+    /// The CPU time of the reading.
+    pub fn total(&self) -> Duration {
+        match self {
+            CpuMark::Process(t) => *t,
+            CpuMark::Threads(threads) => threads.values().sum(),
+        }
+    }
+
+    /// The CPU time used between `earlier` and this reading. Per thread for threads: one that
+    /// ended in between (a blocking-pool thread, or another in-process server's when tests run
+    /// side by side) drops out of both readings instead of making the window's sum shrink.
+    pub fn since(&self, earlier: &CpuMark) -> Duration {
+        match (self, earlier) {
+            (CpuMark::Threads(now), CpuMark::Threads(then)) => now
+                .iter()
+                .map(|(tid, c)| c.saturating_sub(then.get(tid).copied().unwrap_or_default()))
+                .sum(),
+            _ => self.total().saturating_sub(earlier.total()),
+        }
+    }
+}
+
 /// How the harness finds the server's CPU time and memory.
 #[derive(Clone, Debug)]
 pub enum ServerProc {
@@ -89,26 +129,35 @@ pub enum ServerProc {
 impl ServerProc {
     /// CPU time (user + system) the server has used so far.
     pub fn cpu(&self) -> Option<Duration> {
+        self.cpu_mark().map(|m| m.total())
+    }
+
+    /// The server's CPU time so far, per thread where it runs in this process: the CPU of a
+    /// window is the difference of two marks ([`CpuMark::since`]).
+    pub fn cpu_mark(&self) -> Option<CpuMark> {
         match self {
-            ServerProc::Child(pid) => {
-                stat_cpu(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
-            }
+            ServerProc::Child(pid) => Some(CpuMark::Process(stat_cpu(
+                &std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?,
+            )?)),
             ServerProc::Threads(prefixes) => {
-                let mut total = Duration::ZERO;
+                let mut threads = HashMap::new();
                 for entry in std::fs::read_dir("/proc/self/task").ok()?.flatten() {
                     let path = entry.path();
                     let Ok(comm) = std::fs::read_to_string(path.join("comm")) else {
                         continue;
                     };
+                    // schedstat's first field is the thread's CPU time in nanoseconds: a
+                    // short window still reads more than whole clock ticks (10 ms) of it.
                     if prefixes.iter().any(|p| comm.starts_with(p))
-                        && let Some(c) = std::fs::read_to_string(path.join("stat"))
+                        && let Some(c) = std::fs::read_to_string(path.join("schedstat"))
                             .ok()
-                            .and_then(|s| stat_cpu(&s))
+                            .and_then(|s| schedstat_cpu(&s))
+                            .or_else(|| stat_cpu(&std::fs::read_to_string(path.join("stat")).ok()?))
                     {
-                        total += c;
+                        threads.insert(entry.file_name(), c);
                     }
                 }
-                Some(total)
+                Some(CpuMark::Threads(threads))
             }
             ServerProc::Remote => None,
         }

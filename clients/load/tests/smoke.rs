@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bete_load::{Options, run};
 use clap::Parser;
@@ -17,7 +17,9 @@ async fn a_short_inproc_run_stops_by_itself_and_reports_every_field() {
         "--seats",
         "3",
         "--duration",
-        "3s",
+        "60s",
+        "--until-matches",
+        "1",
         "--embed",
         "inproc",
         "--connections",
@@ -31,7 +33,6 @@ async fn a_short_inproc_run_stops_by_itself_and_reports_every_field() {
         "rounds=1",
     ])
     .unwrap();
-    let started = Instant::now();
     let report = tokio::time::timeout(
         Duration::from_secs(120),
         run(&opts, "bete-load (test)".into()),
@@ -39,9 +40,8 @@ async fn a_short_inproc_run_stops_by_itself_and_reports_every_field() {
     .await
     .expect("the harness stops by itself")
     .expect("the run succeeds");
-    let took = started.elapsed();
-    // Setup, a 3 s window, a drain of at most 3 s and the server stop: well under a minute.
-    assert!(took < Duration::from_secs(60), "took {took:?}");
+    // The window ends with the first finished match (60 s the cap), so a slow machine makes
+    // the run longer, not the assertions below false; the 120 s timeout above is the bound.
     assert!(report.stopped_by_itself, "drain or server stop timed out");
     assert_eq!(report.server.mode, "inproc");
 
@@ -53,7 +53,7 @@ async fn a_short_inproc_run_stops_by_itself_and_reports_every_field() {
     );
     assert!(
         report.matches_finished >= 1,
-        "rounds=1 at 3 seats ends within seconds"
+        "the window lasts until a match ends"
     );
     assert!(
         report.tables_created > 3,
@@ -133,7 +133,9 @@ async fn a_run_submitting_on_streams_plays_whole_matches() {
         "--seats",
         "3",
         "--duration",
-        "3s",
+        "60s",
+        "--until-matches",
+        "1",
         "--embed",
         "inproc",
         "--connections",
@@ -161,7 +163,7 @@ async fn a_run_submitting_on_streams_plays_whole_matches() {
     assert!(report.moves > 0);
     assert!(
         report.matches_finished >= 1,
-        "rounds=1 at 3 seats ends within seconds"
+        "the window lasts until a match ends"
     );
     assert!(report.stream.submit_streams_opened >= 1);
     assert_eq!(report.errors.total, 0, "{:?}", report.errors);
@@ -214,7 +216,9 @@ async fn a_ladder_run_plays_scheduled_tables_and_times_the_seatings() {
         "--duplicate",
         "false",
         "--duration",
-        "3s",
+        "60s",
+        "--until-matches",
+        "4",
         "--embed",
         "inproc",
         "--connections",
@@ -247,13 +251,14 @@ async fn a_ladder_run_plays_scheduled_tables_and_times_the_seatings() {
     assert_eq!(l.bots_seated_in_setup, 9);
     assert_eq!(l.enter_to_first_seated_ms.count, 9);
     assert!(
-        l.tables_finished >= 1,
-        "rounds=1 at 3 seats ends within seconds"
+        l.tables_finished >= 4,
+        "the window lasts until four tables end"
     );
     assert_eq!(l.tables_finished, report.matches_finished);
     // Single tables: each finished table is a rated match on WatchLadderResults.
     assert!(l.sets_rated >= 1, "{l:?}");
-    // Every seating in the window was timed from a free slot, and split by kind.
+    // Every seating in the window was timed from a free slot, and split by kind (four tables
+    // finished where setup seated three: at least one was seated in the window).
     let f = &l.free_to_seated_ms;
     assert!(f.count >= 1 && f.count == l.seated, "{l:?}");
     assert_eq!(
