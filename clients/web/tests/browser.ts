@@ -684,7 +684,7 @@ async function main() {
       for (const w of ["Rating", "Rank", "Matches", "Mean jetons per deal", "Owner", "Version"]) check(summary.includes(w), `the bot's summary gives its ${w}: ${summary}`);
       step("a bot's page opens with rating, rank, matches, jetons per deal, owner and version");
       // The ladder's crosstable, figure for figure as GetCrosstable gives it.
-      results.crosstable = await crosstableShown(page, browser, server.web, "bete-4");
+      results.crosstable = await crosstableShown(page, browser, server.web, "bete-4", join(docs, "web-crosstable-phone.png"));
 
       // The ladder's live marker through an outage: reconnecting while the server is away.
       await page.goto(`${server.web}/#/ladders/bete-4`);

@@ -20,8 +20,14 @@ const perDeal = (v: number) => `${v > 0 ? "+" : ""}${v.toFixed(2)}`;
  * its meetings, mean difference and interval as the server computed them, names linking to the
  * bots' pages; and it fits a phone. The ladder goes on playing meanwhile, so the page and the
  * call are compared when both saw the same number of rated matches. */
-export async function crosstableShown(page: Page, browser: Browser, web: string, ladderId: string) {
+export async function crosstableShown(page: Page, browser: Browser, web: string, ladderId: string, shots?: string) {
   const ladders = createClient(LadderService, transport(web));
+  // Until some pair has met twice: an interval with a spread to show (the house entrants meet
+  // in every set, so the second rated set gives one).
+  for (let i = 0; i < 240; i++) {
+    if ((await ladders.getCrosstable({ ladderId })).pairs.some((p) => p.meetings > 1)) break;
+    await sleep(1000);
+  }
   await page.goto(`${web}/#/ladders/${ladderId}`);
   await page.getByTestId("crosstable").locator("tbody tr").first().waitFor({ timeout: 60_000 });
   let ct: GetCrosstableResponse | undefined;
@@ -47,6 +53,7 @@ export async function crosstableShown(page: Page, browser: Browser, web: string,
   check(ct && rows.length, "the page and GetCrosstable agreed on the rated matches within a minute");
   check(ct.pairs.length >= 6, `a rated set of four entrants makes at least 6 pairs (${ct.pairs.length})`);
   check(rows.length === ct.pairs.length, `one line per pair: ${rows.length} lines, ${ct.pairs.length} pairs`);
+  check(ct.pairs.some((p) => p.meetings > 1), `some pair met twice within four minutes: ${ct.pairs.map((p) => p.meetings)}`);
   const count = await page.getByTestId("crosstable-count").innerText();
   check(count.startsWith(`${ct.pairs.length} pairs have met`), `the count of pairs: "${count}"`);
   for (const p of ct.pairs) {
@@ -76,8 +83,9 @@ export async function crosstableShown(page: Page, browser: Browser, web: string,
   await pp.getByTestId("crosstable").locator("tbody tr").first().waitFor({ timeout: 30_000 });
   await sleep(300);
   await phoneOverflow(pp, "a ladder's page with its crosstable");
+  if (shots) await pp.getByTestId("crosstable").screenshot({ path: shots });
   await phone.close();
-  return { pairs: rows.length, matches_rated: Number(ct.matchesRated) };
+  return { pairs: rows.length, matches_rated: Number(ct.matchesRated), most_meetings: Math.max(...ct.pairs.map((p) => p.meetings)) };
 }
 
 /** What the page sent where: every HTTP request and WebSocket frame of `page`, recorded by the
