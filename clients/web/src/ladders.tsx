@@ -6,7 +6,8 @@ import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { createClient } from "@connectrpc/connect";
 import { transport } from "./api";
 import { LadderService } from "./gen/bete/v1/ladder_service_pb";
-import { LadderMatchState, type Ladder, type LadderMatch, type Standing } from "./gen/bete/v1/ladder_service_pb";
+import { LadderMatchState, type GetCrosstableResponse, type Ladder, type LadderMatch, type Standing } from "./gen/bete/v1/ladder_service_pb";
+import { Crosstable } from "./crosstable";
 import { rulesetName, signed } from "./format";
 import { errorText } from "./errors";
 
@@ -107,6 +108,7 @@ export function LadderBoard({ id }: { id: string }) {
   const [ladder, setLadder] = useState<Ladder | null>(null);
   const [standings, setStandings] = useState<Standing[] | null>(null);
   const [results, setResults] = useState<LadderMatch[]>([]);
+  const [crosstable, setCrosstable] = useState<GetCrosstableResponse | null>(null);
   const [error, setError] = useState("");
   // The results stream as it is: a marker that says "live" only while the stream answers.
   const [stream, setStream] = useState<{ state: "connecting" | "live" | "reconnecting"; why?: string }>({ state: "connecting" });
@@ -115,8 +117,12 @@ export function LadderBoard({ id }: { id: string }) {
     const abort = new AbortController();
     const loadStandings = () =>
       ladders.getStandings({ ladderId: id, pageSize: 200 }, { signal: abort.signal }).then((r) => setStandings(r.standings), (e) => { if (!abort.signal.aborted) setError(ladderError(e)); });
+    // A server without GetCrosstable (older) shows no crosstable; the rest of the page stands.
+    const loadCrosstable = () =>
+      ladders.getCrosstable({ ladderId: id }, { signal: abort.signal }).then(setCrosstable, () => {});
     ladders.getLadder({ ladderId: id }, { signal: abort.signal }).then((r) => setLadder(r.ladder ?? null), (e) => { if (!abort.signal.aborted) setError(ladderError(e)); });
     loadStandings();
+    loadCrosstable();
     ladders.listLadderMatches({ ladderId: id, pageSize: RESULTS_SHOWN }, { signal: abort.signal }).then((r) => setResults(r.matches), () => {});
     // The live results: each rated match moves the board, so it is read again.
     (async () => {
@@ -130,6 +136,7 @@ export function LadderBoard({ id }: { id: string }) {
               const rated = m.kind.value;
               setResults((rs) => [rated, ...rs.filter((r) => r.matchId !== rated.matchId)].slice(0, RESULTS_SHOWN));
               loadStandings();
+              loadCrosstable();
             }
           }
           setStream({ state: "reconnecting", why: "the stream ended" });
@@ -173,6 +180,7 @@ export function LadderBoard({ id }: { id: string }) {
         <h2>Latest results <span class={`conn ${stream.state}`} role="status" data-testid="ladder-conn">{stream.state === "live" ? "● live" : stream.state === "connecting" ? "connecting…" : `reconnecting…${stream.why ? ` (${stream.why})` : ""}`}</span></h2>
         {results.length ? <ol class="results" data-testid="results">{results.map((m) => <MatchLine key={m.matchId} m={m} ladderId={id} />)}</ol> : <p>No rated match yet.</p>}
       </section>
+      {crosstable ? <Crosstable ladderId={id} table={crosstable} entrants={standings?.length ?? 0} /> : null}
     </main>
   );
 }

@@ -8,6 +8,9 @@
 //
 // Frames: kind byte, call id (u32 BE), then: open = u32 length + JSON {path, headers} + body;
 // cancel = nothing. From the server: head = JSON {status, headers}; data = bytes; end; fail = text.
+// A stream over the server's limit per socket (--web-max-subscriptions) is answered with a head
+// holding a gRPC status (RESOURCE_EXHAUSTED, TOO_MANY_STREAMS, the limit in its message): connect
+// raises it as a ConnectError and each page shows its message where it shows the stream's state.
 
 const OPEN = 1, CANCEL = 2;
 const HEAD = 1, DATA = 2, END = 3, FAIL = 4;

@@ -6,7 +6,7 @@
 // The token stays in this tab (sessionStorage), is sent only to the server this page came from
 // (never to a `?api=` address) and never appears in a URL.
 import { useEffect, useRef, useState } from "preact/hooks";
-import { createClient, type Interceptor } from "@connectrpc/connect";
+import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { TableService } from "./gen/bete/v1/table_service_pb";
@@ -23,6 +23,8 @@ import { RULESETS, actionText, describe, rulesetName } from "./format";
 import { errorText } from "./errors";
 
 const TOKEN_KEY = "bete.play.token";
+/** A well-formed table id no table has. */
+const NO_TABLE = "t_0000000000000000";
 const NAME_KEY = "bete.play.name";
 
 /** The clients for one token, to the page's own origin only. */
@@ -88,6 +90,14 @@ function TokenForm({ onToken }: { onToken: (t: string, name: string) => void }) 
         const r = await c.bots.registerBot({ name, owner: "web page" });
         onToken(r.token, name);
       } else {
+        // A bot token is checked by asking for the seat view of no table: the server knows the
+        // token (TABLE_NOT_FOUND) or not (UNAUTHENTICATED).
+        const known = await c.tables.getSeatView({ tableId: NO_TABLE }).then(() => true, (e) => {
+          if (e instanceof ConnectError && e.code === Code.NotFound) return true;
+          if (e instanceof ConnectError && e.code === Code.Unauthenticated) return false;
+          throw e;
+        });
+        if (!known) throw new Error("this server knows no account or bot with that token");
         onToken(t, "your bot");
       }
       setPasted("");
@@ -98,10 +108,10 @@ function TokenForm({ onToken }: { onToken: (t: string, name: string) => void }) 
       <p><button type="button" onClick={guest} disabled={busy} data-testid="play-guest">Play as a guest</button> <span class="meta">a new bot of your own, for this tab</span></p>
       <form onSubmit={paste} class="filters">
         <label>or your account or bot token <input type="password" autoComplete="off" value={pasted} onInput={(e) => setPasted(e.currentTarget.value)} data-testid="play-token" /></label>
-        <button type="submit" disabled={busy}>Use it</button>
+        <button type="submit" disabled={busy} data-testid="play-token-use">Use it</button>
       </form>
       <p class="meta">The token stays in this tab and is sent only to this server.</p>
-      {error ? <p class="error" role="alert">{error}</p> : null}
+      {error ? <p class="error" role="alert" data-testid="play-token-error">{error}</p> : null}
     </section>
   );
 }
@@ -110,7 +120,8 @@ function NewTable({ token }: { token: string }) {
   const [ruleset, setRuleset] = useState<Ruleset>(Ruleset.BETE);
   const [seats, setSeats] = useState(3);
   const [rounds, setRounds] = useState(1);
-  const [friends, setFriends] = useState(false);
+  // Seats left free for friends (who come by the shared link); house bots take the rest.
+  const [friends, setFriends] = useState(0);
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
   const start = async (e: Event) => {
@@ -118,9 +129,10 @@ function NewTable({ token }: { token: string }) {
     setBusy(true); setError("");
     try {
       const c = clients(token);
+      const free = Math.min(friends, seats - 1);
       const t = await c.tables.createTable({
         ruleset, seats, config: { rounds: String(rounds) }, decisionDeadlineMs: 60_000, visibility: Visibility.LISTED,
-        houseBots: friends ? [] : Array.from({ length: seats - 1 }, (_, i) => ({ seat: i + 1, policy: HouseBotPolicy.HEURISTIC })),
+        houseBots: Array.from({ length: Math.max(0, seats - 1 - free) }, (_, i) => ({ seat: 1 + free + i, policy: HouseBotPolicy.HEURISTIC })),
       });
       const id = t.table!.tableId;
       await c.tables.joinTable({ tableId: id, seat: 0 });
@@ -134,7 +146,8 @@ function NewTable({ token }: { token: string }) {
       </select></label>
       <label>Seats <input type="number" min={2} max={10} value={seats} onInput={(e) => setSeats(Number(e.currentTarget.value))} data-testid="play-seats" style={{ width: "4.5em" }} /></label>
       <label>Rounds <input type="number" min={1} max={20} value={rounds} onInput={(e) => setRounds(Number(e.currentTarget.value))} style={{ width: "4.5em" }} /></label>
-      <label><input type="checkbox" checked={friends} onChange={(e) => setFriends(e.currentTarget.checked)} /> leave the other seats to friends (share the link)</label>
+      <label>Seats for friends <input type="number" min={0} max={seats - 1} value={Math.min(friends, seats - 1)} onInput={(e) => setFriends(Math.max(0, Math.min(seats - 1, Number(e.currentTarget.value) || 0)))} data-testid="play-friends" style={{ width: "4.5em" }} /></label>
+      <span class="meta">friends take them by the table's link; house bots play the rest</span>
       <button type="submit" disabled={busy} data-testid="play-start">Start a table</button>
       {error ? <p class="error" role="alert">{error}</p> : null}
     </form>
@@ -250,7 +263,7 @@ function Seat({ token, tableId }: { token: string; tableId: string }) {
     <>
       <p class="meta">
         {table ? <>{rulesetName(table.ruleset)} · {table.seatCount} seats · </> : null}
-        table <a href={`#/table/${tableId}`}>{tableId}</a> · friends take a free seat with this link: <code data-testid="play-link">{link}</code>
+        table <a href={`#/table/${tableId}`}>{tableId}</a> · friends take a free seat with this link: <code class="play-link" data-testid="play-link">{link}</code>
       </p>
       {error ? <p class="error" role="alert">{error}</p> : null}
       {seated === false ? <p><button type="button" onClick={join} data-testid="play-join">Take a free seat</button></p> : null}

@@ -12,7 +12,9 @@
 // Issue 28's checks (tests/round2.ts): the first load's bytes on the wire, many tabs at once, a
 // lobby behind a hundred finished tables, a settled deal's hands during a match, a taken
 // turn-up, real overflow on a phone on every page, seat names, contrast, the ladder's marker
-// through an outage, and a whole game played by clicking.
+// through an outage, and a whole game played by clicking. Issues 24 and 28 again
+// (tests/round3.ts): the ladder's crosstable against GetCrosstable, a friend joining a game by
+// its link, a pasted account token, and the WebSocket's limit on live streams shown by the page.
 // Screenshots go to target/web-screenshots/ (docs/ with BETE_WEB_SCREENSHOTS=docs).
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -35,6 +37,7 @@ import {
 } from "../src/gen/bete/v1/table_service_pb";
 import { ReplayRecordResponseSchema, ReplayService } from "../src/gen/bete/v1/replay_service_pb";
 import { PHONE, contrastAtLeast, firstLoad, manyTabs, phoneOverflow, playByClicking, seatNames } from "./round2";
+import { accountTokenPlays, crosstableShown, friendJoinsByLink, subscriptionLimitShown } from "./round3";
 import { LadderService } from "../src/gen/bete/v1/ladder_service_pb";
 import { HouseBotPolicy, TableState, Visibility } from "../src/gen/bete/v1/table_pb";
 
@@ -360,6 +363,8 @@ async function main() {
     const tabs = [live];
     for (let i = 0; i < 7; i++) tabs.push(await houseTable(server.web, token, 3, 20));
     await manyTabs(browser, server.web, tabs);
+    // 2b'. The tab's WebSocket refuses a stream over its limit, and the table page says so.
+    results.subscription_limit = await subscriptionLimitShown(browser, server.web, await houseTable(server.web, token, 4, 20));
 
     // 2c. The lobby behind more than a hundred finished tables: the live ones still come first,
     // under a counter that tells them apart.
@@ -678,6 +683,8 @@ async function main() {
       const summary = await page.getByTestId("bot-summary").innerText();
       for (const w of ["Rating", "Rank", "Matches", "Mean jetons per deal", "Owner", "Version"]) check(summary.includes(w), `the bot's summary gives its ${w}: ${summary}`);
       step("a bot's page opens with rating, rank, matches, jetons per deal, owner and version");
+      // The ladder's crosstable, figure for figure as GetCrosstable gives it.
+      results.crosstable = await crosstableShown(page, browser, server.web, "bete-4", join(docs, "web-crosstable-phone.png"));
 
       // The ladder's live marker through an outage: reconnecting while the server is away.
       await page.goto(`${server.web}/#/ladders/bete-4`);
@@ -724,7 +731,7 @@ async function main() {
         ["#/ladders", () => pa.getByRole("heading", { name: "Ladders" }).waitFor()],
       ];
       if (ladderState === "ladders") {
-        pages.push(["#/ladders/bete-4", () => pa.getByTestId("standings").locator("tbody tr").nth(3).waitFor()]);
+        pages.push(["#/ladders/bete-4", () => pa.getByTestId("standings").locator("tbody tr").nth(3).waitFor().then(() => pa.getByTestId("crosstable").locator("tbody tr").first().waitFor())]);
         pages.push([`#/ladders/bete-4/bot/${ladderA.botId}`, () => pa.getByRole("heading", { name: "Rating over time" }).waitFor()]);
         pages.push([`#/bot/${ladderA.botId}`, () => pa.getByTestId("bot-summary").first().waitFor()]);
       }
@@ -743,6 +750,10 @@ async function main() {
     const player = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     results.play_clicks = await playByClicking(player, server.web);
     await player.close();
+    // 10b. A friend takes the other seat by the shared link; both play by clicking.
+    results.play_friend = await friendJoinsByLink(browser, server.web);
+    // 10c. A pasted account token plays; it goes only to this server and into no URL.
+    results.play_account = await accountTokenPlays(browser, server.web);
 
     writeFileSync(join(root, "target", "web-test-results.json"), JSON.stringify(results, null, 2));
     console.log("web: ok");

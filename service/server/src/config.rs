@@ -79,6 +79,9 @@ pub struct ServerConfig {
     pub web_max_connections: usize,
     /// Open connections to the web listener from one address at most; 0: no share.
     pub web_max_connections_per_address: usize,
+    /// Subscriptions (server-streaming calls: WatchTable, WatchBot, WatchLadderResults) one
+    /// page connection (a tab's WebSocket, web_mux.rs) may hold open at once.
+    pub web_max_subscriptions: usize,
     /// With a client CA: connections from one address whose client certificate was verified
     /// (a bot farm) at most, on each listener.
     pub max_connections_per_verified_address: usize,
@@ -128,6 +131,7 @@ impl Default for ServerConfig {
             max_connections_per_address: 100,
             web_max_connections: 500,
             web_max_connections_per_address: 50,
+            web_max_subscriptions: crate::web::DEFAULT_MAX_SUBSCRIPTIONS,
             max_connections_per_verified_address: 1000,
             idle_connection: Duration::from_secs(60),
             http1_idle: Duration::from_secs(10),

@@ -167,6 +167,10 @@ struct Args {
         default_value_t = 50
     )]
     web_max_connections_per_address: usize,
+    /// Live streams (WatchTable, WatchBot, WatchLadderResults) one page connection (a browser
+    /// tab's WebSocket) may hold open at once; the next is refused with TOO_MANY_STREAMS.
+    #[arg(long, env = "BETE_WEB_MAX_SUBSCRIPTIONS", default_value_t = 16)]
+    web_max_subscriptions: usize,
     /// With --tls-client-ca: connections from one address with a verified client certificate
     /// (on each listener; those without one still hold at most the ordinary share).
     #[arg(
@@ -434,6 +438,7 @@ async fn serve(args: Args, workers: usize) -> anyhow::Result<()> {
         max_connections_per_address: args.max_connections_per_address,
         web_max_connections: args.web_max_connections.max(1),
         web_max_connections_per_address: args.web_max_connections_per_address,
+        web_max_subscriptions: args.web_max_subscriptions.max(1),
         max_connections_per_verified_address: args.max_connections_per_verified_address,
         idle_connection: Duration::from_secs(args.idle_connection_secs.max(1)),
         http1_idle: Duration::from_secs(args.http1_idle_secs.max(1)),

@@ -361,6 +361,7 @@ pub async fn run(
                     .add_service(replay_service.clone()),
                 edge.clone(),
                 token.clone(),
+                api.config.web_max_subscriptions,
             );
             let stopped = token.stopped();
             let settings = serve_settings(&api.config, "web", true);

@@ -151,6 +151,12 @@ pub enum ServerError {
     /// The bot has `limit` streams open already.
     #[error("you already have {limit} streams open (the limit)")]
     TooManyStreams { limit: usize },
+    /// A page's WebSocket (web_mux.rs) holds `limit` subscriptions (live streams) already.
+    #[error(
+        "at most {limit} live streams may be open on one page connection (the limit): \
+         close a table or ladder page in this tab first"
+    )]
+    TooManySubscriptions { limit: usize },
     /// The database cannot be reached (PostgreSQL restarting): nothing was applied, or nothing
     /// is known to have been; a retry with the same request id is applied at most once.
     #[error("the server's database is unavailable; retry later with the same request_id")]
@@ -300,7 +306,9 @@ impl ServerError {
             ServerError::SeatChangeRefused { .. } => "SEAT_CHANGE_REFUSED",
             ServerError::TableClosed(_) => "TABLE_CLOSED",
             ServerError::Overloaded { .. } => "OVERLOADED",
-            ServerError::TooManyStreams { .. } => "TOO_MANY_STREAMS",
+            ServerError::TooManyStreams { .. } | ServerError::TooManySubscriptions { .. } => {
+                "TOO_MANY_STREAMS"
+            }
             ServerError::StoreUnavailable => "STORE_UNAVAILABLE",
             ServerError::TableElsewhere { .. } => "TABLE_ELSEWHERE",
             ServerError::TokenRevoked => "TOKEN_REVOKED",
@@ -339,7 +347,8 @@ impl ServerError {
             | ServerError::RateLimited { .. }
             | ServerError::BudgetExhausted { .. }
             | ServerError::TooManyTables { .. }
-            | ServerError::TooManyStreams { .. } => Code::ResourceExhausted,
+            | ServerError::TooManyStreams { .. }
+            | ServerError::TooManySubscriptions { .. } => Code::ResourceExhausted,
             ServerError::FromSeqOutOfRange { .. } => Code::OutOfRange,
             ServerError::ShuttingDown
             | ServerError::Overloaded { .. }
@@ -392,7 +401,9 @@ impl ServerError {
             | ServerError::LadderRemoved(id) => {
                 m.insert("table_id".into(), bounded(id, MAX_FIELD_BYTES));
             }
-            ServerError::TooManyTables { limit, .. } | ServerError::TooManyStreams { limit } => {
+            ServerError::TooManyTables { limit, .. }
+            | ServerError::TooManyStreams { limit }
+            | ServerError::TooManySubscriptions { limit } => {
                 m.insert("limit".into(), limit.to_string());
             }
             ServerError::SeatChangeRefused { held } => {
@@ -840,6 +851,7 @@ mod tests {
                 retry_after: Duration::from_secs(120),
             },
             ServerError::LadderRemoved("t-1".into()),
+            ServerError::TooManySubscriptions { limit: 16 },
         ]
     }
 
@@ -895,6 +907,7 @@ mod tests {
             ServerError::StreamReplaced => 45,
             ServerError::LadderCooldown { .. } => 46,
             ServerError::LadderRemoved(_) => 47,
+            ServerError::TooManySubscriptions { .. } => 48,
         }
     }
 
@@ -906,7 +919,7 @@ mod tests {
         let seen: Vec<usize> = all.iter().map(variant).collect();
         assert_eq!(
             seen,
-            (0..=47).collect::<Vec<_>>(),
+            (0..=48).collect::<Vec<_>>(),
             "one of every variant, in order"
         );
         for e in &all {

@@ -27,6 +27,10 @@ use crate::shutdown::Shutdown;
 /// Where the page opens its WebSocket (web_mux.rs).
 pub const MUX_PATH: &str = "/bete.web/mux";
 
+/// Live streams one page connection may hold by default: a tab follows one table or ladder
+/// (and a player's seat), so a page needs one or two; a page that opens more is broken.
+pub const DEFAULT_MAX_SUBSCRIPTIONS: usize = 16;
+
 /// The built page (`npm run build` in clients/web writes it; committed, so a machine with only a
 /// Rust toolchain serves it). build.rs makes a change to it rebuild this crate.
 static PAGE: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/../../clients/web/dist");
@@ -35,12 +39,14 @@ static PAGE: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/../../clients/web/dist"
 /// `text/markdown`).
 static RULEBOOK: &str = include_str!("../../../docs/RULES.md");
 
-/// The gRPC-Web routes of `grpc`, the page's WebSocket, and the page as the fallback for every
-/// other path; every request meets `edge` (load shedding, trace context).
+/// The gRPC-Web routes of `grpc`, the page's WebSocket (at most `max_subscriptions` live
+/// streams on each), and the page as the fallback for every other path; every request meets
+/// `edge` (load shedding, trace context).
 pub fn routes(
     grpc: Routes,
     edge: EdgeLayer,
     stop: Shutdown,
+    max_subscriptions: usize,
 ) -> impl Clone
 + tower::Service<
     Request<tonic::body::Body>,
@@ -81,7 +87,7 @@ pub fn routes(
             MUX_PATH,
             axum::routing::get(move |ws: WebSocketUpgrade| {
                 let (calls, stop) = (mux_calls.clone(), stop.clone());
-                async move { crate::web_mux::upgrade(ws, calls, stop) }
+                async move { crate::web_mux::upgrade(ws, calls, stop, max_subscriptions) }
             }),
         )
         .fallback(page)

@@ -13,8 +13,15 @@
 //! - page → server `2 cancel`.
 //! - server → page `1 head`: JSON `{status, headers: [[k, v]]}`; `2 data`: response body bytes;
 //!   `3 end`; `4 fail`: a UTF-8 reason (the call could not be made).
+//!
+//! Subscriptions (server-streaming calls) open on one socket are limited
+//! (`--web-max-subscriptions`): one over the limit is answered as gRPC-Web answers a refused
+//! call, a `head` whose headers hold the status (`RESOURCE_EXHAUSTED`, reason `TOO_MANY_STREAMS`,
+//! metadata `limit`, a message naming the limit) and then `end`; the page shows it like any
+//! other refusal.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::LazyLock;
 
 use axum::body::{Body, Bytes};
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
@@ -27,8 +34,10 @@ use tokio::task::JoinSet;
 use tower::{Service, ServiceExt as _};
 
 use crate::shutdown::Shutdown;
+use crate::status::ServerError;
 
-/// Calls open on one socket at most: a tab follows a table or a ladder, with a few unary calls.
+/// Calls open on one socket at most (subscriptions and unary calls together): a tab follows a
+/// table or a ladder, with a few unary calls.
 const MAX_CALLS: usize = 64;
 /// The largest frame a page may send: the server's transport limit for a message, plus room.
 const MAX_FRAME: usize = (1 << 20) + 4096;
@@ -42,6 +51,27 @@ const DATA: u8 = 2;
 const END: u8 = 3;
 const FAIL: u8 = 4;
 
+/// The paths (`/bete.v1.Service/Method`) of the server-streaming methods: the subscriptions.
+/// Read from the schema's descriptors: a new streaming method is counted without a change here.
+static SUBSCRIPTIONS: LazyLock<HashSet<String>> = LazyLock::new(|| {
+    use prost::Message as _;
+    // The set is generated at build time from proto/ (bete-api's tests decode it); an empty
+    // set, were it ever unreadable, would leave only MAX_CALLS as a bound.
+    let set =
+        prost_types::FileDescriptorSet::decode(bete_api::FILE_DESCRIPTOR_SET).unwrap_or_default();
+    set.file
+        .iter()
+        .flat_map(|f| {
+            f.service.iter().flat_map(move |s| {
+                s.method
+                    .iter()
+                    .filter(|m| m.server_streaming())
+                    .map(move |m| format!("/{}.{}/{}", f.package(), s.name(), m.name()))
+            })
+        })
+        .collect()
+});
+
 #[derive(Deserialize)]
 struct Open {
     path: String,
@@ -54,9 +84,14 @@ struct Head {
     headers: Vec<(String, String)>,
 }
 
-/// Answers the upgrade; the socket then carries calls to `calls` until either side closes it
-/// or the server drains.
-pub fn upgrade<S>(ws: WebSocketUpgrade, calls: S, stop: Shutdown) -> Response
+/// Answers the upgrade; the socket then carries calls to `calls`, at most `max_subscriptions`
+/// of them subscriptions, until either side closes it or the server drains.
+pub fn upgrade<S>(
+    ws: WebSocketUpgrade,
+    calls: S,
+    stop: Shutdown,
+    max_subscriptions: usize,
+) -> Response
 where
     S: Service<Request<Body>, Response = axum::http::Response<tonic::body::Body>>
         + Clone
@@ -67,7 +102,7 @@ where
 {
     ws.max_message_size(MAX_FRAME)
         .max_frame_size(MAX_FRAME)
-        .on_upgrade(move |socket| run(socket, calls, stop))
+        .on_upgrade(move |socket| run(socket, calls, stop, max_subscriptions))
 }
 
 fn frame(kind: u8, id: u32, rest: &[u8]) -> Message {
@@ -78,7 +113,28 @@ fn frame(kind: u8, id: u32, rest: &[u8]) -> Message {
     Message::Binary(Bytes::from(b))
 }
 
-async fn run<S>(mut socket: WebSocket, calls: S, stop: Shutdown)
+/// The answer to a call refused on the socket itself: gRPC-Web's "trailers-only" response, the
+/// status in the head's headers (built where every status is, status.rs).
+fn refusal(id: u32, e: &ServerError) -> Message {
+    let res = e.to_status().into_http::<tonic::body::Body>();
+    let head = Head {
+        status: 200,
+        headers: res
+            .headers()
+            .iter()
+            .filter(|(k, _)| *k != axum::http::header::CONTENT_TYPE)
+            .filter_map(|(k, v)| Some((k.to_string(), v.to_str().ok()?.to_string())))
+            .chain([(
+                "content-type".to_string(),
+                "application/grpc-web+proto".to_string(),
+            )])
+            .collect(),
+    };
+    // Serialising a struct of strings and a number cannot fail.
+    frame(HEAD, id, &serde_json::to_vec(&head).unwrap_or_default())
+}
+
+async fn run<S>(mut socket: WebSocket, calls: S, stop: Shutdown, max_subscriptions: usize)
 where
     S: Service<Request<Body>, Response = axum::http::Response<tonic::body::Body>>
         + Clone
@@ -89,6 +145,8 @@ where
 {
     let (out, mut outbox) = mpsc::channel::<Message>(OUTBOX);
     let mut running: HashMap<u32, tokio::task::AbortHandle> = HashMap::new();
+    // The calls of `running` that are subscriptions.
+    let mut subscribed: HashSet<u32> = HashSet::new();
     let mut tasks: JoinSet<u32> = JoinSet::new();
     let mut stopped = std::pin::pin!(stop.stopped());
     loop {
@@ -101,6 +159,7 @@ where
             }
             Some(Ok(id)) = tasks.join_next() => {
                 running.remove(&id);
+                subscribed.remove(&id);
             }
             m = socket.recv() => {
                 let bytes = match m {
@@ -117,24 +176,46 @@ where
                         if running.contains_key(&id) {
                             break;
                         }
+                        // Refusals go on the socket from here: this loop is the outbox's only
+                        // reader, so waiting for room in a full outbox would wait for ever.
                         let req = match request(&rest) {
                             Ok(r) => r,
                             Err(why) => {
-                                let _ = out.send(frame(FAIL, id, why.as_bytes())).await;
+                                if socket.send(frame(FAIL, id, why.as_bytes())).await.is_err() {
+                                    break;
+                                }
                                 continue;
                             }
                         };
                         if running.len() >= MAX_CALLS {
-                            let _ = out.send(frame(FAIL, id, b"too many calls on one socket")).await;
+                            let full = frame(FAIL, id, b"too many calls on one socket");
+                            if socket.send(full).await.is_err() {
+                                break;
+                            }
+                            continue;
+                        }
+                        let subscription = SUBSCRIPTIONS.contains(req.uri().path());
+                        if subscription && subscribed.len() >= max_subscriptions {
+                            let limit = max_subscriptions;
+                            let refused = ServerError::TooManySubscriptions { limit };
+                            if socket.send(refusal(id, &refused)).await.is_err()
+                                || socket.send(frame(END, id, &[])).await.is_err()
+                            {
+                                break;
+                            }
                             continue;
                         }
                         let handle = tasks.spawn(call(id, req, calls.clone(), out.clone()));
                         running.insert(id, handle);
+                        if subscription {
+                            subscribed.insert(id);
+                        }
                     }
                     CANCEL => {
                         if let Some(h) = running.remove(&id) {
                             h.abort();
                         }
+                        subscribed.remove(&id);
                     }
                     _ => break,
                 }
@@ -211,4 +292,31 @@ where
     }
     let _ = out.send(frame(END, id, &[])).await;
     id
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SUBSCRIPTIONS;
+
+    #[test]
+    fn the_subscriptions_are_the_server_streaming_methods() {
+        for path in [
+            "/bete.v1.TableService/WatchTable",
+            "/bete.v1.TableService/WatchBot",
+            "/bete.v1.TableService/SubmitActions",
+            "/bete.v1.LadderService/WatchLadderResults",
+        ] {
+            assert!(
+                SUBSCRIPTIONS.contains(path),
+                "{path} in {:?}",
+                *SUBSCRIPTIONS
+            );
+        }
+        for path in [
+            "/bete.v1.TableService/ListTables",
+            "/bete.v1.LadderService/GetCrosstable",
+        ] {
+            assert!(!SUBSCRIPTIONS.contains(path), "{path}");
+        }
+    }
 }

@@ -173,7 +173,7 @@ async fn closed_watch_stream_leaves_the_watchers_gauge() {
     srv.stop().await;
 }
 
-const ENV_VARS: [&str; 57] = [
+const ENV_VARS: [&str; 58] = [
     "BETE_LISTEN",
     "BETE_DATA_DIR",
     "BETE_DATABASE_URL",
@@ -204,6 +204,7 @@ const ENV_VARS: [&str; 57] = [
     "BETE_MAX_CONNECTIONS_PER_ADDRESS",
     "BETE_WEB_MAX_CONNECTIONS",
     "BETE_WEB_MAX_CONNECTIONS_PER_ADDRESS",
+    "BETE_WEB_MAX_SUBSCRIPTIONS",
     "BETE_MAX_CONNECTIONS_PER_VERIFIED_ADDRESS",
     "BETE_IDLE_CONNECTION_SECS",
     "BETE_HTTP1_IDLE_SECS",
