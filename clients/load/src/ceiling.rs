@@ -10,7 +10,7 @@ use tonic_health::pb::health_client::HealthClient;
 use crate::stats::{Latency, Percentiles, new_histogram};
 
 /// What the ceiling measurement found.
-#[derive(Clone, Debug, Default, serde::Serialize)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Ceiling {
     /// Successful round trips per second.
     pub rps: f64,
@@ -24,6 +24,9 @@ pub struct Ceiling {
     pub errors: u64,
     /// Round-trip latency.
     pub latency_ms: Percentiles,
+    /// The round trips' histogram (the report carries it encoded, in `histograms`).
+    #[serde(skip)]
+    pub histogram: Option<hdrhistogram::Histogram<u64>>,
 }
 
 /// Runs `concurrency` callers spread over `channels` for `duration`.
@@ -74,5 +77,6 @@ pub async fn measure(channels: &[Channel], concurrency: u32, duration: Duration)
         calls,
         errors,
         latency_ms: latency.summary(),
+        histogram: Some(latency.histogram()),
     }
 }

@@ -3,7 +3,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Parser, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::shard::{Shard, parse_shard};
 
 /// How the harness runs the server it measures when no `--server` is given.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, serde::Serialize)]
@@ -19,7 +21,7 @@ pub enum Embed {
 }
 
 /// How the bots submit their moves.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, serde::Serialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Submit {
     /// One unary `SubmitAction` call per move.
@@ -33,8 +35,11 @@ pub enum Submit {
 /// matches at many tables, then a report with throughput, latency percentiles, errors, the raw
 /// transport ceiling and server CPU/memory.
 #[derive(Debug, Clone, Parser)]
-#[command(name = "bete-load", version)]
+#[command(name = "bete-load", version, args_conflicts_with_subcommands = true)]
 pub struct Options {
+    /// `bete-load merge REPORT.json...`: one report from the shards' reports.
+    #[command(subcommand)]
+    pub command: Option<Command>,
     /// Concurrent tables kept playing; a table whose match ends is replaced by a new one.
     #[arg(long, default_value_t = 10)]
     pub tables: u32,
@@ -79,9 +84,46 @@ pub struct Options {
     /// The `bete-server` binary for `--embed child`; default: next to this executable.
     #[arg(long)]
     pub server_bin: Option<PathBuf>,
-    /// Write the report here: `.json` or `.md` by extension.
+    /// Write the report here: `.json` or `.md` by extension; `-` writes the JSON report on one
+    /// line to stdout (a pod's log, which `bete-load merge` reads back).
     #[arg(long)]
     pub report: Option<PathBuf>,
+    /// This process's shard of the load, `I/N` (0 ≤ I < N): of the tables numbered 0..--tables
+    /// it drives those ≡ I mod N, with bots numbered the same way, and its share of `--rate`.
+    /// A Kubernetes indexed Job passes `$(JOB_COMPLETION_INDEX)/N`. Merge the N reports with
+    /// `bete-load merge`.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard, default_value = "0/1")]
+    pub shard: Shard,
+    /// PEM CA the server's certificate is checked against (implies TLS); default with an
+    /// `https://` address: the system's roots.
+    #[arg(long, env = "BETE_CA_CERT", value_name = "FILE")]
+    pub ca_cert: Option<PathBuf>,
+    /// The name the server's certificate is checked for, when the address is another (a
+    /// Service's in-cluster name while the certificate carries the public one).
+    #[arg(long, env = "BETE_TLS_DOMAIN")]
+    pub tls_domain: Option<String>,
+    /// PEM client certificate presented to a server that asks for one (with `--client-key`).
+    #[arg(
+        long,
+        env = "BETE_CLIENT_CERT",
+        value_name = "FILE",
+        requires = "client_key"
+    )]
+    pub client_cert: Option<PathBuf>,
+    /// PEM key of `--client-cert`.
+    #[arg(
+        long,
+        env = "BETE_CLIENT_KEY",
+        value_name = "FILE",
+        requires = "client_cert"
+    )]
+    pub client_key: Option<PathBuf>,
+    /// Account tokens, one a line (blank lines and `#` comments skipped), for a server with
+    /// open signup off: the bots are registered under these accounts (the shard's share of the
+    /// tokens, round-robin; a bot of the same name from an earlier run is reused, its token
+    /// rotated). Unset: bots are registered without an account.
+    #[arg(long, env = "BETE_LOAD_ACCOUNT_TOKENS", value_name = "FILE")]
+    pub account_tokens: Option<PathBuf>,
     /// Bot identities per seat position; default max(connections, tables / 64). Each bot holds
     /// one seat at many tables and reads them all on one WatchBot stream.
     #[arg(long)]
@@ -147,6 +189,26 @@ pub struct Options {
     pub house: Vec<String>,
 }
 
+/// The subcommands.
+#[derive(Debug, Clone, Subcommand)]
+pub enum Command {
+    /// Merges the JSON reports of a sharded run (`--shard I/N`) into one: counts and moves/s
+    /// summed, latency histograms merged exactly, errors summed, the window the union of the
+    /// shards'. Each file is a JSON report or a pod log holding one (`--report -`).
+    Merge(MergeArgs),
+}
+
+/// `bete-load merge`'s arguments.
+#[derive(Debug, Clone, Args)]
+pub struct MergeArgs {
+    /// The shards' reports.
+    #[arg(required = true, value_name = "REPORT.json")]
+    pub reports: Vec<PathBuf>,
+    /// Write the merged report here: `.json` or `.md` by extension, `-` for JSON on stdout.
+    #[arg(long)]
+    pub report: Option<PathBuf>,
+}
+
 impl Options {
     /// Bot identities per seat position.
     pub fn bots_per_seat(&self) -> u32 {
@@ -209,6 +271,29 @@ mod tests {
         assert!(
             Options::try_parse_from(["bete-load", "--targets", "a:1", "--server", "b:2"]).is_err()
         );
+    }
+
+    #[test]
+    fn shard_and_merge_parse_and_bad_shards_name_the_flag() {
+        let o = Options::try_parse_from(["bete-load", "--shard", "2/3"]).unwrap();
+        assert_eq!(o.shard, Shard { index: 2, count: 3 });
+        assert_eq!(
+            Options::try_parse_from(["bete-load"]).unwrap().shard,
+            Shard::default()
+        );
+        for bad in ["3/3", "0/0", "x", "1/"] {
+            let e = Options::try_parse_from(["bete-load", "--shard", bad])
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("--shard"), "{bad}: {e}");
+        }
+        let o = Options::try_parse_from(["bete-load", "merge", "a.json", "b.json"]).unwrap();
+        match o.command {
+            Some(Command::Merge(m)) => assert_eq!(m.reports.len(), 2),
+            None => panic!("no merge"),
+        }
+        assert!(Options::try_parse_from(["bete-load", "merge"]).is_err());
+        assert!(Options::try_parse_from(["bete-load", "--tables", "3", "merge", "a"]).is_err());
     }
 
     #[test]

@@ -343,6 +343,10 @@ impl Pacer {
 #[derive(Debug)]
 pub struct Shared {
     pub stats: Stats,
+    /// Starts every request id of this run: a bot reused from an earlier run (an account's,
+    /// see register.rs) may still sit at that run's unfinished tables and plays them on, where
+    /// the earlier run's ids must not come again with other moves (DUPLICATE_REQUEST_CONFLICT).
+    run: String,
     /// Counters and histograms take samples only while this is set (the measured window).
     pub recording: AtomicBool,
     /// Set when the window opens: decisions that arrive during setup wait for it, so setup is
@@ -364,8 +368,13 @@ pub struct Shared {
 
 impl Shared {
     pub fn new(seats: u32, think: Duration, rate: Option<f64>, submit: Submit) -> Shared {
+        let run = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis())
+            .unwrap_or(0);
         Shared {
             stats: Stats::default(),
+            run: format!("{run:x}"),
             recording: AtomicBool::new(false),
             go: CancellationToken::new(),
             stop: CancellationToken::new(),
@@ -636,7 +645,7 @@ async fn act(
             table_id: table.clone(),
             action: Some(action),
             expected_seq: seq,
-            request_id: format!("{}-{n}", bot.index),
+            request_id: format!("{}-{}-{n}", shared.run, bot.index),
         };
         let turn = match shared.submit {
             Submit::Unary => None,

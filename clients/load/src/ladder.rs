@@ -256,7 +256,7 @@ impl LadderTrack {
 }
 
 /// The ladder figures of a report.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct LadderFigures {
     pub ladder_id: String,
     /// Whether the harness declared the ladder (false with `--server`: the server's own).
@@ -404,7 +404,16 @@ async fn enter_all(
 /// Ladder mode: register and enter the bots, wait until the scheduler seated them, then the
 /// measured window and the drain.
 pub(crate) async fn drive(opts: &Options, server: &Server) -> Result<Measured, LoadError> {
-    let channels = crate::connect(&server.uri, opts.connections, opts.h2_adaptive_window).await?;
+    let channels = crate::connect(
+        server,
+        &server.uri,
+        opts.connections,
+        opts.h2_adaptive_window,
+    )
+    .await?;
+    let registrar = Arc::new(
+        crate::register::Registrar::new(&crate::account_tokens(opts)?, &channels[0]).await?,
+    );
     let ceiling =
         crate::ceiling::measure(&channels, opts.ceiling_concurrency(), opts.ceiling_duration).await;
 
@@ -413,7 +422,12 @@ pub(crate) async fn drive(opts: &Options, server: &Server) -> Result<Measured, L
     let count = opts.bots as usize;
     let bots = tokio::time::timeout(
         opts.setup_timeout,
-        crate::register_bots(&channels, count, opts.setup_concurrency as usize),
+        crate::register_bots(
+            &registrar,
+            &channels,
+            (0..count).map(|i| crate::bot_name(opts, i)).collect(),
+            opts.setup_concurrency as usize,
+        ),
     )
     .await
     .map_err(|_| {
@@ -533,6 +547,7 @@ pub(crate) async fn drive(opts: &Options, server: &Server) -> Result<Measured, L
         bots: bots.len(),
         setup,
         window: w.window,
+        window_unix_ms: w.unix_ms,
         drain: drain.took,
         drained: drain.drained,
         server_cpu: w.server_cpu,

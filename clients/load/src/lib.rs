@@ -9,10 +9,14 @@ pub mod ceiling;
 pub mod cli;
 pub mod driver;
 pub mod ladder;
+pub mod merge;
 pub mod procfs;
+pub mod register;
 pub mod report;
 pub mod server;
+pub mod shard;
 pub mod stats;
+pub mod transport;
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::IsTerminal;
@@ -21,18 +25,19 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use bete_api::pb;
-use bete_api::pb::bot_service_client::BotServiceClient;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tokio::sync::{Notify, Semaphore};
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Channel;
 
 pub use cli::Options;
 pub use report::Report;
 
 use driver::{Bot, Shared, SlotPlan};
 use procfs::{Machine, ServerProc};
+use register::Registrar;
 use report::{ErrorCounts, RunSettings, StreamHealth};
 use server::Server;
+use shard::ShardInfo;
 use stats::get;
 
 /// HTTP/2 receive window of each connection (also sizes h2's small-frame budget, see `connect`).
@@ -53,6 +58,8 @@ pub enum LoadError {
     Transport(#[from] tonic::transport::Error),
     #[error("io: {0}")]
     Io(#[from] std::io::Error),
+    #[error("merge: {0}")]
+    Merge(String),
 }
 
 /// `bete-ace-high` → `RULESET_BETE_ACE_HIGH`.
@@ -83,9 +90,13 @@ fn own_cpu() -> Option<Duration> {
 }
 
 fn unix_now() -> u64 {
+    unix_now_ms() / 1000
+}
+
+fn unix_now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
+        .map(|d| d.as_millis() as u64)
         .unwrap_or(0)
 }
 
@@ -104,7 +115,10 @@ fn targets(opts: &Options, server: &Server) -> Vec<String> {
     if opts.targets.len() < 2 {
         return vec![server.uri.clone()];
     }
-    opts.targets.iter().map(|t| uri_of(t)).collect()
+    opts.targets
+        .iter()
+        .map(|t| server.transport.uri(t))
+        .collect()
 }
 
 /// `http://host:port` from `host:port` (or a full URI as given).
@@ -125,15 +139,21 @@ fn bot_channel(nodes: &[Vec<Channel>], per_seat: usize, i: usize) -> Channel {
     node[(i / nodes.len()) % node.len()].clone()
 }
 
-async fn connect(uri: &str, n: u32, adaptive: bool) -> Result<Vec<Channel>, LoadError> {
+async fn connect(
+    server: &Server,
+    uri: &str,
+    n: u32,
+    adaptive: bool,
+) -> Result<Vec<Channel>, LoadError> {
     let mut channels = Vec::new();
     for _ in 0..n.max(1) {
         // Each `connect` opens its own HTTP/2 connection. Large fixed windows: h2 closes a
         // connection with ENHANCE_YOUR_CALM when received-but-unread small DATA frames exceed a
         // budget of half the connection window (min 25,600 bytes), and one connection carries
         // the event streams of thousands of seats.
-        let ch = Endpoint::from_shared(uri.to_string())
-            .map_err(|e| LoadError::Options(format!("bad server address {uri}: {e}")))?
+        let ch = server
+            .transport
+            .endpoint(uri)?
             .tcp_nodelay(true)
             .connect_timeout(Duration::from_secs(5))
             .initial_connection_window_size((!adaptive).then_some(CONNECTION_WINDOW))
@@ -146,21 +166,40 @@ async fn connect(uri: &str, n: u32, adaptive: bool) -> Result<Vec<Channel>, Load
     Ok(channels)
 }
 
-async fn register_bots(
-    channels: &[Channel],
-    count: usize,
-    concurrency: usize,
-) -> Result<Vec<Arc<Bot>>, LoadError> {
-    let each: Vec<Channel> = (0..count)
-        .map(|i| channels[i % channels.len()].clone())
-        .collect();
-    register_bots_on(&each, channels.len(), concurrency).await
+/// The account tokens this shard registers its bots with (none: without an account).
+fn account_tokens(opts: &Options) -> Result<Vec<String>, LoadError> {
+    match &opts.account_tokens {
+        Some(path) => Ok(register::shard_tokens(
+            &register::read_tokens(path)?,
+            opts.shard,
+        )),
+        None => Ok(Vec::new()),
+    }
 }
 
-/// Registers one bot per channel of `each` (bot i on `each[i]`, through which it then plays),
-/// over `connections` connections in all.
+/// The name of this shard's bot `i`: `load-` and its number in the whole load.
+fn bot_name(opts: &Options, i: usize) -> String {
+    format!("load-{}", opts.shard.global(i))
+}
+
+async fn register_bots(
+    registrar: &Arc<Registrar>,
+    channels: &[Channel],
+    names: Vec<String>,
+    concurrency: usize,
+) -> Result<Vec<Arc<Bot>>, LoadError> {
+    let each: Vec<Channel> = (0..names.len())
+        .map(|i| channels[i % channels.len()].clone())
+        .collect();
+    register_bots_on(registrar, &each, names, channels.len(), concurrency).await
+}
+
+/// Registers one bot per channel of `each` (bot i, named `names[i]`, on `each[i]`, through
+/// which it then plays), over `connections` connections in all.
 async fn register_bots_on(
+    registrar: &Arc<Registrar>,
     each: &[Channel],
+    names: Vec<String>,
     connections: usize,
     concurrency: usize,
 ) -> Result<Vec<Arc<Bot>>, LoadError> {
@@ -168,21 +207,14 @@ async fn register_bots_on(
     let sem = Arc::new(Semaphore::new(concurrency.max(1)));
     let lanes = driver::lanes_per_bot(count, connections);
     let mut tasks = tokio::task::JoinSet::new();
-    for (i, channel) in each.iter().enumerate() {
+    for ((i, channel), name) in each.iter().enumerate().zip(names) {
         let channel = channel.clone();
         let sem = sem.clone();
+        let registrar = registrar.clone();
         tasks.spawn(async move {
             let _permit = sem.acquire().await;
-            let r = BotServiceClient::new(channel.clone())
-                .register_bot(pb::RegisterBotRequest {
-                    name: format!("load-{i}"),
-                    owner: "bete-load".into(),
-                    ..Default::default()
-                })
-                .await
-                .map_err(|s| LoadError::Setup(format!("RegisterBot: {s}")))?
-                .into_inner();
-            Bot::new(i, r.bot_id, &r.token, channel, lanes)
+            let (id, token) = registrar.bot(i, name, channel.clone()).await?;
+            Bot::new(i, id, &token, channel, lanes)
         });
     }
     let mut bots = Vec::with_capacity(count);
@@ -206,6 +238,36 @@ fn progress(opts: &Options) -> ProgressBar {
 
 /// Runs the whole load test described by `opts`; `command` is recorded verbatim in the report.
 pub async fn run(opts: &Options, command: String) -> Result<Report, LoadError> {
+    let tables_total = opts.tables;
+    // A shard is a whole harness over its share of the tables (and of `--rate`).
+    let sharded;
+    let opts = if opts.shard.is_whole() {
+        opts
+    } else {
+        if opts.ladder {
+            return Err(LoadError::Options(
+                "--shard splits the harness's own tables; --ladder plays a server's ladder \
+                 and cannot be sharded"
+                    .into(),
+            ));
+        }
+        let share = opts.shard.share(opts.tables);
+        if share == 0 {
+            return Err(LoadError::Options(format!(
+                "--shard {}: no table of --tables {} falls to this shard (use at most {} shards)",
+                opts.shard, opts.tables, opts.tables
+            )));
+        }
+        sharded = Options {
+            tables: share,
+            rate: opts.rate.map(|r| opts.shard.rate(r, opts.tables)),
+            ..opts.clone()
+        };
+        &sharded
+    };
+    // Bad files are told before anything starts.
+    account_tokens(opts)?;
+    transport::Transport::from_options(opts)?;
     let ruleset_pb = ruleset(&opts.ruleset)?;
     let config = parse_config(&opts.config)?;
     if opts.tables == 0 || opts.seats == 0 || opts.connections == 0 {
@@ -313,6 +375,27 @@ pub async fn run(opts: &Options, command: String) -> Result<Report, LoadError> {
         "submit_to_event_at_every_seat".to_string(),
         m.shared.stats.event_all_seats.summary(),
     );
+    // The histograms themselves, so that shards' reports merge exactly (`bete-load merge`).
+    let mut histograms = BTreeMap::new();
+    for (path, h) in [
+        ("submit_to_ack", m.shared.stats.ack.histogram()),
+        (
+            "submit_to_event_at_every_seat",
+            m.shared.stats.event_all_seats.histogram(),
+        ),
+        (
+            report::CEILING_HISTOGRAM,
+            m.ceiling
+                .histogram
+                .clone()
+                .unwrap_or_else(stats::new_histogram),
+        ),
+    ] {
+        histograms.insert(
+            path.to_string(),
+            stats::encode_histogram(&h).map_err(LoadError::Setup)?,
+        );
+    }
     let mut versions = BTreeMap::new();
     versions.insert(
         "bete-load".to_string(),
@@ -335,15 +418,18 @@ pub async fn run(opts: &Options, command: String) -> Result<Report, LoadError> {
         submit_streams_opened: get(&s.submit_streams),
     };
     let ceiling = std::mem::take(&mut m.ceiling);
-    let harness_cores_busy = match (&info.mode, m.harness_cpu) {
-        (&"inproc", _) => None,
+    let harness_cores_busy = match (info.mode.as_str(), m.harness_cpu) {
+        ("inproc", _) => None,
         (_, Some(c)) => Some(c.as_secs_f64() / window_s),
         _ => None,
     };
     Ok(Report {
-        format: "bete-load/1",
+        format: report::FORMAT.into(),
         command,
         started_unix_s,
+        window_started_unix_ms: Some(m.window_unix_ms.0),
+        window_ended_unix_ms: Some(m.window_unix_ms.1),
+        shard: (!opts.shard.is_whole()).then(|| ShardInfo::new(opts.shard, tables_total)),
         versions,
         machine,
         server: info,
@@ -363,7 +449,8 @@ pub async fn run(opts: &Options, command: String) -> Result<Report, LoadError> {
                 "debug"
             } else {
                 "release"
-            },
+            }
+            .into(),
         },
         submit: opts.submit,
         setup_s: m.setup.as_secs_f64(),
@@ -409,6 +496,8 @@ pub async fn run(opts: &Options, command: String) -> Result<Report, LoadError> {
         },
         server_metrics: metrics,
         ladder: m.ladder.take(),
+        histograms,
+        merged: None,
     })
 }
 
@@ -419,6 +508,8 @@ struct Measured {
     bots: usize,
     setup: Duration,
     window: Duration,
+    /// Unix milliseconds at the window's start and end (a merge takes their union).
+    window_unix_ms: (u64, u64),
     drain: Duration,
     drained: bool,
     server_cpu: Option<Duration>,
@@ -441,9 +532,10 @@ async fn drive(
     // `--connections` to each node: the one server, or every `--targets` node.
     let mut nodes = Vec::new();
     for uri in targets(opts, server) {
-        nodes.push(connect(&uri, opts.connections, opts.h2_adaptive_window).await?);
+        nodes.push(connect(server, &uri, opts.connections, opts.h2_adaptive_window).await?);
     }
     let channels = nodes[0].clone();
+    let registrar = Arc::new(Registrar::new(&account_tokens(opts)?, &channels[0]).await?);
 
     // 1. The transport ceiling, on the same connections, before any table exists.
     let ceiling =
@@ -460,7 +552,13 @@ async fn drive(
         .collect();
     let bots = tokio::time::timeout(
         opts.setup_timeout,
-        register_bots_on(&each, nodes.iter().map(Vec::len).sum(), setup_concurrency),
+        register_bots_on(
+            &registrar,
+            &each,
+            (0..bot_count).map(|i| bot_name(opts, i)).collect(),
+            nodes.iter().map(Vec::len).sum(),
+            setup_concurrency,
+        ),
     )
     .await
     .map_err(|_| {
@@ -536,14 +634,16 @@ async fn drive(
     // Slow spectators, on their own connection with small windows so that h2 flow control
     // pushes back on the server instead of buffering megabytes in the client.
     if opts.slow_watchers > 0 {
-        let channel = Endpoint::from_shared(server.uri.clone())
-            .map_err(|e| LoadError::Options(e.to_string()))?
+        let channel = server
+            .transport
+            .endpoint(&server.uri)?
             .tcp_nodelay(true)
             .initial_connection_window_size(1 << 20)
             .initial_stream_window_size(64 << 10)
             .connect()
             .await?;
-        let watcher = register_bots(std::slice::from_ref(&channel), 1, 1)
+        let name = format!("load-watcher-{}", opts.shard.index);
+        let watcher = register_bots(&registrar, std::slice::from_ref(&channel), vec![name], 1)
             .await?
             .pop()
             .ok_or_else(|| LoadError::Setup("no slow-watcher bot".into()))?;
@@ -577,6 +677,7 @@ async fn drive(
         bots: bots.len(),
         setup,
         window: w.window,
+        window_unix_ms: w.unix_ms,
         drain: drain.took,
         drained: drain.drained,
         server_cpu: w.server_cpu,
@@ -590,6 +691,7 @@ async fn drive(
 /// What the measured window took.
 struct Window {
     window: Duration,
+    unix_ms: (u64, u64),
     server_cpu: Option<Duration>,
     harness_cpu: Option<Duration>,
 }
@@ -601,6 +703,7 @@ async fn window(opts: &Options, server: &Server, shared: &Shared) -> Window {
     let cpu0 = server.proc.cpu_mark();
     let own0 = own_cpu();
     let window_started = Instant::now();
+    let started_unix_ms = unix_now_ms();
     shared.recording.store(true, Ordering::Release);
     shared.go.cancel();
     let until = window_started + opts.duration;
@@ -623,6 +726,7 @@ async fn window(opts: &Options, server: &Server, shared: &Shared) -> Window {
     }
     shared.recording.store(false, Ordering::Release);
     let window = window_started.elapsed();
+    let unix_ms = (started_unix_ms, started_unix_ms + window.as_millis() as u64);
     let server_cpu = match (cpu0, server.proc.cpu_mark()) {
         (Some(a), Some(b)) => Some(b.since(&a)),
         _ => None,
@@ -634,6 +738,7 @@ async fn window(opts: &Options, server: &Server, shared: &Shared) -> Window {
     bar.finish_and_clear();
     Window {
         window,
+        unix_ms,
         server_cpu,
         harness_cpu,
     }

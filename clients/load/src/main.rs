@@ -1,5 +1,6 @@
 //! `bete-load`: parse flags, run the bounded load test, print a summary, write the report.
 
+use std::path::Path;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -18,12 +19,31 @@ fn quote(arg: &str) -> String {
     }
 }
 
+/// Writes the report where `--report` says (`-`: stdout) and names the file on stderr.
+fn write_report(report: &bete_load::Report, path: Option<&Path>) -> anyhow::Result<()> {
+    if let Some(path) = path {
+        report
+            .write(path)
+            .with_context(|| format!("writing {}", path.display()))?;
+        if path != Path::new("-") {
+            eprintln!("report: {}", path.display());
+        }
+    }
+    Ok(())
+}
+
 fn main() -> anyhow::Result<()> {
     let opts = bete_load::Options::parse();
     let command = std::env::args()
         .map(|a| quote(&a))
         .collect::<Vec<_>>()
         .join(" ");
+    if let Some(bete_load::cli::Command::Merge(m)) = &opts.command {
+        let inputs = bete_load::merge::read_all(&m.reports)?;
+        let report = bete_load::merge::merge(&inputs, command)?;
+        eprintln!("{}", report.summary());
+        return write_report(&report, m.report.as_deref());
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -41,11 +61,5 @@ fn main() -> anyhow::Result<()> {
     // Dropping the runtime cancels any leftover task instead of waiting for it.
     runtime.shutdown_timeout(Duration::from_secs(1));
     eprintln!("{}", report.summary());
-    if let Some(path) = &opts.report {
-        report
-            .write(path)
-            .with_context(|| format!("writing {}", path.display()))?;
-        eprintln!("report: {}", path.display());
-    }
-    Ok(())
+    write_report(&report, opts.report.as_deref())
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 const TICKS_PER_SECOND: f64 = 100.0;
 
 /// Facts about the machine the run happened on.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Machine {
     /// Logical CPUs this process may use.
     pub cores: usize,

@@ -7,10 +7,17 @@ use std::path::Path;
 use crate::ceiling::Ceiling;
 use crate::procfs::Machine;
 use crate::server::ServerInfo;
+use crate::shard::ShardInfo;
 use crate::stats::Percentiles;
 
+/// The report's `format`. Fields are only ever added under it (a reader ignores those it does
+/// not know); it is bumped when a field changes meaning.
+pub const FORMAT: &str = "bete-load/1";
+/// The key of the transport ceiling's histogram in `histograms`.
+pub const CEILING_HISTOGRAM: &str = "ceiling";
+
 /// Error counts three ways, so a reader can branch on the code, the reason, or both.
-#[derive(Clone, Debug, Default, serde::Serialize)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct ErrorCounts {
     pub total: u64,
     /// By gRPC code name, e.g. `ABORTED`.
@@ -45,7 +52,7 @@ impl ErrorCounts {
 }
 
 /// The run's settings as they took effect.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct RunSettings {
     pub tables: u32,
     pub seats: u32,
@@ -60,11 +67,11 @@ pub struct RunSettings {
     pub config: BTreeMap<String, String>,
     pub deadline_ms: u32,
     /// `release` or `debug`: the profile bete-load was built with.
-    pub harness_build: &'static str,
+    pub harness_build: String,
 }
 
 /// Stream health: what proves that no event was lost silently.
-#[derive(Clone, Debug, Default, serde::Serialize)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct StreamHealth {
     /// Resync messages received (the server cut a stream that fell behind).
     pub resyncs: u64,
@@ -83,7 +90,7 @@ pub struct StreamHealth {
 }
 
 /// What the deliberately slow spectators saw (`--slow-watchers`).
-#[derive(Clone, Debug, Default, serde::Serialize)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct SlowWatchers {
     pub watchers: u32,
     pub delay_ms: f64,
@@ -101,14 +108,23 @@ pub struct SlowWatchers {
 }
 
 /// Everything a run measured.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Report {
     /// Always `bete-load/1`; bumped when a field changes meaning.
-    pub format: &'static str,
+    pub format: String,
     /// The exact command line.
     pub command: String,
     /// Unix time of the start, in seconds.
     pub started_unix_s: u64,
+    /// Unix time of the measured window's start and end, in milliseconds (absent from reports
+    /// of older harnesses). A merged report's window is the union of its shards'.
+    #[serde(default)]
+    pub window_started_unix_ms: Option<u64>,
+    #[serde(default)]
+    pub window_ended_unix_ms: Option<u64>,
+    /// `--shard I/N`: which share of the load this run drove (absent when it drove it all).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<ShardInfo>,
     pub versions: BTreeMap<String, String>,
     pub machine: Machine,
     pub server: ServerInfo,
@@ -155,13 +171,29 @@ pub struct Report {
     /// `bete_*` samples scraped from the server's /metrics at the end (child mode).
     pub server_metrics: Option<BTreeMap<String, f64>>,
     /// Ladder mode (`--ladder`): matches per minute and the wait from free capacity to seated.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ladder: Option<crate::ladder::LadderFigures>,
+    /// The latency histograms behind `latency_ms` and the ceiling's (key `ceiling`), in
+    /// microseconds: HdrHistogram's V2 compressed encoding in base64 (stats::encode_histogram),
+    /// which `bete-load merge` adds exactly.
+    #[serde(default)]
+    pub histograms: BTreeMap<String, String>,
+    /// A merged report (`bete-load merge`): what it was merged from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged: Option<crate::merge::Merged>,
 }
 
 impl Report {
-    /// Writes JSON (`.json`) or Markdown (anything else, e.g. `.md`).
+    /// Writes JSON (`.json`) or Markdown (anything else, e.g. `.md`); `-`: the JSON on one line
+    /// to stdout (a pod's log: `bete-load merge` finds the line among the log's others).
     pub fn write(&self, path: &Path) -> std::io::Result<()> {
+        if path == Path::new("-") {
+            let line = serde_json::to_string(self).map_err(std::io::Error::other)?;
+            use std::io::Write as _;
+            let mut out = std::io::stdout().lock();
+            writeln!(out, "{line}")?;
+            return out.flush();
+        }
         let text = match path.extension().and_then(|e| e.to_str()) {
             Some("json") => {
                 serde_json::to_string_pretty(self).map_err(std::io::Error::other)? + "\n"
@@ -247,6 +279,19 @@ impl Report {
                 l.waiting_at_end,
                 l.longest_wait_at_end_ms
             );
+        }
+        if let Some(m) = &self.merged {
+            let _ = write!(
+                s,
+                "\nmerged {} reports: windows overlap {:.1} s of their union {:.1} s; {} moves/s over the union",
+                m.reports.len(),
+                m.window_overlap_s,
+                m.window_union_s,
+                fmt0(m.moves_per_s_over_union)
+            );
+            if !m.missing_shards.is_empty() {
+                let _ = write!(s, "; MISSING shards {:?}", m.missing_shards);
+            }
         }
         if self.slow_watchers.watchers > 0 {
             let w = &self.slow_watchers;
@@ -418,6 +463,9 @@ impl Report {
                     .unwrap_or_default();
                 let _ = writeln!(s, "| {k} | {n} | {msg} |");
             }
+        }
+        if let Some(m) = &self.merged {
+            s.push_str(&m.markdown());
         }
         let h = &self.stream;
         let _ = writeln!(

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use tempfile::TempDir;
 use tokio::sync::oneshot;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Channel;
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
@@ -15,6 +15,7 @@ use tonic_health::pb::health_client::HealthClient;
 use crate::LoadError;
 use crate::cli::{Embed, Options};
 use crate::procfs::ServerProc;
+use crate::transport::Transport;
 
 /// Thread-name prefixes of an in-process server: its runtime's threads and SQLite's workers.
 const INPROC_THREADS: &[&str] = &["bete-srv", "sqlx-sqlite"];
@@ -24,10 +25,10 @@ const START_TIMEOUT: Duration = Duration::from_secs(30);
 const STOP_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Describes the server in the report.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ServerInfo {
     /// `child`, `inproc` or `remote`.
-    pub mode: &'static str,
+    pub mode: String,
     /// The gRPC address.
     pub address: String,
     /// `bete-server --version` (child), the library version (inproc), or unknown.
@@ -55,6 +56,8 @@ pub struct Server {
     pub info: ServerInfo,
     /// Its Prometheus endpoint, when the harness chose one.
     pub metrics_addr: Option<SocketAddr>,
+    /// Plaintext, or TLS to a remote server (`--ca-cert`, `https://`).
+    pub transport: Transport,
     kind: Kind,
     /// Kept until the server is stopped: dropping it deletes the data folder.
     data: Option<TempDir>,
@@ -97,13 +100,10 @@ impl Server {
     /// `ladders` is the text of a ladders file for a server the harness starts (`--ladders`).
     pub async fn start(opts: &Options, ladders: Option<&str>) -> Result<Server, LoadError> {
         if let Some(addr) = &opts.server {
-            let uri = if addr.contains("://") {
-                addr.clone()
-            } else {
-                format!("http://{addr}")
-            };
+            let transport = Transport::from_options(opts)?;
+            let uri = transport.uri(addr);
             let info = ServerInfo {
-                mode: "remote",
+                mode: "remote".into(),
                 address: uri.clone(),
                 version: None,
                 bin: None,
@@ -113,6 +113,7 @@ impl Server {
                 proc: ServerProc::Remote,
                 info,
                 metrics_addr: None,
+                transport,
                 kind: Kind::Remote,
                 data: None,
             };
@@ -172,7 +173,7 @@ impl Server {
         let uri = format!("http://127.0.0.1:{port}");
         Ok(Server {
             info: ServerInfo {
-                mode: "child",
+                mode: "child".into(),
                 address: uri.clone(),
                 version,
                 bin: Some(bin.display().to_string()),
@@ -180,6 +181,7 @@ impl Server {
             uri,
             proc: ServerProc::Child(pid),
             metrics_addr: Some(SocketAddr::from(([127, 0, 0, 1], metrics_port))),
+            transport: Transport::default(),
             kind: Kind::Child(child),
             data: Some(data),
         })
@@ -228,7 +230,7 @@ impl Server {
         let uri = format!("http://{addr}");
         Ok(Server {
             info: ServerInfo {
-                mode: "inproc",
+                mode: "inproc".into(),
                 address: uri.clone(),
                 version: Some(format!(
                     "bete-server {} (library)",
@@ -239,6 +241,7 @@ impl Server {
             uri,
             proc: ServerProc::Threads(INPROC_THREADS.to_vec()),
             metrics_addr: None,
+            transport: Transport::default(),
             kind: Kind::Inproc {
                 shutdown: Some(tx),
                 thread: Some(thread),
@@ -271,7 +274,9 @@ impl Server {
     }
 
     async fn check_once(&self) -> Result<(), String> {
-        let channel: Channel = Endpoint::from_shared(self.uri.clone())
+        let channel: Channel = self
+            .transport
+            .endpoint(&self.uri)
             .map_err(|e| e.to_string())?
             .connect_timeout(Duration::from_secs(1))
             .connect()

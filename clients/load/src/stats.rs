@@ -47,6 +47,14 @@ impl Latency {
         }
     }
 
+    /// A copy of the histogram (for the report's serialised form).
+    pub fn histogram(&self) -> Histogram<u64> {
+        match self.0.lock() {
+            Ok(h) => h.clone(),
+            Err(_) => new_histogram(),
+        }
+    }
+
     /// The percentiles of the report.
     pub fn summary(&self) -> Percentiles {
         match self.0.lock() {
@@ -86,6 +94,34 @@ impl Percentiles {
             count: h.len(),
         }
     }
+}
+
+/// A histogram as the report carries it: HdrHistogram's V2 compressed encoding (the one its
+/// Java, Go and Python ports read too), in base64. Merging reports adds these exactly, where
+/// percentiles could only be averaged.
+pub fn encode_histogram(h: &Histogram<u64>) -> Result<String, String> {
+    use base64::Engine as _;
+    use hdrhistogram::serialization::Serializer as _;
+    let mut bytes = Vec::new();
+    hdrhistogram::serialization::V2DeflateSerializer::new()
+        .serialize(h, &mut bytes)
+        .map_err(|e| format!("encoding a histogram: {e:?}"))?;
+    Ok(base64::engine::general_purpose::STANDARD.encode(bytes))
+}
+
+/// Reads [`encode_histogram`]'s form back into a histogram with the harness's bounds.
+pub fn decode_histogram(text: &str) -> Result<Histogram<u64>, String> {
+    use base64::Engine as _;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(text.trim())
+        .map_err(|e| format!("not base64: {e}"))?;
+    let read: Histogram<u64> = hdrhistogram::serialization::Deserializer::new()
+        .deserialize(&mut std::io::Cursor::new(bytes))
+        .map_err(|e| format!("not an HdrHistogram V2 encoding: {e:?}"))?;
+    let mut h = new_histogram();
+    h.add(&read)
+        .map_err(|e| format!("a histogram out of the harness's range: {e:?}"))?;
+    Ok(h)
 }
 
 /// The canonical name of a gRPC code, e.g. `FAILED_PRECONDITION`.
@@ -219,6 +255,20 @@ mod tests {
         assert!((p.p50 - 50.0).abs() < 0.1, "{p:?}");
         assert!((p.p99 - 99.0).abs() < 0.1, "{p:?}");
         assert!((p.max - 100.0).abs() < 0.1, "{p:?}");
+    }
+
+    #[test]
+    fn histograms_survive_their_encoding_exactly() {
+        let l = Latency::default();
+        for us in [1u64, 10, 999, 1_234, 56_789, 3_000_000] {
+            l.record(Duration::from_micros(us));
+        }
+        let h = l.histogram();
+        let back = decode_histogram(&encode_histogram(&h).unwrap()).unwrap();
+        assert_eq!(back, h);
+        assert_eq!(Percentiles::of(&back).max, Percentiles::of(&h).max);
+        assert!(decode_histogram("not base64!").is_err());
+        assert!(decode_histogram("aGVsbG8=").is_err());
     }
 
     #[test]
