@@ -130,7 +130,6 @@ impl Registrar {
             name,
             owner: "bete-load".into(),
             version: VERSION.into(),
-            ..Default::default()
         };
         let req = match account {
             Some(a) => request(message, &a.auth),
