@@ -3,7 +3,8 @@
     python deploy/tools/validate.py [--kubernetes-version 1.33.0] [PATH ...]
 
 Each PATH is an overlay folder (rendered with `kustomize build`) or a YAML file of rendered
-resources; without PATH, every folder under deploy/overlays. Every resource is checked:
+resources; without PATH, every folder under deploy/overlays and deploy/load (the load-test
+Job). Every resource is checked:
 
 - built-in kinds against the JSON schemas of one pinned Kubernetes version, shipped offline by
   the `kubernetes-validate` package, in strict mode (an unknown field is an error, as the API
@@ -162,7 +163,7 @@ def main(argv=None) -> int:
     ap.add_argument("--kubernetes-version", default=KUBERNETES_VERSION)
     ap.add_argument("paths", nargs="*", type=Path)
     args = ap.parse_args(argv)
-    paths = args.paths or sorted(p for p in (DEPLOY / "overlays").iterdir() if p.is_dir())
+    paths = args.paths or sorted(p for p in (DEPLOY / "overlays").iterdir() if p.is_dir()) + [DEPLOY / "load"]
     failed = False
     for path in paths:
         try:
