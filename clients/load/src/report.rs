@@ -340,6 +340,13 @@ impl Report {
             st.rate
                 .map_or("closed loop".into(), |r| format!("{r} moves/s target"))
         );
+        if let Some(sh) = &self.shard {
+            let _ = writeln!(
+                s,
+                "| shard | {}/{} of {} tables (tables {:?}, ...) |",
+                sh.index, sh.count, sh.tables_total, sh.first_tables
+            );
+        }
         let submit = match self.submit {
             crate::cli::Submit::Unary => "unary SubmitAction per move",
             crate::cli::Submit::Stream => "SubmitActions streams",
