@@ -356,7 +356,21 @@ async fn three_shards_against_three_nodes_merge_into_one_exact_report() {
     let m = merged.merged.as_ref().unwrap();
     assert!(m.missing_shards.is_empty());
     assert_eq!(m.reports.len(), 3);
-    assert!(m.window_overlap_s > 0.0, "the shards ran at once: {m:?}");
+    // How long they ran at once: from the last start to the first end (0 if they did not).
+    let last_start = shards
+        .iter()
+        .filter_map(|r| r.window_started_unix_ms)
+        .max()
+        .unwrap();
+    let first_end = shards
+        .iter()
+        .filter_map(|r| r.window_ended_unix_ms)
+        .min()
+        .unwrap();
+    let overlap = first_end.saturating_sub(last_start) as f64 / 1000.0;
+    assert!((m.window_overlap_s - overlap).abs() < 1e-9, "{m:?}");
+    let over_union = merged.moves as f64 / merged.window_s;
+    assert!((m.moves_per_s_over_union - over_union).abs() < 1e-6 * over_union.max(1.0));
 
     // The bots: shard I's are numbered ≡ I mod 3, under its account (shards 0 and 2 share the
     // first of two), no name twice. A shard run again reuses them (tokens rotated).
