@@ -414,6 +414,24 @@ async fn three_shards_against_three_nodes_merge_into_one_exact_report() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("shard 1/3 is in both"));
+    let garbage = file("garbage.log");
+    std::fs::write(&garbage, "error: the pod could not start\n{not json}\n").unwrap();
+    for (inputs, why) in [
+        (vec![&merged_path, &r0], "already a merged report"),
+        (vec![&garbage], "no bete-load JSON report"),
+        (vec![&r0, &r0], "given twice"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_bete-load"))
+            .arg("merge")
+            .args(inputs)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && stderr.contains(why),
+            "{why}: {stderr}"
+        );
+    }
 
     for (_, stop, task) in nodes {
         drop(stop);
