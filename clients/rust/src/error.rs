@@ -191,7 +191,7 @@ impl RpcError {
                 "only the bots seated at a private table (and its creator) may read it"
             }
             R::InvitationRequired | R::InvitationWrong => {
-                "join a private table with its creator's code: `bete bot --invitation CODE`"
+                "a private table is joined with the code its creator got: `bete bot --join TABLE --invitation CODE`"
             }
             R::BadConfig => "see RULES.md section 10 for the allowed keys and values",
             R::ShuttingDown => "the server is restarting; try again in a moment",
