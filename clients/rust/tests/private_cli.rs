@@ -95,7 +95,7 @@ async fn a_private_table_is_played_by_the_bots_given_its_code() {
     assert_eq!(code.len(), 32, "{line}");
 
     let url2 = url.clone();
-    let (id2, code2) = (id.clone(), code.clone());
+    let id2 = id.clone();
     let (without, wrong) = tokio::task::spawn_blocking(move || {
         (
             join(&url2, &id2, "gatecrasher", None),
