@@ -617,6 +617,22 @@ async fn tls_channel_from(from: &'static str, addr: SocketAddr, ca: &Ca) -> Chan
         .unwrap()
 }
 
+/// A counter on `/metrics`, 0 while the metrics listener is not up or the counter not made yet.
+async fn metric_or_zero(metrics: SocketAddr, name: &str) -> i64 {
+    let Ok(mut s) = tokio::net::TcpStream::connect(metrics).await else {
+        return 0;
+    };
+    let _ = s
+        .write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .await;
+    let mut body = String::new();
+    let _ = s.read_to_string(&mut body).await;
+    body.lines()
+        .find_map(|l| l.strip_prefix(name).and_then(|rest| rest.strip_prefix(' ')))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0)
+}
+
 /// Slow TLS handshakes (issue 26, item 6): connections from one address that send part of a
 /// ClientHello and stall hold only that address's share of the cap, a connection over the
 /// share is closed at once, the stalled ones are closed by the first-bytes deadline (freeing
@@ -627,7 +643,7 @@ async fn slow_handshakes_hold_only_their_addresses_share() {
     let ca = Ca::new("bete test CA");
     let metrics = free_addr();
     let srv = tls_server(data.path(), certs.path(), &ca.server(1, "bete"), |c| {
-        c.preface_timeout = Duration::from_secs(2);
+        c.preface_timeout = Duration::from_secs(5);
         c.max_connections = 50;
         c.max_connections_per_address = 4;
         c.metrics_addr = Some(metrics);
@@ -643,9 +659,14 @@ async fn slow_handshakes_hold_only_their_addresses_share() {
         let _ = s.write_all(PARTIAL_CLIENT_HELLO).await;
         stalled.push(s);
     }
-    tokio::time::sleep(Duration::from_millis(300)).await;
     // Only its share is held: the other 8 were refused and closed at once (well before the
-    // 2 s deadline), the first 4 are still open, waiting for the rest of their ClientHello.
+    // 5 s deadline), the first 4 are still open, waiting for the rest of their ClientHello.
+    for _ in 0..250 {
+        if metric_or_zero(metrics, refused).await >= 8 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     assert_eq!(gauge(metrics, refused).await, 8);
     let mut open = 0;
     for s in stalled.iter_mut() {
