@@ -247,6 +247,19 @@ func (c *Client) Join(ctx context.Context, tableID string) (uint32, error) {
 	return resp.GetSeat(), nil
 }
 
+// JoinInvited takes the lowest free seat at the private table tableID with the invitation code
+// its creator got from CreateTable (CreateTableResponse.InvitationCode), and returns it.
+func (c *Client) JoinInvited(ctx context.Context, tableID, invitationCode string) (uint32, error) {
+	resp, err := c.Tables.JoinTable(ctx, &betev1.JoinTableRequest{
+		TableId:        tableID,
+		InvitationCode: invitationCode,
+	})
+	if err != nil {
+		return 0, err
+	}
+	return resp.GetSeat(), nil
+}
+
 // JoinSeat takes the given seat at tableID.
 func (c *Client) JoinSeat(ctx context.Context, tableID string, seat uint32) error {
 	_, err := c.Tables.JoinTable(ctx, &betev1.JoinTableRequest{TableId: tableID, Seat: &seat})

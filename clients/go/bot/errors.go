@@ -61,6 +61,10 @@ const (
 	ReasonTooManyStreams           = "TOO_MANY_STREAMS"
 	ReasonStoreUnavailable         = "STORE_UNAVAILABLE"
 	ReasonTableElsewhere           = "TABLE_ELSEWHERE"
+	ReasonInvitationRequired       = "INVITATION_REQUIRED"
+	ReasonInvitationWrong          = "INVITATION_WRONG"
+	ReasonNameLooksTaken           = "NAME_LOOKS_TAKEN"
+	ReasonDeadlineExceeded         = "DEADLINE_EXCEEDED"
 )
 
 // Error is a failed call to the bete server: the gRPC status code plus the ErrorInfo reason the

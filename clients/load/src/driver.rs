@@ -805,6 +805,7 @@ async fn seat_table(
         let bot = plan.bot(slot, seat as usize);
         bot.tables()
             .join_table(bot.request(pb::JoinTableRequest {
+                invitation_code: String::new(),
                 table_id: table.clone(),
                 seat: Some(seat),
             }))

@@ -461,15 +461,25 @@ impl Client {
 
     /// Creates a table (not retried: a retry could create a second one).
     pub async fn create_table(&self, request: pb::CreateTableRequest) -> Result<pb::Table> {
+        Ok(self.create_table_invitation(request).await?.0)
+    }
+
+    /// [`Client::create_table`], with the invitation code of a private table (empty for a
+    /// listed one): the code other bots need to join it.
+    pub async fn create_table_invitation(
+        &self,
+        request: pb::CreateTableRequest,
+    ) -> Result<(pb::Table, String)> {
         let response = self
             .tables
             .clone()
             .create_table(request)
             .await?
             .into_inner();
-        response
+        let table = response
             .table
-            .ok_or(Error::MissingField("CreateTable", "table"))
+            .ok_or(Error::MissingField("CreateTable", "table"))?;
+        Ok((table, response.invitation_code))
     }
 
     /// One table with its seats.
@@ -522,9 +532,21 @@ impl Client {
         table_id: &str,
         seat: Option<u32>,
     ) -> Result<pb::JoinTableResponse> {
+        self.join_table_invited(table_id, seat, "").await
+    }
+
+    /// [`Client::join_table`] at a private table, with the invitation code its creator got
+    /// (empty: none).
+    pub async fn join_table_invited(
+        &self,
+        table_id: &str,
+        seat: Option<u32>,
+        invitation_code: &str,
+    ) -> Result<pb::JoinTableResponse> {
         let request = pb::JoinTableRequest {
             table_id: table_id.into(),
             seat,
+            invitation_code: invitation_code.into(),
         };
         Ok(self.tables.clone().join_table(request).await?.into_inner())
     }

@@ -187,7 +187,12 @@ impl RpcError {
             R::SeatTaken => "omit the seat to take the lowest free one",
             R::TableFinished => "the match is over; save it with `bete record --server URL TABLE`",
             R::TableNotFinished => "wait until the match is over, or follow it with `bete watch`",
-            R::TablePrivate => "only seated bots may watch a private table",
+            R::TablePrivate => {
+                "only the bots seated at a private table (and its creator) may read it"
+            }
+            R::InvitationRequired | R::InvitationWrong => {
+                "a private table is joined with the code its creator got: `bete bot --join TABLE --invitation CODE`"
+            }
             R::BadConfig => "see RULES.md section 10 for the allowed keys and values",
             R::ShuttingDown => "the server is restarting; try again in a moment",
             R::RateLimited => "slow down and retry after the delay the server gave",

@@ -223,6 +223,12 @@ impl Auth {
         Ok(())
     }
 
+    /// Whether the bearer token is the operator's admin token (compared as in
+    /// [`Auth::require_admin`]).
+    pub fn is_admin(&self, md: &MetadataMap) -> bool {
+        self.admin_token.is_some() && self.require_admin(md).is_ok()
+    }
+
     pub async fn authenticate(
         &self,
         md: &MetadataMap,

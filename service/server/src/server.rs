@@ -482,7 +482,8 @@ pub async fn run(
         .add_service(replay_service)
         .add_service(admin_service)
         .prepare();
-    let svc = edge.layer(routes);
+    // The caller's deadline inside the edge: a shed call is answered at once anyway.
+    let svc = edge.layer(crate::deadline::DeadlineLayer.layer(routes));
     let settings = serve_settings(&api.config, "grpc", false);
     let metrics = api.metrics.clone();
     // Accepted sockets get TCP_NODELAY: without it every unary reply waits ~40 ms (Nagle

@@ -116,10 +116,23 @@ pub(crate) fn spectator() -> Arc<BotRow> {
     })
 }
 
+/// The bot id of the operator reading with the admin token (`--admin-token` as the bearer
+/// token of a read): no registered bot has it (ids are `b_...`), so it holds no seat, created
+/// no table, and is shown the spectator's view; only the privacy checks let it in.
+pub(crate) const OPERATOR: &str = "@operator";
+
+pub(crate) fn operator() -> Arc<BotRow> {
+    Arc::new(BotRow {
+        id: OPERATOR.to_string(),
+        ..(*spectator()).clone()
+    })
+}
+
 /// Whether `bot` may read `t` (its record, its description): a listed table, or a private one
-/// it created or sits at.
+/// it created or sits at, or any as the operator.
 pub(crate) fn may_read(t: &crate::store::StoredTable, bot: &BotRow) -> bool {
     t.table.visibility == Visibility::Listed
+        || bot.id == OPERATOR
         || (bot.id != SPECTATOR
             && (t.table.created_by == bot.id
                 || t.seats
@@ -197,6 +210,11 @@ impl Api {
         self.gate(req)?;
         if req.metadata().get("authorization").is_none() {
             return Ok(spectator());
+        }
+        // The operator reads any table (a private one included) with the admin token; it is
+        // checked before the bot tokens so it never counts as a failed authentication.
+        if self.auth.is_admin(req.metadata()) {
+            return Ok(operator());
         }
         let bot = self.auth.authenticate(req.metadata(), peer(req)).await?;
         self.check_call(req, &bot)?;
@@ -649,6 +667,7 @@ impl TableService for TableApi {
             tracing::info!(table = %id, "table created");
             Ok(pb::CreateTableResponse {
                 table: Some(project::table_to_pb(&status)),
+                invitation_code: crate::invitation::code_for(&status.meta).unwrap_or_default(),
             })
         })
         .await
@@ -663,21 +682,21 @@ impl TableService for TableApi {
             let bot = api.begin_read(&request).await?;
             let id = table_id(&request.get_ref().table_id)?;
             let status = api.status(&id).await?;
-            // A private table's seats, bot ids and config are for its creator and its seats
-            // (JoinTable by id needs no GetTable). A ladder table's facts are public through
-            // LadderService, so any bot may read them (`bete verify` reads the commitment); the
-            // anonymous spectator only once the store lists it (a rated set). The actor's copy of
-            // the visibility is the one it loaded, so a private answer is checked in the store.
+            // A private table's seats, bot ids, strikes and config are for its creator, its
+            // seats and the operator (JoinTable by id needs no GetTable). A ladder table is
+            // private while its set is unrated (its tables share their decks): then only its
+            // seated bots and the operator read it; anyone once the store lists it (rated).
+            // The actor's copy of the visibility is the one it loaded, so a private answer is
+            // checked in the store.
             let private = status.meta.visibility == Visibility::Private;
-            let own = status.meta.created_by == bot.id
+            let own = bot.id == OPERATOR
+                || (bot.id != SPECTATOR && status.meta.created_by == bot.id)
                 || status
                     .seats
                     .iter()
                     .any(|s| s.occupant == Occupant::Bot(bot.id.clone()));
-            let ladder_for_bot = status.meta.ladder.is_some() && bot.id != SPECTATOR;
             if private
                 && !own
-                && !ladder_for_bot
                 && !api
                     .store
                     .table(id.clone())
@@ -794,6 +813,8 @@ impl TableService for TableApi {
                         ServerError::field("seat", format!("seat {s} does not exist"))
                     })?),
                 };
+            let table = api.status(&id).await?;
+            crate::invitation::check_join(&table.meta, &bot.id, &req.invitation_code)?;
             let (seat, status) = api
                 .tables
                 .call(&id, |reply| Command::Join {
@@ -1034,8 +1055,8 @@ impl Api {
                 shared.watcher_left.notify_one()
             })),
         );
-        // The anonymous spectator has no token to revoke.
-        if bot.id == SPECTATOR {
+        // The anonymous spectator has no token to revoke, nor the operator a bot's.
+        if bot.id == SPECTATOR || bot.id == OPERATOR {
             stream
         } else {
             stream.revocable(self.auth.revocation(&bot.token_hash))

@@ -198,6 +198,25 @@ pub enum ServerError {
         addr: String,
         retry_after: Duration,
     },
+    /// JoinTable on a private casual table without its invitation code.
+    #[error(
+        "this table is private: join it with the invitation code its creator got \
+         (JoinTableRequest.invitation_code)"
+    )]
+    InvitationRequired,
+    /// JoinTable on a private casual table with a code that is not its own.
+    #[error("this invitation code is not the table's: ask the table's creator for it")]
+    InvitationWrong,
+    /// EnterLadder by a bot whose name looks like the name of a bot of another owner already
+    /// entered in the ladder (the entered name is public in the standings).
+    #[error(
+        "the name looks like {taken:?}, the name of a bot already entered in ladder {ladder:?} \
+         (the same letters to the eye): register the bot under a name of its own"
+    )]
+    NameLooksTaken { ladder: String, taken: String },
+    /// The call's deadline (`grpc-timeout`) passed before the server finished it.
+    #[error("the call's deadline ({timeout_ms} ms, from its grpc-timeout) passed")]
+    DeadlineExceeded { timeout_ms: u64 },
     /// The owner's own answer to a call this node forwarded: passed on as it came (its status
     /// was built by the owner's status.rs).
     #[error("{message}")]
@@ -316,6 +335,10 @@ impl ServerError {
             ServerError::NotBotOwner(_) => "NOT_BOT_OWNER",
             ServerError::BotNotFound(_) => "BOT_NOT_FOUND",
             ServerError::OwnerUnreachable { .. } => "OWNER_UNREACHABLE",
+            ServerError::InvitationRequired => "INVITATION_REQUIRED",
+            ServerError::InvitationWrong => "INVITATION_WRONG",
+            ServerError::NameLooksTaken { .. } => "NAME_LOOKS_TAKEN",
+            ServerError::DeadlineExceeded { .. } => "DEADLINE_EXCEEDED",
             // Logged only: the status is the owner's, with the owner's reason.
             ServerError::Relayed { .. } => "RELAYED",
         }
@@ -371,6 +394,11 @@ impl ServerError {
             ServerError::NotBotOwner(_) => Code::PermissionDenied,
             ServerError::BotNotFound(_) => Code::NotFound,
             ServerError::OwnerUnreachable { .. } => Code::Unavailable,
+            ServerError::InvitationRequired | ServerError::InvitationWrong => {
+                Code::PermissionDenied
+            }
+            ServerError::NameLooksTaken { .. } => Code::AlreadyExists,
+            ServerError::DeadlineExceeded { .. } => Code::DeadlineExceeded,
             ServerError::Relayed { code, .. } => Code::from_i32(*code),
         }
     }
@@ -433,7 +461,8 @@ impl ServerError {
             }
             ServerError::LadderNotFound(id)
             | ServerError::LadderAlreadyEntered(id)
-            | ServerError::LadderNotEntered(id) => {
+            | ServerError::LadderNotEntered(id)
+            | ServerError::NameLooksTaken { ladder: id, .. } => {
                 m.insert("ladder_id".into(), id.clone());
             }
             ServerError::BudgetExhausted {
@@ -852,6 +881,13 @@ mod tests {
             },
             ServerError::LadderRemoved("t-1".into()),
             ServerError::TooManySubscriptions { limit: 16 },
+            ServerError::InvitationRequired,
+            ServerError::InvitationWrong,
+            ServerError::NameLooksTaken {
+                ladder: "l-1".into(),
+                taken: "house".into(),
+            },
+            ServerError::DeadlineExceeded { timeout_ms: 200 },
         ]
     }
 
@@ -908,6 +944,10 @@ mod tests {
             ServerError::LadderCooldown { .. } => 46,
             ServerError::LadderRemoved(_) => 47,
             ServerError::TooManySubscriptions { .. } => 48,
+            ServerError::InvitationRequired => 49,
+            ServerError::InvitationWrong => 50,
+            ServerError::NameLooksTaken { .. } => 51,
+            ServerError::DeadlineExceeded { .. } => 52,
         }
     }
 
@@ -919,7 +959,7 @@ mod tests {
         let seen: Vec<usize> = all.iter().map(variant).collect();
         assert_eq!(
             seen,
-            (0..=48).collect::<Vec<_>>(),
+            (0..=52).collect::<Vec<_>>(),
             "one of every variant, in order"
         );
         for e in &all {

@@ -78,6 +78,9 @@ pub fn routes(
     let calls = grpc
         .prepare()
         .into_axum_router()
+        // The caller's deadline, inside tonic-web: its DEADLINE_EXCEEDED trailers are then
+        // encoded for gRPC-Web as any other.
+        .layer(crate::deadline::DeadlineLayer)
         // Only the gRPC routes: tonic-web answers 400 to any other HTTP/1.1 request.
         .layer(tonic_web::GrpcWebLayer::new());
     // A call made on a page's WebSocket meets what a call made by fetch meets.

@@ -403,6 +403,7 @@ async fn three_nodes_lose_one_mid_match_and_every_table_plays_on() {
         let mut cl = client_with(&ch, Some(&bot.token));
         for id in &tables {
             cl.join_table(pb::JoinTableRequest {
+                invitation_code: String::new(),
                 table_id: id.clone(),
                 seat: Some(i as u32),
             })

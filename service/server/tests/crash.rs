@@ -92,6 +92,7 @@ async fn kill_9_mid_deal_loses_nothing() {
         .unwrap()
         .table_id;
     c.join_table(pb::JoinTableRequest {
+        invitation_code: String::new(),
         table_id: id.clone(),
         seat: Some(0),
     })
@@ -294,6 +295,7 @@ async fn a_restart_is_not_a_strike() {
         .unwrap()
         .table_id;
     c.join_table(pb::JoinTableRequest {
+        invitation_code: String::new(),
         table_id: id.clone(),
         seat: Some(0),
     })

@@ -197,6 +197,7 @@ async fn bad_input_gets_precise_statuses() {
         alice
             .client
             .join_table(pb::JoinTableRequest {
+                invitation_code: String::new(),
                 table_id: "t_nope".into(),
                 seat: None,
             })
@@ -226,6 +227,7 @@ async fn bad_input_gets_precise_statuses() {
         alice
             .client
             .join_table(pb::JoinTableRequest {
+                invitation_code: String::new(),
                 table_id: id.clone(),
                 seat: Some(2),
             })
@@ -237,6 +239,7 @@ async fn bad_input_gets_precise_statuses() {
         alice
             .client
             .join_table(pb::JoinTableRequest {
+                invitation_code: String::new(),
                 table_id: id.clone(),
                 seat: Some(5),
             })
@@ -258,6 +261,7 @@ async fn bad_input_gets_precise_statuses() {
     alice
         .client
         .join_table(pb::JoinTableRequest {
+            invitation_code: String::new(),
             table_id: id.clone(),
             seat: Some(0),
         })
@@ -267,6 +271,7 @@ async fn bad_input_gets_precise_statuses() {
         alice
             .client
             .join_table(pb::JoinTableRequest {
+                invitation_code: String::new(),
                 table_id: id.clone(),
                 seat: None,
             })
@@ -282,6 +287,7 @@ async fn bad_input_gets_precise_statuses() {
     );
     bob.client
         .join_table(pb::JoinTableRequest {
+            invitation_code: String::new(),
             table_id: id.clone(),
             seat: None,
         })
@@ -291,6 +297,7 @@ async fn bad_input_gets_precise_statuses() {
         carol
             .client
             .join_table(pb::JoinTableRequest {
+                invitation_code: String::new(),
                 table_id: id.clone(),
                 seat: None,
             })
@@ -547,6 +554,7 @@ async fn deadlines_play_auto_moves_until_the_match_ends() {
     sleepy
         .client
         .join_table(pb::JoinTableRequest {
+            invitation_code: String::new(),
             table_id: id.clone(),
             seat: None,
         })
@@ -612,6 +620,7 @@ async fn deadlines_play_auto_moves_until_the_match_ends() {
         sleepy
             .client
             .join_table(pb::JoinTableRequest {
+                invitation_code: String::new(),
                 table_id: id.clone(),
                 seat: None,
             })

@@ -112,6 +112,7 @@ async fn frozen_under_load(mid_commit: bool) {
                     .unwrap()
                     .table_id;
                 late.join_table(pb::JoinTableRequest {
+                    invitation_code: String::new(),
                     table_id: id,
                     seat: Some(0),
                 })

@@ -255,6 +255,7 @@ async fn a_server_pause_is_not_a_strike() {
         .table_id;
     a.client
         .join_table(pb::JoinTableRequest {
+            invitation_code: String::new(),
             table_id: id.clone(),
             seat: Some(0),
         })

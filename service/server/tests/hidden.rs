@@ -103,6 +103,7 @@ async fn refusals_name_no_hidden_card() {
             .table_id;
         me.client
             .join_table(pb::JoinTableRequest {
+                invitation_code: String::new(),
                 table_id: id.clone(),
                 seat: Some(0),
             })
@@ -201,6 +202,7 @@ async fn no_seed_before_the_end_and_clean_logs() {
     let joined = me
         .client
         .join_table(pb::JoinTableRequest {
+            invitation_code: String::new(),
             table_id: id.clone(),
             seat: Some(0),
         })

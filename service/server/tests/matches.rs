@@ -104,6 +104,7 @@ async fn play(ruleset: pb::Ruleset, seats: u32, seed: &str, srv: &TestServer) ->
     let joined = me
         .client
         .join_table(pb::JoinTableRequest {
+            invitation_code: String::new(),
             table_id: id.clone(),
             seat: Some(0),
         })

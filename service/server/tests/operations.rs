@@ -154,6 +154,7 @@ async fn closed_watch_stream_leaves_the_watchers_gauge() {
     for t in [&id, &other] {
         me.client
             .join_table(pb::JoinTableRequest {
+                invitation_code: String::new(),
                 table_id: t.to_string(),
                 seat: Some(0),
             })

@@ -44,6 +44,7 @@ fn bete_vs_house() -> pb::CreateTableRequest {
 async fn join(bot: &mut Bot, id: &str, seat: u32) {
     bot.client
         .join_table(pb::JoinTableRequest {
+            invitation_code: String::new(),
             table_id: id.into(),
             seat: Some(seat),
         })

@@ -85,6 +85,7 @@ async fn a_rotated_token_ends_its_streams_and_stays_revoked() {
         .table_id;
     me.client
         .join_table(pb::JoinTableRequest {
+            invitation_code: String::new(),
             table_id: table.clone(),
             seat: Some(0),
         })

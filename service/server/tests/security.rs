@@ -53,6 +53,7 @@ async fn get(bot: &mut Bot, id: &str) -> Result<pb::Table, tonic::Status> {
 async fn join(bot: &mut Bot, id: &str, seat: Option<u32>) -> Result<u32, tonic::Status> {
     bot.client
         .join_table(pb::JoinTableRequest {
+            invitation_code: String::new(),
             table_id: id.into(),
             seat,
         })
@@ -336,22 +337,31 @@ async fn private_tables_are_private_to_get_table() {
     let mut a = register(&ch, "owner").await;
     let mut b = register(&ch, "nosy").await;
     let mut c = register(&ch, "invited").await;
-    let id = create(
-        &mut a,
-        pb::CreateTableRequest {
+    let created = a
+        .client
+        .create_table(pb::CreateTableRequest {
             visibility: pb::Visibility::Private.into(),
             ..bete(3)
-        },
-    )
-    .await
-    .table_id;
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let id = created.table.unwrap().table_id;
     get(&mut a, &id).await.unwrap();
     expect(
         get(&mut b, &id).await,
         Code::PermissionDenied,
         "TABLE_PRIVATE",
     );
-    join(&mut c, &id, None).await.unwrap();
+    // Invited: with the table's code (tests/private.rs tries every wrong way in).
+    c.client
+        .join_table(pb::JoinTableRequest {
+            invitation_code: created.invitation_code,
+            table_id: id.clone(),
+            seat: None,
+        })
+        .await
+        .unwrap();
     get(&mut c, &id).await.unwrap();
     srv.stop().await;
 }

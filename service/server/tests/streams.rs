@@ -67,6 +67,7 @@ async fn same_request_id_applies_once_and_races_have_one_winner() {
     .await;
     me.client
         .join_table(pb::JoinTableRequest {
+            invitation_code: String::new(),
             table_id: id.clone(),
             seat: Some(0),
         })
@@ -230,6 +231,7 @@ async fn resume_has_no_gap_and_no_duplicate() {
     };
     me.client
         .join_table(pb::JoinTableRequest {
+            invitation_code: String::new(),
             table_id: id.clone(),
             seat: Some(0),
         })
@@ -302,6 +304,7 @@ async fn slow_watcher_is_cut_and_can_resume() {
         .into_inner();
     me.client
         .join_table(pb::JoinTableRequest {
+            invitation_code: String::new(),
             table_id: id.clone(),
             seat: Some(0),
         })
@@ -399,6 +402,7 @@ async fn watch_bot_resumes_per_table() {
     .await;
     me.client
         .join_table(pb::JoinTableRequest {
+            invitation_code: String::new(),
             table_id: a.clone(),
             seat: Some(0),
         })
@@ -413,6 +417,7 @@ async fn watch_bot_resumes_per_table() {
     // Joining b later attaches it to the open stream.
     me.client
         .join_table(pb::JoinTableRequest {
+            invitation_code: String::new(),
             table_id: b.clone(),
             seat: Some(0),
         })
@@ -538,6 +543,7 @@ async fn watch_bot_resume_reaches_match_end() {
     .await;
     me.client
         .join_table(pb::JoinTableRequest {
+            invitation_code: String::new(),
             table_id: a.clone(),
             seat: Some(0),
         })
@@ -610,5 +616,62 @@ async fn watch_bot_resume_reaches_match_end() {
         }
     }
     assert_eq!(last, final_seq);
+    srv.stop().await;
+}
+
+/// The caller's deadline is the server's too (the hyper accept loop once lost tonic's
+/// `grpc-timeout` handling): a WatchBot stream of a bot with no tables, which would wait for its
+/// first message until a heartbeat, ends at its short deadline with DEADLINE_EXCEEDED and the
+/// server's ErrorInfo (so the server ended it, not the client); the server let go of the
+/// stream (the bot's only stream place is free again); a malformed deadline is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_ends_at_its_deadline_server_side() {
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path().to_path_buf(), |c| {
+        // The first message would be a heartbeat, long after the deadline.
+        c.heartbeat_interval = std::time::Duration::from_secs(30);
+        c.limits.streams_per_bot = 1;
+    })
+    .await;
+    let ch = srv.channel().await;
+    let mut bot = register(&ch, "in-a-hurry").await;
+    for _ in 0..2 {
+        let mut req = tonic::Request::new(pb::WatchBotRequest::default());
+        req.set_timeout(std::time::Duration::from_millis(300));
+        let started = std::time::Instant::now();
+        let mut stream = bot.client.watch_bot(req).await.unwrap().into_inner();
+        let end = timeout(10, stream.message()).await.unwrap();
+        let s = end.expect_err("the stream should end at its deadline");
+        assert_eq!(s.code(), Code::DeadlineExceeded, "{s:?}");
+        assert_eq!(reason(&s), "DEADLINE_EXCEEDED", "{s:?}");
+        assert!(s.message().contains("300 ms"), "{s:?}");
+        assert!(started.elapsed() >= std::time::Duration::from_millis(300));
+        // The server dropped its side: the next round opens a stream again (the bot's one
+        // place), where a stream still held would get TOO_MANY_STREAMS.
+    }
+    // Without a deadline the stream stays open.
+    let mut stream = bot
+        .client
+        .watch_bot(pb::WatchBotRequest::default())
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(
+        tokio::time::timeout(std::time::Duration::from_millis(600), stream.message())
+            .await
+            .is_err()
+    );
+    drop(stream);
+    // A unary call within its deadline is answered as usual.
+    let mut req = tonic::Request::new(pb::ListTablesRequest::default());
+    req.set_timeout(std::time::Duration::from_secs(5));
+    bot.client.list_tables(req).await.unwrap();
+    // A deadline that is not one is refused with the field named.
+    let mut req = tonic::Request::new(pb::ListTablesRequest::default());
+    req.metadata_mut()
+        .insert("grpc-timeout", "soon".parse().unwrap());
+    let s = bot.client.list_tables(req).await.unwrap_err();
+    assert_eq!(s.code(), Code::InvalidArgument, "{s:?}");
+    assert_eq!(bad_fields(&s), ["grpc-timeout"]);
     srv.stop().await;
 }

@@ -158,6 +158,7 @@ async fn stream_submits_answer_like_submit_action_and_last() {
     for (bot, seat) in [(&mut alice, 0), (&mut bob, 1)] {
         bot.client
             .join_table(pb::JoinTableRequest {
+                invitation_code: String::new(),
                 table_id: id.clone(),
                 seat: Some(seat),
             })
@@ -408,6 +409,7 @@ async fn stream_refusals_name_no_hidden_card() {
         .table_id;
     me.client
         .join_table(pb::JoinTableRequest {
+            invitation_code: String::new(),
             table_id: id.clone(),
             seat: Some(0),
         })

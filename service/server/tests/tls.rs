@@ -130,6 +130,7 @@ async fn play_a_match(ch: &Channel) {
         .into_inner();
     me.client
         .join_table(pb::JoinTableRequest {
+            invitation_code: String::new(),
             table_id: id.clone(),
             seat: Some(0),
         })
@@ -570,5 +571,128 @@ async fn the_connection_cap_and_preface_deadline_hold_over_tls() {
     assert!(gauge(metrics, "bete_tls_handshake_failures_total").await >= 1);
     let ch = tls_channel(srv.addr, tls_config(&ca)).await.unwrap();
     try_register(&ch, "after-the-idlers").await.unwrap();
+    srv.stop().await;
+}
+
+/// A TCP connection to `to` from `from` (another loopback address).
+async fn dial_from(from: &str, to: SocketAddr) -> tokio::net::TcpStream {
+    let s = tokio::net::TcpSocket::new_v4().unwrap();
+    s.bind(format!("{from}:0").parse().unwrap()).unwrap();
+    s.connect(to).await.unwrap()
+}
+
+/// The first bytes of a TLS ClientHello, and no more: a record header announcing 512 bytes
+/// and the start of the handshake message. A server waits for the rest.
+const PARTIAL_CLIENT_HELLO: &[u8] = &[
+    0x16, 0x03, 0x01, 0x02, 0x00, // handshake record, TLS 1.0 framing, 512 bytes
+    0x01, 0x00, 0x01, 0xfc, // ClientHello of 508 bytes
+    0x03, 0x03, // client version TLS 1.2
+];
+
+/// A TLS client of `ca`'s server at `addr` that dials from `from`, for tonic over plain
+/// `http://` (the TLS is the connector's; ALPN says h2 as a gRPC client's does).
+async fn tls_channel_from(from: &'static str, addr: SocketAddr, ca: &Ca) -> Channel {
+    let mut roots = rustls::RootCertStore::empty();
+    roots.add(der_of(&ca.pem)).unwrap();
+    let mut config = rustls::ClientConfig::builder_with_provider(bete_server::tls::provider())
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    config.alpn_protocols = vec![b"h2".to_vec()];
+    let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
+    Channel::from_shared(format!("http://localhost:{}", addr.port()))
+        .unwrap()
+        .connect_with_connector(tower::service_fn(move |_: tonic::transport::Uri| {
+            let connector = connector.clone();
+            async move {
+                let tcp = dial_from(from, addr).await;
+                let tls = connector
+                    .connect(ServerName::try_from("localhost").unwrap(), tcp)
+                    .await?;
+                Ok::<_, std::io::Error>(hyper_util::rt::TokioIo::new(tls))
+            }
+        }))
+        .await
+        .unwrap()
+}
+
+/// A counter on `/metrics`, 0 while the metrics listener is not up or the counter not made yet.
+async fn metric_or_zero(metrics: SocketAddr, name: &str) -> i64 {
+    let Ok(mut s) = tokio::net::TcpStream::connect(metrics).await else {
+        return 0;
+    };
+    let _ = s
+        .write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .await;
+    let mut body = String::new();
+    let _ = s.read_to_string(&mut body).await;
+    body.lines()
+        .find_map(|l| l.strip_prefix(name).and_then(|rest| rest.strip_prefix(' ')))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// Slow TLS handshakes (issue 26, item 6): connections from one address that send part of a
+/// ClientHello and stall hold only that address's share of the cap, a connection over the
+/// share is closed at once, the stalled ones are closed by the first-bytes deadline (freeing
+/// the share), and meanwhile a fresh client from another address is served over TLS.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slow_handshakes_hold_only_their_addresses_share() {
+    let (data, certs) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let ca = Ca::new("bete test CA");
+    let metrics = free_addr();
+    let srv = tls_server(data.path(), certs.path(), &ca.server(1, "bete"), |c| {
+        c.preface_timeout = Duration::from_secs(5);
+        c.max_connections = 50;
+        c.max_connections_per_address = 4;
+        c.metrics_addr = Some(metrics);
+    })
+    .await;
+    let refused = r#"bete_connections_refused_total{listener="grpc",reason="address"}"#;
+    let failures = "bete_tls_handshake_failures_total";
+    // The attacker, from 127.0.0.3: many stalled handshakes, opened one after another.
+    let mut stalled = Vec::new();
+    for _ in 0..12 {
+        let mut s = dial_from("127.0.0.3", srv.addr).await;
+        // Refused connections may be closed before the write: that is fine.
+        let _ = s.write_all(PARTIAL_CLIENT_HELLO).await;
+        stalled.push(s);
+    }
+    // Only its share is held: the other 8 were refused and closed at once (well before the
+    // 5 s deadline), the first 4 are still open, waiting for the rest of their ClientHello.
+    for _ in 0..250 {
+        if metric_or_zero(metrics, refused).await >= 8 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(gauge(metrics, refused).await, 8);
+    let mut open = 0;
+    for s in stalled.iter_mut() {
+        let mut b = [0u8; 1];
+        match tokio::time::timeout(Duration::from_millis(50), s.read(&mut b)).await {
+            Err(_) => open += 1,
+            Ok(Ok(0) | Err(_)) => {}
+            Ok(Ok(n)) => panic!("the server answered a partial ClientHello with {n} bytes"),
+        }
+    }
+    assert_eq!(open, 4, "the stalled handshakes held more than the share");
+    // A fresh client from another address is served over TLS while they stall.
+    let ch = tls_channel_from("127.0.0.2", srv.addr, &ca).await;
+    try_register(&ch, "beside-the-stalled").await.unwrap();
+    // The stalled handshakes are closed by the first-bytes deadline.
+    for s in stalled.iter_mut() {
+        assert!(
+            timeout(10, closed(s)).await.is_ok(),
+            "a stalled handshake was not closed by the deadline"
+        );
+    }
+    assert!(gauge(metrics, failures).await >= 4);
+    // Their places are given back: the attacker's address may connect again (and finish a
+    // handshake, which a refused connection never could).
+    let again = tls_channel_from("127.0.0.3", srv.addr, &ca).await;
+    try_register(&again, "after-the-stall").await.unwrap();
+    assert_eq!(gauge(metrics, refused).await, 8);
     srv.stop().await;
 }

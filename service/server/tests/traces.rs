@@ -165,6 +165,7 @@ async fn a_moves_spans_arrive_in_the_clients_trace() {
         .unwrap()
         .table_id;
     c.join_table(pb::JoinTableRequest {
+        invitation_code: String::new(),
         table_id: id.clone(),
         seat: Some(0),
     })

@@ -165,6 +165,7 @@ async fn a_spectator_without_a_token_reads_listed_tables_and_writes_nothing() {
         .await
         .unwrap_err(),
         anon.join_table(pb::JoinTableRequest {
+            invitation_code: String::new(),
             table_id: listed.clone(),
             seat: None,
         })

@@ -40,10 +40,12 @@ class CreateTableRequest(_message.Message):
     def __init__(self, ruleset: _Optional[_Union[_cards_pb2.Ruleset, str]] = ..., seats: _Optional[int] = ..., config: _Optional[_Mapping[str, str]] = ..., decision_deadline_ms: _Optional[int] = ..., house_bots: _Optional[_Iterable[_Union[_table_pb2.HouseBotSeat, _Mapping]]] = ..., visibility: _Optional[_Union[_table_pb2.Visibility, str]] = ..., seed: _Optional[str] = ..., first_dealer: _Optional[int] = ...) -> None: ...
 
 class CreateTableResponse(_message.Message):
-    __slots__ = ("table",)
+    __slots__ = ("table", "invitation_code")
     TABLE_FIELD_NUMBER: _ClassVar[int]
+    INVITATION_CODE_FIELD_NUMBER: _ClassVar[int]
     table: _table_pb2.Table
-    def __init__(self, table: _Optional[_Union[_table_pb2.Table, _Mapping]] = ...) -> None: ...
+    invitation_code: str
+    def __init__(self, table: _Optional[_Union[_table_pb2.Table, _Mapping]] = ..., invitation_code: _Optional[str] = ...) -> None: ...
 
 class GetTableRequest(_message.Message):
     __slots__ = ("table_id",)
@@ -78,12 +80,14 @@ class ListTablesResponse(_message.Message):
     def __init__(self, tables: _Optional[_Iterable[_Union[_table_pb2.Table, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class JoinTableRequest(_message.Message):
-    __slots__ = ("table_id", "seat")
+    __slots__ = ("table_id", "seat", "invitation_code")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
+    INVITATION_CODE_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     seat: int
-    def __init__(self, table_id: _Optional[str] = ..., seat: _Optional[int] = ...) -> None: ...
+    invitation_code: str
+    def __init__(self, table_id: _Optional[str] = ..., seat: _Optional[int] = ..., invitation_code: _Optional[str] = ...) -> None: ...
 
 class JoinTableResponse(_message.Message):
     __slots__ = ("seat", "table")

@@ -30,7 +30,9 @@ class TableServiceStub:
     `authorization: Bearer <token>` metadata (see BotService). The reads ListTables, GetTable,
     GetSeatView, WatchTable and GetGameRecord may also be made without one, as an anonymous
     spectator (the web page): then only listed tables are shown and private ones are refused with
-    TABLE_PRIVATE. A token, when sent, must be valid. The seat a call acts for is the seat the token's bot took with
+    TABLE_PRIVATE. A private table is read only by the bots seated at it, its creator, and the
+    operator (the admin token as the bearer token; it gets the spectator's view). Anyone else,
+    any other registered bot included, gets TABLE_PRIVATE. A token, when sent, must be valid. The seat a call acts for is the seat the token's bot took with
     JoinTable, never a field of the request. Failures carry a google.rpc.ErrorInfo whose reason is
     documented in ErrorReason.
     """
@@ -103,7 +105,9 @@ class TableServiceServicer:
     `authorization: Bearer <token>` metadata (see BotService). The reads ListTables, GetTable,
     GetSeatView, WatchTable and GetGameRecord may also be made without one, as an anonymous
     spectator (the web page): then only listed tables are shown and private ones are refused with
-    TABLE_PRIVATE. A token, when sent, must be valid. The seat a call acts for is the seat the token's bot took with
+    TABLE_PRIVATE. A private table is read only by the bots seated at it, its creator, and the
+    operator (the admin token as the bearer token; it gets the spectator's view). Anyone else,
+    any other registered bot included, gets TABLE_PRIVATE. A token, when sent, must be valid. The seat a call acts for is the seat the token's bot took with
     JoinTable, never a field of the request. Failures carry a google.rpc.ErrorInfo whose reason is
     documented in ErrorReason.
     """
@@ -292,7 +296,9 @@ class TableService:
     `authorization: Bearer <token>` metadata (see BotService). The reads ListTables, GetTable,
     GetSeatView, WatchTable and GetGameRecord may also be made without one, as an anonymous
     spectator (the web page): then only listed tables are shown and private ones are refused with
-    TABLE_PRIVATE. A token, when sent, must be valid. The seat a call acts for is the seat the token's bot took with
+    TABLE_PRIVATE. A private table is read only by the bots seated at it, its creator, and the
+    operator (the admin token as the bearer token; it gets the spectator's view). Anyone else,
+    any other registered bot included, gets TABLE_PRIVATE. A token, when sent, must be valid. The seat a call acts for is the seat the token's bot took with
     JoinTable, never a field of the request. Failures carry a google.rpc.ErrorInfo whose reason is
     documented in ErrorReason.
     """

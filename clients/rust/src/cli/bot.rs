@@ -40,6 +40,17 @@ pub struct Args {
     /// Join these tables (any free seat) instead of creating tables.
     #[arg(long = "join", value_name = "TABLE")]
     pub join: Vec<String>,
+    /// With --join: the invitation code of the (private) tables joined, from their creator.
+    #[arg(long, value_name = "CODE", requires = "join")]
+    pub invitation: Option<String>,
+    /// Created tables are private: unlisted, read only by their seated bots, joined only with
+    /// the invitation code printed for each (`bete bot --join TABLE --invitation CODE`).
+    #[arg(long, conflicts_with = "join")]
+    pub private: bool,
+    /// Seats of created tables left free for other bots to join (the rest of the seats other
+    /// than the bot's are house bots). With --private, give them the printed invitation code.
+    #[arg(long, default_value_t = 0, conflicts_with = "join")]
+    pub open_seats: u32,
     /// The bot's name when registering (ignored with --token).
     #[arg(long, default_value = "bete-bot")]
     pub name: String,
@@ -87,18 +98,44 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     let mut notices = runner.notifications();
     let running = tokio::spawn(runner.run());
 
+    if args.open_seats >= args.seats {
+        anyhow::bail!(
+            "--open-seats {} leaves no seat for this bot at a table of {} seats",
+            args.open_seats,
+            args.seats
+        );
+    }
     let create = |client: crate::Client| {
-        let request = super::common::house_table(
+        let mut request = super::common::house_table(
             args.ruleset,
             args.seats,
             strategy.house_policy(),
             args.deadline_ms,
         );
+        // The open seats are the last ones: house bots keep the seats next to the bot's.
+        request
+            .house_bots
+            .retain(|h| h.seat < args.seats - args.open_seats);
+        if args.private {
+            request.visibility = pb::Visibility::Private as i32;
+        }
         async move {
-            let table = client
-                .create_table(request)
+            let (table, code) = client
+                .create_table_invitation(request)
                 .await
                 .context("could not create a table")?;
+            if !code.is_empty() {
+                // Printed on stdout, alone on its line after the table id: what a script or a
+                // person passes on to the invited bots.
+                println!(
+                    "table {} invitation {code}",
+                    render::escape(&table.table_id)
+                );
+                eprintln!(
+                    "invite bots with: bete bot --join {} --invitation {code}",
+                    render::escape(&table.table_id)
+                );
+            }
             client
                 .join_table(&table.table_id, Some(0))
                 .await
@@ -121,7 +158,7 @@ pub async fn run(args: Args) -> anyhow::Result<()> {
     } else {
         for id in &args.join {
             let joined = client
-                .join_table(id, None)
+                .join_table_invited(id, None, args.invitation.as_deref().unwrap_or(""))
                 .await
                 .with_context(|| format!("could not join table {}", render::escape(id)))?;
             started += 1;

@@ -383,10 +383,25 @@ impl Scheduler {
         if entries.iter().any(|e| e.bot_id == bot_id && e.active) {
             return Err(ServerError::LadderAlreadyEntered(id));
         }
-        self.store
+        let bot = self
+            .store
             .bot(bot_id.clone())
             .await?
             .ok_or(ServerError::Unauthenticated("unknown bot"))?;
+        // As the leader checks its entrants (`enter`), from the store: one lookup per entrant,
+        // on a node that does not lead this ladder only.
+        let look = crate::names::look(&bot.name);
+        for e in entries.iter().filter(|e| e.bot_id != bot_id) {
+            if let Some(other) = self.store.bot(e.bot_id.clone()).await?
+                && other.owner_id() != bot.owner_id()
+                && crate::names::look(&other.name) == look
+            {
+                return Err(ServerError::NameLooksTaken {
+                    ladder: id,
+                    taken: other.name,
+                });
+            }
+        }
         let entry = EntryRow {
             ladder_id: id,
             bot_id,
@@ -630,6 +645,17 @@ impl Scheduler {
             .bot(bot_id.clone())
             .await?
             .ok_or(ServerError::Unauthenticated("unknown bot"))?;
+        let look = crate::names::look(&bot.name);
+        if let Some(e) = self
+            .entrants
+            .values()
+            .find(|e| !e.house && e.owner != bot.owner_id() && crate::names::look(&e.name) == look)
+        {
+            return Err(ServerError::NameLooksTaken {
+                ladder: self.spec.id.clone(),
+                taken: e.name.clone(),
+            });
+        }
         let entry = EntryRow {
             ladder_id: self.spec.id.clone(),
             bot_id: bot_id.clone(),

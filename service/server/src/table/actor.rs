@@ -710,10 +710,12 @@ impl Actor {
         }
     }
 
-    /// A spectator may watch only listed tables (`listed`: the store lists it now).
+    /// A spectator may watch only listed tables (`listed`: the store lists it now); the
+    /// operator any, in the spectator's view.
     fn may_watch(&self, bot: &str, listed: bool) -> Result<Viewer, ServerError> {
         let viewer = self.viewer_of(bot);
         if viewer == Viewer::Spectator
+            && bot != crate::service::OPERATOR
             && !listed
             && self.meta.visibility == crate::store::Visibility::Private
         {

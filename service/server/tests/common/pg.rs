@@ -222,6 +222,7 @@ pub async fn new_table_with_deadline(c: &mut Client, deadline_ms: u32) -> String
         .unwrap()
         .table_id;
     c.join_table(pb::JoinTableRequest {
+        invitation_code: String::new(),
         table_id: id.clone(),
         seat: Some(0),
     })

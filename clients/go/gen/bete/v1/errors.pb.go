@@ -91,7 +91,8 @@ const (
 	// FAILED_PRECONDITION: JoinTable by a bot that already sits at this table (one seat per bot
 	// per table).
 	ErrorReason_ERROR_REASON_ALREADY_SEATED ErrorReason = 18
-	// PERMISSION_DENIED: the table is private and you are not seated at it.
+	// PERMISSION_DENIED: the table is private and you may not read it: only the bots seated at
+	// it, its creator (a casual table's) and the operator (its admin token) may.
 	ErrorReason_ERROR_REASON_TABLE_PRIVATE ErrorReason = 19
 	// FAILED_PRECONDITION: GetGameRecord on a table whose match is not over (the record would
 	// reveal decks still in play).
@@ -188,6 +189,23 @@ const (
 	// server plays its seat by auto-moves until the table ends, and its result counts. ErrorInfo
 	// metadata "table_id" names the table.
 	ErrorReason_ERROR_REASON_LADDER_REMOVED ErrorReason = 111
+	// PERMISSION_DENIED: JoinTable on a private table without `invitation_code`. A private table
+	// is joined with the invitation code its CreateTable returned (its creator needs none). The
+	// message says no more than that: it names no seat, bot or code.
+	ErrorReason_ERROR_REASON_INVITATION_REQUIRED ErrorReason = 140
+	// PERMISSION_DENIED: JoinTable on a private table with an `invitation_code` that is not the
+	// table's. Ask the table's creator for the code; guessing is hopeless (128 random bits).
+	ErrorReason_ERROR_REASON_INVITATION_WRONG ErrorReason = 141
+	// ALREADY_EXISTS: EnterLadder by a bot whose name looks like the name of a bot of another
+	// owner already entered in the ladder (the same letters after NFKC and Unicode's confusable
+	// skeleton: a Cyrillic "о" for a Latin "o", fullwidth letters). Metadata "ladder_id" names the
+	// ladder; the message quotes the entered name, which the ladder's standings show anyway.
+	// Register the bot under a name of its own.
+	ErrorReason_ERROR_REASON_NAME_LOOKS_TAKEN ErrorReason = 142
+	// DEADLINE_EXCEEDED: the call's deadline (its `grpc-timeout` header) passed before the server
+	// finished it. For a stream: before the stream ended. What a unary call did before the deadline
+	// may still take effect: retry a submit with the same request_id.
+	ErrorReason_ERROR_REASON_DEADLINE_EXCEEDED ErrorReason = 143
 )
 
 // Enum value maps for ErrorReason.
@@ -240,6 +258,10 @@ var (
 		130: "ERROR_REASON_BUDGET_EXHAUSTED",
 		110: "ERROR_REASON_LADDER_COOLDOWN",
 		111: "ERROR_REASON_LADDER_REMOVED",
+		140: "ERROR_REASON_INVITATION_REQUIRED",
+		141: "ERROR_REASON_INVITATION_WRONG",
+		142: "ERROR_REASON_NAME_LOOKS_TAKEN",
+		143: "ERROR_REASON_DEADLINE_EXCEEDED",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":                0,
@@ -289,6 +311,10 @@ var (
 		"ERROR_REASON_BUDGET_EXHAUSTED":           130,
 		"ERROR_REASON_LADDER_COOLDOWN":            110,
 		"ERROR_REASON_LADDER_REMOVED":             111,
+		"ERROR_REASON_INVITATION_REQUIRED":        140,
+		"ERROR_REASON_INVITATION_WRONG":           141,
+		"ERROR_REASON_NAME_LOOKS_TAKEN":           142,
+		"ERROR_REASON_DEADLINE_EXCEEDED":          143,
 	}
 )
 
@@ -323,7 +349,7 @@ var File_bete_v1_errors_proto protoreflect.FileDescriptor
 
 const file_bete_v1_errors_proto_rawDesc = "" +
 	"\n" +
-	"\x14bete/v1/errors.proto\x12\abete.v1*\xc1\f\n" +
+	"\x14bete/v1/errors.proto\x12\abete.v1*\xd5\r\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1f\n" +
 	"\x1bERROR_REASON_ILLEGAL_ACTION\x10\x01\x12\x1a\n" +
@@ -372,7 +398,11 @@ const file_bete_v1_errors_proto_rawDesc = "" +
 	"\x1cERROR_REASON_STREAM_REPLACED\x10x\x12\"\n" +
 	"\x1dERROR_REASON_BUDGET_EXHAUSTED\x10\x82\x01\x12 \n" +
 	"\x1cERROR_REASON_LADDER_COOLDOWN\x10n\x12\x1f\n" +
-	"\x1bERROR_REASON_LADDER_REMOVED\x10oB9Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3"
+	"\x1bERROR_REASON_LADDER_REMOVED\x10o\x12%\n" +
+	" ERROR_REASON_INVITATION_REQUIRED\x10\x8c\x01\x12\"\n" +
+	"\x1dERROR_REASON_INVITATION_WRONG\x10\x8d\x01\x12\"\n" +
+	"\x1dERROR_REASON_NAME_LOOKS_TAKEN\x10\x8e\x01\x12#\n" +
+	"\x1eERROR_REASON_DEADLINE_EXCEEDED\x10\x8f\x01B9Z7github.com/bete-game/bete/clients/go/gen/bete/v1;betev1b\x06proto3"
 
 var (
 	file_bete_v1_errors_proto_rawDescOnce sync.Once

@@ -140,9 +140,13 @@ func (x *CreateTableRequest) GetFirstDealer() uint32 {
 type CreateTableResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The new table.
-	Table         *Table `protobuf:"bytes,1,opt,name=table,proto3" json:"table,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Table *Table `protobuf:"bytes,1,opt,name=table,proto3" json:"table,omitempty"`
+	// A private table's invitation code (32 hexadecimal digits), empty for a listed one. Only
+	// the creator gets it, only here: give it to the bots you invite, who pass it to JoinTable
+	// as `invitation_code`. Without it nobody but the creator can join the table.
+	InvitationCode string `protobuf:"bytes,2,opt,name=invitation_code,json=invitationCode,proto3" json:"invitation_code,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *CreateTableResponse) Reset() {
@@ -180,6 +184,13 @@ func (x *CreateTableResponse) GetTable() *Table {
 		return x.Table
 	}
 	return nil
+}
+
+func (x *CreateTableResponse) GetInvitationCode() string {
+	if x != nil {
+		return x.InvitationCode
+	}
+	return ""
 }
 
 // Request of TableService.GetTable.
@@ -408,9 +419,13 @@ type JoinTableRequest struct {
 	// The table.
 	TableId string `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
 	// The seat wanted; unset means the lowest free seat.
-	Seat          *uint32 `protobuf:"varint,2,opt,name=seat,proto3,oneof" json:"seat,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Seat *uint32 `protobuf:"varint,2,opt,name=seat,proto3,oneof" json:"seat,omitempty"`
+	// A private table's invitation code, from its creator (CreateTableResponse.invitation_code).
+	// Required to join a private table, except by its creator: missing, it fails with
+	// INVITATION_REQUIRED, wrong, with INVITATION_WRONG. Ignored for a listed table.
+	InvitationCode string `protobuf:"bytes,3,opt,name=invitation_code,json=invitationCode,proto3" json:"invitation_code,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *JoinTableRequest) Reset() {
@@ -455,6 +470,13 @@ func (x *JoinTableRequest) GetSeat() uint32 {
 		return *x.Seat
 	}
 	return 0
+}
+
+func (x *JoinTableRequest) GetInvitationCode() string {
+	if x != nil {
+		return x.InvitationCode
+	}
+	return ""
 }
 
 // Response of TableService.JoinTable.
@@ -1949,9 +1971,10 @@ const file_bete_v1_table_service_proto_rawDesc = "" +
 	"\ffirst_dealer\x18\b \x01(\rR\vfirstDealer\x1a9\n" +
 	"\vConfigEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\";\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"d\n" +
 	"\x13CreateTableResponse\x12$\n" +
-	"\x05table\x18\x01 \x01(\v2\x0e.bete.v1.TableR\x05table\",\n" +
+	"\x05table\x18\x01 \x01(\v2\x0e.bete.v1.TableR\x05table\x12'\n" +
+	"\x0finvitation_code\x18\x02 \x01(\tR\x0einvitationCode\",\n" +
 	"\x0fGetTableRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\"8\n" +
 	"\x10GetTableResponse\x12$\n" +
@@ -1964,10 +1987,11 @@ const file_bete_v1_table_service_proto_rawDesc = "" +
 	"\x05state\x18\x04 \x01(\x0e2\x13.bete.v1.TableStateR\x05state\"d\n" +
 	"\x12ListTablesResponse\x12&\n" +
 	"\x06tables\x18\x01 \x03(\v2\x0e.bete.v1.TableR\x06tables\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"O\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"x\n" +
 	"\x10JoinTableRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x17\n" +
-	"\x04seat\x18\x02 \x01(\rH\x00R\x04seat\x88\x01\x01B\a\n" +
+	"\x04seat\x18\x02 \x01(\rH\x00R\x04seat\x88\x01\x01\x12'\n" +
+	"\x0finvitation_code\x18\x03 \x01(\tR\x0einvitationCodeB\a\n" +
 	"\x05_seat\"M\n" +
 	"\x11JoinTableResponse\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\rR\x04seat\x12$\n" +
