@@ -1,11 +1,14 @@
 //! What every call meets around its service: load shedding (a bound on the calls in progress),
 //! the caller's trace context (`traceparent`, see trace.rs), and the status of an undecodable
-//! request rewritten to INVALID_ARGUMENT.
+//! request rewritten to INVALID_ARGUMENT, and the tarpit: an address refused
+//! (RESOURCE_EXHAUSTED) faster than its rate gets its refusals a while later, so a client that
+//! ignores RetryInfo spins at the pace of its own concurrency, not at the server's expense.
 //!
 //! tonic reports a request that does not decode as INTERNAL ("failed to decode Protobuf
 //! message"), which docs/operations.md says to alert on as store trouble, and without an
 //! ErrorInfo. It is the client's fault, so it becomes INVALID_ARGUMENT with the usual ErrorInfo.
 
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -16,16 +19,31 @@ use tonic::body::Body;
 use tonic::codegen::{BoxFuture, Service, http};
 use tower::Layer;
 
+use crate::limits::Rate;
+use crate::metrics::Metrics;
 use crate::status::ServerError;
 
 /// How long a shed call is told to wait.
 pub const SHED_RETRY_AFTER: Duration = Duration::from_millis(100);
+/// How long a refusal past its address's rate is held before it is sent. Held after the
+/// in-flight permit is given back: a held refusal costs a timer, not a place; the address's
+/// held refusals are bounded by its connections and their streams.
+pub const TARPIT_DELAY: Duration = Duration::from_secs(1);
+
+/// Refusals per address: the GCRA budget past which they are held back.
+#[derive(Debug)]
+struct Tarpit {
+    refusals: governor::DefaultKeyedRateLimiter<IpAddr>,
+    metrics: Arc<Metrics>,
+}
 
 /// Wraps the whole router.
 #[derive(Clone, Debug)]
 pub struct EdgeLayer {
     /// `None`: no bound.
     in_flight: Option<Arc<Semaphore>>,
+    /// `None`: refusals are sent at once.
+    tarpit: Option<Arc<Tarpit>>,
 }
 
 impl EdgeLayer {
@@ -34,7 +52,19 @@ impl EdgeLayer {
         EdgeLayer {
             in_flight: (max_in_flight > 0)
                 .then(|| Arc::new(Semaphore::new(max_in_flight.min(Semaphore::MAX_PERMITS)))),
+            tarpit: None,
         }
+    }
+
+    /// Refusals past `rate` per address (IPv6: per /64) are held [`TARPIT_DELAY`] first.
+    pub fn with_tarpit(mut self, rate: Rate, metrics: Arc<Metrics>) -> EdgeLayer {
+        self.tarpit = rate.quota().map(|q| {
+            Arc::new(Tarpit {
+                refusals: governor::RateLimiter::keyed(q),
+                metrics,
+            })
+        });
+        self
     }
 }
 
@@ -44,6 +74,7 @@ impl<S> Layer<S> for EdgeLayer {
         Edge {
             inner,
             in_flight: self.in_flight.clone(),
+            tarpit: self.tarpit.clone(),
         }
     }
 }
@@ -52,6 +83,7 @@ impl<S> Layer<S> for EdgeLayer {
 pub struct Edge<S> {
     inner: S,
     in_flight: Option<Arc<Semaphore>>,
+    tarpit: Option<Arc<Tarpit>>,
 }
 
 impl<S, B> Service<http::Request<B>> for Edge<S>
@@ -94,6 +126,7 @@ where
         // A call with a `traceparent`: its handler runs with the caller's context current, so
         // the call's span (service.rs, `Api::call`) is a child of the caller's span.
         let parent = crate::trace::remote_parent(req.headers());
+        let tarpit = self.tarpit.clone().zip(peer(&req));
         let fut = self.inner.call(req);
         Box::pin(async move {
             // Held until the response's head is ready: a whole unary call, a stream's setup.
@@ -105,6 +138,17 @@ where
                 None => (fut.await, None),
             };
             drop(permit);
+            // A refusal is a trailers-only answer: its status is in the head.
+            let refused = res
+                .as_ref()
+                .is_ok_and(|r| r.headers().get("grpc-status").is_some_and(|v| v == "8"));
+            if refused
+                && let Some((pit, ip)) = tarpit
+                && pit.refusals.check_key(&ip).is_err()
+            {
+                pit.metrics.refusals_delayed.inc();
+                tokio::time::sleep(TARPIT_DELAY).await;
+            }
             res.map(|r| {
                 let mut r = undecodable_is_invalid(r);
                 if let Some(v) = trace_id.and_then(|t| http::HeaderValue::from_str(&t).ok()) {
@@ -114,6 +158,19 @@ where
             })
         })
     }
+}
+
+/// The caller's address share (conn.rs), from the connection's info (plain or TLS).
+fn peer<B>(req: &http::Request<B>) -> Option<IpAddr> {
+    use tonic::transport::server::{TcpConnectInfo, TlsConnectInfo};
+    let ext = req.extensions();
+    ext.get::<TcpConnectInfo>()
+        .and_then(|i| i.remote_addr())
+        .or_else(|| {
+            ext.get::<TlsConnectInfo<TcpConnectInfo>>()
+                .and_then(|i| i.get_ref().remote_addr())
+        })
+        .map(|a| crate::conn::share_key(a.ip()))
 }
 
 /// A gRPC or gRPC-Web call (by its content type), as opposed to a request for a page file.

@@ -87,6 +87,11 @@ pub struct LimitsConfig {
     pub seats_per_bot: usize,
     /// Failed authentications (unknown, revoked or malformed tokens) per client address.
     pub auth_failures_per_address: Rate,
+    /// RESOURCE_EXHAUSTED answers per client address (IPv6: one /64) sent at once; past it
+    /// each is held back `edge::TARPIT_DELAY` first, so a client that ignores RetryInfo and
+    /// calls again at once is slowed to its own concurrency instead of costing the server a
+    /// refusal per call.
+    pub refusals_per_address: Rate,
     /// Unfinished tables created through calls from one client address (IPv6: one /64); 0 is
     /// no limit.
     pub open_tables_per_address: usize,
@@ -138,6 +143,10 @@ impl Default for LimitsConfig {
             auth_failures_per_address: Rate {
                 per_second: 5,
                 burst: 50,
+            },
+            refusals_per_address: Rate {
+                per_second: 20,
+                burst: 200,
             },
             open_tables_per_address: 2000,
             open_tables_per_account: 5000,

@@ -149,6 +149,10 @@ struct Args {
         default_value = "5/50"
     )]
     rate_auth_failures_per_address: bete_server::limits::Rate,
+    /// RESOURCE_EXHAUSTED answers per client address and second sent at once, as RATE or
+    /// RATE/BURST; past it each is held back a second first (a client ignoring RetryInfo); 0: off.
+    #[arg(long, env = "BETE_RATE_REFUSALS_PER_ADDRESS", default_value = "20/200")]
+    rate_refusals_per_address: bete_server::limits::Rate,
     /// Open connections to the client API at most (with --web-max-connections, keep below the
     /// file limit, `ulimit -n`).
     #[arg(long, env = "BETE_MAX_CONNECTIONS", default_value_t = 1000)]
@@ -428,6 +432,7 @@ async fn serve(args: Args, workers: usize) -> anyhow::Result<()> {
             open_tables_per_bot: args.max_open_tables_per_bot,
             seats_per_bot: args.max_seats_per_bot,
             auth_failures_per_address: args.rate_auth_failures_per_address,
+            refusals_per_address: args.rate_refusals_per_address,
             open_tables_per_address: args.max_open_tables_per_address,
             open_tables_per_account: args.max_open_tables_per_account,
             max_open_tables: args.max_open_tables,

@@ -119,6 +119,9 @@ pub struct Metrics {
     /// Connections closed after a while without a call in progress (HTTP/2: GOAWAY), or after
     /// their HTTP/1.1 request limit, by listener.
     pub connections_retired: Family<ListenerLabels, Counter>,
+    /// Refusals held back before they were sent (an address refused faster than
+    /// `--rate-refusals-per-address`: edge.rs, `Tarpit`).
+    pub refusals_delayed: Counter,
 }
 
 impl Default for Metrics {
@@ -262,6 +265,13 @@ impl Metrics {
         let connections_refused = Family::<ConnLabels, Counter>::default();
         let connections_open = Family::<ListenerLabels, Gauge>::default();
         let connections_retired = Family::<ListenerLabels, Counter>::default();
+        let refusals_delayed = Counter::default();
+        registry.register(
+            "refusals_delayed",
+            "RESOURCE_EXHAUSTED answers held back a while because their address was refused \
+             faster than its rate of refusals (a client that ignores RetryInfo)",
+            refusals_delayed.clone(),
+        );
         registry.register(
             "connections_refused",
             "Connections closed on arrival, by listener and reason (cap: the listener's cap; \
@@ -283,6 +293,7 @@ impl Metrics {
             connections_refused,
             connections_open,
             connections_retired,
+            refusals_delayed,
             registry,
             rpcs,
             rpc_latency,

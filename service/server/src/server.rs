@@ -347,7 +347,8 @@ pub async fn run(
         api.metrics.clone(),
     );
     let preface_timeout = api.config.preface_timeout;
-    let edge = EdgeLayer::new(api.config.max_in_flight);
+    let edge = EdgeLayer::new(api.config.max_in_flight)
+        .with_tarpit(api.config.limits.refusals_per_address, api.metrics.clone());
     let web = match web_listener {
         Some(l) => {
             let addr = l.local_addr().map_err(RunError::Web)?;

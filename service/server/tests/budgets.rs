@@ -85,3 +85,43 @@ async fn open_tables_are_budgeted_per_address() {
     assert_eq!(budget(&s), "open_tables_per_address");
     srv.stop().await;
 }
+
+/// A client that ignores RetryInfo and calls again at once: its address's refusals past
+/// `refusals_per_address` are held a second before they are sent (and counted), so it spins
+/// at the pace of its own concurrency; calls that are served are never held.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refusals_past_their_rate_are_held_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let metrics = free_addr();
+    let srv = TestServer::start(dir.path().to_path_buf(), |c| {
+        c.metrics_addr = Some(metrics);
+        c.limits.open_tables_per_address = 1;
+        c.limits.refusals_per_address = "1/3".parse().unwrap();
+    })
+    .await;
+    let ch = srv.channel().await;
+    let mut bot = register(&ch, "spinner").await;
+    let create = || pb::CreateTableRequest {
+        ruleset: pb::Ruleset::Bete.into(),
+        seats: 3,
+        ..Default::default()
+    };
+    bot.client.create_table(create()).await.unwrap();
+    // The address's budget of one unfinished table is spent: every creation is refused. The
+    // first refusals (the burst of 3) come at once; the ones after it are held.
+    let mut held = Vec::new();
+    for _ in 0..5 {
+        let t = std::time::Instant::now();
+        let s = bot.client.create_table(create()).await.unwrap_err();
+        assert_eq!(budget(&s), "open_tables_per_address");
+        held.push(t.elapsed() >= bete_server::edge::TARPIT_DELAY);
+    }
+    // (The rate refills one a second, during the hold too: the fifth may go out at once.)
+    assert_eq!(held[..4], [false, false, false, true], "{held:?}");
+    let delayed = gauge(metrics, "bete_refusals_delayed_total").await;
+    assert_eq!(delayed, held.iter().filter(|h| **h).count() as i64);
+    // A served call of the same address is neither held nor counted.
+    bot.client.list_tables(list()).await.unwrap();
+    assert_eq!(gauge(metrics, "bete_refusals_delayed_total").await, delayed);
+    srv.stop().await;
+}

@@ -174,7 +174,7 @@ async fn closed_watch_stream_leaves_the_watchers_gauge() {
     srv.stop().await;
 }
 
-const ENV_VARS: [&str; 58] = [
+const ENV_VARS: [&str; 59] = [
     "BETE_LISTEN",
     "BETE_DATA_DIR",
     "BETE_DATABASE_URL",
@@ -211,6 +211,7 @@ const ENV_VARS: [&str; 58] = [
     "BETE_HTTP1_IDLE_SECS",
     "BETE_HTTP1_MAX_REQUESTS",
     "BETE_RATE_AUTH_FAILURES_PER_ADDRESS",
+    "BETE_RATE_REFUSALS_PER_ADDRESS",
     "BETE_MAX_OPEN_TABLES_PER_ADDRESS",
     "BETE_MAX_OPEN_TABLES_PER_ACCOUNT",
     "BETE_MAX_OPEN_TABLES",

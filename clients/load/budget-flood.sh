@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Budget flood (issue 26): a bete-server on loopback with its default limits; one address
+# (127.0.0.1) registers bots, creates accounts and opens waiting tables as fast as it is
+# answered while a normal bot on another address ([::1]) plays. Prints the server's memory
+# growth and the normal bot's p99 against its baseline (budget-flood.py). Bounded: BASELINE +
+# DURATION seconds (defaults 30 and 300) plus start and stop.
+# Usage: clients/load/budget-flood.sh [path/to/bete-server]
+#   (Python: the SDK's venv, made by `bash clients/python/run-tests.sh`, or PYTHON=...)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+bin=${1:-$root/target/release/bete-server}
+py=${PYTHON:-$root/.tools/py-venv/bin/python}
+data=$(mktemp -d)
+port=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET6); s.bind(("::",0)); print(s.getsockname()[1])')
+metrics=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+# Dual stack: IPv4 clients arrive as IPv4-mapped addresses, each its own share.
+"$bin" --listen "[::]:$port" --metrics-listen 127.0.0.1:$metrics --data-dir "$data/data" \
+  --house-tables 0 >"$data/server.log" 2>&1 &
+pid=$!
+trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$data"' EXIT
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$metrics/metrics" >/dev/null && break; sleep 0.1; done
+timeout $(( ${BASELINE:-30} + ${DURATION:-300} + 60 )) "$py" "$here/budget-flood.py" --port "$port" \
+  --pid "$pid" --baseline "${BASELINE:-30}" --duration "${DURATION:-300}"
+curl -s "http://127.0.0.1:$metrics/metrics" | grep -E '^bete_(tables_open|bots_registered|budget|rate_limited)' | head -20 || true
