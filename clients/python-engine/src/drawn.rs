@@ -102,7 +102,7 @@ impl DrawnMatch {
     }
 
     fn hand(&self, seat: Seat) -> CardSet {
-        self.game.view(Viewer::Seat(seat)).hand.unwrap_or_default()
+        self.game.hand(seat)
     }
 
     fn refill(&mut self) {

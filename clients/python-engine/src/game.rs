@@ -24,14 +24,14 @@ impl PyGame {
     /// The seat's hand, when its legal actions need it to be named by id (an exchange).
     fn hand_for(&self, seat: Seat, legal: &[Action]) -> CardSet {
         if encode::needs_hand(legal) {
-            self.game.view(Viewer::Seat(seat)).hand.unwrap_or_default()
+            self.game.hand(seat)
         } else {
             CardSet::default()
         }
     }
 
     fn hand_of(&self, seat: Seat) -> CardSet {
-        self.game.view(Viewer::Seat(seat)).hand.unwrap_or_default()
+        self.game.hand(seat)
     }
 }
 
@@ -375,7 +375,7 @@ pub fn legal_by_id(
 ) -> PyResult<Action> {
     game.legal_actions_into(seat, legal);
     let hand = if encode::needs_hand(legal) {
-        game.view(Viewer::Seat(seat)).hand.unwrap_or_default()
+        game.hand(seat)
     } else {
         CardSet::default()
     };

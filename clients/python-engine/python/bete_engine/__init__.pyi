@@ -208,6 +208,7 @@ class Determinizer:
         """`playouts` of every legal action on the same sampled deals: (action, mean jetons)
         in the view's order of legal actions."""
 
+@final
 class DrawnMatch:
     """A match whose decks chance draws card by card (outcome: the card's number, suit * 13 +
     rank, every card left with equal probability), played by action ids, remembering what each
