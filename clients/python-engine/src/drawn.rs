@@ -225,6 +225,7 @@ impl DrawnMatch {
         match self.player {
             CHANCE => self.draw(action)?,
             TERMINAL => return Err(errors::illegal("the match is over: no action is legal")),
+            // `player` is otherwise a seat, set by `who` from a u8: the cast is exact.
             seat => self.act(Seat(seat as u8), action)?,
         }
         self.player = self.who();
