@@ -7,8 +7,10 @@ each framework in the same process (docs/benchmarks.md, "Research environments")
 - OpenSpiel: `python_bete_*` against OpenSpiel's C++ `euchre` and `hearts` driven from Python
   the same way: `chance_outcomes()` or `legal_actions()`, a uniformly random one,
   `apply_action`; counted: every action applied, chance outcomes included.
-- For scale, OpenSpiel's own Python game `python_block_dominoes` (chance deals the tiles), and
-  the bare engine: `Game.legal_action_ids` + `Game.apply_id` from Python, and
+- For scale, OpenSpiel's own Python game `python_block_dominoes` (chance deals the tiles); the
+  floor of any pyspiel Python game, `python_trivial_deal` below (a deal of 28 chance draws and 24
+  moves whose every method does nothing but count, through pyspiel's calls back into Python:
+  what a Python game costs before it does any work); and the bare engine: `Game.legal_action_ids` + `Game.apply_id` from Python, and
   `Game.play_random` (the loop in Rust).
 
 The environments take turns: ROUNDS rounds, each running every environment for about
@@ -81,6 +83,70 @@ def openspiel_run(game):
     return episode
 
 
+def _trivial_type(players=4):
+    return pyspiel.GameType(
+        short_name="python_trivial_deal", long_name="a Python game that does nothing",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.ZERO_SUM, reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=players, min_num_players=players,
+        provides_information_state_string=False, provides_information_state_tensor=False,
+        provides_observation_string=False, provides_observation_tensor=False,
+        parameter_specification={})
+
+
+_TRIVIAL_OUTCOMES = [[(c, 1.0 / n) for c in range(n)] if n else [] for n in range(29)]
+_TERMINAL, _CHANCE = int(pyspiel.PlayerId.TERMINAL), int(pyspiel.PlayerId.CHANCE)
+
+
+class TrivialDeal(pyspiel.Game):
+    """15 deals of 28 chance draws (a prebuilt outcome list each) and 24 moves (5 legal)."""
+
+    def __init__(self, params=None):
+        super().__init__(_trivial_type(), pyspiel.GameInfo(
+            num_distinct_actions=5, max_chance_outcomes=28, num_players=4, min_utility=-1.0,
+            max_utility=1.0, utility_sum=0.0, max_game_length=15 * 52), params or {})
+
+    def new_initial_state(self):
+        return TrivialState(self)
+
+
+class TrivialState(pyspiel.State):
+    def __init__(self, game):
+        super().__init__(game)
+        self.steps, self.player = 0, _CHANCE
+
+    def current_player(self):
+        return self.player
+
+    def _legal_actions(self, player):
+        return [0, 1, 2, 3, 4]
+
+    def chance_outcomes(self):
+        return _TRIVIAL_OUTCOMES[28 - self.steps % 52]
+
+    def _apply_action(self, action):
+        self.steps += 1
+        k = self.steps % 52
+        self.player = _TERMINAL if self.steps == 15 * 52 else _CHANCE if k < 28 else k % 4
+
+    def is_terminal(self):
+        return self.player == _TERMINAL
+
+    def returns(self):
+        return [0.0] * 4
+
+    def _action_to_string(self, player, action):
+        return str(action)
+
+    def __str__(self):
+        return str(self.steps)
+
+
+pyspiel.register_game(_trivial_type(), TrivialDeal)
+
+
 def engine_runs(ruleset, seats):
     rng = random.Random(1)
     seed = iter(range(10**9))
@@ -118,6 +184,8 @@ def main():
         rows.append(("OpenSpiel", f"{name} (C++)", openspiel_run(pyspiel.load_game(name))))
     rows.append(("OpenSpiel", "python_block_dominoes (OpenSpiel, Python)",
                  openspiel_run(pyspiel.load_game("python_block_dominoes"))))
+    rows.append(("OpenSpiel", "python_trivial_deal (a Python game doing nothing: the floor)",
+                 openspiel_run(pyspiel.load_game("python_trivial_deal"))))
     for ruleset, seats in RULESETS:
         game = pyspiel.load_game(bo.game_name(ruleset), {"players": seats})
         rows.append(("OpenSpiel", f"{bo.game_name(ruleset)} players={seats}", openspiel_run(game)))

@@ -24,14 +24,14 @@ impl PyGame {
     /// The seat's hand, when its legal actions need it to be named by id (an exchange).
     fn hand_for(&self, seat: Seat, legal: &[Action]) -> CardSet {
         if encode::needs_hand(legal) {
-            self.game.view(Viewer::Seat(seat)).hand.unwrap_or_default()
+            self.game.hand(seat)
         } else {
             CardSet::default()
         }
     }
 
     fn hand_of(&self, seat: Seat) -> CardSet {
-        self.game.view(Viewer::Seat(seat)).hand.unwrap_or_default()
+        self.game.hand(seat)
     }
 }
 
@@ -257,30 +257,10 @@ impl PyGame {
     /// it is not legal now.
     fn apply_id(&mut self, seat: i64, action_id: i64) -> PyResult<String> {
         let seat = self.seat(seat)?;
-        let legal = self.game.legal_actions(seat);
-        let action = usize::try_from(action_id)
-            .ok()
-            .and_then(|id| encode::action_of(id, self.hand_for(seat, &legal)));
-        match action {
-            Some(a) if legal.contains(&a) => {
-                self.game.play(seat, a).map_err(errors::illegal)?;
-                Ok(a.text())
-            }
-            Some(a) => {
-                // The engine's own reason (not your turn, the match is over, …) when it has
-                // one; else the legal actions.
-                let why = self.game.playout().play(seat, a).err();
-                Err(errors::illegal(encode::refuse(
-                    action_id,
-                    Some(a),
-                    &legal,
-                    why,
-                )))
-            }
-            None => Err(errors::illegal(encode::refuse(
-                action_id, None, &legal, None,
-            ))),
-        }
+        let mut legal = Vec::new();
+        let a = legal_by_id(&self.game, seat, action_id, &mut legal)?;
+        self.game.play(seat, a).map_err(errors::illegal)?;
+        Ok(a.text())
     }
 
     /// The action (11.3 text) that id `action_id` stands for from `seat` now (an exchange names
@@ -381,6 +361,43 @@ impl PyGame {
                 .to_act()
                 .map_or_else(|| "None".to_string(), |s| s.0.to_string())
         )
+    }
+}
+
+/// The action id `action_id` stands for from `seat` now, if it is legal (`legal` is a reused
+/// buffer, left holding the seat's legal actions). Else IllegalActionError naming the id, its
+/// action and why.
+pub fn legal_by_id(
+    game: &Game,
+    seat: Seat,
+    action_id: i64,
+    legal: &mut Vec<Action>,
+) -> PyResult<Action> {
+    game.legal_actions_into(seat, legal);
+    let hand = if encode::needs_hand(legal) {
+        game.hand(seat)
+    } else {
+        CardSet::default()
+    };
+    let action = usize::try_from(action_id)
+        .ok()
+        .and_then(|id| encode::action_of(id, hand));
+    match action {
+        Some(a) if legal.contains(&a) => Ok(a),
+        Some(a) => {
+            // The engine's own reason (not your turn, the match is over, …) when it has one;
+            // else the legal actions.
+            let why = game.playout().play(seat, a).err();
+            Err(errors::illegal(encode::refuse(
+                action_id,
+                Some(a),
+                legal,
+                why,
+            )))
+        }
+        None => Err(errors::illegal(encode::refuse(
+            action_id, None, legal, None,
+        ))),
     }
 }
 

@@ -9,9 +9,11 @@
 use pyo3::prelude::*;
 
 mod convert;
+mod drawn;
 mod encode;
 mod errors;
 mod game;
+mod infostate;
 mod record;
 mod research;
 mod search;
@@ -31,10 +33,12 @@ fn bete_engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MAX_PLAYOUTS", search::MAX_PLAYOUTS)?;
     m.add("NUM_ACTIONS", encode::ACTIONS)?;
     m.add("OBSERVATION_SIZE", encode::OBS_LEN)?;
+    m.add("INFOSTATE_SIZE", infostate::INFOSTATE_LEN)?;
     errors::add(m)?;
     m.add_class::<game::PyGame>()?;
     m.add_class::<record::PyRecord>()?;
     m.add_class::<search::PyDeterminizer>()?;
+    m.add_class::<drawn::DrawnMatch>()?;
     m.add_function(wrap_pyfunction!(record::replay, m)?)?;
     m.add_function(wrap_pyfunction!(record::deck_order, m)?)?;
     m.add_function(wrap_pyfunction!(record::default_config, m)?)?;

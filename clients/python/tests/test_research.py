@@ -263,3 +263,126 @@ def test_an_openspiel_search_bot_plays_a_whole_match():
             state.apply_action(bots[state.current_player()].step(state))
     assert decisions > 5
     assert state.returns() == [float(b) for b in state.game_.settled_balances] and any(state.returns())
+
+
+# The information-state tensor's memory block (docs/research.md), after the observation tensor.
+OBS = be.OBSERVATION_SIZE
+MEM_DEALT, MEM_SET_ASIDE, MEM_DRAWN, MEM_DISCARD = OBS, OBS + 52, OBS + 156, OBS + 260
+MEM_TRICKS, MEM_SPOKEN = OBS + 312, OBS + 312 + 5 * 10 * 52
+
+
+def _cards(block):
+    return {("23456789TJQKA"[i % 13] + "SHDC"[i // 13]) for i in np.flatnonzero(block)}
+
+
+def _first_exchange(ruleset, players, seed):
+    """A state right after some seat's first exchange of at least one card, and that seat's
+    dealt hand, set-aside cards and hand before the exchange."""
+    game = pyspiel.load_game(bo.game_name(ruleset), {"players": players})
+    rng = random.Random(seed)
+    state = game.new_initial_state()
+    dealt = None
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(rng.choice(state.legal_actions()))
+            if not state.is_chance_node():
+                dealt = [set(state.game_.hand(s)) for s in range(players)]
+            continue
+        seat = state.current_player()
+        exchanges = [a for a in state.legal_actions() if state.action_to_string(seat, a).startswith("exchange")]
+        if exchanges:
+            a = exchanges[-1]
+            before = set(state.game_.hand(seat))
+            set_aside = set(state.action_to_string(seat, a).split()[1:])
+            state.apply_action(a)
+            return state, seat, dealt[seat], set_aside, before
+        state.apply_action(rng.choice(state.legal_actions()))
+    raise AssertionError("no exchange in a whole match")
+
+
+def test_information_state_tensor_remembers_what_the_view_forgets():
+    state, seat, dealt, set_aside, before = _first_exchange("beste-boer", 4, 3)
+    info = np.array(state.information_state_tensor(seat), np.float32)
+    obs = np.array(state.observation_tensor(seat), np.float32)
+    assert info.shape == (be.INFOSTATE_SIZE,) and obs.shape == (OBS,)
+    assert be.INFOSTATE_SIZE > OBS and np.array_equal(info[:OBS], obs)
+    hand = set(state.game_.hand(seat))
+    # The view shows only the hand now; the memory keeps the dealt hand, what was set aside and
+    # what was drawn.
+    assert _cards(info[MEM_DEALT:MEM_DEALT + 52]) == dealt
+    assert _cards(info[MEM_SET_ASIDE:MEM_SET_ASIDE + 52]) == set_aside and not set_aside & hand
+    assert _cards(info[MEM_DRAWN:MEM_DRAWN + 52]) == hand - (before - set_aside)
+    # The exchange is spoken: some slot holds this seat (relative 0) and the word "exchange".
+    slots = info[MEM_SPOKEN:MEM_SPOKEN + 32 * 20].reshape(32, 20)
+    assert any(s[0] == 1 and s[10 + 9] == 1 for s in slots)
+    # Another seat's memory holds none of it: only its own dealt hand, nothing set aside by it.
+    other = (seat + 1) % 4
+    theirs = np.array(state.information_state_tensor(other), np.float32)
+    assert _cards(theirs[MEM_DEALT:MEM_DEALT + 52]) != dealt
+    assert not _cards(theirs[MEM_SET_ASIDE:MEM_SET_ASIDE + 104]) & set_aside
+    slots = theirs[MEM_SPOKEN:MEM_SPOKEN + 32 * 20].reshape(32, 20)
+    # The seat that exchanged is `seat`, 3 places on from `other` at four seats.
+    assert any(s[3] == 1 and s[10 + 9] == 1 for s in slots)
+
+
+def test_information_state_tensor_keeps_every_trick_card_by_card():
+    game = pyspiel.load_game("python_bete_rams", {"players": 3})
+    rng = random.Random(5)
+    state = game.new_initial_state()
+    view = game_pb2.SeatView()
+    # Random play until seat 0's view shows a second trick of the deal.
+    while True:
+        if state.current_player() >= 0:
+            view.ParseFromString(state.game_.view(0))
+            if len(view.tricks) >= 2:
+                break
+        state.apply_action(rng.choice(state.legal_actions()))
+    info = np.array(state.information_state_tensor(0), np.float32)
+    obs = np.array(state.observation_tensor(0), np.float32)
+    for t, trick in enumerate(view.tricks):
+        for play in trick.plays:
+            at = MEM_TRICKS + (t * 10 + play.seat) * 52  # seat 0's relative seats are the seats
+            assert _cards(info[at:at + 52]) == {play.card}
+    # Nothing else: each card in its trick, under the seat that played it.
+    assert info[MEM_TRICKS:MEM_SPOKEN].sum() == sum(len(t.plays) for t in view.tricks)
+
+
+def _second_exchange(ruleset, players, seed):
+    """A state right after some seat's second exchange of a deal, someone to act, and the cards
+    it set aside in its first (its view's last word shows only the second)."""
+    game = pyspiel.load_game(bo.game_name(ruleset), {"players": players})
+    rng = random.Random(seed)
+    state = game.new_initial_state()
+    first = {}
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(rng.choice(state.legal_actions()))
+            first = {}
+            continue
+        seat = state.current_player()
+        exchanges = [a for a in state.legal_actions() if state.action_to_string(seat, a).startswith("exchange")]
+        a = rng.choice(exchanges or state.legal_actions())
+        text = state.action_to_string(seat, a)
+        state.apply_action(a)
+        if text.startswith("exchange"):
+            if seat in first and state.current_player() >= 0:
+                return state, seat, first[seat]
+            first[seat] = set(text.split()[1:])
+    raise AssertionError("no seat exchanged twice in a whole match")
+
+
+@pytest.mark.parametrize("ruleset", ["beste-boer", "lanterlui"])
+def test_resampling_never_gives_another_seat_a_card_the_player_set_aside(ruleset):
+    # Before the resample remembered the seat's own exchanges, 40-90 of these 100 samples gave
+    # another seat a card set aside in the first exchange.
+    state, seat, set_aside = _second_exchange(ruleset, 3, 0)
+    rng = np.random.RandomState(0)
+    elsewhere = set()
+    for _ in range(100):
+        other = state.resample_from_infostate(seat, rng.random_sample)
+        assert other.information_state_string(seat) == state.information_state_string(seat)
+        assert other.information_state_tensor(seat) == state.information_state_tensor(seat)
+        for s in range(3):
+            if s != seat:
+                elsewhere |= set(other.game_.hand(s))
+    assert len(elsewhere) > 10 and not elsewhere & set_aside

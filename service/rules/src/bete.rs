@@ -740,6 +740,10 @@ impl Family for BeteTable {
         }
     }
 
+    fn hand(&self, seat: Seat) -> CardSet {
+        self.hands.get(seat.index()).copied().unwrap_or_default()
+    }
+
     fn set_hand(&mut self, seat: Seat, hand: CardSet) -> CardSet {
         match self.hands.get_mut(seat.index()) {
             Some(h) => std::mem::replace(h, hand),

@@ -149,6 +149,9 @@ pub(crate) trait Family: std::fmt::Debug + Clone {
     /// differs from the seat's, so determinization refuses it rather than guess.
     fn restore_carried(&mut self, _view: &View) {}
 
+    /// The seat's hand now (what its view shows as `hand`).
+    fn hand(&self, seat: Seat) -> crate::cardset::CardSet;
+
     /// Determinization: what a seat's cards imply is probed by giving it a hypothetical hand
     /// (and its real one back); returns the hand it replaces. A family without it gives no
     /// such hints, which only makes sampling slower.

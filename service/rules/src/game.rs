@@ -591,6 +591,12 @@ impl Game {
         self.summaries.expand()
     }
 
+    /// The seat's hand now, as its view shows it, without building the view (the research
+    /// encodings name an exchange by positions in the hand).
+    pub fn hand(&self, seat: Seat) -> crate::CardSet {
+        family!(&self.table, t => t.hand(seat))
+    }
+
     /// Every legal action of `seat` now (empty if it is not to act).
     pub fn legal_actions(&self, seat: Seat) -> Vec<Action> {
         let mut v = Vec::new();

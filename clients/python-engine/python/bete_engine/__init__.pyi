@@ -12,7 +12,7 @@ __all__ = [
     "RULES_VERSION", "RULESETS", "MAX_PLAYOUTS", "EngineError", "ConfigError", "IllegalActionError",
     "BadRecordError", "BadViewError", "UnreconciledViewError", "Game", "Record", "Determinizer",
     "replay", "deck_order", "default_config", "playouts", "NUM_ACTIONS", "OBSERVATION_SIZE",
-    "observation_of", "legal_action_ids_of", "action_of",
+    "INFOSTATE_SIZE", "DrawnMatch", "observation_of", "legal_action_ids_of", "action_of",
 ]
 
 RULES_VERSION: int
@@ -25,6 +25,9 @@ NUM_ACTIONS: int
 """The number of action ids of the research encoding (docs/research.md): 196."""
 OBSERVATION_SIZE: int
 """The length of the observation tensor (docs/research.md)."""
+INFOSTATE_SIZE: int
+"""The length of the information-state tensor: the observation tensor, then the seat's memory of
+the deal (docs/research.md)."""
 
 class _Message(Protocol):
     def SerializeToString(self) -> bytes: ...
@@ -204,6 +207,49 @@ class Determinizer:
     ) -> list[tuple[str, float]]:
         """`playouts` of every legal action on the same sampled deals: (action, mean jetons)
         in the view's order of legal actions."""
+
+@final
+class DrawnMatch:
+    """A match whose decks chance draws card by card (outcome: the card's number, suit * 13 +
+    rank, every card left with equal probability), played by action ids, remembering what each
+    seat saw: the Rust half of `bete_engine.openspiel`'s states (one call a step)."""
+
+    def __new__(cls, ruleset: str, seats: int, config: _ConfigLike = None) -> "DrawnMatch": ...
+    @property
+    def player(self) -> int:
+        """The player to act: a seat, -1 (chance) or -4 (the match is over)."""
+    def apply(self, action: int) -> int:
+        """Applies a chance outcome (a card left in the pack) or the acting seat's action id and
+        returns the player to act next. Raises IllegalActionError, the match unchanged, for one
+        not legal now."""
+    def legal_actions(self) -> list[int]:
+        """The legal actions now, ascending: the seat's ids, or at a chance node the cards left."""
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """At a chance node, (card, probability) for every card left in the pack."""
+    @property
+    def deck(self) -> list[int]:
+        """The cards drawn into the deck of the deal being drawn, in order."""
+    @property
+    def game(self) -> Game:
+        """A copy of the match as a Game (record included)."""
+    def action_text(self, player: int, action: int) -> str:
+        """The action an id stands for from `player` now (11.3 text), or `deck C` for chance."""
+    def observation_string(self, player: int) -> str:
+        """The player's whole view as one line."""
+    def information_state_string(self, player: int) -> str:
+        """The player's hand at each deal, its own actions in full and the others' as the table
+        saw them, one a line, then its view."""
+    def observation_tensor(self, player: int) -> bytes:
+        """The observation tensor, OBSERVATION_SIZE little-endian float32."""
+    def information_state_tensor(self, player: int) -> bytes:
+        """The information-state tensor, INFOSTATE_SIZE little-endian float32."""
+    def returns(self) -> list[float]:
+        """Each seat's settled balance once the match is over; zeros before."""
+    def resample(self, player: int, seed: int) -> "DrawnMatch":
+        """A match `player` cannot tell from this one (the other hands and the talon drawn again
+        to agree with its view and its own exchanges and discard), from `seed`."""
+    def __copy__(self) -> "DrawnMatch": ...
+    def __deepcopy__(self, memo: Any) -> "DrawnMatch": ...
 
 def playouts(
     view: _SeatViewLike,

@@ -13,8 +13,10 @@ begins with chance nodes that draw the deck card by card (every remaining card o
 equal probability; the outcome is the card's id 0..51, suit * 13 + rank). Player actions are the
 fixed ids of docs/research.md. Observation strings and tensors come from the player's view
 alone; the information-state string adds everything the player saw happen, in order; the
-information-state tensor is the observation tensor (a summary of the view, not perfect
-recall). Returns are the players' net jetons at the end of the match.
+information-state tensor adds to the observation tensor what the player remembers of the deal
+(its dealt hand, the cards it set aside, drew and discarded, every trick card by card, the words
+spoken in order). Returns are the players' net jetons at the end of the match. The match itself
+lives in Rust (`bete_engine.DrawnMatch`): a step is one call into it.
 """
 
 from __future__ import annotations
@@ -24,12 +26,14 @@ from typing import Any, Optional
 import numpy as np
 import pyspiel
 
-from . import NUM_ACTIONS, OBSERVATION_SIZE, RULESETS, Determinizer, Game, default_config, deck_order
+from . import INFOSTATE_SIZE, NUM_ACTIONS, OBSERVATION_SIZE, RULESETS, DrawnMatch, Game, default_config, deck_order
 
 __all__ = ["GAMES", "game_name", "BeteGame", "BeteState", "RolloutEvaluator"]
 
 DEFAULT_PLAYERS = 4
 _TERMINAL, _CHANCE = int(pyspiel.PlayerId.TERMINAL), int(pyspiel.PlayerId.CHANCE)
+# DrawnMatch answers with pyspiel's ids for chance and the end.
+assert (_TERMINAL, _CHANCE) == (-4, -1), "pyspiel's player ids changed"
 _SEAT_RANGE = {
     "bete": (3, 7), "bete-ace-high": (3, 7), "beast": (3, 5), "beste-boer": (3, 6),
     "lanterlui": (3, 7), "bester-bube": (3, 6), "mouche": (3, 6), "mistigri": (3, 6),
@@ -38,11 +42,6 @@ _SEAT_RANGE = {
 # The bound on jetons won or lost over a match: the engine's ledger is 64-bit (a Lanterlui pot
 # that doubles with every bête reaches 10^14 jetons in a long random match).
 _UTILITY_BOUND = float(2**63)
-
-
-# The chance outcome (card, probability) of every card with n cards left, made once: a deal asks
-# for 28 to 52 outcome lists.
-_OUTCOMES = [[(c, 1.0 / n) for c in range(52)] if n else [] for n in range(53)]
 
 
 def game_name(ruleset: str) -> str:
@@ -126,125 +125,95 @@ class BeteGame(pyspiel.Game):
 
 
 class BeteState(pyspiel.State):
-    """A match in progress: chance nodes draw each deal's deck, then the seats play."""
+    """A match in progress: chance nodes draw each deal's deck, then the seats play.
 
-    def __init__(self, game: BeteGame) -> None:
+    The match lives in Rust (`bete_engine.DrawnMatch`, attribute `match_`): a step is one call
+    into it, and strings and tensors are built only when asked. `legal_actions`,
+    `is_chance_node` and `is_player_node` are answered here in Python: the same answers as
+    pyspiel's C++ path (which C++ callers such as `random_sim_test` take), without its several
+    calls back into Python a step."""
+
+    def __init__(self, game: BeteGame, match: Optional[DrawnMatch] = None) -> None:
         super().__init__(game)
-        self.game_ = Game(game.ruleset, game.players, config=game.config or None)
-        self.pack = game.pack
-        self.deck: list[int] = []
-        self.left = list(game.pack)  # the cards not yet drawn into the deck
-        # What happened, in order: ("deal", hands) and (seat, action text). Each player's
-        # information-state string is its own reading of it (`_seen`).
-        self.log: list[tuple[Any, Any]] = []
-        self._player = self._who()
-
-    def _who(self) -> int:
-        seat = self.game_.to_act
-        if seat is not None:
-            return seat
-        return _TERMINAL if self.game_.is_over() else _CHANCE
+        self.match_ = match if match is not None else DrawnMatch(game.ruleset, game.players, game.config or None)
+        self._player = self.match_.player
 
     def current_player(self) -> int:
-        # Kept up to date by _apply_action: OpenSpiel asks for it several times a step.
         return self._player
-
-    def _legal_actions(self, player: int) -> list[int]:
-        return self.game_.legal_action_ids(player)
-
-    def chance_outcomes(self) -> list[tuple[int, float]]:
-        row = _OUTCOMES[len(self.left)]
-        return [row[c] for c in self.left]
-
-    def _apply_action(self, action: int) -> None:
-        seat = self._player
-        if seat >= 0:
-            # IllegalActionError, the match unchanged, for an id not legal now.
-            self.log.append((seat, self.game_.apply_id(seat, action)))
-            self._player = self._who()
-            return
-        if action not in self.left:
-            raise ValueError(f"chance outcome {action} is not a card left in the pack")
-        self.left.remove(action)
-        self.deck.append(action)
-        if not self.left:
-            self.game_.provide_deck([_card_code(c) for c in self.deck])
-            self.deck, self.left = [], list(self.pack)
-            self.log.append(("deal", [self.game_.hand(p) for p in range(self.game_.seats)]))
-            self._player = self._who()
-
-    def _seen(self, player: int) -> list[str]:
-        """What `player` saw happen, in order: its hand at each deal, its own actions in full,
-        the others' as the table sees them."""
-        seen = []
-        for who, what in self.log:
-            if who == "deal":
-                seen.append(f"hand {' '.join(what[player])}")
-            else:
-                seen.append(f"{who} {what if who == player else _public(what)}")
-        return seen
-
-    def _action_to_string(self, player: int, action: int) -> str:
-        if player == pyspiel.PlayerId.CHANCE:
-            return f"deck {_card_code(action)}"
-        return self.game_.action_text(player, action)
 
     def is_terminal(self) -> bool:
         return self._player == _TERMINAL
 
+    def is_chance_node(self) -> bool:
+        return self._player == _CHANCE
+
+    def is_player_node(self) -> bool:
+        return self._player >= 0
+
+    def legal_actions(self, player: Optional[int] = None) -> list[int]:
+        # As pyspiel's PyState::LegalActions: none once over, the outcomes at a chance node
+        # whoever asks, the acting seat's ids, none for another seat.
+        if player is None or player == self._player or self._player < 0:
+            return self.match_.legal_actions()
+        if player < 0:
+            raise ValueError(f"legal_actions asked for pseudo-player {player}")
+        return []
+
+    def _legal_actions(self, player: int) -> list[int]:
+        return self.match_.legal_actions()
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return self.match_.chance_outcomes()
+
+    def _apply_action(self, action: int) -> None:
+        # IllegalActionError, the match unchanged, for an outcome or id not legal now.
+        self._player = self.match_.apply(action)
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        return self.match_.action_text(player, action)
+
+    @property
+    def game_(self) -> Game:
+        """A copy of the match as a `bete_engine.Game` (views, hands, balances, record)."""
+        return self.match_.game
+
+    @property
+    def deck(self) -> list[int]:
+        """The cards drawn so far into the deck of the deal being drawn."""
+        return self.match_.deck
+
     def returns(self) -> list[float]:
-        if not self.game_.is_over():
-            return [0.0] * self.game_.seats
-        return [float(b) for b in self.game_.settled_balances]
+        return self.match_.returns()
 
     def __str__(self) -> str:
-        return repr(self.game_) + f" deck {len(self.deck)}/{len(self.pack)}"
+        return repr(self.match_)
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> "BeteState":
         """A state the player cannot tell from this one: the other seats' hands and the talon
-        drawn again to agree with its view (the engine's Determinizer), for information-set
-        search such as OpenSpiel's ISMCTSBot. Only while a deal is in progress."""
+        drawn again to agree with its view and with what it saw of its own moves (the cards it
+        set aside, drew and discarded: the engine's Determinizer), for information-set search
+        such as OpenSpiel's ISMCTSBot. Only while a seat is to act in a deal."""
         seed = int(probability_sampler() * 2**63)
-        d = Determinizer(self.game_.view(player_id), config=self.get_game().config or None)
-        other = BeteState(self.get_game())
-        other.game_ = d.sample(seed)
-        other._player = other._who()
-        # The player's own reading of the log is the same; the others' hands in it are not
-        # known to it, and are replaced by the sample's dealt hands where the view cannot tell.
-        other.log = [
-            ("deal", [h if p == player_id else [] for p, h in enumerate(what)]) if who == "deal" else (who, what)
-            for who, what in self.log
-        ]
-        return other
-
-
-def _public(text: str) -> str:
-    """What the other seats see of an action: an exchange's count, not its cards; a face-down
-    lead and a discard, not their card."""
-    verb, _, rest = text.partition(" ")
-    if verb == "exchange":
-        return f"exchange {len(rest.split())}"
-    if verb in ("hidden", "discard"):
-        return verb
-    return text
+        return BeteState(self.get_game(), self.match_.resample(player_id, seed))
 
 
 class BeteObserver:
-    """The observation tensor (docs/research.md) and strings of one player's view."""
+    """The observation or information-state tensor (docs/research.md) and strings of one
+    player's view: `perfect_recall` picks the information state."""
 
     def __init__(self, iig_obs_type: pyspiel.IIGObservationType) -> None:
         self.perfect_recall = iig_obs_type.perfect_recall
-        self.tensor = np.zeros(OBSERVATION_SIZE, np.float32)
+        self.tensor = np.zeros(INFOSTATE_SIZE if self.perfect_recall else OBSERVATION_SIZE, np.float32)
         self.dict = {"observation": self.tensor}
 
     def set_from(self, state: BeteState, player: int) -> None:
-        self.tensor[:] = np.frombuffer(state.game_.observation(player), np.float32)
+        m = state.match_
+        t = m.information_state_tensor(player) if self.perfect_recall else m.observation_tensor(player)
+        self.tensor[:] = np.frombuffer(t, np.float32)
 
     def string_from(self, state: BeteState, player: int) -> str:
-        view = state.game_.view_text(player)
-        if self.perfect_recall:
-            return "\n".join(state._seen(player) + [view])
-        return view
+        m = state.match_
+        return m.information_state_string(player) if self.perfect_recall else m.observation_string(player)
 
 
 class RolloutEvaluator:
@@ -263,7 +232,7 @@ class RolloutEvaluator:
             deck = list(state.deck)
             while not g.is_over():
                 if g.to_act is None:
-                    rest = [c for c in state.pack if c not in deck]
+                    rest = [c for c in state.get_game().pack if c not in deck]
                     deck += [rest[i] for i in self._rng.permutation(len(rest))]
                     g.provide_deck([_card_code(c) for c in deck])
                     deck = []
