@@ -19,6 +19,7 @@ pub mod leadership;
 mod result;
 mod scheduler;
 pub mod service;
+mod strikes;
 
 use std::collections::HashMap;
 use std::sync::Arc;
