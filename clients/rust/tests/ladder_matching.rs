@@ -41,8 +41,13 @@ struct Server {
 impl Server {
     async fn start(toml: &str, seed: u64) -> Server {
         let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("ladders.toml"), toml).unwrap();
+        Server::launch(dir, seed)
+    }
+
+    /// A server on `dir`'s data folder and ladders file.
+    fn launch(dir: tempfile::TempDir, seed: u64) -> Server {
         let file = dir.path().join("ladders.toml");
-        std::fs::write(&file, toml).unwrap();
         let config = bete_server::ServerConfig {
             data_dir: dir.path().join("data"),
             heartbeat_interval: Duration::from_millis(500),
@@ -75,6 +80,20 @@ impl Server {
         if let Some(t) = self.task.take() {
             let _ = tokio::time::timeout(Duration::from_secs(10), t).await;
         }
+    }
+
+    /// Stops the server and starts a new one on the same data folder (at a new address).
+    async fn restart(mut self, seed: u64) -> Server {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        if let Some(t) = self.task.take() {
+            tokio::time::timeout(Duration::from_secs(10), t)
+                .await
+                .expect("the server did not stop")
+                .unwrap();
+        }
+        Server::launch(self._dir, seed)
     }
 }
 
@@ -488,6 +507,66 @@ async fn a_removed_bot_waits_a_cooldown_that_doubles() {
     // After the second wait it may enter again.
     ladders.enter_ladder(enter_req("strict-3")).await.unwrap();
     cancel.cancel();
+    server.stop().await;
+}
+
+/// A removal outlives a restart: the cooldown is in the store, so the restarted server still
+/// refuses the bot with LADDER_COOLDOWN, its RetryInfo the time actually left (not a fresh
+/// wait, nor none).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_removed_bot_still_waits_after_a_restart() {
+    let server = Server::start(
+        &STRICT.replace("strike_cooldown_ms = 1500", "strike_cooldown_ms = 60000"),
+        4,
+    )
+    .await;
+    let bot = common::bot_at(&server.url, "restarted").await;
+    let token = bot.token();
+    let cancel = CancellationToken::new();
+    partial_bot(bot.clone(), usize::MAX, cancel.clone());
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut ladders = server.ladders(token.clone()).await;
+    ladders.enter_ladder(enter_req("strict-3")).await.unwrap();
+    tokio::time::timeout(Duration::from_secs(60), async {
+        while entry(&mut ladders, "strict-3").await.active {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("not taken off");
+    let removed_at = std::time::Instant::now();
+    cancel.cancel();
+
+    let server = server.restart(4).await;
+    let mut ladders = server.ladders(token).await;
+    let e = ladders
+        .enter_ladder(enter_req("strict-3"))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), tonic::Code::FailedPrecondition, "{e:?}");
+    let (reason, retry, meta) = reason_and_retry(&e);
+    assert_eq!(reason, "LADDER_COOLDOWN", "{e:?}");
+    assert_eq!(
+        meta.get("removals").map(String::as_str),
+        Some("1"),
+        "{meta:?}"
+    );
+    let retry = retry.expect("RetryInfo");
+    let left = Duration::from_secs(60).saturating_sub(removed_at.elapsed());
+    assert!(
+        retry <= left + Duration::from_secs(1),
+        "{retry:?} against {left:?} left"
+    );
+    assert!(
+        retry + Duration::from_secs(5) >= left,
+        "{retry:?} against {left:?} left"
+    );
+    // The entry stayed off and its reason readable.
+    let again = entry(&mut ladders, "strict-3").await;
+    assert!(
+        !again.active && again.removed_reason.contains("taken off"),
+        "{again:?}"
+    );
     server.stop().await;
 }
 
