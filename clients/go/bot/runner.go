@@ -32,6 +32,10 @@ type RunnerOptions struct {
 	MinBackoff, MaxBackoff time.Duration
 	// CallTimeout bounds each unary call; default 10s.
 	CallTimeout time.Duration
+	// Exclusive makes this runner the only process playing its bot: every WatchBot stream it
+	// opens is exclusive, so the server ends the bot's other streams (ABORTED /
+	// STREAM_REPLACED), and Run returns that error when a later process does the same to it.
+	Exclusive bool
 	// StreamIdleTimeout reopens a stream that delivered nothing (not even a heartbeat, which
 	// the server sends every 15s by default) for this long: a half-open connection would
 	// otherwise stall the bot silently. Default 60s.
@@ -268,8 +272,12 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// fatalStream tells whether a stream failure is one reconnecting cannot cure.
+// fatalStream tells whether a stream failure is one reconnecting cannot cure. A stream
+// replaced by another process's exclusive one must not reconnect and take the bot back.
 func fatalStream(e *Error) bool {
+	if e.Reason == ReasonStreamReplaced {
+		return true
+	}
 	switch e.Code {
 	case codes.Unauthenticated, codes.PermissionDenied, codes.InvalidArgument, codes.Unimplemented, codes.NotFound:
 		return true
@@ -315,7 +323,7 @@ func (r *Runner) watchBotOnce(ctx context.Context, wg *sync.WaitGroup, from map[
 	defer cancel()
 	idle := time.AfterFunc(r.opts.StreamIdleTimeout, cancel)
 	defer idle.Stop()
-	stream, err := r.client.Tables.WatchBot(sctx, &betev1.WatchBotRequest{FromSeq: from})
+	stream, err := r.client.Tables.WatchBot(sctx, &betev1.WatchBotRequest{FromSeq: from, Exclusive: r.opts.Exclusive})
 	if err != nil {
 		return false, err
 	}

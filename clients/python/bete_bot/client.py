@@ -350,9 +350,14 @@ class Client:
             req.from_seq = from_seq
         return self.tables.WatchTable(req, metadata=self._call_metadata())
 
-    def watch_bot(self, from_seq: Optional[Mapping[str, int]] = None):
-        """Opens a raw WatchBot stream for every table this bot sits at."""
-        req = table_service_pb2.WatchBotRequest(from_seq=dict(from_seq or {}))
+    def watch_bot(self, from_seq: Optional[Mapping[str, int]] = None, *, exclusive: bool = False):
+        """Opens a raw WatchBot stream for every table this bot sits at.
+
+        ``exclusive``: make it the bot's only stream; the server ends every other WatchBot
+        stream of the bot with ABORTED / ``STREAM_REPLACED`` (a bot restarted while its old
+        process still runs).
+        """
+        req = table_service_pb2.WatchBotRequest(from_seq=dict(from_seq or {}), exclusive=exclusive)
         return self.tables.WatchBot(req, metadata=self._call_metadata())
 
     async def follow_table(

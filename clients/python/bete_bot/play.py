@@ -76,6 +76,7 @@ async def play_ladder(
     token: Optional[str] = None,
     token_file: Optional[Path] = None,
     log_to=sys.stderr,
+    exclusive: bool = False,
 ) -> dict[str, TableState]:
     """Enters ``bot`` in ``ladder`` and plays the tables the ladder's scheduler seats it at.
 
@@ -83,7 +84,8 @@ async def play_ladder(
     stream like any table, so the ordinary :class:`Runner` plays them. Plays until cancelled
     (Ctrl-C), or with ``matches`` until that many tables have ended: once seated at that many,
     the bot leaves the ladder (no more are scheduled for it) and finishes them. It always leaves
-    the ladder on the way out; its results count and stay on the leaderboard.
+    the ladder on the way out; its results count and stay on the leaderboard. ``exclusive``:
+    be the only process playing this bot (see :class:`Runner`).
     """
     if token is None:
         token = (await obtain_token(server, name or bot.name, token_file=token_file)).token
@@ -116,7 +118,16 @@ async def play_ladder(
             print(f"table {over}{of} over: {st.table_id} seat {st.seat} finished {mine:+d} (balances {st.balances})",
                   file=log_to)
 
-        runner = Runner(client, bot, tables=None, mode="bot", max_matches=matches, on_seated=seated, on_over=ended)
+        runner = Runner(
+            client,
+            bot,
+            tables=None,
+            mode="bot",
+            max_matches=matches,
+            on_seated=seated,
+            on_over=ended,
+            exclusive=exclusive,
+        )
         left = False
 
         async def leave() -> None:
@@ -166,6 +177,12 @@ def _parse_args(argv: Optional[Sequence[str]], with_bot_choice: bool) -> argpars
     p.add_argument("--capacity", type=int, default=1, help="with --ladder: ladder tables to play at once")
     p.add_argument(
         "--matches", type=int, help="with --ladder: stop after this many ladder tables (default: until Ctrl-C)"
+    )
+    p.add_argument(
+        "--exclusive",
+        action="store_true",
+        help="with --ladder: be the only process playing this bot (the server ends its other "
+        "WatchBot streams with STREAM_REPLACED, and this one stops if a later process does the same)",
     )
     if with_bot_choice:
         p.add_argument("--bot", default="rule_aware", choices=sorted(BOTS))
@@ -217,8 +234,8 @@ def main(bot: Optional[Bot] = None, argv: Optional[Sequence[str]] = None) -> int
             print(f"--config wants KEY=VALUE, got {kv!r}", file=sys.stderr)
             return 2
         config[key] = value
-    if args.ladder is None and (args.matches is not None or args.capacity != 1):
-        print("--capacity and --matches go with --ladder", file=sys.stderr)
+    if args.ladder is None and (args.matches is not None or args.capacity != 1 or args.exclusive):
+        print("--capacity, --matches and --exclusive go with --ladder", file=sys.stderr)
         return 2
     try:
         if args.ladder is not None:
@@ -231,6 +248,7 @@ def main(bot: Optional[Bot] = None, argv: Optional[Sequence[str]] = None) -> int
                     matches=args.matches,
                     name=args.name,
                     token_file=args.token_file,
+                    exclusive=args.exclusive,
                 )
             )
             _print_states(states)

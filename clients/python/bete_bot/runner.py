@@ -76,6 +76,10 @@ class Runner:
         on_seated: called with the ``Seated`` message when the server seats the bot at a table
             (bot mode), for progress lines.
         on_over: called with a table's :class:`TableState` once, when its match has ended.
+        exclusive: be the only process playing this bot (bot mode): every WatchBot stream is
+            opened ``exclusive``, so the server ends any other process's stream of the bot, and
+            :meth:`run` raises :class:`BeteError` (reason ``STREAM_REPLACED``, never retried)
+            when a later process does the same to this one.
     """
 
     def __init__(
@@ -89,6 +93,7 @@ class Runner:
         max_matches: Optional[int] = None,
         on_seated: Optional[Callable[[Any], None]] = None,
         on_over: Optional[Callable[["TableState"], None]] = None,
+        exclusive: bool = False,
     ) -> None:
         if mode not in ("bot", "table"):
             raise ValueError("mode must be 'bot' or 'table'")
@@ -103,6 +108,7 @@ class Runner:
         self.max_matches = max_matches
         self._on_seated = on_seated
         self._on_over = on_over
+        self.exclusive = exclusive
         self._tasks: set[asyncio.Task] = set()
         self._running = False
         for t in tables or ():
@@ -160,7 +166,7 @@ class Runner:
         while not self._all_done():
             floor = 0.0  # the server's RetryInfo delay, if it gave one
             from_seq = {t: st.last_seq for t, st in self.tables.items() if st.last_seq is not None and not st.done}
-            call = self.client.watch_bot(from_seq)
+            call = self.client.watch_bot(from_seq, exclusive=self.exclusive)
             self._call = call
             self.connections += 1
             checked = False

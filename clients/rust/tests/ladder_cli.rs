@@ -24,6 +24,10 @@ seats = 3
 deals_per_match = 3
 decision_deadline_ms = 5000
 house_entrants = ["random", "heuristic"]
+house_fill_after_ms = 2500
+strike_window = 40
+max_strike_share = 0.1
+strike_cooldown_ms = 30000
 "#;
 
 struct Server {
@@ -83,6 +87,16 @@ async fn a_cli_bot_plays_a_ladder_set_and_every_record_verifies() {
         listed.contains("quick-3") && listed.contains("beste-boer") && listed.contains("duplicate"),
         "{listed}"
     );
+    // The ladder's own settings, as declared: raw nets, 2.5 s house fill, at most 10 % of the
+    // last 40 decisions timed out, a 30 s first cooldown.
+    let row = listed.lines().find(|l| l.starts_with("quick-3")).unwrap();
+    assert!(
+        row.contains(" raw ")
+            && row.contains(" 2.5s ")
+            && row.contains(" 10%/40 ")
+            && row.contains(" 30s "),
+        "{listed}"
+    );
     let ladders = json(&bete(&["ladder", "list", "--server", url, "--json"]));
     assert_eq!(ladders["ladders"][0]["ladder_id"], "quick-3");
     assert_eq!(ladders["ladders"][0]["deals_per_match"], 3);
@@ -91,6 +105,11 @@ async fn a_cli_bot_plays_a_ladder_set_and_every_record_verifies() {
         serde_json::json!(["random", "heuristic"])
     );
     assert_eq!(ladders["ladders"][0]["search_budget_ms"], 0);
+    assert_eq!(ladders["ladders"][0]["house_fill_after_ms"], 2500);
+    assert_eq!(ladders["ladders"][0]["strike_window"], 40);
+    assert_eq!(ladders["ladders"][0]["max_strike_share"], 0.1);
+    assert_eq!(ladders["ladders"][0]["strike_cooldown_ms"], 30000);
+    assert_eq!(ladders["ladders"][0]["luck_adjusted"], false);
 
     // One duplicate set is three tables: the bot leaves once seated at the third and stops
     // when it is over.

@@ -41,8 +41,13 @@ struct Server {
 impl Server {
     async fn start(toml: &str, seed: u64) -> Server {
         let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("ladders.toml"), toml).unwrap();
+        Server::launch(dir, seed)
+    }
+
+    /// A server on `dir`'s data folder and ladders file.
+    fn launch(dir: tempfile::TempDir, seed: u64) -> Server {
         let file = dir.path().join("ladders.toml");
-        std::fs::write(&file, toml).unwrap();
         let config = bete_server::ServerConfig {
             data_dir: dir.path().join("data"),
             heartbeat_interval: Duration::from_millis(500),
@@ -75,6 +80,31 @@ impl Server {
         if let Some(t) = self.task.take() {
             let _ = tokio::time::timeout(Duration::from_secs(10), t).await;
         }
+    }
+
+    /// Stops the server and starts a new one on the same data folder (at a new address).
+    async fn restart(mut self, seed: u64) -> Server {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        if let Some(t) = self.task.take() {
+            tokio::time::timeout(Duration::from_secs(10), t)
+                .await
+                .expect("the server did not stop")
+                .unwrap();
+        }
+        // The stopped server's SQLite connections close as its runtime winds down, and the last
+        // one checkpoints the WAL into the database and removes it: a new server opening the
+        // file meanwhile would see it mid-checkpoint (its header ahead of its length). A real
+        // restart is a new process; here, wait for the old one to let go of the file.
+        let wal = self._dir.path().join("data").join("bete.sqlite3-wal");
+        for _ in 0..200 {
+            if !wal.exists() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        Server::launch(self._dir, seed)
     }
 }
 
@@ -322,6 +352,12 @@ house_entrants = ["random", "heuristic"]
 /// A bot that holds a WatchBot stream and answers only after its first `skip` decisions at
 /// each table (the rest with the first legal action): `skip` timeouts per table.
 fn partial_bot(bot: Client, skip: usize, cancel: CancellationToken) {
+    skipping_bot(bot, skip, true, cancel);
+}
+
+/// [`partial_bot`], skipping its first `skip` decisions at each table (`per_table`) or only its
+/// first `skip` decisions of all.
+fn skipping_bot(bot: Client, skip: usize, per_table: bool, cancel: CancellationToken) {
     tokio::spawn(async move {
         let mut stream = bot.open_watch_bot(HashMap::new()).await.unwrap();
         let mut seen: HashMap<String, usize> = HashMap::new();
@@ -334,7 +370,13 @@ fn partial_bot(bot: Client, skip: usize, cancel: CancellationToken) {
             let Some(pb::watch_bot_response::Kind::Decision(d)) = msg.kind else {
                 continue;
             };
-            let n = seen.entry(d.table_id.clone()).or_default();
+            let n = seen
+                .entry(if per_table {
+                    d.table_id.clone()
+                } else {
+                    String::new()
+                })
+                .or_default();
             *n += 1;
             if *n <= skip {
                 continue;
@@ -487,6 +529,152 @@ async fn a_removed_bot_waits_a_cooldown_that_doubles() {
     assert!(waits[0] <= Duration::from_millis(1500), "{waits:?}");
     // After the second wait it may enter again.
     ladders.enter_ladder(enter_req("strict-3")).await.unwrap();
+    cancel.cancel();
+    server.stop().await;
+}
+
+/// A removal outlives a restart: the cooldown is in the store, so the restarted server still
+/// refuses the bot with LADDER_COOLDOWN, its RetryInfo the time actually left (not a fresh
+/// wait, nor none).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_removed_bot_still_waits_after_a_restart() {
+    let server = Server::start(
+        &STRICT.replace("strike_cooldown_ms = 1500", "strike_cooldown_ms = 60000"),
+        4,
+    )
+    .await;
+    let bot = common::bot_at(&server.url, "restarted").await;
+    let token = bot.token();
+    let cancel = CancellationToken::new();
+    partial_bot(bot.clone(), usize::MAX, cancel.clone());
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut ladders = server.ladders(token.clone()).await;
+    ladders.enter_ladder(enter_req("strict-3")).await.unwrap();
+    tokio::time::timeout(Duration::from_secs(60), async {
+        while entry(&mut ladders, "strict-3").await.active {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("not taken off");
+    let removed_at = std::time::Instant::now();
+    cancel.cancel();
+
+    let server = server.restart(4).await;
+    let mut ladders = server.ladders(token).await;
+    let e = ladders
+        .enter_ladder(enter_req("strict-3"))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), tonic::Code::FailedPrecondition, "{e:?}");
+    let (reason, retry, meta) = reason_and_retry(&e);
+    assert_eq!(reason, "LADDER_COOLDOWN", "{e:?}");
+    assert_eq!(
+        meta.get("removals").map(String::as_str),
+        Some("1"),
+        "{meta:?}"
+    );
+    let retry = retry.expect("RetryInfo");
+    let left = Duration::from_secs(60).saturating_sub(removed_at.elapsed());
+    assert!(
+        retry <= left + Duration::from_secs(1),
+        "{retry:?} against {left:?} left"
+    );
+    assert!(
+        retry + Duration::from_secs(5) >= left,
+        "{retry:?} against {left:?} left"
+    );
+    // The entry stayed off and its reason readable.
+    let again = entry(&mut ladders, "strict-3").await;
+    assert!(
+        !again.active && again.removed_reason.contains("taken off"),
+        "{again:?}"
+    );
+    server.stop().await;
+}
+
+const WINDOW: &str = r#"
+[[ladder]]
+id = "window-3"
+ruleset = "bete"
+seats = 3
+deals_per_match = 3
+decision_deadline_ms = 500
+duplicate = false
+luck_adjusted = false
+max_strikes_per_match = 100
+strike_window = 50
+max_strike_share = 0.05
+strike_cooldown_ms = 60000
+house_entrants = ["random", "heuristic"]
+"#;
+
+/// The strike window outlives a restart: a bot with two timeouts in its window (the most the
+/// ladder allows) that comes back after a restart and lets one more decision time out is taken
+/// off at that one, judged with the decisions before the restart ("3 of its last N", N > 3).
+/// A window forgotten by the restart would let it off until its third timeout after it
+/// ("3 of its last 3").
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restart_keeps_the_strike_window() {
+    let server = Server::start(WINDOW, 6).await;
+    let bot = common::bot_at(&server.url, "twice").await;
+    let token = bot.token().unwrap();
+    let cancel = CancellationToken::new();
+    // Its first two decisions time out, then it answers every one.
+    skipping_bot(bot.clone(), 2, false, cancel.clone());
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut ladders = server.ladders(Some(token.clone())).await;
+    ladders.enter_ladder(enter_req("window-3")).await.unwrap();
+    let first = rated_until(&server, "window-3", 60, |ms| !ms.is_empty()).await;
+    let me = first[0]
+        .entrants
+        .iter()
+        .find(|e| !e.bot_id.starts_with("house:"))
+        .unwrap();
+    assert_eq!(me.strikes, 2, "{me:?}");
+    // It leaves (its decisions from now on are not judged: a table of it still playing may
+    // auto-move it through the restart) and stops.
+    ladders
+        .leave_ladder(pb::LeaveLadderRequest {
+            ladder_id: "window-3".into(),
+        })
+        .await
+        .unwrap();
+    cancel.cancel();
+
+    let server = server.restart(6).await;
+    let mut ladders = server.ladders(Some(token.clone())).await;
+    // Never taken off: it enters again at once, and comes back silent.
+    ladders.enter_ladder(enter_req("window-3")).await.unwrap();
+    let bot = Client::connect(&server.url)
+        .await
+        .unwrap()
+        .with_token(&token)
+        .unwrap();
+    let cancel = CancellationToken::new();
+    partial_bot(bot, usize::MAX, cancel.clone());
+    let removed = tokio::time::timeout(Duration::from_secs(60), async {
+        loop {
+            let e = entry(&mut ladders, "window-3").await;
+            if !e.active {
+                return e;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("never taken off");
+    let why = &removed.removed_reason;
+    let of: usize = why
+        .split("3 of its last ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("removed for {why:?}, not at its third timeout"));
+    assert!(
+        of > 3,
+        "judged without the decisions before the restart: {why:?}"
+    );
     cancel.cancel();
     server.stop().await;
 }

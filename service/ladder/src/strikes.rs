@@ -35,6 +35,28 @@ impl StrikeWindow {
     pub fn decisions(&self) -> usize {
         self.recent.len()
     }
+
+    /// What a store keeps of the window: its decisions from the oldest timeout on, oldest
+    /// first (`x` timed out, `.` in time); empty when none timed out. Decisions in time before
+    /// the oldest timeout leave the window without changing its count, so the rest judges the
+    /// bot exactly as the whole window would.
+    pub fn kept(&self) -> String {
+        self.recent
+            .iter()
+            .skip_while(|t| !**t)
+            .map(|&t| if t { 'x' } else { '.' })
+            .collect()
+    }
+
+    /// A window again from [`StrikeWindow::kept`] (its last `size` decisions, should the
+    /// ladder's window have shrunk since); any other character counts as in time.
+    pub fn from_kept(kept: &str, size: u32) -> StrikeWindow {
+        let mut w = StrikeWindow::default();
+        for c in kept.chars() {
+            w.record(c == 'x', size);
+        }
+        w
+    }
 }
 
 /// Why a bot must be taken off now, if it must: the window holds more timeouts than the ladder
@@ -134,6 +156,23 @@ mod tests {
                 "offset {offset}: caught at table {caught:?}"
             );
         }
+    }
+
+    /// The kept form judges the bot as the whole window does, at every later decision.
+    #[test]
+    fn the_kept_window_judges_alike() {
+        let mut w = StrikeWindow::default();
+        for t in [false, false, true, false, true, false] {
+            w.record(t, 5);
+        }
+        assert_eq!(w.kept(), "x.x.");
+        let mut again = StrikeWindow::from_kept(&w.kept(), 5);
+        assert_eq!(again.timed_out(), w.timed_out());
+        for t in [false, false, true, false, false, false, false] {
+            assert_eq!(again.record(t, 5), w.record(t, 5));
+        }
+        assert_eq!(StrikeWindow::default().kept(), "");
+        assert_eq!(StrikeWindow::from_kept("x.x.x", 2).timed_out(), 1);
     }
 
     #[test]

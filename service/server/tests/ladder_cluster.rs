@@ -429,3 +429,132 @@ async fn a_rating_the_store_refused_is_rated_again_once() {
         );
     }
 }
+
+const STRICT: &str = r#"
+[[ladder]]
+id = "strict-3"
+ruleset = "bete"
+seats = 3
+deals_per_match = 3
+decision_deadline_ms = 50
+max_strikes_per_match = 2
+strike_window = 50
+max_strike_share = 0.05
+strike_cooldown_ms = 60000
+house_entrants = ["random", "heuristic"]
+"#;
+
+/// A bot that holds a WatchBot stream on `addr` and never answers (each of its decisions times
+/// out). Runs until aborted.
+async fn silent_on(addr: SocketAddr, token: String) {
+    let ch = connect(addr).await;
+    let mut c = client_with(&ch, Some(&token));
+    let mut stream = c
+        .watch_bot(pb::WatchBotRequest::default())
+        .await
+        .unwrap()
+        .into_inner();
+    while let Ok(Some(_)) = stream.message().await {}
+}
+
+/// A bot taken off the ladder for timeouts by the leader cannot come straight back through
+/// another node: the follower reads the removal's cooldown from the store and refuses
+/// EnterLadder with FAILED_PRECONDITION / LADDER_COOLDOWN and the time actually left.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_removed_on_the_leader_cannot_enter_through_a_follower() {
+    let Some(url) = fresh_database().await else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let ladders = dir.path().join("ladders.toml");
+    std::fs::write(&ladders, STRICT).unwrap();
+    let extra = ["--ladders", ladders.to_str().unwrap()];
+    let lease = LEASE_SECS.to_string();
+    let nodes: Vec<(String, Node)> = ["a", "b"]
+        .iter()
+        .map(|id| {
+            (
+                id.to_string(),
+                Node::start_with(&url, id, &lease, &dir, &extra),
+            )
+        })
+        .collect();
+    // (The nodes migrate the schema as they start: until then there is no leader table.)
+    wait_until(30, "no ladder leader", || async {
+        sqlx::query_scalar::<_, String>("SELECT node FROM ladder_leader")
+            .fetch_optional(&mut db(&url).await)
+            .await
+            .is_ok_and(|l| l.is_some())
+    })
+    .await;
+    let lead = leader(&url).await.unwrap();
+    let leader_addr = nodes.iter().find(|(id, _)| *id == lead).unwrap().1.addr;
+    let follower_addr = nodes.iter().find(|(id, _)| *id != lead).unwrap().1.addr;
+    let leader_ch = connect(leader_addr).await;
+    let follower_ch = connect(follower_addr).await;
+
+    let bot = register(&leader_ch, "griefer").await;
+    let silent = tokio::spawn(silent_on(leader_addr, bot.token.clone()));
+    let mut on_leader =
+        LadderServiceClient::with_interceptor(leader_ch.clone(), Bearer(Some(bot.token.clone())));
+    let enter = || pb::EnterLadderRequest {
+        ladder_id: "strict-3".into(),
+        capacity: 1,
+    };
+    on_leader.enter_ladder(enter()).await.unwrap();
+    wait_until(60, "the silent bot was never taken off", || {
+        let mut l = on_leader.clone();
+        async move {
+            let got = l
+                .get_ladder(pb::GetLadderRequest {
+                    ladder_id: "strict-3".into(),
+                })
+                .await
+                .unwrap()
+                .into_inner();
+            got.entry.is_some_and(|e| !e.active)
+        }
+    })
+    .await;
+    silent.abort();
+    let removed_at = Instant::now();
+
+    let mut on_follower =
+        LadderServiceClient::with_interceptor(follower_ch, Bearer(Some(bot.token.clone())));
+    let refused = on_follower.enter_ladder(enter()).await.unwrap_err();
+    assert_eq!(
+        refused.code(),
+        tonic::Code::FailedPrecondition,
+        "{refused:?}"
+    );
+    assert_eq!(reason(&refused), "LADDER_COOLDOWN", "{refused:?}");
+    use tonic_types::StatusExt;
+    let details = refused.get_error_details();
+    let retry = details
+        .retry_info()
+        .and_then(|r| r.retry_delay)
+        .expect("RetryInfo");
+    // The time actually left of the 60 s cooldown, not a fixed figure.
+    let left = Duration::from_secs(60).saturating_sub(removed_at.elapsed());
+    assert!(retry <= Duration::from_secs(60), "{retry:?}");
+    assert!(
+        retry + Duration::from_secs(10) >= left,
+        "{retry:?} against {left:?} left"
+    );
+    assert_eq!(
+        details
+            .error_info()
+            .and_then(|i| i.metadata.get("removals").cloned())
+            .as_deref(),
+        Some("1")
+    );
+    // The follower wrote no entry: the bot is still off the ladder.
+    assert_eq!(
+        count(
+            &url,
+            "SELECT count(*) FROM ladder_entries WHERE ladder_id = 'strict-3' AND active"
+        )
+        .await,
+        0
+    );
+}

@@ -48,6 +48,7 @@ func run() int {
 	capacity := flag.Uint("capacity", 1, "with -ladder: ladder tables to play at once")
 	matches := flag.Int("matches", 0, "with -ladder: stop after this many tables (0: until Ctrl-C)")
 	perTable := flag.Bool("watch-table", false, "one WatchTable stream per table instead of one WatchBot stream")
+	exclusive := flag.Bool("exclusive", false, "be the only process playing this bot: the server ends its other WatchBot streams (STREAM_REPLACED), and this one stops if a later process does the same")
 	verbose := flag.Bool("v", false, "log the runner's diagnostics")
 	flag.Var(&join, "join", "join this table instead of creating tables (repeatable)")
 	flag.Var(&config, "config", "KEY=VALUE, a RULES.md section 10 key for created tables (repeatable)")
@@ -86,7 +87,7 @@ func run() int {
 	}
 	defer client.Close()
 
-	opts := bot.RunnerOptions{PerTableStreams: *perTable}
+	opts := bot.RunnerOptions{PerTableStreams: *perTable, Exclusive: *exclusive}
 	if *verbose {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}

@@ -22,7 +22,7 @@ LADDER_MATCH_STATE_PLAYING: LadderMatchState
 LADDER_MATCH_STATE_RATED: LadderMatchState
 
 class Ladder(_message.Message):
-    __slots__ = ("ladder_id", "ruleset", "seat_count", "config", "deals_per_match", "decision_deadline_ms", "duplicate", "max_matches_per_day", "max_tables_per_bot", "house_entrants", "max_strikes_per_match", "entrants", "online", "matches_rated", "search_budget_ms")
+    __slots__ = ("ladder_id", "ruleset", "seat_count", "config", "deals_per_match", "decision_deadline_ms", "duplicate", "max_matches_per_day", "max_tables_per_bot", "house_entrants", "max_strikes_per_match", "entrants", "online", "matches_rated", "search_budget_ms", "house_fill_after_ms", "strike_window", "max_strike_share", "strike_cooldown_ms", "luck_adjusted")
     class ConfigEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -45,6 +45,11 @@ class Ladder(_message.Message):
     ONLINE_FIELD_NUMBER: _ClassVar[int]
     MATCHES_RATED_FIELD_NUMBER: _ClassVar[int]
     SEARCH_BUDGET_MS_FIELD_NUMBER: _ClassVar[int]
+    HOUSE_FILL_AFTER_MS_FIELD_NUMBER: _ClassVar[int]
+    STRIKE_WINDOW_FIELD_NUMBER: _ClassVar[int]
+    MAX_STRIKE_SHARE_FIELD_NUMBER: _ClassVar[int]
+    STRIKE_COOLDOWN_MS_FIELD_NUMBER: _ClassVar[int]
+    LUCK_ADJUSTED_FIELD_NUMBER: _ClassVar[int]
     ladder_id: str
     ruleset: _cards_pb2.Ruleset
     seat_count: int
@@ -60,7 +65,12 @@ class Ladder(_message.Message):
     online: int
     matches_rated: int
     search_budget_ms: int
-    def __init__(self, ladder_id: _Optional[str] = ..., ruleset: _Optional[_Union[_cards_pb2.Ruleset, str]] = ..., seat_count: _Optional[int] = ..., config: _Optional[_Mapping[str, str]] = ..., deals_per_match: _Optional[int] = ..., decision_deadline_ms: _Optional[int] = ..., duplicate: _Optional[bool] = ..., max_matches_per_day: _Optional[int] = ..., max_tables_per_bot: _Optional[int] = ..., house_entrants: _Optional[_Iterable[_Union[_table_pb2.HouseBotPolicy, str]]] = ..., max_strikes_per_match: _Optional[int] = ..., entrants: _Optional[int] = ..., online: _Optional[int] = ..., matches_rated: _Optional[int] = ..., search_budget_ms: _Optional[int] = ...) -> None: ...
+    house_fill_after_ms: int
+    strike_window: int
+    max_strike_share: float
+    strike_cooldown_ms: int
+    luck_adjusted: bool
+    def __init__(self, ladder_id: _Optional[str] = ..., ruleset: _Optional[_Union[_cards_pb2.Ruleset, str]] = ..., seat_count: _Optional[int] = ..., config: _Optional[_Mapping[str, str]] = ..., deals_per_match: _Optional[int] = ..., decision_deadline_ms: _Optional[int] = ..., duplicate: _Optional[bool] = ..., max_matches_per_day: _Optional[int] = ..., max_tables_per_bot: _Optional[int] = ..., house_entrants: _Optional[_Iterable[_Union[_table_pb2.HouseBotPolicy, str]]] = ..., max_strikes_per_match: _Optional[int] = ..., entrants: _Optional[int] = ..., online: _Optional[int] = ..., matches_rated: _Optional[int] = ..., search_budget_ms: _Optional[int] = ..., house_fill_after_ms: _Optional[int] = ..., strike_window: _Optional[int] = ..., max_strike_share: _Optional[float] = ..., strike_cooldown_ms: _Optional[int] = ..., luck_adjusted: _Optional[bool] = ...) -> None: ...
 
 class LadderEntry(_message.Message):
     __slots__ = ("ladder_id", "bot_id", "capacity", "active", "removed_reason", "entered_at")

@@ -191,12 +191,24 @@ async fn list(client: &Client, as_json: bool) -> anyhow::Result<()> {
         return Ok(());
     }
     println!(
-        "{:<20} {:<14} {:>5} {:>5} {:<9} {:>8} {:>8} {:>6} {:>6}  House",
-        "Ladder", "Ruleset", "Seats", "Deals", "Kind", "Deadline", "Entrants", "Online", "Rated"
+        "{:<20} {:<14} {:>5} {:>5} {:<9} {:>8} {:>8} {:>6} {:>6} {:<5} {:>6} {:>10} {:>8}  House",
+        "Ladder",
+        "Ruleset",
+        "Seats",
+        "Deals",
+        "Kind",
+        "Deadline",
+        "Entrants",
+        "Online",
+        "Rated",
+        "Nets",
+        "Fill",
+        "Strikes",
+        "Cooldown"
     );
     for l in &ladders {
         println!(
-            "{:<20} {:<14} {:>5} {:>5} {:<9} {:>6}ms {:>8} {:>6} {:>6}  {}",
+            "{:<20} {:<14} {:>5} {:>5} {:<9} {:>6}ms {:>8} {:>6} {:>6} {:<5} {:>6} {:>10} {:>8}  {}",
             escape(&l.ladder_id),
             render::ruleset(l.ruleset),
             l.seat_count,
@@ -206,6 +218,10 @@ async fn list(client: &Client, as_json: bool) -> anyhow::Result<()> {
             l.entrants,
             l.online,
             l.matches_rated,
+            if l.luck_adjusted { "luck" } else { "raw" },
+            seconds(u64::from(l.house_fill_after_ms)),
+            strikes_text(l),
+            seconds(l.strike_cooldown_ms),
             house_names(l).join(",")
         );
     }
@@ -214,6 +230,23 @@ async fn list(client: &Client, as_json: bool) -> anyhow::Result<()> {
         super::named("\nEnter one with `bete bot --ladder LADDER --strategy heuristic`.")
     );
     Ok(())
+}
+
+/// Milliseconds as the list shows them: `3s`, `1.5s`.
+fn seconds(ms: u64) -> String {
+    if ms.is_multiple_of(1000) {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{}s", ms as f64 / 1000.0)
+    }
+}
+
+/// The strike rule in short: at most this share of the last N decisions may time out
+/// (`5%/50`).
+fn strikes_text(l: &pb::Ladder) -> String {
+    // To a tenth of a percent: 0.07 is 7.000000000000001 % in binary.
+    let percent = (l.max_strike_share * 1000.0).round() / 10.0;
+    format!("{percent}%/{}", l.strike_window)
 }
 
 /// The house entrants as `bete play --bots` spells them: a search entrant with its budget
@@ -258,6 +291,11 @@ fn ladder_json(l: &pb::Ladder) -> Value {
         "house_entrants": house_names(l),
         "search_budget_ms": l.search_budget_ms,
         "max_strikes_per_match": l.max_strikes_per_match,
+        "house_fill_after_ms": l.house_fill_after_ms,
+        "strike_window": l.strike_window,
+        "max_strike_share": l.max_strike_share,
+        "strike_cooldown_ms": l.strike_cooldown_ms,
+        "luck_adjusted": l.luck_adjusted,
         "entrants": l.entrants,
         "online": l.online,
         "matches_rated": l.matches_rated,
@@ -515,6 +553,25 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(house_names(&l), ["search:50", "random"]);
+    }
+
+    #[test]
+    fn the_strike_rule_and_waits_read_short() {
+        let l = pb::Ladder {
+            strike_window: 50,
+            max_strike_share: 0.05,
+            ..Default::default()
+        };
+        assert_eq!(strikes_text(&l), "5%/50");
+        let l = pb::Ladder {
+            strike_window: 40,
+            max_strike_share: 0.07,
+            ..Default::default()
+        };
+        assert_eq!(strikes_text(&l), "7%/40");
+        assert_eq!(seconds(3_000), "3s");
+        assert_eq!(seconds(1_500), "1.5s");
+        assert_eq!(seconds(60_000), "60s");
     }
 
     fn standing(rank: u32, name: &str, rating: f64) -> pb::Standing {

@@ -8,7 +8,9 @@
 //! store transaction: the table, its seats and their joins), so a bot plays them on its
 //! WatchBot stream like any other table.
 //! In a cluster one node schedules every ladder (the leader, see [`Leadership`]); the others
-//! write entries to the store and leave the rest to it.
+//! write entries to the store and leave the rest to it. Strike records (removals, cooldowns,
+//! strike windows) are the leader's, kept in the store, and every node reads a bot's cooldown
+//! there when it enters (`ladder/strikes.rs`).
 //! When a table's finished record is stored, its actor tells the scheduler the result (on a
 //! `luck_adjusted` ladder with each seat's luck of the cards measured first, see
 //! `bete_ladder::luck`), which starts the set's next table or rates the match. Ratings move in the same store transaction that marks
@@ -19,6 +21,7 @@ pub mod leadership;
 mod result;
 mod scheduler;
 pub mod service;
+mod strikes;
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bete_api::pb;
-use bete_ladder::{Candidate, LadderSpec, Rating, StrikeWindow, duplicate};
+use bete_ladder::{Candidate, LadderSpec, Rating, duplicate};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -15,6 +15,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 
 use super::leadership::Leadership;
 use super::result::{TableResult, match_luck, table_result};
+use super::strikes::{Strikes, check_cooldown};
 use super::{Decision, LadderCommand};
 use crate::auth::hex;
 use crate::registry::Tables;
@@ -53,13 +54,6 @@ struct Entrant {
     waiting_since_ms: i64,
 }
 
-/// A bot's removals from the ladder for timeouts, and when it may enter again.
-#[derive(Clone, Copy, Debug, Default)]
-struct Removals {
-    count: u32,
-    until_ms: i64,
-}
-
 /// A match being played.
 #[derive(Clone, Debug)]
 struct Playing {
@@ -83,11 +77,9 @@ struct Scheduler {
     meetings: HashMap<Vec<String>, u32>,
     /// How often each pair of outside entrants met in `recent` (both ways round).
     pairs: HashMap<String, HashMap<String, u32>>,
-    /// Each outside entrant's recent decisions on the ladder: which timed out.
-    windows: HashMap<String, StrikeWindow>,
-    /// Bots taken off for timeouts: how often, and their cooldown. Kept across reloads (a
-    /// reload must not let a griefer straight back in); held in memory only.
-    removals: HashMap<String, Removals>,
+    /// Each outside entrant's recent decisions on the ladder, its removals for timeouts and
+    /// its cooldown: loaded from the store with the rest, and kept there.
+    strikes: Strikes,
     /// Ladder tables each entrant started in `recent` (its daily limit).
     today: HashMap<String, u32>,
     ratings: HashMap<String, RatingRow>,
@@ -149,6 +141,7 @@ pub(super) async fn spawn(
     let (tx, rx) = mpsc::unbounded_channel();
     let (rater, rated) = mpsc::unbounded_channel();
     tokio::spawn(write_ratings(store.clone(), results, rated, tx.downgrade()));
+    let strikes = Strikes::new(&spec.id, store.clone());
     let mut s = Scheduler {
         spec,
         store,
@@ -159,8 +152,7 @@ pub(super) async fn spawn(
         recent: VecDeque::new(),
         meetings: HashMap::new(),
         pairs: HashMap::new(),
-        windows: HashMap::new(),
-        removals: HashMap::new(),
+        strikes,
         today: HashMap::new(),
         ratings: HashMap::new(),
         rated: 0,
@@ -226,6 +218,7 @@ impl Scheduler {
                 },
             );
         }
+        self.strikes.load(&*self.store, &self.spec).await?;
         for r in self.store.ratings(id.clone()).await? {
             self.ratings.insert(r.bot_id.clone(), r);
         }
@@ -383,6 +376,8 @@ impl Scheduler {
         if entries.iter().any(|e| e.bot_id == bot_id && e.active) {
             return Err(ServerError::LadderAlreadyEntered(id));
         }
+        // The leader's removals are in the store: they hold on every node.
+        check_cooldown(&*self.store, &id, &bot_id, now_ms()).await?;
         let bot = self
             .store
             .bot(bot_id.clone())
@@ -630,16 +625,9 @@ impl Scheduler {
         if self.entrants.get(&bot_id).is_some_and(|e| e.entry.active) {
             return Err(ServerError::LadderAlreadyEntered(self.spec.id.clone()));
         }
-        if let Some(r) = self.removals.get(&bot_id) {
-            let left = r.until_ms - now_ms();
-            if left > 0 {
-                return Err(ServerError::LadderCooldown {
-                    ladder: self.spec.id.clone(),
-                    removals: r.count,
-                    retry_after: Duration::from_millis(left as u64),
-                });
-            }
-        }
+        let now = now_ms();
+        self.strikes.check(&bot_id, now)?;
+        check_cooldown(&*self.store, &self.spec.id, &bot_id, now).await?;
         let bot = self
             .store
             .bot(bot_id.clone())
@@ -1141,8 +1129,9 @@ impl Scheduler {
         if !active {
             return;
         }
-        let window = self.windows.entry(d.bot.clone()).or_default();
-        window.record(d.timed_out, self.spec.strike_window);
+        let window = self
+            .strikes
+            .decided(&d.bot, d.timed_out, self.spec.strike_window);
         if let Some(why) = bete_ladder::past_limit(&self.spec, window, d.table_strikes) {
             self.take_off(&d.bot, &why).await;
         }
@@ -1153,28 +1142,31 @@ impl Scheduler {
     /// removal), and its seats at the ladder's tables auto-moved from now on (its matches are
     /// played out and count).
     async fn take_off(&mut self, bot: &str, why: &str) {
-        let Some(e) = self
+        if !self
             .entrants
-            .get_mut(bot)
-            .filter(|e| !e.house && e.entry.active)
-        else {
+            .get(bot)
+            .is_some_and(|e| !e.house && e.entry.active)
+        {
+            return;
+        }
+        // The removal and its cooldown are stored before the entry is marked: a bot the
+        // store shows inactive is never one whose cooldown it lacks.
+        let (removals, cooldown, stored) = self.strikes.take_off(bot, &self.spec, now_ms()).await;
+        if let Err(err) = stored {
+            tracing::error!(ladder = %self.spec.id, %bot, error = %err, "cannot store the removal's cooldown");
+        }
+        let Some(e) = self.entrants.get_mut(bot) else {
             return;
         };
-        let now = now_ms();
-        let r = self.removals.entry(bot.to_string()).or_default();
-        r.count += 1;
-        let cooldown = self.spec.cooldown_ms(r.count);
-        r.until_ms = now.saturating_add(i64::try_from(cooldown).unwrap_or(i64::MAX));
         e.entry.active = false;
         e.entry.removed_reason = format!(
             "taken off the ladder: {why}; it may enter again in {} s (removal {}: the wait \
              doubles with each), once it answers within {} ms",
             cooldown.div_ceil(1000),
-            r.count,
+            removals,
             self.spec.deadline_ms
         );
         let entry = e.entry.clone();
-        self.windows.remove(bot);
         tracing::info!(ladder = %self.spec.id, %bot, %why, "bot taken off the ladder for timeouts");
         if let Err(err) = self.store.put_entry(entry).await {
             tracing::error!(ladder = %self.spec.id, %bot, error = %err, "cannot store the removal");

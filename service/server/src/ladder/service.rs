@@ -85,6 +85,12 @@ fn spec_to_pb(s: &LadderSpec, counts: (u32, u32, u64)) -> pb::Ladder {
         } else {
             0
         },
+        // Bounded by the ladders file's checks (at most 600,000).
+        house_fill_after_ms: u32::try_from(s.house_fill_after_ms).unwrap_or(u32::MAX),
+        strike_window: s.strike_window,
+        max_strike_share: s.max_strike_share,
+        strike_cooldown_ms: s.strike_cooldown_ms,
+        luck_adjusted: s.luck_adjusted,
     }
 }
 

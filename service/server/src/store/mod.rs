@@ -11,10 +11,14 @@ mod postgres;
 mod probe;
 mod rows;
 mod sqlite;
+mod strikes;
 #[cfg(test)]
+#[macro_use]
 mod suite;
 #[cfg(test)]
 mod suite_lease;
+#[cfg(test)]
+mod suite_strikes;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -117,6 +121,20 @@ pub struct EntryRow {
     /// Why the scheduler took the bot off, when it did.
     pub removed_reason: String,
     pub entered_at_ms: i64,
+}
+
+/// A bot's strike record on a ladder: kept by the ladder's leader so that neither a restart
+/// nor another node of a cluster forgets a removal (see `store/strikes.rs`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StrikeRecord {
+    pub ladder_id: String,
+    pub bot_id: String,
+    /// Times taken off the ladder for timeouts.
+    pub removals: u32,
+    /// Until when it may not enter again (ms since the epoch; 0 if never taken off).
+    pub cooldown_until_ms: i64,
+    /// Its recent decisions on the ladder, as `bete_ladder::StrikeWindow::kept` writes them.
+    pub window: String,
 }
 
 /// A ladder match: one table or a duplicate set.
@@ -425,6 +443,13 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     fn put_entry(&self, entry: EntryRow) -> StoreFuture<'_, ()>;
     /// Every entry of a ladder, active or not.
     fn entries(&self, ladder: String) -> StoreFuture<'_, Vec<EntryRow>>;
+    /// Store a bot's strike record on a ladder, whole. On PostgreSQL only the ladders' leader
+    /// writes it (fenced like a new match), so a paused former leader cannot undo a removal.
+    fn put_strikes(&self, record: StrikeRecord) -> StoreFuture<'_, ()>;
+    /// Every strike record of a ladder (a leader's load).
+    fn strike_records(&self, ladder: String) -> StoreFuture<'_, Vec<StrikeRecord>>;
+    /// One bot's strike record on a ladder (any node's EnterLadder).
+    fn strike_record(&self, ladder: String, bot: String) -> StoreFuture<'_, Option<StrikeRecord>>;
     fn create_match(&self, m: MatchRow) -> StoreFuture<'_, ()>;
     /// Rate a match: its results and every entrant's new rating, in one transaction, once: a
     /// match already rated is left as it is (the call still succeeds), so a result is applied

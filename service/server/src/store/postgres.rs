@@ -35,8 +35,8 @@ use super::rows::postgres::{
 };
 use super::{
     AccountRow, BotRow, Claim, EntrantResult, EntryRow, LogEntry, MatchRow, Occupant, RatingDelta,
-    RatingRow, SeatRow, Store, StoreError, StoreFuture, StoredTable, TableFilter, TableRow,
-    TableState,
+    RatingRow, SeatRow, Store, StoreError, StoreFuture, StoredTable, StrikeRecord, TableFilter,
+    TableRow, TableState,
 };
 
 /// Most writes folded into one transaction.
@@ -195,6 +195,8 @@ CREATE TABLE bots_online (
     PRIMARY KEY (node, bot_id)
 );
 "#,
+    // Bots' strike records on ladders, as SQLite's step 6.
+    super::strikes::MIGRATION,
 ];
 
 /// Who this node is among the nodes sharing the database.
@@ -235,6 +237,7 @@ enum WriteOp {
         at_ms: i64,
     },
     PutEntry(EntryRow),
+    PutStrikes(StrikeRecord),
     CreateMatch(MatchRow),
     RateMatch {
         match_id: String,
@@ -973,6 +976,12 @@ async fn apply(
             .await
             .map_err(pg)?;
         }
+        WriteOp::PutStrikes(r) => {
+            fence_ladder(ctx, conn).await?;
+            super::strikes::postgres::put(&mut *conn, r)
+                .await
+                .map_err(pg)?;
+        }
         WriteOp::CreateMatch(m) => {
             fence_ladder(ctx, conn).await?;
             let entrants = serde_json::Value::from(m.entrants.clone()).to_string();
@@ -1641,6 +1650,20 @@ impl Store for PgStore {
             .map_err(pg)?;
             rows.iter().map(entry_from_row).collect()
         })
+    }
+
+    fn put_strikes(&self, record: StrikeRecord) -> StoreFuture<'_, ()> {
+        Box::pin(self.write(WriteOp::PutStrikes(record)))
+    }
+
+    fn strike_records(&self, ladder: String) -> StoreFuture<'_, Vec<StrikeRecord>> {
+        Box::pin(super::strikes::postgres::of_ladder(&self.pool, ladder, pg))
+    }
+
+    fn strike_record(&self, ladder: String, bot: String) -> StoreFuture<'_, Option<StrikeRecord>> {
+        Box::pin(super::strikes::postgres::of_bot(
+            &self.pool, ladder, bot, pg,
+        ))
     }
 
     fn create_match(&self, m: MatchRow) -> StoreFuture<'_, ()> {

@@ -25,8 +25,8 @@ use super::rows::sqlite::{
 };
 use super::{
     AccountRow, BotRow, EntrantResult, EntryRow, LogEntry, MatchRow, Occupant, RatingDelta,
-    RatingRow, SeatRow, Store, StoreError, StoreFuture, StoredTable, TableFilter, TableRow,
-    TableState,
+    RatingRow, SeatRow, Store, StoreError, StoreFuture, StoredTable, StrikeRecord, TableFilter,
+    TableRow, TableState,
 };
 
 /// Most writes folded into one transaction.
@@ -200,6 +200,8 @@ CREATE TABLE revoked_tokens (
     revoked_at  INTEGER NOT NULL
 );
 "#,
+    // Bots' strike records on ladders: removals and cooldowns outlive a restart.
+    super::strikes::MIGRATION,
 ];
 
 enum WriteOp {
@@ -230,6 +232,7 @@ enum WriteOp {
         at_ms: i64,
     },
     PutEntry(EntryRow),
+    PutStrikes(StrikeRecord),
     CreateMatch(MatchRow),
     RateMatch {
         match_id: String,
@@ -762,6 +765,7 @@ async fn apply(conn: &mut SqliteConnection, op: &WriteOp) -> Result<(), StoreErr
             .execute(&mut *conn)
             .await?;
         }
+        WriteOp::PutStrikes(r) => super::strikes::sqlite::put(&mut *conn, r).await?,
         WriteOp::CreateMatch(m) => {
             let entrants = serde_json::Value::from(m.entrants.clone()).to_string();
             let cursor: i64 = sqlx::query_scalar(
@@ -1267,6 +1271,27 @@ impl Store for SqliteStore {
                     .await?;
             rows.iter().map(entry_from_row).collect()
         })
+    }
+
+    fn put_strikes(&self, record: StrikeRecord) -> StoreFuture<'_, ()> {
+        Box::pin(self.write(WriteOp::PutStrikes(record)))
+    }
+
+    fn strike_records(&self, ladder: String) -> StoreFuture<'_, Vec<StrikeRecord>> {
+        Box::pin(super::strikes::sqlite::of_ladder(
+            &self.reads,
+            ladder,
+            StoreError::Sql,
+        ))
+    }
+
+    fn strike_record(&self, ladder: String, bot: String) -> StoreFuture<'_, Option<StrikeRecord>> {
+        Box::pin(super::strikes::sqlite::of_bot(
+            &self.reads,
+            ladder,
+            bot,
+            StoreError::Sql,
+        ))
     }
 
     fn create_match(&self, m: MatchRow) -> StoreFuture<'_, ()> {

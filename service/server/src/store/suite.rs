@@ -50,7 +50,7 @@ pub(crate) fn node(id: &str, ttl: Duration) -> NodeConfig {
 
 /// Node `a`, whose lease of `ttl` a test lets lapse, and node `b`, whose lease (30 s) holds
 /// throughout.
-async fn two_nodes(url: &str, ttl: Duration) -> (PgStore, PgStore) {
+pub(super) async fn two_nodes(url: &str, ttl: Duration) -> (PgStore, PgStore) {
     let a = PgStore::open(url, node("a", ttl)).await.unwrap();
     let b = PgStore::open(url, node("b", Duration::from_secs(30)))
         .await
@@ -59,18 +59,18 @@ async fn two_nodes(url: &str, ttl: Duration) -> (PgStore, PgStore) {
 }
 
 impl Backend {
-    fn sqlite() -> Backend {
+    pub(super) fn sqlite() -> Backend {
         Backend::Sqlite(tempfile::tempdir().unwrap())
     }
 
-    async fn postgres() -> Option<Backend> {
+    pub(super) async fn postgres() -> Option<Backend> {
         Some(Backend::Postgres {
             url: fresh_database().await?,
             node: "n1".into(),
         })
     }
 
-    async fn open(&self) -> Arc<dyn Store> {
+    pub(super) async fn open(&self) -> Arc<dyn Store> {
         match self {
             Backend::Sqlite(dir) => Arc::new(SqliteStore::open(dir.path()).await.unwrap()),
             Backend::Postgres { url, node: id } => {
@@ -86,7 +86,7 @@ impl Backend {
 
     /// Drops the store as a stopping server does (releasing its tables), opens it again, and
     /// claims the tables again as a restarted server's recovery does.
-    async fn reopen(&self, old: Arc<dyn Store>, tables: &[&str]) -> Arc<dyn Store> {
+    pub(super) async fn reopen(&self, old: Arc<dyn Store>, tables: &[&str]) -> Arc<dyn Store> {
         old.release_all().await.unwrap();
         drop(old);
         let s = self.open().await;
@@ -97,6 +97,7 @@ impl Backend {
     }
 }
 
+/// Runs each named test against both back ends (`suite_*.rs` use it too).
 macro_rules! suite {
     ($($name:ident),* $(,)?) => {
         mod sqlite {

@@ -111,8 +111,22 @@ type Ladder struct {
 	// The time a `search` house entrant may think per decision, in milliseconds (its strength);
 	// 0 when no house entrant searches.
 	SearchBudgetMs uint32 `protobuf:"varint,15,opt,name=search_budget_ms,json=searchBudgetMs,proto3" json:"search_budget_ms,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// A free outside entrant waits this long (milliseconds) for other outside entrants before
+	// house entrants fill the seats that outside entrants online could take.
+	HouseFillAfterMs uint32 `protobuf:"varint,16,opt,name=house_fill_after_ms,json=houseFillAfterMs,proto3" json:"house_fill_after_ms,omitempty"`
+	// A bot's last decisions on the ladder judged together for strikes (its strike window).
+	StrikeWindow uint32 `protobuf:"varint,17,opt,name=strike_window,json=strikeWindow,proto3" json:"strike_window,omitempty"`
+	// More than this share of the strike window timed out (e.g. 0.05): the bot is taken off the
+	// ladder at once.
+	MaxStrikeShare float64 `protobuf:"fixed64,18,opt,name=max_strike_share,json=maxStrikeShare,proto3" json:"max_strike_share,omitempty"`
+	// The wait, in milliseconds, before a bot taken off for timeouts may enter again after its
+	// first removal; it doubles with each further removal (up to a week). EnterLadder meanwhile:
+	// FAILED_PRECONDITION, reason LADDER_COOLDOWN, with RetryInfo.
+	StrikeCooldownMs uint64 `protobuf:"varint,19,opt,name=strike_cooldown_ms,json=strikeCooldownMs,proto3" json:"strike_cooldown_ms,omitempty"`
+	// Whether matches are rated on nets with the luck of the cards taken out (docs/ladders.md).
+	LuckAdjusted  bool `protobuf:"varint,20,opt,name=luck_adjusted,json=luckAdjusted,proto3" json:"luck_adjusted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Ladder) Reset() {
@@ -248,6 +262,41 @@ func (x *Ladder) GetSearchBudgetMs() uint32 {
 		return x.SearchBudgetMs
 	}
 	return 0
+}
+
+func (x *Ladder) GetHouseFillAfterMs() uint32 {
+	if x != nil {
+		return x.HouseFillAfterMs
+	}
+	return 0
+}
+
+func (x *Ladder) GetStrikeWindow() uint32 {
+	if x != nil {
+		return x.StrikeWindow
+	}
+	return 0
+}
+
+func (x *Ladder) GetMaxStrikeShare() float64 {
+	if x != nil {
+		return x.MaxStrikeShare
+	}
+	return 0
+}
+
+func (x *Ladder) GetStrikeCooldownMs() uint64 {
+	if x != nil {
+		return x.StrikeCooldownMs
+	}
+	return 0
+}
+
+func (x *Ladder) GetLuckAdjusted() bool {
+	if x != nil {
+		return x.LuckAdjusted
+	}
+	return false
 }
 
 // A bot's entry in a ladder.
@@ -1843,7 +1892,7 @@ var File_bete_v1_ladder_service_proto protoreflect.FileDescriptor
 
 const file_bete_v1_ladder_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1cbete/v1/ladder_service.proto\x12\abete.v1\x1a\x13bete/v1/cards.proto\x1a\x13bete/v1/table.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xaa\x05\n" +
+	"\x1cbete/v1/ladder_service.proto\x12\abete.v1\x1a\x13bete/v1/cards.proto\x1a\x13bete/v1/table.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xfb\x06\n" +
 	"\x06Ladder\x12\x1b\n" +
 	"\tladder_id\x18\x01 \x01(\tR\bladderId\x12*\n" +
 	"\aruleset\x18\x02 \x01(\x0e2\x10.bete.v1.RulesetR\aruleset\x12\x1d\n" +
@@ -1861,7 +1910,12 @@ const file_bete_v1_ladder_service_proto_rawDesc = "" +
 	"\bentrants\x18\f \x01(\rR\bentrants\x12\x16\n" +
 	"\x06online\x18\r \x01(\rR\x06online\x12#\n" +
 	"\rmatches_rated\x18\x0e \x01(\x04R\fmatchesRated\x12(\n" +
-	"\x10search_budget_ms\x18\x0f \x01(\rR\x0esearchBudgetMs\x1a9\n" +
+	"\x10search_budget_ms\x18\x0f \x01(\rR\x0esearchBudgetMs\x12-\n" +
+	"\x13house_fill_after_ms\x18\x10 \x01(\rR\x10houseFillAfterMs\x12#\n" +
+	"\rstrike_window\x18\x11 \x01(\rR\fstrikeWindow\x12(\n" +
+	"\x10max_strike_share\x18\x12 \x01(\x01R\x0emaxStrikeShare\x12,\n" +
+	"\x12strike_cooldown_ms\x18\x13 \x01(\x04R\x10strikeCooldownMs\x12#\n" +
+	"\rluck_adjusted\x18\x14 \x01(\bR\fluckAdjusted\x1a9\n" +
 	"\vConfigEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xd7\x01\n" +
