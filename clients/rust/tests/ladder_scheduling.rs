@@ -8,106 +8,9 @@ use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use bete_client::{Client, Runner, Strategy, pb};
-use pb::ladder_service_client::LadderServiceClient;
+use common::ladder::{Bearer, LadderServer as Server, online_bot};
 use tokio_util::sync::CancellationToken;
-use tonic::metadata::MetadataValue;
-use tonic::service::Interceptor;
-use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Channel;
-
-#[derive(Clone)]
-struct Bearer(Option<String>);
-
-impl Interceptor for Bearer {
-    fn call(&mut self, mut req: tonic::Request<()>) -> Result<tonic::Request<()>, tonic::Status> {
-        if let Some(t) = &self.0 {
-            let v: MetadataValue<_> = format!("Bearer {t}").parse().unwrap();
-            req.metadata_mut().insert("authorization", v);
-        }
-        Ok(req)
-    }
-}
-
-type Ladders = LadderServiceClient<InterceptedService<Channel, Bearer>>;
-
-struct Server {
-    url: String,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    task: Option<tokio::task::JoinHandle<()>>,
-    _dir: tempfile::TempDir,
-}
-
-impl Server {
-    /// A server hosting exactly the ladders of `toml`, with reproducible ladder seeds.
-    async fn start(toml: &str, seed: u64) -> Server {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("ladders.toml");
-        std::fs::write(&file, toml).unwrap();
-        let config = bete_server::ServerConfig {
-            data_dir: dir.path().join("data"),
-            heartbeat_interval: Duration::from_millis(500),
-            ladders: Some(file),
-            ladder_seed: Some(seed),
-            ..Default::default()
-        };
-        let (addr, stop, task) = common::spawn_server(config);
-        Server {
-            url: format!("http://{addr}"),
-            stop: Some(stop),
-            task: Some(task),
-            _dir: dir,
-        }
-    }
-
-    /// A server with the default ladders (no ladders file), as command 1 of the README runs it.
-    async fn start_default() -> Server {
-        let dir = tempfile::tempdir().unwrap();
-        let config = bete_server::ServerConfig {
-            data_dir: dir.path().join("data"),
-            heartbeat_interval: Duration::from_millis(500),
-            ..Default::default()
-        };
-        let (addr, stop, task) = common::spawn_server(config);
-        Server {
-            url: format!("http://{addr}"),
-            stop: Some(stop),
-            task: Some(task),
-            _dir: dir,
-        }
-    }
-
-    async fn ladders(&self, token: Option<String>) -> Ladders {
-        let ch = Channel::from_shared(self.url.clone())
-            .unwrap()
-            .connect()
-            .await
-            .unwrap();
-        LadderServiceClient::with_interceptor(ch, Bearer(token))
-    }
-
-    async fn stop(mut self) {
-        if let Some(s) = self.stop.take() {
-            let _ = s.send(());
-        }
-        if let Some(t) = self.task.take() {
-            let _ = tokio::time::timeout(Duration::from_secs(10), t).await;
-        }
-    }
-}
-
-/// A registered bot playing `strategy` on its WatchBot stream until `cancel`.
-async fn online_bot(
-    server: &Server,
-    name: &str,
-    strategy: Strategy,
-    cancel: &CancellationToken,
-) -> Client {
-    let client = common::bot_at(&server.url, name).await;
-    let runner = Runner::new(client.clone(), move |_: &pb::Seated| strategy.bot())
-        .with_cancel(cancel.clone());
-    tokio::spawn(runner.run());
-    client
-}
 
 async fn enter(server: &Server, bot: &Client, ladder: &str, capacity: u32) -> pb::LadderEntry {
     server
@@ -186,12 +89,7 @@ async fn a_lone_bot_plays_duplicate_sets_against_the_house() {
     let watching = tokio::spawn({
         let url = server.url.clone();
         async move {
-            let s = Server {
-                url,
-                stop: None,
-                task: None,
-                _dir: tempfile::tempdir().unwrap(),
-            };
+            let s = Server::at(url);
             rated(&s, "solo-3", 2, 120).await
         }
     });

@@ -2,6 +2,8 @@
 //! TCP proxy in front of it that a test can cut.
 #![allow(dead_code)]
 
+pub mod ladder;
+
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
