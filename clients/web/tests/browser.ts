@@ -329,11 +329,19 @@ async function main() {
     // A settled deal's hands, face up, while the match goes on (its next deal starts in the
     // same batch of events as the settlement).
     await page.locator('[data-testid="settled"] [data-card]').first().waitFor({ timeout: 30_000 });
-    const settledDeal = await page.getByTestId("settled").locator("h2").innerText();
-    const boardNow = await page.locator(".board .status").innerText();
     check((await page.getByTestId("conn").innerText()).includes("live"), "the settled hands are shown while the match is live");
-    // (How many cards a reveal holds depends on how the deal ended; at least one hand's.)
-    const upCards = await page.locator('[data-testid="settled"] [data-card]').count();
+    // (How many cards a reveal holds depends on how the deal ended; at least one hand's. The
+    // house plays fast: a later deal, one that ended before any card was played, may settle
+    // between two looks, so look again until a settled deal with its hands is on the page.)
+    let settledDeal = "";
+    let boardNow = "";
+    let upCards = 0;
+    for (let i = 0; i < 60 && upCards < 5; i++) {
+      if (i > 0) await sleep(500);
+      settledDeal = await page.getByTestId("settled").locator("h2").innerText();
+      boardNow = await page.locator(".board .status").innerText();
+      upCards = await page.locator('[data-testid="settled"] [data-card]').count();
+    }
     check(upCards >= 5, `the settled deal's hands face up (${upCards} cards; ${settledDeal}; now ${boardNow})`);
     const settledN = Number(settledDeal.match(/Deal (\d+)/)?.[1]);
     const boardN = Number(boardNow.match(/Deal (\d+)/)?.[1]);
