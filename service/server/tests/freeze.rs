@@ -28,12 +28,23 @@ const FROZEN: Duration = Duration::from_secs(8);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_node_frozen_inside_a_group_commit_holds_no_peer() {
-    frozen_under_load(true).await;
+    bounded(frozen_under_load(true)).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_node_frozen_between_commits_holds_no_peer() {
-    frozen_under_load(false).await;
+    bounded(frozen_under_load(false)).await;
+}
+
+/// A scenario that stops a node could wait on it forever if a step went wrong; it fails
+/// instead, its nodes killed as it is dropped.
+async fn bounded(scenario: impl std::future::Future<Output = ()>) {
+    if tokio::time::timeout(Duration::from_secs(240), scenario)
+        .await
+        .is_err()
+    {
+        panic!("the scenario did not finish within 240 s");
+    }
 }
 
 /// Acknowledged request ids, per table.
@@ -93,10 +104,14 @@ async fn frozen_under_load(mid_commit: bool) {
         // Arm the point inside the transaction, then make a transactional batch on `c`: a
         // table created and joined there (the join updates its seat, in a transaction whose
         // fence locks the table's row, and the moves of the batch with it).
-        std::fs::write(&trigger, b"").unwrap();
+        //
+        // Connected and registered before arming: any transactional commit of `c`'s (its own
+        // tables' too) may be the one that stops it, and a call to a stopped node waits for
+        // it forever, while the test would only wake it afterwards.
         let ch = connect(c.addr).await;
         let bot = register(&ch, "late").await;
         let mut late = client_with(&ch, Some(&bot.token));
+        std::fs::write(&trigger, b"").unwrap();
         tokio::spawn(async move {
             let _ = timeout(60, async {
                 let id = late

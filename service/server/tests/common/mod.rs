@@ -273,11 +273,9 @@ pub fn from_peer<T>(message: T, peer: &'static str, secret: Option<&'static str>
 /// A channel to the server at `addr`, once it accepts connections (up to 20 s).
 pub async fn connect(addr: SocketAddr) -> Channel {
     for _ in 0..400 {
-        if let Ok(ch) = Channel::from_shared(format!("http://{addr}"))
-            .unwrap()
-            .connect()
-            .await
-        {
+        // Bounded: a stopped server accepts the TCP connection but never answers HTTP/2.
+        let endpoint = Channel::from_shared(format!("http://{addr}")).unwrap();
+        if let Ok(Ok(ch)) = tokio::time::timeout(Duration::from_secs(5), endpoint.connect()).await {
             return ch;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
