@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use bete_client::{Client, Strategy, pb};
-use common::ladder::{LadderServer as Server, Ladders, online_bot};
+use common::ladder::{LadderServer as Server, entry, online_bot, reason_and_retry, taken_off};
 use tokio_util::sync::CancellationToken;
 
 fn enter_req(ladder: &str) -> pb::EnterLadderRequest {
@@ -17,19 +17,6 @@ fn enter_req(ladder: &str) -> pb::EnterLadderRequest {
         ladder_id: ladder.into(),
         capacity: 1,
     }
-}
-
-/// The bot's entry, as GetLadder shows it to the bot.
-async fn entry(ladders: &mut Ladders, ladder: &str) -> pb::LadderEntry {
-    ladders
-        .get_ladder(pb::GetLadderRequest {
-            ladder_id: ladder.into(),
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .entry
-        .unwrap()
 }
 
 /// Rated matches of `ladder` from WatchLadderResults until `enough` says so, or `secs` pass.
@@ -339,17 +326,7 @@ async fn timing_out_the_per_table_limit_at_every_table_is_caught() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     let mut ladders = server.ladders(bot.token()).await;
     ladders.enter_ladder(enter_req("strict-3")).await.unwrap();
-    let removed = tokio::time::timeout(Duration::from_secs(120), async {
-        loop {
-            let e = entry(&mut ladders, "strict-3").await;
-            if !e.active {
-                return e;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    })
-    .await
-    .expect("the bot was never taken off");
+    let removed = taken_off(&mut ladders, "strict-3", 120).await;
     assert!(
         removed.removed_reason.contains("of its last"),
         "{removed:?}"
@@ -365,18 +342,6 @@ async fn timing_out_the_per_table_limit_at_every_table_is_caught() {
     assert!(!mine.is_empty());
     cancel.cancel();
     server.stop().await;
-}
-
-fn reason_and_retry(status: &tonic::Status) -> (String, Option<Duration>, HashMap<String, String>) {
-    use tonic_types::StatusExt;
-    let d = status.get_error_details();
-    let info = d.error_info().cloned();
-    let retry = d.retry_info().and_then(|r| r.retry_delay);
-    (
-        info.as_ref().map(|i| i.reason.clone()).unwrap_or_default(),
-        retry,
-        info.map(|i| i.metadata).unwrap_or_default(),
-    )
 }
 
 /// A removed bot entering again is refused with LADDER_COOLDOWN and a RetryInfo delay; after
@@ -441,13 +406,7 @@ async fn a_removed_bot_still_waits_after_a_restart() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     let mut ladders = server.ladders(token.clone()).await;
     ladders.enter_ladder(enter_req("strict-3")).await.unwrap();
-    tokio::time::timeout(Duration::from_secs(60), async {
-        while entry(&mut ladders, "strict-3").await.active {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    })
-    .await
-    .expect("not taken off");
+    taken_off(&mut ladders, "strict-3", 60).await;
     let removed_at = std::time::Instant::now();
     cancel.cancel();
 
@@ -544,17 +503,7 @@ async fn a_restart_keeps_the_strike_window() {
         .unwrap();
     let cancel = CancellationToken::new();
     partial_bot(bot, usize::MAX, cancel.clone());
-    let removed = tokio::time::timeout(Duration::from_secs(60), async {
-        loop {
-            let e = entry(&mut ladders, "window-3").await;
-            if !e.active {
-                return e;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    })
-    .await
-    .expect("never taken off");
+    let removed = taken_off(&mut ladders, "window-3", 60).await;
     let why = &removed.removed_reason;
     let of: usize = why
         .split("3 of its last ")

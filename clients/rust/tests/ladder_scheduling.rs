@@ -310,12 +310,7 @@ async fn two_bots_of_one_owner_never_share_a_table() {
 }
 
 fn reason(status: &tonic::Status) -> String {
-    use tonic_types::StatusExt;
-    status
-        .get_error_details()
-        .error_info()
-        .map(|i| i.reason.clone())
-        .unwrap_or_default()
+    common::ladder::reason_and_retry(status).0
 }
 
 /// Every wrong way in gets its documented status and reason, and nothing is scheduled for a

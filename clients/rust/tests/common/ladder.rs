@@ -133,3 +133,50 @@ pub async fn online_bot(
     tokio::spawn(runner.run());
     client
 }
+
+/// The bot's entry, as GetLadder shows it to the bot.
+pub async fn entry(ladders: &mut Ladders, ladder: &str) -> pb::LadderEntry {
+    ladders
+        .get_ladder(pb::GetLadderRequest {
+            ladder_id: ladder.into(),
+        })
+        .await
+        .expect("GetLadder")
+        .into_inner()
+        .entry
+        .expect("the bot's entry")
+}
+
+/// The bot's entry once it is taken off `ladder` (polled; fails after `secs`).
+pub async fn taken_off(ladders: &mut Ladders, ladder: &str, secs: u64) -> pb::LadderEntry {
+    tokio::time::timeout(Duration::from_secs(secs), async {
+        loop {
+            let e = entry(ladders, ladder).await;
+            if !e.active {
+                return e;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("never taken off {ladder} within {secs} s"))
+}
+
+/// A status's `ErrorInfo` reason (empty without one), its RetryInfo delay and its metadata.
+pub fn reason_and_retry(
+    status: &tonic::Status,
+) -> (
+    String,
+    Option<Duration>,
+    std::collections::HashMap<String, String>,
+) {
+    use tonic_types::StatusExt;
+    let d = status.get_error_details();
+    let info = d.error_info().cloned();
+    let retry = d.retry_info().and_then(|r| r.retry_delay);
+    (
+        info.as_ref().map(|i| i.reason.clone()).unwrap_or_default(),
+        retry,
+        info.map(|i| i.metadata).unwrap_or_default(),
+    )
+}
