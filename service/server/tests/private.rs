@@ -10,7 +10,6 @@ mod common;
 use std::time::Duration;
 
 use bete_api::pb;
-use bete_api::pb::ladder_service_client::LadderServiceClient;
 use bete_api::pb::replay_service_client::ReplayServiceClient;
 use common::*;
 use tokio_stream::StreamExt as _;
@@ -260,22 +259,8 @@ async fn a_private_table_is_joined_with_its_invitation_code_only() {
     srv.stop().await;
 }
 
-const LADDERS: &str = r#"
-[[ladder]]
-id = "duo-3"
-ruleset = "bete"
-seats = 3
-deals_per_match = 3
-decision_deadline_ms = 10000
-duplicate = true
-house_entrants = ["random", "heuristic"]
-"#;
-
-fn ladders(
-    ch: &Channel,
-    token: &str,
-) -> LadderServiceClient<tonic::service::interceptor::InterceptedService<Channel, Bearer>> {
-    LadderServiceClient::with_interceptor(ch.clone(), Bearer(Some(token.into())))
+fn ladders(ch: &Channel, token: &str) -> Ladders {
+    ladder_client(ch, Some(token))
 }
 
 /// A ladder table is private while its duplicate set is unrated: its seated bot and the
@@ -283,10 +268,7 @@ fn ladders(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unrated_ladder_table_is_read_by_its_seats_and_the_operator_only() {
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("ladders.toml");
-    std::fs::write(&file, LADDERS).unwrap();
-    let srv = TestServer::start(dir.path().join("data"), |c| {
-        c.ladders = Some(file.clone());
+    let srv = TestServer::with_ladders(dir.path(), &duplicate_ladder("duo-3"), |c| {
         c.admin_token = Some(ADMIN.into());
     })
     .await;
@@ -310,16 +292,7 @@ async fn an_unrated_ladder_table_is_read_by_its_seats_and_the_operator_only() {
     let mut anon = client_with(&ch, None);
     let mut checked = false;
     for _ in 0..600 {
-        let matches = LadderServiceClient::new(ch.clone())
-            .list_ladder_matches(pb::ListLadderMatchesRequest {
-                ladder_id: "duo-3".into(),
-                page_size: 50,
-                ..Default::default()
-            })
-            .await
-            .unwrap()
-            .into_inner()
-            .matches;
+        let matches = ladder_matches(&ch, "duo-3").await;
         let Some((m, t)) = matches.iter().find_map(|m| {
             (m.state != pb::LadderMatchState::Rated as i32)
                 .then(|| m.tables.iter().find(|t| !t.finished))
@@ -339,16 +312,8 @@ async fn an_unrated_ladder_table_is_read_by_its_seats_and_the_operator_only() {
             .await;
         let operator_reads = reads(&mut operator, &ch, Some(ADMIN), &t).await;
         // Only if the set was still unrated after the reads do they say anything.
-        let unrated = LadderServiceClient::new(ch.clone())
-            .list_ladder_matches(pb::ListLadderMatchesRequest {
-                ladder_id: "duo-3".into(),
-                page_size: 50,
-                ..Default::default()
-            })
+        let unrated = ladder_matches(&ch, "duo-3")
             .await
-            .unwrap()
-            .into_inner()
-            .matches
             .iter()
             .any(|n| n.match_id == m && n.state != pb::LadderMatchState::Rated as i32);
         if !unrated {
@@ -392,12 +357,7 @@ async fn an_unrated_ladder_table_is_read_by_its_seats_and_the_operator_only() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_look_alike_of_an_entered_name_cannot_enter_the_ladder() {
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("ladders.toml");
-    std::fs::write(&file, LADDERS).unwrap();
-    let srv = TestServer::start(dir.path().join("data"), |c| {
-        c.ladders = Some(file.clone());
-    })
-    .await;
+    let srv = TestServer::with_ladders(dir.path(), &duplicate_ladder("duo-3"), |_| {}).await;
     let ch = srv.channel().await;
     let enter = |token: String| {
         let ch = ch.clone();

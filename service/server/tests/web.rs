@@ -468,47 +468,16 @@ async fn a_fresh_server_shows_house_tables() {
     server.stop().await;
 }
 
-const LADDERS: &str = r#"
-[[ladder]]
-id = "web-3"
-ruleset = "bete"
-seats = 3
-deals_per_match = 3
-decision_deadline_ms = 10000
-duplicate = true
-house_entrants = ["random", "heuristic"]
-"#;
-
-/// The matches of ladder web-3, newest first.
-async fn ladder_matches(ch: &Channel) -> Vec<pb::LadderMatch> {
-    bete_api::pb::ladder_service_client::LadderServiceClient::new(ch.clone())
-        .list_ladder_matches(pb::ListLadderMatchesRequest {
-            ladder_id: "web-3".into(),
-            page_size: 50,
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .matches
-}
-
 /// A ladder set's tables: while the set is unrated the anonymous spectator gets neither their
 /// description nor a replay (a later rotation shares the decks); once rated, both.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ladder_tables_are_replayed_only_once_their_set_is_rated() {
-    use bete_api::pb::ladder_service_client::LadderServiceClient;
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("ladders.toml");
-    std::fs::write(&file, LADDERS).unwrap();
-    let server = TestServer::start(dir.path().join("data"), |c| {
-        c.ladders = Some(file.clone());
-    })
-    .await;
+    let server = TestServer::with_ladders(dir.path(), &duplicate_ladder("web-3"), |_| {}).await;
     let ch = server.channel().await;
     let me = register(&ch, "web-ladder-bot").await;
     let token = me.token.clone();
-    LadderServiceClient::with_interceptor(ch.clone(), Bearer(Some(token.clone())))
+    ladder_client(&ch, Some(&token))
         .enter_ladder(pb::EnterLadderRequest {
             ladder_id: "web-3".into(),
             capacity: 3,
@@ -520,7 +489,7 @@ async fn ladder_tables_are_replayed_only_once_their_set_is_rated() {
     let mut replay = replay_client(&ch);
     let (mut refused, mut served) = (0, 0);
     for _ in 0..1200 {
-        for m in ladder_matches(&ch).await {
+        for m in ladder_matches(&ch, "web-3").await {
             // A match just scheduled lists its first table once that table is created.
             let Some(first) = m.tables.first() else {
                 continue;
@@ -537,7 +506,7 @@ async fn ladder_tables_are_replayed_only_once_their_set_is_rated() {
                 })
                 .await;
             // Read the set's state after the calls: if it is still unrated, both were refused.
-            let rated_now = ladder_matches(&ch)
+            let rated_now = ladder_matches(&ch, "web-3")
                 .await
                 .iter()
                 .any(|n| n.match_id == m.match_id && n.state == pb::LadderMatchState::Rated as i32);

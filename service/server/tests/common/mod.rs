@@ -49,6 +49,22 @@ impl TestServer {
         }
     }
 
+    /// [`TestServer::start`] hosting the ladders of `toml` (written into `dir`, the data in
+    /// `dir/data`).
+    pub async fn with_ladders(
+        dir: &std::path::Path,
+        toml: &str,
+        tweak: impl FnOnce(&mut ServerConfig),
+    ) -> TestServer {
+        let file = dir.join("ladders.toml");
+        std::fs::write(&file, toml).unwrap();
+        TestServer::start(dir.join("data"), |c| {
+            c.ladders = Some(file);
+            tweak(c);
+        })
+        .await
+    }
+
     /// A channel whose client reads at most a few KiB ahead (to make slow readers visible).
     pub async fn narrow_channel(&self) -> Channel {
         Channel::from_shared(format!("http://{}", self.addr))
@@ -327,4 +343,39 @@ pub async fn play_forever(addr: SocketAddr, token: String, think: Duration) {
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// A three-seat duplicate ladder `id` of Bête with a random and a heuristic house entrant.
+pub fn duplicate_ladder(id: &str) -> String {
+    format!(
+        "[[ladder]]\nid = \"{id}\"\nruleset = \"bete\"\nseats = 3\ndeals_per_match = 3\n\
+         decision_deadline_ms = 10000\nduplicate = true\n\
+         house_entrants = [\"random\", \"heuristic\"]\n"
+    )
+}
+
+pub type Ladders = pb::ladder_service_client::LadderServiceClient<
+    tonic::service::interceptor::InterceptedService<Channel, Bearer>,
+>;
+
+/// A LadderService client sending `token` (public reads without one).
+pub fn ladder_client(ch: &Channel, token: Option<&str>) -> Ladders {
+    pb::ladder_service_client::LadderServiceClient::with_interceptor(
+        ch.clone(),
+        Bearer(token.map(str::to_string)),
+    )
+}
+
+/// The matches of `ladder`, newest first (the first page of 50).
+pub async fn ladder_matches(ch: &Channel, ladder: &str) -> Vec<pb::LadderMatch> {
+    ladder_client(ch, None)
+        .list_ladder_matches(pb::ListLadderMatchesRequest {
+            ladder_id: ladder.into(),
+            page_size: 50,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .matches
 }
