@@ -1473,7 +1473,7 @@ fn assert_send() {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::store::Visibility;
+    use crate::Visibility;
 
     /// A migrated database in `dir` and one connection to it, as the writer has; the options
     /// open it again.
