@@ -15,6 +15,7 @@ mod pg_lease;
 mod postgres;
 #[cfg(test)]
 mod probe;
+mod reads;
 mod rows;
 mod seed;
 mod sqlite;
@@ -27,6 +28,7 @@ mod suite_lease;
 #[cfg(test)]
 mod suite_strikes;
 pub mod trace;
+mod writes;
 
 use std::future::Future;
 use std::pin::Pin;

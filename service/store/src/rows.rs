@@ -1,27 +1,11 @@
-//! Rows to records (and the statements both dialects read alike), written once for both back ends: SQLite's and PostgreSQL's schemas name
-//! and type these columns alike. sqlx's `Row::try_get` is generic over the database, with
+//! Rows to records, written once for both back ends: SQLite's and PostgreSQL's schemas name
+//! and type these columns alike (the statements they share are in `reads.rs` and `writes.rs`). sqlx's `Row::try_get` is generic over the database, with
 //! decoding bounds per column type; a macro writes the mappers for each row type instead of
 //! spelling those bounds out on every function.
 
 macro_rules! mappers {
     ($row:ty, $db:ty) => {
         use sqlx::Row;
-
-        /// How many matches of a ladder are rated, counted by the database (a follower's
-        /// GetLadder, without reading them). One statement for both dialects: SQLite reads
-        /// PostgreSQL's `$1` parameters too.
-        pub(crate) async fn rated_match_count<'e>(
-            db: impl sqlx::Executor<'e, Database = $db>,
-            ladder: String,
-        ) -> Result<u64, sqlx::Error> {
-            let n: i64 = sqlx::query_scalar(
-                "SELECT count(*) FROM ladder_matches WHERE ladder_id = $1 AND state = 'rated'",
-            )
-            .bind(ladder)
-            .fetch_one(db)
-            .await?;
-            Ok(n.max(0) as u64)
-        }
 
         use crate::{
             AccountRow, BotRow, EntrantResult, EntryRow, LadderTable, MatchRow, RatingRow,
