@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs a command beside a throw-away PostgreSQL server, for the tests of the PostgreSQL store:
 #
-#   bash scripts/pg.sh cargo test -p bete-server --lib store
+#   bash scripts/pg.sh cargo test -p bete-store
 #
 # Installs PostgreSQL from Debian's packages when no initdb is found (as root, as in CI), starts
 # it as an unprivileged user on a free loopback port with a temporary data folder, runs the

@@ -7,7 +7,6 @@ pub mod accounts;
 pub mod admin;
 mod analysis;
 pub mod auth;
-pub mod clock;
 pub mod cluster;
 pub mod coalesce;
 pub mod config;
@@ -30,7 +29,6 @@ pub mod service;
 pub mod showcase;
 pub mod shutdown;
 pub mod status;
-pub mod store;
 pub mod stream;
 pub mod submits;
 pub mod table;
@@ -38,6 +36,11 @@ pub mod tls;
 pub mod trace;
 pub mod web;
 mod web_mux;
+
+/// The store and the cluster's clock live in the crate below (bete-store); these names keep
+/// the server's paths to them (`crate::store::Store`, `crate::clock::now_ms`).
+pub use bete_store as store;
+pub use bete_store::clock;
 
 pub use config::ServerConfig;
 pub use server::{RunError, run};

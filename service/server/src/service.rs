@@ -9,6 +9,7 @@ use bete_api::pb;
 use bete_api::pb::bot_service_server::BotService;
 use bete_api::pb::table_service_server::TableService;
 use bete_rules::{Config, ConfigError, Seed};
+use bete_store::fresh_seed;
 use prost::Message;
 use tokio::sync::mpsc;
 use tonic::codegen::BoxFuture;
@@ -74,15 +75,6 @@ fn config_error(e: &ConfigError) -> ServerError {
         field,
         message: e.to_string(),
     }
-}
-
-/// A seed from the operating system's CSPRNG: nobody, the server's own RNG state included,
-/// can predict a deck before the table publishes its commitment.
-pub(crate) fn fresh_seed() -> Result<Seed, ServerError> {
-    let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes)
-        .map_err(|e| ServerError::Internal(format!("the OS random source failed: {e}")))?;
-    Ok(Seed(bytes))
 }
 
 /// BAD_CONFIG for a seat count above any ruleset's (it does not fit the engine's `u8`), worded as

@@ -662,6 +662,9 @@ impl From<StoreError> for ServerError {
                 tracing::warn!(%leader, "a ladder write of a former leader was fenced");
                 ServerError::StoreUnavailable
             }
+            StoreError::Random(why) => {
+                ServerError::Internal(format!("the OS random source failed: {why}"))
+            }
             StoreError::Fenced { table, owner } => ServerError::TableElsewhere {
                 table,
                 node: owner,

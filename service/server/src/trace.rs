@@ -45,15 +45,8 @@ pub fn trace_id(cx: &opentelemetry::Context) -> String {
     cx.span().span_context().trace_id().to_string()
 }
 
-/// The span a message to another task should carry, so the receiver's span is its child (or
-/// links to it): the current span when DEBUG spans are on at all, else none (no lookup).
-pub fn caller() -> tracing::Span {
-    if tracing::level_enabled!(tracing::Level::DEBUG) {
-        tracing::Span::current()
-    } else {
-        tracing::Span::none()
-    }
-}
+/// The span a message to another task should carry (the store's writes carry it too).
+pub use bete_store::trace::caller;
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]

@@ -19,7 +19,7 @@ impl Scheduler {
         let seed = if self.fixed_seeds {
             bete_rules::Seed(rand::Rng::random(&mut self.rng))
         } else {
-            crate::service::fresh_seed()?
+            bete_store::fresh_seed()?
         };
         let row = MatchRow {
             id: format!("m_{}", hex(&rand::random::<[u8; 8]>())),

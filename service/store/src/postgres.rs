@@ -29,14 +29,15 @@ use tokio::sync::{mpsc, oneshot};
 mod append;
 use append::apply_batch;
 
-use super::pg_lease::{LeaseConn, LocalLease, with_session_timeouts};
-use super::rows::postgres::{
-    account_from_row, bot_from_row, entry_from_row, match_from_row, rating_from_row,
-};
-use super::{
-    AccountRow, BotRow, Claim, EntrantResult, EntryRow, LogEntry, MatchRow, Occupant, RatingDelta,
-    RatingRow, SeatRow, Store, StoreError, StoreFuture, StoredTable, StrikeRecord, TableFilter,
-    TableRow, TableState,
+use crate::pg_lease::{LeaseConn, LocalLease, with_session_timeouts};
+use crate::reads::postgres as reads;
+use crate::rows::postgres::bot_from_row;
+// `update_seats` and `WriteOp` are used by the batch (pg_append.rs) too.
+use crate::writes::WriteOp;
+use crate::writes::postgres::{self as writes, update_seats};
+use crate::{
+    BotRow, Claim, LogEntry, Occupant, SeatRow, Store, StoreError, StoreFuture, StoredTable,
+    TableRow,
 };
 
 /// Most writes folded into one transaction.
@@ -210,43 +211,6 @@ pub struct NodeConfig {
     pub lease_ttl: Duration,
 }
 
-enum WriteOp {
-    CreateBot(BotRow),
-    /// A table with the first entries of its log (each with its `last_seq`), often none.
-    CreateTable(TableRow, Vec<SeatRow>, Vec<(LogEntry, u64)>),
-    Append {
-        table: String,
-        seq: u64,
-        entry: LogEntry,
-        last_seq: u64,
-    },
-    SetState {
-        table: String,
-        state: TableState,
-    },
-    Finish {
-        table: String,
-        record: String,
-        ratings: Vec<RatingDelta>,
-    },
-    CreateAccount(AccountRow),
-    /// A bot's new token hash; the one it replaces is kept as revoked.
-    RotateToken {
-        bot: String,
-        new_hash: String,
-        at_ms: i64,
-    },
-    PutEntry(EntryRow),
-    PutStrikes(StrikeRecord),
-    CreateMatch(MatchRow),
-    RateMatch {
-        match_id: String,
-        results: Vec<EntrantResult>,
-        ratings: Vec<RatingRow>,
-        rated_at_ms: i64,
-    },
-}
-
 struct WriteReq {
     op: WriteOp,
     done: oneshot::Sender<Result<(), StoreError>>,
@@ -305,7 +269,7 @@ fn unavailable(e: &sqlx::Error) -> bool {
 }
 
 /// A PostgreSQL error as the store reports it: unreachable, or anything else.
-pub(super) fn pg(e: sqlx::Error) -> StoreError {
+pub(crate) fn pg(e: sqlx::Error) -> StoreError {
     if unavailable(&e) {
         StoreError::Unavailable(e.to_string())
     } else {
@@ -867,40 +831,8 @@ async fn fence_ladder(ctx: &WriterCtx, conn: &mut PgConnection) -> Result<(), St
     }
 }
 
-/// Keep the seats table in step with the log, in the same transaction as the entry.
-async fn update_seats(
-    tx: &mut Transaction<'_, Postgres>,
-    table: &str,
-    entry: &LogEntry,
-) -> Result<(), StoreError> {
-    let q = match entry {
-        LogEntry::Join { seat, bot, .. } => {
-            sqlx::query("UPDATE seats SET bot_id = $1 WHERE table_id = $2 AND seat = $3")
-                .bind(bot.as_str())
-                .bind(table)
-                .bind(i64::from(*seat))
-        }
-        LogEntry::Leave { seat, .. } => {
-            sqlx::query("UPDATE seats SET bot_id = NULL WHERE table_id = $1 AND seat = $2")
-                .bind(table)
-                .bind(i64::from(*seat))
-        }
-        LogEntry::Action {
-            seat, auto: true, ..
-        } => {
-            sqlx::query("UPDATE seats SET strikes = strikes + 1 WHERE table_id = $1 AND seat = $2")
-                .bind(table)
-                .bind(i64::from(*seat))
-        }
-        LogEntry::Action { .. } => return Ok(()),
-        LogEntry::Close { .. } => {
-            sqlx::query("UPDATE tables SET state = 'finished' WHERE id = $1").bind(table)
-        }
-    };
-    q.execute(&mut **tx).await.map_err(pg)?;
-    Ok(())
-}
-
+/// A write of a batch: PostgreSQL's own (a table owned from its creation, a fenced finish), the
+/// ladders' writes behind their fence, or one the dialects share (`writes.rs`).
 async fn apply(
     ctx: &WriterCtx,
     tx: &mut Transaction<'_, Postgres>,
@@ -908,162 +840,6 @@ async fn apply(
 ) -> Result<(), StoreError> {
     let conn: &mut PgConnection = tx;
     match op {
-        WriteOp::CreateBot(b) => {
-            sqlx::query(
-                "INSERT INTO bots (id, name, owner, token_hash, created_at, account_id, version) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
-            )
-            .bind(&b.id)
-            .bind(&b.name)
-            .bind(&b.owner)
-            .bind(&b.token_hash)
-            .bind(b.created_at_ms)
-            .bind(&b.account_id)
-            .bind(&b.version)
-            .execute(&mut *conn)
-            .await
-            .map_err(pg)?;
-        }
-        WriteOp::CreateAccount(a) => {
-            sqlx::query(
-                "INSERT INTO accounts (id, name, token_hash, created_at) VALUES ($1, $2, $3, $4)",
-            )
-            .bind(&a.id)
-            .bind(&a.name)
-            .bind(&a.token_hash)
-            .bind(a.created_at_ms)
-            .execute(&mut *conn)
-            .await
-            .map_err(pg)?;
-        }
-        WriteOp::RotateToken {
-            bot,
-            new_hash,
-            at_ms,
-        } => {
-            // In the batch's transaction: the hash replaced is the one current at the write.
-            sqlx::query(
-                "INSERT INTO revoked_tokens (token_hash, bot_id, revoked_at) \
-                 SELECT token_hash, id, $1 FROM bots WHERE id = $2 \
-                 ON CONFLICT (token_hash) DO NOTHING",
-            )
-            .bind(at_ms)
-            .bind(bot)
-            .execute(&mut *conn)
-            .await
-            .map_err(pg)?;
-            sqlx::query("UPDATE bots SET token_hash = $1 WHERE id = $2")
-                .bind(new_hash)
-                .bind(bot)
-                .execute(&mut *conn)
-                .await
-                .map_err(pg)?;
-        }
-        WriteOp::PutEntry(e) => {
-            sqlx::query(
-                "INSERT INTO ladder_entries (ladder_id, bot_id, capacity, active, removed_reason, \
-                 entered_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (ladder_id, bot_id) DO UPDATE \
-                 SET capacity = excluded.capacity, active = excluded.active, \
-                 removed_reason = excluded.removed_reason, entered_at = excluded.entered_at",
-            )
-            .bind(&e.ladder_id)
-            .bind(&e.bot_id)
-            .bind(i64::from(e.capacity))
-            .bind(e.active)
-            .bind(&e.removed_reason)
-            .bind(e.entered_at_ms)
-            .execute(&mut *conn)
-            .await
-            .map_err(pg)?;
-        }
-        WriteOp::PutStrikes(r) => {
-            fence_ladder(ctx, conn).await?;
-            super::strikes::postgres::put(&mut *conn, r)
-                .await
-                .map_err(pg)?;
-        }
-        WriteOp::CreateMatch(m) => {
-            fence_ladder(ctx, conn).await?;
-            let entrants = serde_json::Value::from(m.entrants.clone()).to_string();
-            let cursor: i64 = sqlx::query_scalar(
-                "INSERT INTO ladder_matches (id, ladder_id, seed, duplicate, entrants, state, \
-                 started_at) VALUES ($1, $2, $3, $4, $5, 'playing', $6) RETURNING cursor",
-            )
-            .bind(&m.id)
-            .bind(&m.ladder_id)
-            .bind(&m.seed)
-            .bind(m.duplicate)
-            .bind(&entrants)
-            .bind(m.started_at_ms)
-            .fetch_one(&mut *conn)
-            .await
-            .map_err(pg)?;
-            for bot in &m.entrants {
-                sqlx::query(
-                    "INSERT INTO ladder_match_bots (match_id, bot_id, cursor) VALUES ($1, $2, $3) \
-                     ON CONFLICT DO NOTHING",
-                )
-                .bind(&m.id)
-                .bind(bot)
-                .bind(cursor)
-                .execute(&mut *conn)
-                .await
-                .map_err(pg)?;
-            }
-        }
-        WriteOp::RateMatch {
-            match_id,
-            results,
-            ratings,
-            rated_at_ms,
-        } => {
-            fence_ladder(ctx, conn).await?;
-            let results = serde_json::to_string(results)
-                .map_err(|e| StoreError::Corrupt(format!("cannot encode results: {e}")))?;
-            // Exactly once: only a match still playing becomes rated, and only then do the
-            // ratings move. A retry after a crash finds it rated and changes nothing.
-            let done = sqlx::query(
-                "UPDATE ladder_matches SET state = 'rated', rated_at = $1, results = $2, \
-                 rated_seq = (SELECT coalesce(max(rated_seq), 0) + 1 FROM ladder_matches m \
-                   WHERE m.ladder_id = ladder_matches.ladder_id) \
-                 WHERE id = $3 AND state = 'playing'",
-            )
-            .bind(rated_at_ms)
-            .bind(&results)
-            .bind(match_id)
-            .execute(&mut *conn)
-            .await
-            .map_err(pg)?;
-            if done.rows_affected() == 1 {
-                for r in ratings {
-                    sqlx::query(
-                        "INSERT INTO ladder_ratings (ladder_id, bot_id, mu, sigma, matches, jetons, \
-                         deals, last_net, last_place) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
-                         ON CONFLICT (ladder_id, bot_id) DO UPDATE SET mu = excluded.mu, \
-                         sigma = excluded.sigma, matches = excluded.matches, jetons = excluded.jetons, \
-                         deals = excluded.deals, last_net = excluded.last_net, \
-                         last_place = excluded.last_place",
-                    )
-                    .bind(&r.ladder_id)
-                    .bind(&r.bot_id)
-                    .bind(r.mu)
-                    .bind(r.sigma)
-                    .bind(i64::from(r.matches))
-                    .bind(r.jetons)
-                    .bind(r.deals as i64)
-                    .bind(r.last_net)
-                    .bind(i64::from(r.last_place))
-                    .execute(&mut *conn)
-                    .await
-                    .map_err(pg)?;
-                }
-                sqlx::query("UPDATE tables SET visibility = 'listed' WHERE ladder_match = $1")
-                    .bind(match_id)
-                    .execute(&mut *conn)
-                    .await
-                    .map_err(pg)?;
-            }
-        }
         WriteOp::CreateTable(t, seats, log) => {
             // The creating node owns the table from the start, at epoch 1; its first entries
             // (the seats the server filled) go in with it.
@@ -1144,19 +920,6 @@ async fn apply(
             .await
             .map_err(pg)?;
         }
-        WriteOp::Append { .. } => {
-            return Err(StoreError::Corrupt(
-                "an append reached the single-write path".into(),
-            ));
-        }
-        WriteOp::SetState { table, state } => {
-            sqlx::query("UPDATE tables SET state = $1 WHERE id = $2")
-                .bind(state.as_str())
-                .bind(table)
-                .execute(&mut *conn)
-                .await
-                .map_err(pg)?;
-        }
         WriteOp::Finish {
             table,
             record,
@@ -1185,34 +948,18 @@ async fn apply(
                     owner: owner.flatten().unwrap_or_default(),
                 });
             }
-            sqlx::query(
-                "INSERT INTO records (table_id, record) VALUES ($1, $2) \
-                 ON CONFLICT (table_id) DO UPDATE SET record = excluded.record",
-            )
-            .bind(table)
-            .bind(record)
-            .execute(&mut *conn)
-            .await
-            .map_err(pg)?;
-            for r in ratings {
-                sqlx::query(
-                    "INSERT INTO ratings (bot_id, ruleset, rating, games) VALUES ($1, $2, $3, 1) \
-                     ON CONFLICT (bot_id, ruleset) DO UPDATE SET \
-                     rating = ratings.rating + excluded.rating, games = ratings.games + 1",
-                )
-                .bind(&r.bot)
-                .bind(&r.ruleset)
-                .bind(r.net)
-                .execute(&mut *conn)
-                .await
-                .map_err(pg)?;
-            }
+            writes::store_result(conn, table, record, ratings).await?;
         }
+        WriteOp::PutStrikes(_) | WriteOp::CreateMatch(_) | WriteOp::RateMatch { .. } => {
+            fence_ladder(ctx, conn).await?;
+            writes::apply(conn, op).await?;
+        }
+        other => writes::apply(conn, other).await?,
     }
     Ok(())
 }
 
-fn table_from_row(row: &PgRow) -> Result<(i64, TableRow), StoreError> {
+pub(crate) fn table_from_row(row: &PgRow) -> Result<(i64, TableRow), StoreError> {
     super::rows::postgres::table_from_row(row, row.try_get("last_seq")?)
 }
 
@@ -1247,92 +994,10 @@ impl PgStore {
         }
         res
     }
-
-    async fn seats_of(&self, table: &str) -> Result<Vec<SeatRow>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT s.seat, s.bot_id, s.house, s.strikes, b.name FROM seats s \
-             LEFT JOIN bots b ON b.id = s.bot_id WHERE s.table_id = $1 ORDER BY s.seat",
-        )
-        .bind(table)
-        .fetch_all(&self.pool)
-        .await
-        .map_err(pg)?;
-        rows.iter()
-            .map(|r| {
-                let seat: i64 = r.try_get("seat")?;
-                let bot: Option<String> = r.try_get("bot_id")?;
-                let house: Option<String> = r.try_get("house")?;
-                let strikes: i64 = r.try_get("strikes")?;
-                let bot_name: Option<String> = r.try_get("name")?;
-                let name = match (&bot, &house) {
-                    (Some(_), _) => bot_name.unwrap_or_default(),
-                    (None, Some(h)) => format!("house:{h}"),
-                    (None, None) => String::new(),
-                };
-                Ok(SeatRow {
-                    name,
-                    seat: u8::try_from(seat)
-                        .map_err(|_| StoreError::Corrupt(format!("seat {seat}")))?,
-                    occupant: match (bot, house) {
-                        (Some(b), _) => Occupant::Bot(b),
-                        (None, Some(h)) => Occupant::House(h),
-                        (None, None) => Occupant::Empty,
-                    },
-                    strikes: strikes.max(0) as u32,
-                })
-            })
-            .collect()
-    }
-
-    async fn tables_with_seats(&self, rows: Vec<PgRow>) -> Result<Vec<StoredTable>, StoreError> {
-        let mut out = Vec::with_capacity(rows.len());
-        for row in &rows {
-            let (cursor, table) = table_from_row(row)?;
-            let seats = self.seats_of(&table.id).await?;
-            out.push(StoredTable {
-                cursor,
-                table,
-                seats,
-            });
-        }
-        Ok(out)
-    }
-
-    async fn matches(
-        &self,
-        q: sqlx::query::Query<'_, Postgres, sqlx::postgres::PgArguments>,
-    ) -> Result<Vec<MatchRow>, StoreError> {
-        let rows = q.fetch_all(&self.pool).await.map_err(pg)?;
-        rows.iter().map(match_from_row).collect()
-    }
 }
 
 impl Store for PgStore {
-    fn create_bot(&self, bot: BotRow) -> StoreFuture<'_, ()> {
-        Box::pin(self.write(WriteOp::CreateBot(bot)))
-    }
-
-    fn bot_by_token_hash(&self, hash: String) -> StoreFuture<'_, Option<BotRow>> {
-        Box::pin(async move {
-            let row = sqlx::query("SELECT * FROM bots WHERE token_hash = $1")
-                .bind(hash)
-                .fetch_optional(&self.pool)
-                .await
-                .map_err(pg)?;
-            row.as_ref().map(bot_from_row).transpose()
-        })
-    }
-
-    fn bot(&self, id: String) -> StoreFuture<'_, Option<BotRow>> {
-        Box::pin(async move {
-            let row = sqlx::query("SELECT * FROM bots WHERE id = $1")
-                .bind(id)
-                .fetch_optional(&self.pool)
-                .await
-                .map_err(pg)?;
-            row.as_ref().map(bot_from_row).transpose()
-        })
-    }
+    crate::reads::store_methods!(dialect = postgres, err = pg, pool = pool);
 
     fn bots(&self, ids: Vec<String>) -> StoreFuture<'_, Vec<BotRow>> {
         Box::pin(async move {
@@ -1356,100 +1021,6 @@ impl Store for PgStore {
         log: Vec<(LogEntry, u64)>,
     ) -> StoreFuture<'_, ()> {
         Box::pin(self.create(table, seats, log))
-    }
-
-    fn append(
-        &self,
-        table: String,
-        seq: u64,
-        entry: LogEntry,
-        last_seq: u64,
-    ) -> StoreFuture<'_, ()> {
-        Box::pin(self.write(WriteOp::Append {
-            table,
-            seq,
-            entry,
-            last_seq,
-        }))
-    }
-
-    fn set_state(&self, table: String, state: TableState) -> StoreFuture<'_, ()> {
-        Box::pin(self.write(WriteOp::SetState { table, state }))
-    }
-
-    fn finish(
-        &self,
-        table: String,
-        record: String,
-        ratings: Vec<RatingDelta>,
-    ) -> StoreFuture<'_, ()> {
-        Box::pin(self.write(WriteOp::Finish {
-            table,
-            record,
-            ratings,
-        }))
-    }
-
-    fn table(&self, id: String) -> StoreFuture<'_, Option<StoredTable>> {
-        Box::pin(async move {
-            let rows = sqlx::query("SELECT * FROM tables t WHERE t.id = $1")
-                .bind(&id)
-                .fetch_all(&self.pool)
-                .await
-                .map_err(pg)?;
-            Ok(self.tables_with_seats(rows).await?.into_iter().next())
-        })
-    }
-
-    fn list_tables(&self, f: TableFilter) -> StoreFuture<'_, Vec<StoredTable>> {
-        Box::pin(async move {
-            let rows = sqlx::query(
-                "SELECT * FROM tables t WHERE ($1 = 0 OR t.cursor < $1) \
-                 AND ($2::text IS NULL OR t.ruleset = $2) \
-                 AND ($3::text IS NULL OR t.state = $3) \
-                 AND (t.visibility = 'listed' OR ($4::text IS NOT NULL AND (t.created_by = $4 \
-                      OR EXISTS (SELECT 1 FROM seats s WHERE s.table_id = t.id AND s.bot_id = $4)))) \
-                 ORDER BY t.cursor DESC LIMIT $5",
-            )
-            .bind(f.before)
-            .bind(f.ruleset)
-            .bind(f.state.map(TableState::as_str))
-            .bind(f.viewer_bot)
-            .bind(i64::from(f.limit))
-            .fetch_all(&self.pool)
-            .await
-            .map_err(pg)?;
-            self.tables_with_seats(rows).await
-        })
-    }
-
-    fn log(&self, table: String) -> StoreFuture<'_, Vec<LogEntry>> {
-        Box::pin(async move {
-            let rows = sqlx::query("SELECT seq, payload FROM log WHERE table_id = $1 ORDER BY seq")
-                .bind(&table)
-                .fetch_all(&self.pool)
-                .await
-                .map_err(pg)?;
-            let mut out = Vec::with_capacity(rows.len());
-            for (i, row) in rows.iter().enumerate() {
-                let seq: i64 = row.try_get("seq")?;
-                if seq != i as i64 {
-                    return Err(StoreError::Corrupt(format!(
-                        "table {table}: log entry {i} has seq {seq}"
-                    )));
-                }
-                let payload: String = row.try_get("payload")?;
-                // Not serde's message: it may quote the payload, whose actions name cards.
-                out.push(serde_json::from_str(&payload).map_err(|e| {
-                    StoreError::Corrupt(format!(
-                        "table {table} entry {i}: {:?} error at column {}",
-                        e.classify(),
-                        e.column()
-                    ))
-                })?);
-            }
-            Ok(out)
-        })
     }
 
     fn tables_of_bot(&self, bot: String, resume: Vec<String>) -> StoreFuture<'_, Vec<String>> {
@@ -1480,42 +1051,6 @@ impl Store for PgStore {
             .fetch_all(&self.pool)
             .await
             .map_err(pg)
-        })
-    }
-
-    fn record(&self, table: String) -> StoreFuture<'_, Option<String>> {
-        Box::pin(async move {
-            sqlx::query_scalar("SELECT record FROM records WHERE table_id = $1")
-                .bind(table)
-                .fetch_optional(&self.pool)
-                .await
-                .map_err(pg)
-        })
-    }
-
-    fn rating(&self, bot: String, ruleset: String) -> StoreFuture<'_, Option<(i64, u64)>> {
-        Box::pin(async move {
-            let row =
-                sqlx::query("SELECT rating, games FROM ratings WHERE bot_id = $1 AND ruleset = $2")
-                    .bind(bot)
-                    .bind(ruleset)
-                    .fetch_optional(&self.pool)
-                    .await
-                    .map_err(pg)?;
-            row.map(|r| -> Result<(i64, u64), StoreError> {
-                let games: i64 = r.try_get("games")?;
-                Ok((r.try_get("rating")?, games.max(0) as u64))
-            })
-            .transpose()
-        })
-    }
-
-    fn writer_stopped(&self) -> StoreFuture<'_, ()> {
-        // The writers reconnect through the pool rather than stop; they end only with the
-        // store.
-        Box::pin(async move {
-            self.writes.closed().await;
-            Ok(())
         })
     }
 
@@ -1589,226 +1124,18 @@ impl Store for PgStore {
         Box::pin(async move { self.release().await.map(|_| ()) })
     }
 
-    fn create_account(&self, account: AccountRow) -> StoreFuture<'_, ()> {
-        Box::pin(self.write(WriteOp::CreateAccount(account)))
-    }
-
-    fn rotate_bot_token(&self, bot: String, new_hash: String, at_ms: i64) -> StoreFuture<'_, ()> {
-        Box::pin(self.write(WriteOp::RotateToken {
-            bot,
-            new_hash,
-            at_ms,
-        }))
-    }
-
-    fn token_revoked(&self, hash: String) -> StoreFuture<'_, bool> {
-        Box::pin(async move {
-            let row = sqlx::query("SELECT 1 FROM revoked_tokens WHERE token_hash = $1")
-                .bind(hash)
-                .fetch_optional(&self.pool)
-                .await
-                .map_err(pg)?;
-            Ok(row.is_some())
-        })
-    }
-
-    fn account_by_token_hash(&self, hash: String) -> StoreFuture<'_, Option<AccountRow>> {
-        Box::pin(async move {
-            let row = sqlx::query("SELECT * FROM accounts WHERE token_hash = $1")
-                .bind(hash)
-                .fetch_optional(&self.pool)
-                .await
-                .map_err(pg)?;
-            row.as_ref().map(account_from_row).transpose()
-        })
-    }
-
-    fn bots_of_account(&self, account: String) -> StoreFuture<'_, Vec<BotRow>> {
-        Box::pin(async move {
-            let rows =
-                sqlx::query("SELECT * FROM bots WHERE account_id = $1 ORDER BY created_at, id")
-                    .bind(account)
-                    .fetch_all(&self.pool)
-                    .await
-                    .map_err(pg)?;
-            rows.iter().map(bot_from_row).collect()
-        })
-    }
-
-    fn put_entry(&self, entry: EntryRow) -> StoreFuture<'_, ()> {
-        Box::pin(self.write(WriteOp::PutEntry(entry)))
-    }
-
-    fn entries(&self, ladder: String) -> StoreFuture<'_, Vec<EntryRow>> {
-        Box::pin(async move {
-            let rows = sqlx::query(
-                "SELECT * FROM ladder_entries WHERE ladder_id = $1 ORDER BY entered_at",
-            )
-            .bind(ladder)
-            .fetch_all(&self.pool)
-            .await
-            .map_err(pg)?;
-            rows.iter().map(entry_from_row).collect()
-        })
-    }
-
-    fn put_strikes(&self, record: StrikeRecord) -> StoreFuture<'_, ()> {
-        Box::pin(self.write(WriteOp::PutStrikes(record)))
-    }
-
-    fn strike_records(&self, ladder: String) -> StoreFuture<'_, Vec<StrikeRecord>> {
-        Box::pin(super::strikes::postgres::of_ladder(&self.pool, ladder, pg))
-    }
-
-    fn strike_record(&self, ladder: String, bot: String) -> StoreFuture<'_, Option<StrikeRecord>> {
-        Box::pin(super::strikes::postgres::of_bot(
-            &self.pool, ladder, bot, pg,
-        ))
-    }
-
-    fn create_match(&self, m: MatchRow) -> StoreFuture<'_, ()> {
-        Box::pin(self.write(WriteOp::CreateMatch(m)))
-    }
-
-    fn rate_match(
-        &self,
-        match_id: String,
-        results: Vec<EntrantResult>,
-        ratings: Vec<RatingRow>,
-        rated_at_ms: i64,
-    ) -> StoreFuture<'_, ()> {
-        Box::pin(self.write(WriteOp::RateMatch {
-            match_id,
-            results,
-            ratings,
-            rated_at_ms,
-        }))
-    }
-
-    fn ladder_match(&self, id: String) -> StoreFuture<'_, Option<MatchRow>> {
-        Box::pin(async move {
-            let row = sqlx::query("SELECT * FROM ladder_matches WHERE id = $1")
-                .bind(id)
-                .fetch_optional(&self.pool)
-                .await
-                .map_err(pg)?;
-            row.as_ref().map(match_from_row).transpose()
-        })
-    }
-
-    fn ladder_matches(
-        &self,
-        ladder: String,
-        bot: Option<String>,
-        before: i64,
-        limit: u32,
-    ) -> StoreFuture<'_, Vec<MatchRow>> {
-        Box::pin(async move {
-            match bot {
-                None => {
-                    self.matches(
-                        sqlx::query(
-                            "SELECT * FROM ladder_matches WHERE ladder_id = $1 \
-                             AND ($2 = 0 OR cursor < $2) ORDER BY cursor DESC LIMIT $3",
-                        )
-                        .bind(ladder)
-                        .bind(before)
-                        .bind(i64::from(limit)),
-                    )
-                    .await
-                }
-                Some(bot) => {
-                    self.matches(
-                        sqlx::query(
-                            "SELECT m.* FROM ladder_match_bots b JOIN ladder_matches m \
-                             ON m.id = b.match_id WHERE b.bot_id = $1 AND m.ladder_id = $2 \
-                             AND ($3 = 0 OR b.cursor < $3) ORDER BY b.cursor DESC LIMIT $4",
-                        )
-                        .bind(bot)
-                        .bind(ladder)
-                        .bind(before)
-                        .bind(i64::from(limit)),
-                    )
-                    .await
-                }
-            }
-        })
-    }
-
-    fn playing_matches(&self) -> StoreFuture<'_, Vec<MatchRow>> {
-        Box::pin(self.matches(sqlx::query(
-            "SELECT * FROM ladder_matches WHERE state = 'playing' ORDER BY cursor",
-        )))
-    }
-
-    fn rated_matches(&self, ladder: String) -> StoreFuture<'_, Vec<MatchRow>> {
-        Box::pin(
-            self.matches(
-                sqlx::query(
-                    "SELECT * FROM ladder_matches WHERE ladder_id = $1 AND state = 'rated' \
-                     ORDER BY rated_seq",
-                )
-                .bind(ladder),
-            ),
-        )
-    }
-
-    fn rated_match_count(&self, ladder: String) -> StoreFuture<'_, u64> {
-        Box::pin(async move {
-            super::rows::postgres::rated_match_count(&self.pool, ladder)
-                .await
-                .map_err(pg)
-        })
-    }
-
-    fn matches_since(&self, ladder: String, since_ms: i64) -> StoreFuture<'_, Vec<MatchRow>> {
-        Box::pin(
-            self.matches(
-                sqlx::query(
-                    "SELECT * FROM ladder_matches WHERE ladder_id = $1 AND started_at >= $2 \
-                     ORDER BY cursor",
-                )
-                .bind(ladder)
-                .bind(since_ms),
-            ),
-        )
-    }
-
-    fn ratings(&self, ladder: String) -> StoreFuture<'_, Vec<RatingRow>> {
-        Box::pin(async move {
-            let rows = sqlx::query("SELECT * FROM ladder_ratings WHERE ladder_id = $1")
-                .bind(ladder)
-                .fetch_all(&self.pool)
-                .await
-                .map_err(pg)?;
-            rows.iter().map(rating_from_row).collect()
-        })
-    }
-
     fn finished_match_tables(&self, match_ids: Vec<String>) -> StoreFuture<'_, Vec<StoredTable>> {
         Box::pin(async move {
-            let rows = sqlx::query(
-                "SELECT * FROM tables t WHERE t.ladder_match = ANY($1) AND t.state = 'finished' \
+            let rows = sqlx::query(&format!(
+                "{} WHERE t.ladder_match = ANY($1) AND t.state = 'finished' \
                  ORDER BY t.ladder_match, t.ladder_rotation",
-            )
+                reads::TABLES
+            ))
             .bind(match_ids)
             .fetch_all(&self.pool)
             .await
             .map_err(pg)?;
-            self.tables_with_seats(rows).await
-        })
-    }
-
-    fn match_tables(&self, match_id: String) -> StoreFuture<'_, Vec<StoredTable>> {
-        Box::pin(async move {
-            let rows = sqlx::query(
-                "SELECT * FROM tables t WHERE t.ladder_match = $1 ORDER BY t.ladder_rotation",
-            )
-            .bind(match_id)
-            .fetch_all(&self.pool)
-            .await
-            .map_err(pg)?;
-            self.tables_with_seats(rows).await
+            reads::with_seats(&self.pool, &rows).await
         })
     }
 }

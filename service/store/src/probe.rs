@@ -1,6 +1,6 @@
 //! A store-only load probe (not a test: `#[ignore]`, prints figures, asserts nothing about time).
 //!
-//! `BETE_PROBE_RATE=5000 cargo test --release -p bete-server --lib store::probe -- --ignored --nocapture`
+//! `BETE_PROBE_RATE=5000 cargo test --release -p bete-store --lib probe -- --ignored --nocapture`
 //!
 //! 1,000 tables (ids shaped like the server's), each appending game-shaped `Action` entries one
 //! at a time, as a table actor does; a global pacer holds the total rate (0: closed loop). Prints

@@ -23,7 +23,7 @@ macro_rules! statements {
     ($row:ty, $db:ty) => {
         use sqlx::Row;
 
-        use crate::store::{StoreError, StrikeRecord};
+        use crate::{StoreError, StrikeRecord};
 
         fn from_row(row: &$row) -> Result<StrikeRecord, StoreError> {
             let removals: i64 = row.try_get("removals")?;
@@ -37,7 +37,7 @@ macro_rules! statements {
         }
 
         /// Writes a bot's record whole (the leader holds all of it).
-        pub(in crate::store) async fn put<'e>(
+        pub(crate) async fn put<'e>(
             db: impl sqlx::Executor<'e, Database = $db>,
             r: &StrikeRecord,
         ) -> Result<(), sqlx::Error> {
@@ -59,7 +59,7 @@ macro_rules! statements {
 
         /// Every record of a ladder, by bot id; `err` says what a database error means to the
         /// back end (PostgreSQL tells an unreachable server apart).
-        pub(in crate::store) async fn of_ladder<'e>(
+        pub(crate) async fn of_ladder<'e>(
             db: impl sqlx::Executor<'e, Database = $db>,
             ladder: String,
             err: fn(sqlx::Error) -> StoreError,
@@ -74,7 +74,7 @@ macro_rules! statements {
         }
 
         /// One bot's record on a ladder.
-        pub(in crate::store) async fn of_bot<'e>(
+        pub(crate) async fn of_bot<'e>(
             db: impl sqlx::Executor<'e, Database = $db>,
             ladder: String,
             bot: String,

@@ -1,5 +1,5 @@
-//! Rows to records (and the statements both dialects read alike), written once for both back ends: SQLite's and PostgreSQL's schemas name
-//! and type these columns alike. sqlx's `Row::try_get` is generic over the database, with
+//! Rows to records, written once for both back ends: SQLite's and PostgreSQL's schemas name
+//! and type these columns alike (the statements they share are in `reads.rs` and `writes.rs`). sqlx's `Row::try_get` is generic over the database, with
 //! decoding bounds per column type; a macro writes the mappers for each row type instead of
 //! spelling those bounds out on every function.
 
@@ -7,28 +7,12 @@ macro_rules! mappers {
     ($row:ty, $db:ty) => {
         use sqlx::Row;
 
-        /// How many matches of a ladder are rated, counted by the database (a follower's
-        /// GetLadder, without reading them). One statement for both dialects: SQLite reads
-        /// PostgreSQL's `$1` parameters too.
-        pub(in crate::store) async fn rated_match_count<'e>(
-            db: impl sqlx::Executor<'e, Database = $db>,
-            ladder: String,
-        ) -> Result<u64, sqlx::Error> {
-            let n: i64 = sqlx::query_scalar(
-                "SELECT count(*) FROM ladder_matches WHERE ladder_id = $1 AND state = 'rated'",
-            )
-            .bind(ladder)
-            .fetch_one(db)
-            .await?;
-            Ok(n.max(0) as u64)
-        }
-
-        use crate::store::{
+        use crate::{
             AccountRow, BotRow, EntrantResult, EntryRow, LadderTable, MatchRow, RatingRow,
             StoreError, TableRow, TableState, Visibility,
         };
 
-        pub(in crate::store) fn bot_from_row(row: &$row) -> Result<BotRow, StoreError> {
+        pub(crate) fn bot_from_row(row: &$row) -> Result<BotRow, StoreError> {
             Ok(BotRow {
                 id: row.try_get("id")?,
                 name: row.try_get("name")?,
@@ -40,7 +24,7 @@ macro_rules! mappers {
             })
         }
 
-        pub(in crate::store) fn account_from_row(row: &$row) -> Result<AccountRow, StoreError> {
+        pub(crate) fn account_from_row(row: &$row) -> Result<AccountRow, StoreError> {
             Ok(AccountRow {
                 id: row.try_get("id")?,
                 name: row.try_get("name")?,
@@ -49,7 +33,7 @@ macro_rules! mappers {
             })
         }
 
-        pub(in crate::store) fn entry_from_row(row: &$row) -> Result<EntryRow, StoreError> {
+        pub(crate) fn entry_from_row(row: &$row) -> Result<EntryRow, StoreError> {
             let capacity: i64 = row.try_get("capacity")?;
             Ok(EntryRow {
                 ladder_id: row.try_get("ladder_id")?,
@@ -61,7 +45,7 @@ macro_rules! mappers {
             })
         }
 
-        pub(in crate::store) fn match_from_row(row: &$row) -> Result<MatchRow, StoreError> {
+        pub(crate) fn match_from_row(row: &$row) -> Result<MatchRow, StoreError> {
             let id: String = row.try_get("id")?;
             let corrupt = |what: &str| StoreError::Corrupt(format!("ladder match {id}: {what}"));
             let entrants: String = row.try_get("entrants")?;
@@ -87,7 +71,7 @@ macro_rules! mappers {
             })
         }
 
-        pub(in crate::store) fn rating_from_row(row: &$row) -> Result<RatingRow, StoreError> {
+        pub(crate) fn rating_from_row(row: &$row) -> Result<RatingRow, StoreError> {
             let n = |name: &str| -> Result<i64, StoreError> { Ok(row.try_get::<i64, _>(name)?) };
             Ok(RatingRow {
                 ladder_id: row.try_get("ladder_id")?,
@@ -103,7 +87,7 @@ macro_rules! mappers {
         }
 
         /// `last_seq`: the table's latest event seq, which each back end finds its own way.
-        pub(in crate::store) fn table_from_row(
+        pub(crate) fn table_from_row(
             row: &$row,
             last_seq: i64,
         ) -> Result<(i64, TableRow), StoreError> {

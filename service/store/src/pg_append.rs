@@ -13,7 +13,7 @@
 use sqlx::{PgConnection, Row};
 
 use super::{LogEntry, StoreError, WriteOp, WriterCtx, apply, pg, update_seats};
-use crate::store::pg_lease::LocalLease;
+use crate::pg_lease::LocalLease;
 
 /// The batch's appends to one table: its first seq, how many, and the newest's `last_seq`.
 struct TableRun {

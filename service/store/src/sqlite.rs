@@ -19,14 +19,13 @@ use sqlx::{Connection, Executor, Row, SqliteConnection};
 use tokio::sync::{mpsc, oneshot};
 use tracing::Instrument;
 
-use super::guard;
-use super::rows::sqlite::{
-    account_from_row, bot_from_row, entry_from_row, match_from_row, rating_from_row,
-};
-use super::{
-    AccountRow, BotRow, EntrantResult, EntryRow, LogEntry, MatchRow, Occupant, RatingDelta,
-    RatingRow, SeatRow, Store, StoreError, StoreFuture, StoredTable, StrikeRecord, TableFilter,
-    TableRow, TableState,
+use crate::guard;
+use crate::reads::sqlite as reads;
+use crate::rows::sqlite::bot_from_row;
+use crate::writes::{WriteOp, sqlite as writes};
+use crate::{
+    BotRow, LogEntry, Occupant, SeatRow, Store, StoreError, StoreFuture, StoredTable, TableRow,
+    TableState,
 };
 
 /// Most writes folded into one transaction.
@@ -204,66 +203,6 @@ CREATE TABLE revoked_tokens (
     super::strikes::MIGRATION,
 ];
 
-enum WriteOp {
-    CreateBot(BotRow),
-    /// A table, its seats, and the first entries of its log (with their `last_seq`), which
-    /// the seats already reflect.
-    CreateTable(TableRow, Vec<SeatRow>, Vec<(LogEntry, u64)>),
-    Append {
-        table: String,
-        seq: u64,
-        entry: LogEntry,
-        last_seq: u64,
-    },
-    SetState {
-        table: String,
-        state: TableState,
-    },
-    Finish {
-        table: String,
-        record: String,
-        ratings: Vec<RatingDelta>,
-    },
-    CreateAccount(AccountRow),
-    /// The bot's token hash replaced; the old one recorded as revoked.
-    RotateToken {
-        bot: String,
-        new_hash: String,
-        at_ms: i64,
-    },
-    PutEntry(EntryRow),
-    PutStrikes(StrikeRecord),
-    CreateMatch(MatchRow),
-    RateMatch {
-        match_id: String,
-        results: Vec<EntrantResult>,
-        ratings: Vec<RatingRow>,
-        rated_at_ms: i64,
-    },
-}
-
-impl WriteOp {
-    /// Whether it writes log entries (the watermark then moves).
-    fn appends(&self) -> bool {
-        match self {
-            WriteOp::Append { .. } => true,
-            WriteOp::CreateTable(_, _, log) => !log.is_empty(),
-            _ => false,
-        }
-    }
-
-    /// An append that changes nothing but the log (a client's move): the bulk of all writes.
-    fn is_plain_append(&self) -> bool {
-        matches!(
-            self,
-            WriteOp::Append {
-                entry: LogEntry::Action { auto: false, .. },
-                ..
-            }
-        )
-    }
-}
-
 struct WriteReq {
     op: WriteOp,
     done: oneshot::Sender<Result<(), StoreError>>,
@@ -340,9 +279,10 @@ impl SqliteStore {
         Ok(SqliteStore { reads, writes: tx })
     }
 
-    /// This store's reads with a writer that has stopped, as after a fail-stop (tests).
-    #[cfg(test)]
-    pub(crate) fn with_stopped_writer(&self) -> SqliteStore {
+    /// This store's reads with a writer that has stopped, as after a fail-stop (tests: this
+    /// crate's, and bete-server's through the `test-util` feature).
+    #[cfg(any(test, feature = "test-util"))]
+    pub fn with_stopped_writer(&self) -> SqliteStore {
         let (writes, rx) = mpsc::channel(1);
         drop(rx);
         SqliteStore {
@@ -486,7 +426,7 @@ async fn no_open_transaction(conn: &mut SqliteConnection) -> bool {
 /// head. (The trigger on `log` makes SQLite run the whole SELECT before the first row goes in,
 /// so `base` and the heads it reads are those of before the batch; the trigger checks each row
 /// against the head as it stands then.) An unknown table leaves `tbl` null, which NOT NULL
-/// refuses. Lower-case `as`: see `table_columns`.
+/// refuses. Lower-case `as`: see `READ_LOG`.
 ///
 /// The rows are bound, not passed as one JSON array for `json_each` to take apart: parsing that
 /// array (each payload a JSON string inside it) and the `->>` per field were ≈ 4 % of the
@@ -606,7 +546,9 @@ async fn apply_mixed(conn: &mut SqliteConnection, ops: &[&WriteOp]) -> Result<()
     sqlx::query("BEGIN IMMEDIATE").execute(&mut *conn).await?;
     for op in ops {
         match op {
-            WriteOp::Append { table, entry, .. } => update_seats(conn, table, entry).await?,
+            WriteOp::Append { table, entry, .. } => {
+                writes::update_seats(conn, table, entry).await?
+            }
             other => apply(conn, other).await?,
         }
     }
@@ -657,191 +599,10 @@ fn log_rows<'a>(ops: &[&'a WriteOp]) -> Result<LogRows<'a>, StoreError> {
     Ok(LogRows { rows })
 }
 
-/// Keep the seats table in step with the log, in the same transaction as the entry.
-async fn update_seats(
-    conn: &mut SqliteConnection,
-    table: &str,
-    entry: &LogEntry,
-) -> Result<(), StoreError> {
-    match entry {
-        LogEntry::Join { seat, bot, .. } => {
-            sqlx::query("UPDATE seats SET bot_id = ? WHERE table_id = ? AND seat = ?")
-                .bind(bot)
-                .bind(table)
-                .bind(i64::from(*seat))
-                .execute(&mut *conn)
-                .await?;
-        }
-        LogEntry::Leave { seat, .. } => {
-            sqlx::query("UPDATE seats SET bot_id = NULL WHERE table_id = ? AND seat = ?")
-                .bind(table)
-                .bind(i64::from(*seat))
-                .execute(&mut *conn)
-                .await?;
-        }
-        LogEntry::Action {
-            seat, auto: true, ..
-        } => {
-            sqlx::query("UPDATE seats SET strikes = strikes + 1 WHERE table_id = ? AND seat = ?")
-                .bind(table)
-                .bind(i64::from(*seat))
-                .execute(&mut *conn)
-                .await?;
-        }
-        LogEntry::Action { .. } => {}
-        LogEntry::Close { .. } => {
-            sqlx::query("UPDATE tables SET state = 'finished' WHERE id = ?")
-                .bind(table)
-                .execute(&mut *conn)
-                .await?;
-        }
-    }
-    Ok(())
-}
-
+/// A write of a mixed batch: SQLite's own (a table and its seats; a finished table), or one the
+/// dialects share (`writes.rs`).
 async fn apply(conn: &mut SqliteConnection, op: &WriteOp) -> Result<(), StoreError> {
     match op {
-        WriteOp::CreateBot(b) => {
-            sqlx::query(
-                "INSERT INTO bots (id, name, owner, token_hash, created_at, account_id, version) \
-                 VALUES (?, ?, ?, ?, ?, ?, ?)",
-            )
-            .bind(&b.id)
-            .bind(&b.name)
-            .bind(&b.owner)
-            .bind(&b.token_hash)
-            .bind(b.created_at_ms)
-            .bind(&b.account_id)
-            .bind(&b.version)
-            .execute(&mut *conn)
-            .await?;
-        }
-        WriteOp::CreateAccount(a) => {
-            sqlx::query(
-                "INSERT INTO accounts (id, name, token_hash, created_at) VALUES (?, ?, ?, ?)",
-            )
-            .bind(&a.id)
-            .bind(&a.name)
-            .bind(&a.token_hash)
-            .bind(a.created_at_ms)
-            .execute(&mut *conn)
-            .await?;
-        }
-        WriteOp::RotateToken {
-            bot,
-            new_hash,
-            at_ms,
-        } => {
-            // In one transaction (the batch's): the hash replaced is the one current at the
-            // write, so two rotations racing each revoke the hash they replaced.
-            sqlx::query(
-                "INSERT INTO revoked_tokens (token_hash, bot_id, revoked_at) \
-                 SELECT token_hash, id, ? FROM bots WHERE id = ? \
-                 ON CONFLICT (token_hash) DO NOTHING",
-            )
-            .bind(at_ms)
-            .bind(bot)
-            .execute(&mut *conn)
-            .await?;
-            sqlx::query("UPDATE bots SET token_hash = ? WHERE id = ?")
-                .bind(new_hash)
-                .bind(bot)
-                .execute(&mut *conn)
-                .await?;
-        }
-        WriteOp::PutEntry(e) => {
-            sqlx::query(
-                "INSERT INTO ladder_entries (ladder_id, bot_id, capacity, active, removed_reason, \
-                 entered_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (ladder_id, bot_id) DO UPDATE \
-                 SET capacity = excluded.capacity, active = excluded.active, \
-                 removed_reason = excluded.removed_reason, entered_at = excluded.entered_at",
-            )
-            .bind(&e.ladder_id)
-            .bind(&e.bot_id)
-            .bind(i64::from(e.capacity))
-            .bind(e.active)
-            .bind(&e.removed_reason)
-            .bind(e.entered_at_ms)
-            .execute(&mut *conn)
-            .await?;
-        }
-        WriteOp::PutStrikes(r) => super::strikes::sqlite::put(&mut *conn, r).await?,
-        WriteOp::CreateMatch(m) => {
-            let entrants = serde_json::Value::from(m.entrants.clone()).to_string();
-            let cursor: i64 = sqlx::query_scalar(
-                "INSERT INTO ladder_matches (id, ladder_id, seed, duplicate, entrants, state, \
-                 started_at) VALUES (?, ?, ?, ?, ?, 'playing', ?) RETURNING cursor",
-            )
-            .bind(&m.id)
-            .bind(&m.ladder_id)
-            .bind(&m.seed)
-            .bind(m.duplicate)
-            .bind(&entrants)
-            .bind(m.started_at_ms)
-            .fetch_one(&mut *conn)
-            .await?;
-            for bot in &m.entrants {
-                sqlx::query(
-                    "INSERT OR IGNORE INTO ladder_match_bots (match_id, bot_id, cursor) VALUES (?, ?, ?)",
-                )
-                .bind(&m.id)
-                .bind(bot)
-                .bind(cursor)
-                .execute(&mut *conn)
-                .await?;
-            }
-        }
-        WriteOp::RateMatch {
-            match_id,
-            results,
-            ratings,
-            rated_at_ms,
-        } => {
-            let results = serde_json::to_string(results)
-                .map_err(|e| StoreError::Corrupt(format!("cannot encode results: {e}")))?;
-            // Exactly once: only a match still playing becomes rated, and only then do the
-            // ratings move. A retry after a crash finds it rated and changes nothing.
-            let done = sqlx::query(
-                "UPDATE ladder_matches SET state = 'rated', rated_at = ?1, results = ?2, \
-                 rated_seq = (SELECT coalesce(max(rated_seq), 0) + 1 FROM ladder_matches m \
-                   WHERE m.ladder_id = ladder_matches.ladder_id) \
-                 WHERE id = ?3 AND state = 'playing'",
-            )
-            .bind(rated_at_ms)
-            .bind(&results)
-            .bind(match_id)
-            .execute(&mut *conn)
-            .await?;
-            if done.rows_affected() == 1 {
-                for r in ratings {
-                    sqlx::query(
-                        "INSERT INTO ladder_ratings (ladder_id, bot_id, mu, sigma, matches, jetons, \
-                         deals, last_net, last_place) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) \
-                         ON CONFLICT (ladder_id, bot_id) DO UPDATE SET mu = excluded.mu, \
-                         sigma = excluded.sigma, matches = excluded.matches, jetons = excluded.jetons, \
-                         deals = excluded.deals, last_net = excluded.last_net, \
-                         last_place = excluded.last_place",
-                    )
-                    .bind(&r.ladder_id)
-                    .bind(&r.bot_id)
-                    .bind(r.mu)
-                    .bind(r.sigma)
-                    .bind(i64::from(r.matches))
-                    .bind(r.jetons)
-                    .bind(r.deals as i64)
-                    .bind(r.last_net)
-                    .bind(i64::from(r.last_place))
-                    .execute(&mut *conn)
-                    .await?;
-                }
-                // A set's tables were private while its decks could still help a player at a
-                // later rotation; rated, they are listed for spectators and replays.
-                sqlx::query("UPDATE tables SET visibility = 'listed' WHERE ladder_match = ?")
-                    .bind(match_id)
-                    .execute(&mut *conn)
-                    .await?;
-            }
-        }
         WriteOp::CreateTable(t, seats, _) => {
             sqlx::query(
                 "INSERT INTO tables (id, ruleset, seats, config, seed, first_dealer, deadline_ms, \
@@ -881,72 +642,32 @@ async fn apply(conn: &mut SqliteConnection, op: &WriteOp) -> Result<(), StoreErr
                     .await?;
             }
         }
-        // Log rows go in one statement per batch (`LogRows::insert`).
-        WriteOp::Append { .. } => {
-            return Err(StoreError::Corrupt(
-                "an append reached the single-write path".into(),
-            ));
-        }
-        WriteOp::SetState { table, state } => {
-            sqlx::query("UPDATE tables SET state = ? WHERE id = ?")
-                .bind(state.as_str())
-                .bind(table)
-                .execute(&mut *conn)
-                .await?;
-        }
         WriteOp::Finish {
             table,
             record,
             ratings,
         } => {
-            sqlx::query("INSERT OR REPLACE INTO records (table_id, record) VALUES (?, ?)")
-                .bind(table)
-                .bind(record)
-                .execute(&mut *conn)
-                .await?;
-            sqlx::query("UPDATE tables SET state = 'finished' WHERE id = ?")
-                .bind(table)
-                .execute(&mut *conn)
-                .await?;
-            for r in ratings {
-                sqlx::query(
-                    "INSERT INTO ratings (bot_id, ruleset, rating, games) VALUES (?, ?, ?, 1) \
-                     ON CONFLICT (bot_id, ruleset) DO UPDATE SET rating = rating + excluded.rating, \
-                     games = games + 1",
-                )
-                .bind(&r.bot)
-                .bind(&r.ruleset)
-                .bind(r.net)
-                .execute(&mut *conn)
-                .await?;
-            }
+            writes::set_state(conn, table, TableState::Finished).await?;
+            writes::store_result(conn, table, record, ratings).await?;
         }
+        other => writes::apply(conn, other).await?,
     }
     Ok(())
 }
 
-/// What `table_from_row` reads, from `tables t`: the row and the table's latest event seq.
-/// (No `AS`: sqlx logs statements at debug, and the log check of tests/hidden.rs reads any
-/// two-letter word like `AS` as a card code.)
-macro_rules! table_columns {
-    () => {
-        "t.*, (SELECT l.last_seq FROM log_heads h JOIN log l ON l.id = h.last \
-         WHERE h.tbl = t.cursor) latest_seq FROM tables t"
-    };
-}
-
 /// A table's log, oldest first: from its head back along `prev` (each step to a smaller id of
 /// the same table, so a damaged chain can neither loop nor splice in another table's rows). A broken chain shows as a log not starting at seq 0, which
-/// `log` reports. (Lower-case `as`: see `table_columns`.)
-const READ_LOG: &str = "WITH RECURSIVE chain(id, prev, tbl, seq, payload) as ( \
+/// `log` reports. (Lower-case `as`: sqlx logs statements at debug, and the log
+/// check of tests/hidden.rs reads any two-letter word like `AS` as a card code.)
+pub(crate) const READ_LOG: &str = "WITH RECURSIVE chain(id, prev, tbl, seq, payload) as ( \
        SELECT l.id, l.prev, l.tbl, l.seq, l.payload FROM tables t \
-         JOIN log_heads h ON h.tbl = t.cursor JOIN log l ON l.id = h.last WHERE t.id = ? \
+         JOIN log_heads h ON h.tbl = t.cursor JOIN log l ON l.id = h.last WHERE t.id = $1 \
        UNION ALL \
        SELECT l.id, l.prev, l.tbl, l.seq, l.payload FROM chain c JOIN log l ON l.id = c.prev \
          WHERE l.id < c.id AND l.tbl = c.tbl) \
      SELECT seq, payload FROM chain ORDER BY seq";
 
-fn table_from_row(row: &SqliteRow) -> Result<(i64, TableRow), StoreError> {
+pub(crate) fn table_from_row(row: &SqliteRow) -> Result<(i64, TableRow), StoreError> {
     // The newest log row's, or the table's own for logs written before rows carried it.
     let last_seq: i64 = match row.try_get::<Option<i64>, _>("latest_seq")? {
         Some(seq) => seq,
@@ -955,80 +676,8 @@ fn table_from_row(row: &SqliteRow) -> Result<(i64, TableRow), StoreError> {
     super::rows::sqlite::table_from_row(row, last_seq)
 }
 
-/// Tables read by `table_columns!`, each with its seats.
-async fn with_seats(pool: &SqlitePool, rows: &[SqliteRow]) -> Result<Vec<StoredTable>, StoreError> {
-    let mut out = Vec::with_capacity(rows.len());
-    for row in rows {
-        let (cursor, table) = table_from_row(row)?;
-        let seats = seats_of(pool, &table.id).await?;
-        out.push(StoredTable {
-            cursor,
-            table,
-            seats,
-        });
-    }
-    Ok(out)
-}
-
-async fn seats_of(pool: &SqlitePool, table: &str) -> Result<Vec<SeatRow>, StoreError> {
-    let rows = sqlx::query(
-        "SELECT s.seat, s.bot_id, s.house, s.strikes, b.name FROM seats s \
-         LEFT JOIN bots b ON b.id = s.bot_id WHERE s.table_id = ? ORDER BY s.seat",
-    )
-    .bind(table)
-    .fetch_all(pool)
-    .await?;
-    rows.iter()
-        .map(|r| {
-            let seat: i64 = r.try_get("seat")?;
-            let bot: Option<String> = r.try_get("bot_id")?;
-            let house: Option<String> = r.try_get("house")?;
-            let strikes: i64 = r.try_get("strikes")?;
-            let bot_name: Option<String> = r.try_get("name")?;
-            let name = match (&bot, &house) {
-                (Some(_), _) => bot_name.unwrap_or_default(),
-                (None, Some(h)) => format!("house:{h}"),
-                (None, None) => String::new(),
-            };
-            Ok(SeatRow {
-                name,
-                seat: u8::try_from(seat)
-                    .map_err(|_| StoreError::Corrupt(format!("seat {seat}")))?,
-                occupant: match (bot, house) {
-                    (Some(b), _) => Occupant::Bot(b),
-                    (None, Some(h)) => Occupant::House(h),
-                    (None, None) => Occupant::Empty,
-                },
-                strikes: strikes.max(0) as u32,
-            })
-        })
-        .collect()
-}
-
 impl Store for SqliteStore {
-    fn create_bot(&self, bot: BotRow) -> StoreFuture<'_, ()> {
-        Box::pin(self.write(WriteOp::CreateBot(bot)))
-    }
-
-    fn bot_by_token_hash(&self, hash: String) -> StoreFuture<'_, Option<BotRow>> {
-        Box::pin(async move {
-            let row = sqlx::query("SELECT * FROM bots WHERE token_hash = ?")
-                .bind(hash)
-                .fetch_optional(&self.reads)
-                .await?;
-            row.as_ref().map(bot_from_row).transpose()
-        })
-    }
-
-    fn bot(&self, id: String) -> StoreFuture<'_, Option<BotRow>> {
-        Box::pin(async move {
-            let row = sqlx::query("SELECT * FROM bots WHERE id = ?")
-                .bind(id)
-                .fetch_optional(&self.reads)
-                .await?;
-            row.as_ref().map(bot_from_row).transpose()
-        })
-    }
+    crate::reads::store_methods!(dialect = sqlite, err = StoreError::Sql, pool = reads);
 
     fn bots(&self, ids: Vec<String>) -> StoreFuture<'_, Vec<BotRow>> {
         Box::pin(async move {
@@ -1036,7 +685,7 @@ impl Store for SqliteStore {
             let ids = serde_json::to_string(&ids)
                 .map_err(|e| StoreError::Corrupt(format!("cannot encode bot ids: {e}")))?;
             let rows =
-                sqlx::query("SELECT * FROM bots WHERE id IN (SELECT value FROM json_each(?))")
+                sqlx::query("SELECT * FROM bots WHERE id IN (SELECT value FROM json_each($1))")
                     .bind(ids)
                     .fetch_all(&self.reads)
                     .await?;
@@ -1057,118 +706,6 @@ impl Store for SqliteStore {
         Box::pin(self.write(WriteOp::CreateTable(table, seats, log)))
     }
 
-    fn append(
-        &self,
-        table: String,
-        seq: u64,
-        entry: LogEntry,
-        last_seq: u64,
-    ) -> StoreFuture<'_, ()> {
-        Box::pin(self.write(WriteOp::Append {
-            table,
-            seq,
-            entry,
-            last_seq,
-        }))
-    }
-
-    fn set_state(&self, table: String, state: TableState) -> StoreFuture<'_, ()> {
-        Box::pin(self.write(WriteOp::SetState { table, state }))
-    }
-
-    fn finish(
-        &self,
-        table: String,
-        record: String,
-        ratings: Vec<RatingDelta>,
-    ) -> StoreFuture<'_, ()> {
-        Box::pin(self.write(WriteOp::Finish {
-            table,
-            record,
-            ratings,
-        }))
-    }
-
-    fn table(&self, id: String) -> StoreFuture<'_, Option<StoredTable>> {
-        Box::pin(async move {
-            let Some(row) = sqlx::query(concat!("SELECT ", table_columns!(), " WHERE t.id = ?"))
-                .bind(&id)
-                .fetch_optional(&self.reads)
-                .await?
-            else {
-                return Ok(None);
-            };
-            let (cursor, table) = table_from_row(&row)?;
-            let seats = seats_of(&self.reads, &id).await?;
-            Ok(Some(StoredTable {
-                cursor,
-                table,
-                seats,
-            }))
-        })
-    }
-
-    fn list_tables(&self, f: TableFilter) -> StoreFuture<'_, Vec<StoredTable>> {
-        Box::pin(async move {
-            let rows = sqlx::query(concat!(
-                "SELECT ",
-                table_columns!(),
-                " WHERE (?1 = 0 OR t.cursor < ?1) \
-                 AND (?2 IS NULL OR t.ruleset = ?2) \
-                 AND (?3 IS NULL OR t.state = ?3) \
-                 AND (t.visibility = 'listed' OR (?4 IS NOT NULL AND (t.created_by = ?4 OR EXISTS \
-                      (SELECT 1 FROM seats s WHERE s.table_id = t.id AND s.bot_id = ?4)))) \
-                 ORDER BY t.cursor DESC LIMIT ?5"
-            ))
-            .bind(f.before)
-            .bind(f.ruleset)
-            .bind(f.state.map(TableState::as_str))
-            .bind(f.viewer_bot)
-            .bind(i64::from(f.limit))
-            .fetch_all(&self.reads)
-            .await?;
-            let mut out = Vec::with_capacity(rows.len());
-            for row in &rows {
-                let (cursor, table) = table_from_row(row)?;
-                let seats = seats_of(&self.reads, &table.id).await?;
-                out.push(StoredTable {
-                    cursor,
-                    table,
-                    seats,
-                });
-            }
-            Ok(out)
-        })
-    }
-
-    fn log(&self, table: String) -> StoreFuture<'_, Vec<LogEntry>> {
-        Box::pin(async move {
-            let rows = sqlx::query(READ_LOG)
-                .bind(&table)
-                .fetch_all(&self.reads)
-                .await?;
-            let mut out = Vec::with_capacity(rows.len());
-            for (i, row) in rows.iter().enumerate() {
-                let seq: i64 = row.try_get("seq")?;
-                if seq != i as i64 {
-                    return Err(StoreError::Corrupt(format!(
-                        "table {table}: log entry {i} has seq {seq}"
-                    )));
-                }
-                let payload: String = row.try_get("payload")?;
-                // Not serde's message: it may quote the payload, whose actions name cards.
-                out.push(serde_json::from_str(&payload).map_err(|e| {
-                    StoreError::Corrupt(format!(
-                        "table {table} entry {i}: {:?} error at column {}",
-                        e.classify(),
-                        e.column()
-                    ))
-                })?);
-            }
-            Ok(out)
-        })
-    }
-
     fn tables_of_bot(&self, bot: String, resume: Vec<String>) -> StoreFuture<'_, Vec<String>> {
         Box::pin(async move {
             // The resume ids travel as one JSON array (no statement text built from input).
@@ -1186,14 +723,6 @@ impl Store for SqliteStore {
         })
     }
 
-    fn writer_stopped(&self) -> StoreFuture<'_, ()> {
-        // The writer task owns the receiving end: it is dropped exactly when the task ends.
-        Box::pin(async move {
-            self.writes.closed().await;
-            Ok(())
-        })
-    }
-
     fn unfinished_tables(&self) -> StoreFuture<'_, Vec<String>> {
         Box::pin(async move {
             let ids = sqlx::query_scalar(
@@ -1205,258 +734,20 @@ impl Store for SqliteStore {
         })
     }
 
-    fn record(&self, table: String) -> StoreFuture<'_, Option<String>> {
-        Box::pin(async move {
-            let rec = sqlx::query_scalar("SELECT record FROM records WHERE table_id = ?")
-                .bind(table)
-                .fetch_optional(&self.reads)
-                .await?;
-            Ok(rec)
-        })
-    }
-
-    fn create_account(&self, account: AccountRow) -> StoreFuture<'_, ()> {
-        Box::pin(self.write(WriteOp::CreateAccount(account)))
-    }
-
-    fn rotate_bot_token(&self, bot: String, new_hash: String, at_ms: i64) -> StoreFuture<'_, ()> {
-        Box::pin(self.write(WriteOp::RotateToken {
-            bot,
-            new_hash,
-            at_ms,
-        }))
-    }
-
-    fn token_revoked(&self, hash: String) -> StoreFuture<'_, bool> {
-        Box::pin(async move {
-            let row = sqlx::query("SELECT 1 FROM revoked_tokens WHERE token_hash = ?")
-                .bind(hash)
-                .fetch_optional(&self.reads)
-                .await?;
-            Ok(row.is_some())
-        })
-    }
-
-    fn account_by_token_hash(&self, hash: String) -> StoreFuture<'_, Option<AccountRow>> {
-        Box::pin(async move {
-            let row = sqlx::query("SELECT * FROM accounts WHERE token_hash = ?")
-                .bind(hash)
-                .fetch_optional(&self.reads)
-                .await?;
-            row.as_ref().map(account_from_row).transpose()
-        })
-    }
-
-    fn bots_of_account(&self, account: String) -> StoreFuture<'_, Vec<BotRow>> {
-        Box::pin(async move {
-            let rows =
-                sqlx::query("SELECT * FROM bots WHERE account_id = ? ORDER BY created_at, id")
-                    .bind(account)
-                    .fetch_all(&self.reads)
-                    .await?;
-            rows.iter().map(bot_from_row).collect()
-        })
-    }
-
-    fn put_entry(&self, entry: EntryRow) -> StoreFuture<'_, ()> {
-        Box::pin(self.write(WriteOp::PutEntry(entry)))
-    }
-
-    fn entries(&self, ladder: String) -> StoreFuture<'_, Vec<EntryRow>> {
-        Box::pin(async move {
-            let rows =
-                sqlx::query("SELECT * FROM ladder_entries WHERE ladder_id = ? ORDER BY entered_at")
-                    .bind(ladder)
-                    .fetch_all(&self.reads)
-                    .await?;
-            rows.iter().map(entry_from_row).collect()
-        })
-    }
-
-    fn put_strikes(&self, record: StrikeRecord) -> StoreFuture<'_, ()> {
-        Box::pin(self.write(WriteOp::PutStrikes(record)))
-    }
-
-    fn strike_records(&self, ladder: String) -> StoreFuture<'_, Vec<StrikeRecord>> {
-        Box::pin(super::strikes::sqlite::of_ladder(
-            &self.reads,
-            ladder,
-            StoreError::Sql,
-        ))
-    }
-
-    fn strike_record(&self, ladder: String, bot: String) -> StoreFuture<'_, Option<StrikeRecord>> {
-        Box::pin(super::strikes::sqlite::of_bot(
-            &self.reads,
-            ladder,
-            bot,
-            StoreError::Sql,
-        ))
-    }
-
-    fn create_match(&self, m: MatchRow) -> StoreFuture<'_, ()> {
-        Box::pin(self.write(WriteOp::CreateMatch(m)))
-    }
-
-    fn rate_match(
-        &self,
-        match_id: String,
-        results: Vec<EntrantResult>,
-        ratings: Vec<RatingRow>,
-        rated_at_ms: i64,
-    ) -> StoreFuture<'_, ()> {
-        Box::pin(self.write(WriteOp::RateMatch {
-            match_id,
-            results,
-            ratings,
-            rated_at_ms,
-        }))
-    }
-
-    fn ladder_match(&self, id: String) -> StoreFuture<'_, Option<MatchRow>> {
-        Box::pin(async move {
-            let row = sqlx::query("SELECT * FROM ladder_matches WHERE id = ?")
-                .bind(id)
-                .fetch_optional(&self.reads)
-                .await?;
-            row.as_ref().map(match_from_row).transpose()
-        })
-    }
-
-    fn ladder_matches(
-        &self,
-        ladder: String,
-        bot: Option<String>,
-        before: i64,
-        limit: u32,
-    ) -> StoreFuture<'_, Vec<MatchRow>> {
-        Box::pin(async move {
-            let rows = match bot {
-                None => {
-                    sqlx::query(
-                        "SELECT * FROM ladder_matches WHERE ladder_id = ?1 \
-                         AND (?2 = 0 OR cursor < ?2) ORDER BY cursor DESC LIMIT ?3",
-                    )
-                    .bind(ladder)
-                    .bind(before)
-                    .bind(i64::from(limit))
-                    .fetch_all(&self.reads)
-                    .await?
-                }
-                Some(bot) => {
-                    sqlx::query(
-                        "SELECT m.* FROM ladder_match_bots b JOIN ladder_matches m ON m.id = b.match_id \
-                         WHERE b.bot_id = ?1 AND m.ladder_id = ?2 AND (?3 = 0 OR b.cursor < ?3) \
-                         ORDER BY b.cursor DESC LIMIT ?4",
-                    )
-                    .bind(bot)
-                    .bind(ladder)
-                    .bind(before)
-                    .bind(i64::from(limit))
-                    .fetch_all(&self.reads)
-                    .await?
-                }
-            };
-            rows.iter().map(match_from_row).collect()
-        })
-    }
-
-    fn playing_matches(&self) -> StoreFuture<'_, Vec<MatchRow>> {
-        Box::pin(async move {
-            let rows =
-                sqlx::query("SELECT * FROM ladder_matches WHERE state = 'playing' ORDER BY cursor")
-                    .fetch_all(&self.reads)
-                    .await?;
-            rows.iter().map(match_from_row).collect()
-        })
-    }
-
-    fn rated_matches(&self, ladder: String) -> StoreFuture<'_, Vec<MatchRow>> {
-        Box::pin(async move {
-            let rows = sqlx::query(
-                "SELECT * FROM ladder_matches WHERE ladder_id = ? AND state = 'rated' ORDER BY rated_seq",
-            )
-            .bind(ladder)
-            .fetch_all(&self.reads)
-            .await?;
-            rows.iter().map(match_from_row).collect()
-        })
-    }
-
-    fn rated_match_count(&self, ladder: String) -> StoreFuture<'_, u64> {
-        Box::pin(
-            async move { Ok(super::rows::sqlite::rated_match_count(&self.reads, ladder).await?) },
-        )
-    }
-
-    fn matches_since(&self, ladder: String, since_ms: i64) -> StoreFuture<'_, Vec<MatchRow>> {
-        Box::pin(async move {
-            let rows = sqlx::query(
-                "SELECT * FROM ladder_matches WHERE ladder_id = ? AND started_at >= ? ORDER BY cursor",
-            )
-            .bind(ladder)
-            .bind(since_ms)
-            .fetch_all(&self.reads)
-            .await?;
-            rows.iter().map(match_from_row).collect()
-        })
-    }
-
-    fn ratings(&self, ladder: String) -> StoreFuture<'_, Vec<RatingRow>> {
-        Box::pin(async move {
-            let rows = sqlx::query("SELECT * FROM ladder_ratings WHERE ladder_id = ?")
-                .bind(ladder)
-                .fetch_all(&self.reads)
-                .await?;
-            rows.iter().map(rating_from_row).collect()
-        })
-    }
-
-    fn match_tables(&self, match_id: String) -> StoreFuture<'_, Vec<StoredTable>> {
-        Box::pin(async move {
-            let rows = sqlx::query(concat!(
-                "SELECT ",
-                table_columns!(),
-                " WHERE t.ladder_match = ? ORDER BY t.ladder_rotation"
-            ))
-            .bind(match_id)
-            .fetch_all(&self.reads)
-            .await?;
-            with_seats(&self.reads, &rows).await
-        })
-    }
-
     fn finished_match_tables(&self, match_ids: Vec<String>) -> StoreFuture<'_, Vec<StoredTable>> {
         Box::pin(async move {
             // The ids as one JSON array: SQLite binds no lists.
             let ids = serde_json::to_string(&match_ids)
                 .map_err(|e| StoreError::Corrupt(format!("match ids: {e}")))?;
-            let rows = sqlx::query(concat!(
-                "SELECT ",
-                table_columns!(),
-                " WHERE t.ladder_match IN (SELECT value FROM json_each(?)) \
-                 AND t.state = 'finished' ORDER BY t.ladder_match, t.ladder_rotation"
+            let rows = sqlx::query(&format!(
+                "{} WHERE t.ladder_match IN (SELECT value FROM json_each($1)) \
+                 AND t.state = 'finished' ORDER BY t.ladder_match, t.ladder_rotation",
+                reads::TABLES
             ))
             .bind(ids)
             .fetch_all(&self.reads)
             .await?;
-            with_seats(&self.reads, &rows).await
-        })
-    }
-
-    fn rating(&self, bot: String, ruleset: String) -> StoreFuture<'_, Option<(i64, u64)>> {
-        Box::pin(async move {
-            let row =
-                sqlx::query("SELECT rating, games FROM ratings WHERE bot_id = ? AND ruleset = ?")
-                    .bind(bot)
-                    .bind(ruleset)
-                    .fetch_optional(&self.reads)
-                    .await?;
-            row.map(|r| -> Result<(i64, u64), StoreError> {
-                let games: i64 = r.try_get("games")?;
-                Ok((r.try_get("rating")?, games.max(0) as u64))
-            })
-            .transpose()
+            reads::with_seats(&self.reads, &rows).await
         })
     }
 }
@@ -1473,7 +764,7 @@ fn assert_send() {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::store::Visibility;
+    use crate::{TableFilter, Visibility};
 
     /// A migrated database in `dir` and one connection to it, as the writer has; the options
     /// open it again.

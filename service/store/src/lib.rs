@@ -1,15 +1,23 @@
-//! Durable storage behind one trait.
+//! # bete-store
+//!
+//! Durable storage behind one trait, [`Store`], with two back ends (SQLite for one node,
+//! PostgreSQL for a cluster), their migrations, and one test suite that both pass (the shape of
+//! quickwit's metastore). Beside it, what the store needs and the server uses from here: the
+//! cluster's clock (read from PostgreSQL, [`clock`]) and the seeds of record ([`fresh_seed`]).
 //!
 //! The table log holds the *commands* that changed a table (seat joins and leaves, engine actions),
 //! never projected events: events are re-derived by replaying the commands through the engine.
 //! That keeps hidden cards out of the log format and makes recovery a replay.
 
+pub mod clock;
 pub mod guard;
 mod pg_lease;
 mod postgres;
 #[cfg(test)]
 mod probe;
+mod reads;
 mod rows;
+mod seed;
 mod sqlite;
 mod strikes;
 #[cfg(test)]
@@ -19,6 +27,8 @@ mod suite;
 mod suite_lease;
 #[cfg(test)]
 mod suite_strikes;
+pub mod trace;
+mod writes;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -28,6 +38,7 @@ use thiserror::Error;
 
 pub use pg_lease::LeaseConn;
 pub use postgres::{NodeConfig, PgStore};
+pub use seed::fresh_seed;
 pub use sqlite::SqliteStore;
 
 /// A boxed future, so `Store` can be used as `Arc<dyn Store>`.
@@ -68,6 +79,9 @@ pub enum StoreError {
          --node-id, or stop that one first"
     )]
     NodeIdInUse { id: String, addr: String },
+    /// The operating system's random source failed (a seed of record could not be drawn).
+    #[error("the OS random source failed: {0}")]
+    Random(String),
 }
 
 /// The outcome of claiming a table before loading it.
