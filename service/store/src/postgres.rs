@@ -724,13 +724,7 @@ async fn migrate(pool: &PgPool) -> Result<(), StoreError> {
         .await
         .map_err(pg)?;
     let version = version.unwrap_or(0);
-    if version > MIGRATIONS.len() as i64 {
-        return Err(StoreError::Corrupt(format!(
-            "the database's schema is version {version}, newer than this bete-server's {}: \
-             run the newer bete-server, or restore the backup taken before the upgrade",
-            MIGRATIONS.len()
-        )));
-    }
+    crate::refuse_newer_schema(version, MIGRATIONS.len())?;
     for (i, sql) in MIGRATIONS.iter().enumerate().skip(version.max(0) as usize) {
         (&mut *tx).execute(sqlx::raw_sql(sql)).await.map_err(pg)?;
         sqlx::query("INSERT INTO bete_schema (version) VALUES ($1)")
@@ -843,28 +837,16 @@ async fn apply(
         WriteOp::CreateTable(t, seats, log) => {
             // The creating node owns the table from the start, at epoch 1; its first entries
             // (the seats the server filled) go in with it.
-            sqlx::query(
-                "INSERT INTO tables (id, ruleset, seats, config, seed, first_dealer, deadline_ms, \
-                 visibility, state, created_by, created_at, seed_chosen, ladder_id, ladder_match, \
-                 ladder_rotation, owner, epoch, entries, last_seq) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 1, \
-                 $17, $18)",
+            writes::bind_table(
+                sqlx::query(
+                    "INSERT INTO tables (id, ruleset, seats, config, seed, first_dealer, deadline_ms, \
+                     visibility, state, created_by, created_at, seed_chosen, ladder_id, ladder_match, \
+                     ladder_rotation, owner, epoch, entries, last_seq) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 1, \
+                     $17, $18)",
+                ),
+                t,
             )
-            .bind(&t.id)
-            .bind(&t.ruleset)
-            .bind(i64::from(t.seats))
-            .bind(&t.config_json)
-            .bind(&t.seed)
-            .bind(i64::from(t.first_dealer))
-            .bind(t.deadline_ms as i64)
-            .bind(t.visibility.as_str())
-            .bind(t.state.as_str())
-            .bind(&t.created_by)
-            .bind(t.created_at_ms)
-            .bind(t.seed_chosen)
-            .bind(t.ladder.as_ref().map(|l| l.ladder_id.as_str()))
-            .bind(t.ladder.as_ref().map(|l| l.match_id.as_str()))
-            .bind(t.ladder.as_ref().map(|l| i64::from(l.rotation)))
             .bind(&ctx.node.id)
             .bind(log.len() as i64)
             .bind(log.last().map_or(0, |(_, last)| *last as i64))

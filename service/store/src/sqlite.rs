@@ -313,13 +313,7 @@ async fn migrate(conn: &mut SqliteConnection) -> Result<(), StoreError> {
     // A newer binary's schema (e.g. after a rollback): its steps may have dropped what this
     // binary reads and writes (step 3 drops `events`), so refuse to start rather than fail on
     // every move.
-    if version > MIGRATIONS.len() as i64 {
-        return Err(StoreError::Corrupt(format!(
-            "the database's schema is version {version}, newer than this bete-server's {}: \
-             run the newer bete-server, or restore the backup taken before the upgrade",
-            MIGRATIONS.len()
-        )));
-    }
+    crate::refuse_newer_schema(version, MIGRATIONS.len())?;
     for (i, sql) in MIGRATIONS.iter().enumerate().skip(version.max(0) as usize) {
         let mut tx = conn.begin().await?;
         // A step is several statements (a trigger has `;` inside it): run as one script.
@@ -604,26 +598,14 @@ fn log_rows<'a>(ops: &[&'a WriteOp]) -> Result<LogRows<'a>, StoreError> {
 async fn apply(conn: &mut SqliteConnection, op: &WriteOp) -> Result<(), StoreError> {
     match op {
         WriteOp::CreateTable(t, seats, _) => {
-            sqlx::query(
-                "INSERT INTO tables (id, ruleset, seats, config, seed, first_dealer, deadline_ms, \
-                 visibility, state, created_by, created_at, seed_chosen, ladder_id, ladder_match, \
-                 ladder_rotation) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            writes::bind_table(
+                sqlx::query(
+                    "INSERT INTO tables (id, ruleset, seats, config, seed, first_dealer, deadline_ms, \
+                     visibility, state, created_by, created_at, seed_chosen, ladder_id, ladder_match, \
+                     ladder_rotation) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+                ),
+                t,
             )
-            .bind(&t.id)
-            .bind(&t.ruleset)
-            .bind(i64::from(t.seats))
-            .bind(&t.config_json)
-            .bind(&t.seed)
-            .bind(i64::from(t.first_dealer))
-            .bind(t.deadline_ms as i64)
-            .bind(t.visibility.as_str())
-            .bind(t.state.as_str())
-            .bind(&t.created_by)
-            .bind(t.created_at_ms)
-            .bind(t.seed_chosen)
-            .bind(t.ladder.as_ref().map(|l| l.ladder_id.as_str()))
-            .bind(t.ladder.as_ref().map(|l| l.match_id.as_str()))
-            .bind(t.ladder.as_ref().map(|l| i64::from(l.rotation)))
             .execute(&mut *conn)
             .await?;
             for s in seats {
