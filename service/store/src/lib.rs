@@ -84,6 +84,19 @@ pub enum StoreError {
     Random(String),
 }
 
+/// A database whose schema is at `version`, against this binary's `known` steps: a newer
+/// binary's schema (e.g. after a rollback) may have dropped what this one reads and writes, so
+/// the store refuses to open rather than fail on every move.
+fn refuse_newer_schema(version: i64, known: usize) -> Result<(), StoreError> {
+    if version > known as i64 {
+        return Err(StoreError::Corrupt(format!(
+            "the database's schema is version {version}, newer than this bete-server's {known}: \
+             run the newer bete-server, or restore the backup taken before the upgrade"
+        )));
+    }
+    Ok(())
+}
+
 /// The outcome of claiming a table before loading it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Claim {

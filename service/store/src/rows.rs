@@ -132,12 +132,12 @@ macro_rules! mappers {
     };
 }
 
-/// For `store/sqlite.rs`.
+/// For `sqlite.rs` and its modules.
 pub(super) mod sqlite {
     mappers!(sqlx::sqlite::SqliteRow, sqlx::Sqlite);
 }
 
-/// For `store/postgres.rs`.
+/// For `postgres.rs` and its modules.
 pub(super) mod postgres {
     mappers!(sqlx::postgres::PgRow, sqlx::Postgres);
 }

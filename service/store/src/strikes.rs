@@ -92,12 +92,12 @@ macro_rules! statements {
     };
 }
 
-/// For `store/sqlite.rs`.
+/// For `sqlite.rs` and its modules.
 pub(super) mod sqlite {
     statements!(sqlx::sqlite::SqliteRow, sqlx::Sqlite);
 }
 
-/// For `store/postgres.rs`.
+/// For `postgres.rs` and its modules.
 pub(super) mod postgres {
     statements!(sqlx::postgres::PgRow, sqlx::Postgres);
 }

@@ -72,9 +72,37 @@ impl WriteOp {
 }
 
 macro_rules! writes {
-    (dialect = $dialect:ident, conn = $conn:ty, err = $err:path $(,)?) => {
+    (dialect = $dialect:ident, db = $db:ident, conn = $conn:ty, err = $err:path $(,)?) => {
         use crate::writes::WriteOp;
-        use crate::{LogEntry, RatingDelta, StoreError, TableState};
+        use crate::{LogEntry, RatingDelta, StoreError, TableRow, TableState};
+
+        /// An `INSERT INTO tables` statement of the dialect's, as `sqlx::query` makes it.
+        pub(crate) type Query<'q> = sqlx::query::Query<
+            'q,
+            sqlx::$db,
+            <sqlx::$db as sqlx::Database>::Arguments<'q>,
+        >;
+
+        /// A new table's columns that both dialects store, bound as the first fifteen
+        /// parameters of `INSERT INTO tables (id, ruleset, ..., ladder_rotation)`, in the order
+        /// the schema lists them (PostgreSQL binds its ownership after them).
+        pub(crate) fn bind_table<'q>(q: Query<'q>, t: &'q TableRow) -> Query<'q> {
+            q.bind(&t.id)
+                .bind(&t.ruleset)
+                .bind(i64::from(t.seats))
+                .bind(&t.config_json)
+                .bind(&t.seed)
+                .bind(i64::from(t.first_dealer))
+                .bind(t.deadline_ms as i64)
+                .bind(t.visibility.as_str())
+                .bind(t.state.as_str())
+                .bind(&t.created_by)
+                .bind(t.created_at_ms)
+                .bind(t.seed_chosen)
+                .bind(t.ladder.as_ref().map(|l| l.ladder_id.as_str()))
+                .bind(t.ladder.as_ref().map(|l| l.match_id.as_str()))
+                .bind(t.ladder.as_ref().map(|l| i64::from(l.rotation)))
+        }
 
         /// Every write whose statements the dialects share, in the batch's transaction on
         /// `conn`. The others (creating a table, appending, finishing) are the back end's own:
@@ -341,6 +369,7 @@ macro_rules! writes {
 pub(crate) mod sqlite {
     writes!(
         dialect = sqlite,
+        db = Sqlite,
         conn = sqlx::SqliteConnection,
         err = StoreError::Sql
     );
@@ -350,6 +379,7 @@ pub(crate) mod sqlite {
 pub(crate) mod postgres {
     writes!(
         dialect = postgres,
+        db = Postgres,
         conn = sqlx::PgConnection,
         err = crate::postgres::pg
     );
