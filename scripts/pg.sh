@@ -8,7 +8,8 @@
 # command with BETE_TEST_DATABASE_URL set (a database of its own), and stops the server and
 # removes its folder when the command ends, however it ends. The command's exit status is kept.
 # Also installs libfaketime (Debian's `faketime`), which the test of a node whose clock is off
-# preloads into a real server.
+# preloads into a real server. `$BETE_TEST_PG_RESTART` restarts the server; `$BETE_TEST_PG_FAILOVER`
+# (scripts/pg-failover.sh) makes a primary and standby pair of its own and fails it over.
 set -euo pipefail
 
 if [ $# -eq 0 ]; then
@@ -66,6 +67,10 @@ chmod 700 "$dir"
 
 stop() {
   as_user "$bin/pg_ctl" -D "$dir/data" -m immediate stop >/dev/null 2>&1 || true
+  # Failover pairs a test left running (scripts/pg-failover.sh).
+  for d in "$dir"/failover.*/primary "$dir"/failover.*/standby; do
+    [ -d "$d" ] && as_user "$bin/pg_ctl" -D "$d" -m immediate stop >/dev/null 2>&1 || true
+  done
   rm -rf "$dir"
 }
 trap stop EXIT
@@ -92,8 +97,17 @@ run_as=""
 } >"$dir/restart.sh"
 chmod 755 "$dir/restart.sh"
 
+# For the test of a PostgreSQL failover: `$BETE_TEST_PG_FAILOVER up|fail|down` manages a primary
+# with a synchronous standby of its own (scripts/pg-failover.sh).
+{
+  echo '#!/usr/bin/env bash'
+  echo "BETE_PG_BIN='$bin' BETE_PG_USER='$user' BETE_PG_BASE='$dir' exec bash '$(cd "$(dirname "$0")" && pwd)/pg-failover.sh' \"\$@\""
+} >"$dir/failover.sh"
+chmod 755 "$dir/failover.sh"
+
 export BETE_TEST_DATABASE_URL="postgres://bete@127.0.0.1:$port/bete_test"
 export BETE_TEST_PG_RESTART="$dir/restart.sh"
+export BETE_TEST_PG_FAILOVER="$dir/failover.sh"
 echo "==> PostgreSQL $("$bin/postgres" --version | awk '{print $3}') on 127.0.0.1:$port (as $user)" >&2
 set +e
 "$@"

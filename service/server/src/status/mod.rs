@@ -235,6 +235,9 @@ pub const MAX_VIOLATIONS: usize = 16;
 pub const MAX_MESSAGE_BYTES: usize = 1024;
 const MAX_FIELD_BYTES: usize = 128;
 const MAX_DESCRIPTION_BYTES: usize = 256;
+/// When to retry after STORE_UNAVAILABLE: PostgreSQL restarting or failing over is back in
+/// seconds, and a retry with the same request id is applied at most once.
+const STORE_RETRY_AFTER: Duration = Duration::from_secs(1);
 
 /// `s` cut to at most `max` bytes on a character boundary, with `…` when cut.
 pub fn bounded(s: &str, max: usize) -> String {
@@ -496,6 +499,12 @@ impl ServerError {
                     retry_after.as_millis().max(1).to_string(),
                 );
             }
+            ServerError::StoreUnavailable => {
+                m.insert(
+                    "retry_after_ms".into(),
+                    STORE_RETRY_AFTER.as_millis().to_string(),
+                );
+            }
             _ => {}
         }
         m
@@ -509,6 +518,8 @@ impl ServerError {
             | ServerError::Overloaded { retry_after }
             | ServerError::OwnerUnreachable { retry_after, .. }
             | ServerError::LadderCooldown { retry_after, .. } => Some(*retry_after),
+            // The database restarting, failing over or too slow to answer: seconds, typically.
+            ServerError::StoreUnavailable => Some(STORE_RETRY_AFTER),
             _ => None,
         }
     }

@@ -1,6 +1,7 @@
 //! Test harness: a real server on 127.0.0.1:0 in this process, real gRPC clients.
 #![allow(dead_code, clippy::unwrap_used)]
 
+pub mod ledger;
 pub mod pg;
 pub mod tls;
 

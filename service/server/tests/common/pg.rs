@@ -103,22 +103,34 @@ impl Node {
         dir: &tempfile::TempDir,
         offset: &str,
     ) -> Node {
-        let lib = std::fs::read_dir("/usr/lib")
-            .unwrap()
-            .filter_map(|e| {
-                let p = e.ok()?.path().join("faketime/libfaketimeMT.so.1");
-                p.exists().then_some(p)
-            })
-            .next()
-            .expect(
-                "libfaketime is missing: apt-get install faketime (scripts/pg.sh does, as root)",
-            );
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_bete-server"));
-        cmd.env("LD_PRELOAD", lib)
+        cmd.env("LD_PRELOAD", libfaketime())
             .env("FAKETIME", offset)
             .env("FAKETIME_DONT_FAKE_MONOTONIC", "1");
         let addr = free_addr();
         Node::spawn(cmd, (url, id, lease_secs, dir, &[]), addr, addr)
+    }
+
+    /// [`Node::start_with`] with the node's wall clock off by what the file `clock` says
+    /// (libfaketime's offset syntax, such as "+3600s"), read again at most a second after the
+    /// file changes: the test steps the node's clock while it runs. Its monotonic clock is
+    /// left true.
+    pub fn start_with_clock_file(
+        url: &str,
+        id: &str,
+        lease_secs: &str,
+        dir: &tempfile::TempDir,
+        extra: &[&str],
+        clock: &std::path::Path,
+    ) -> Node {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_bete-server"));
+        cmd.env("LD_PRELOAD", libfaketime())
+            .env_remove("FAKETIME")
+            .env("FAKETIME_TIMESTAMP_FILE", clock)
+            .env("FAKETIME_CACHE_DURATION", "1")
+            .env("FAKETIME_DONT_FAKE_MONOTONIC", "1");
+        let addr = free_addr();
+        Node::spawn(cmd, (url, id, lease_secs, dir, extra), addr, addr)
     }
 
     fn spawn(
@@ -187,7 +199,28 @@ impl Drop for Node {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        // A failing test's nodes say what they did (their folder goes with the test).
+        if std::thread::panicking() {
+            let log = self.log_text();
+            let tail: Vec<&str> = log.lines().rev().take(60).collect();
+            eprintln!("--- the last lines of {} ---", self.log.display());
+            for l in tail.iter().rev() {
+                eprintln!("{l}");
+            }
+        }
     }
+}
+
+/// libfaketime's preload library (Debian's `faketime` package, which scripts/pg.sh installs).
+fn libfaketime() -> PathBuf {
+    std::fs::read_dir("/usr/lib")
+        .unwrap()
+        .filter_map(|e| {
+            let p = e.ok()?.path().join("faketime/libfaketimeMT.so.1");
+            p.exists().then_some(p)
+        })
+        .next()
+        .expect("libfaketime is missing: apt-get install faketime (scripts/pg.sh does, as root)")
 }
 
 pub async fn my_turn(c: &mut Client, id: &str) -> pb::SeatView {
