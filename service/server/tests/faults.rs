@@ -260,20 +260,21 @@ async fn pool_held() {
             }
         }));
     }
-    // The pool is exhausted: all 16 of `a`'s connections wait on the locks at once (with the
-    // lease's own and `b`'s waiting too, so more than 16 in all).
+    // The pool is exhausted: all 16 of `a`'s pool connections wait on the locks at once (its
+    // sessions told from `b`'s by their client ports, the sockets of `a`'s process).
     let mut most = 0;
     while held_at.elapsed() < HELD {
-        most = most.max(waiting_on_locks(&url).await);
+        let ports = client_ports(a.child.id());
+        most = most.max(waiting_on_locks(&url, &ports).await);
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     let still = counter(a.metrics, "bete_tables_lost_total").await;
     tx.rollback().await.unwrap();
     let released_at = Instant::now();
     released.cancel();
-    assert!(
-        most >= 16,
-        "at most {most} sessions waited on the locks: the pool was never exhausted"
+    assert_eq!(
+        most, 16,
+        "the most of a's sessions waiting on the locks at once (its pool holds 16)"
     );
 
     let mut during = 0;
@@ -330,15 +331,46 @@ async fn pool_held() {
     );
 }
 
-/// Sessions of this database waiting for a lock.
-async fn waiting_on_locks(url: &str) -> i64 {
+/// Sessions of this database from the client ports `ports` waiting for a lock.
+async fn waiting_on_locks(url: &str, ports: &[i32]) -> i64 {
     sqlx::query_scalar(
         "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' \
-         AND datname = current_database()",
+         AND datname = current_database() AND client_port = ANY($1)",
     )
+    .bind(ports)
     .fetch_one(&mut db(url).await)
     .await
     .unwrap()
+}
+
+/// The local ports of the loopback TCP sockets process `pid` holds (Linux's /proc).
+fn client_ports(pid: u32) -> Vec<i32> {
+    let inodes: std::collections::HashSet<String> = std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .map(|d| {
+            d.filter_map(|e| {
+                let link = std::fs::read_link(e.ok()?.path()).ok()?;
+                let link = link.to_str()?;
+                Some(
+                    link.strip_prefix("socket:[")?
+                        .strip_suffix(']')?
+                        .to_string(),
+                )
+            })
+            .collect()
+        })
+        .unwrap_or_default();
+    let table = std::fs::read_to_string("/proc/net/tcp").unwrap_or_default();
+    table
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let port = f.get(1)?.rsplit_once(':')?.1;
+            inodes
+                .contains(*f.get(9)?)
+                .then(|| i32::from_str_radix(port, 16).ok())?
+        })
+        .collect()
 }
 
 fn retry_info(s: &tonic::Status) -> bool {
