@@ -15,7 +15,6 @@ mod common;
 
 use std::collections::HashMap;
 use std::process::Command;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::ledger::*;
@@ -141,8 +140,8 @@ async fn failover(pair: &Pair) {
 
     // The gap was seen, and every refusal in it was UNAVAILABLE with a reason; the store's
     // carries RetryInfo. Nothing hung.
-    let l = Arc::clone(&ledger);
-    let l = l.lock().unwrap();
+    // The players are done: the ledger is read without a lock held across the look-ups.
+    let l = std::mem::take(&mut *ledger.lock().unwrap());
     let refusals = l.refusals_since(failing_at);
     let mut store_refusals = 0;
     let mut moves_refused = 0;
