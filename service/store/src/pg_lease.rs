@@ -62,9 +62,39 @@ impl Timeouts {
 #[derive(Debug, Default)]
 pub(super) struct LocalLease {
     until: Mutex<Option<Instant>>,
+    /// Until when this node takes no table from a peer whose lease lapsed (see
+    /// [`LocalLease::renewing`]).
+    patient_until: Mutex<Option<Instant>>,
 }
 
 impl LocalLease {
+    /// A renewal is about to be sent at `sent`. If this node's own lease lapsed (PostgreSQL
+    /// away or failing over, or this node cut off or paused), its peers' leases most likely
+    /// lapsed for the same reason and they have not renewed yet: for one lease from this
+    /// renewal it takes none of their tables, so a database outage longer than the lease does
+    /// not shuffle every table to whichever node renewed first. (Set before the renewal is
+    /// sent, so no claim can see this node live again before it is patient.)
+    pub fn renewing(&self, sent: Instant, ttl: Duration) {
+        let lapsed = self
+            .until
+            .lock()
+            .ok()
+            .and_then(|u| *u)
+            .is_some_and(|u| sent >= u);
+        if lapsed && let Ok(mut p) = self.patient_until.lock() {
+            *p = Some(sent + ttl);
+        }
+    }
+
+    /// Whether this node is giving its peers time to renew after a lapse of its own.
+    pub fn patient(&self) -> bool {
+        self.patient_until
+            .lock()
+            .ok()
+            .and_then(|p| *p)
+            .is_some_and(|p| Instant::now() < p)
+    }
+
     /// A renewal sent at `sent` succeeded: PostgreSQL set the lease to its `now()` + `ttl`,
     /// where its `now()` came after `sent`.
     pub fn renewed(&self, sent: Instant, ttl: Duration) {
@@ -180,5 +210,28 @@ mod tests {
             !lease.live(),
             "sent two seconds ago with a one-second lease"
         );
+    }
+
+    #[test]
+    fn a_node_back_from_a_lapse_of_its_own_is_patient_for_a_lease() {
+        let ttl = Duration::from_secs(60);
+        let lease = LocalLease::default();
+        // The first renewal (registration) is no lapse.
+        lease.renewing(Instant::now(), ttl);
+        assert!(!lease.patient());
+        lease.renewed(Instant::now(), ttl);
+        // Renewed in time: no lapse, no patience.
+        lease.renewing(Instant::now(), ttl);
+        assert!(!lease.patient());
+        // Lapsed (the last renewal sent two leases ago): patient for a lease from the next.
+        let lease = LocalLease::default();
+        lease.renewed(Instant::now() - 2 * ttl, ttl);
+        lease.renewing(Instant::now(), ttl);
+        assert!(lease.patient());
+        // A patience already over says nothing.
+        let lease = LocalLease::default();
+        lease.renewed(Instant::now() - 3 * ttl, ttl);
+        lease.renewing(Instant::now() - 2 * ttl, ttl);
+        assert!(!lease.patient());
     }
 }

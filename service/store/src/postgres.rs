@@ -343,13 +343,15 @@ impl Store for PgStore {
             // fences every write the former owner still has in flight (unless this process
             // holds the table at its current epoch already: a table it just created). A row
             // locked by a transaction (a frozen former owner's, until PostgreSQL ends it) is
-            // skipped, never waited for: the claim is tried again on a later pass.
+            // skipped, never waited for: the claim is tried again on a later pass. Back from a
+            // lapse of its own, a node leaves lapsed peers their tables for a lease ($5).
+            let patient = self.lease.patient();
             let epoch: Option<i64> = sqlx::query_scalar(
                 "WITH c AS (SELECT t.id FROM tables t WHERE t.id = $1 \
                    AND EXISTS (SELECT 1 FROM nodes me WHERE me.id = $2 AND me.incarnation = $3 \
                                AND me.lease_until > now()) \
-                   AND (t.owner IS NULL OR t.owner = $2 OR NOT EXISTS (SELECT 1 FROM nodes n \
-                        WHERE n.id = t.owner AND n.lease_until > now())) \
+                   AND (t.owner IS NULL OR t.owner = $2 OR (NOT $5 AND NOT EXISTS (SELECT 1 \
+                        FROM nodes n WHERE n.id = t.owner AND n.lease_until > now()))) \
                    FOR UPDATE SKIP LOCKED) \
                  UPDATE tables t SET owner = $2, epoch = CASE WHEN t.owner = $2 AND t.epoch = $4 \
                  THEN t.epoch ELSE t.epoch + 1 END FROM c WHERE t.id = c.id \
@@ -359,6 +361,7 @@ impl Store for PgStore {
             .bind(&self.node.id)
             .bind(&*self.incarnation)
             .bind(self.held_epoch(&table))
+            .bind(patient)
             .fetch_optional(&self.pool)
             .await
             .map_err(pg)?;
@@ -386,7 +389,10 @@ impl Store for PgStore {
             let live: bool = row.try_get("live")?;
             let me_live: bool = row.try_get("me_live")?;
             match owner {
-                Some(node) if live && node != self.node.id => Ok(Claim::Elsewhere {
+                // A lapsed peer given the time to renew is treated as live: the call goes to
+                // it (if it is gone, the caller is told to retry, and the table is claimed
+                // once the patience ends).
+                Some(node) if (live || patient) && node != self.node.id => Ok(Claim::Elsewhere {
                     node,
                     addr: addr.unwrap_or_default(),
                 }),

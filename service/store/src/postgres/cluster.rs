@@ -27,6 +27,7 @@ impl PgStore {
         deadline: Duration,
     ) -> Result<bool, StoreError> {
         let sent = std::time::Instant::now();
+        self.lease.renewing(sent, self.node.lease_ttl);
         let renewed = tokio::time::timeout(deadline, self.renew_on(conn)).await;
         let renewed = match renewed {
             Ok(Ok(r)) => r,
