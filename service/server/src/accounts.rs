@@ -209,14 +209,19 @@ impl AccountService for AccountApi {
         let api = &self.0;
         api.call("CreateAccount", async {
             api.gate_message(request.get_ref())?;
+            // The address's count budget, taken just before the account is stored (and given
+            // back if it is not): None when the call is not held to it.
+            let mut counted = None;
             if !api.config.open_signup {
                 api.auth.require_admin(request.metadata())?;
             } else if request.peer_certs().is_none() {
-                // Open signup: anyone may call, so the caller's address is held to a rate (with
-                // signup closed only the operator creates accounts, and is not held). A client
-                // with a certificate of the client CA (`--tls-client-ca`) is a trusted farm.
-                api.limits()
-                    .check_account_creation(request.remote_addr().map(|a| a.ip()))?;
+                // Open signup: anyone may call, so the caller's address is held to a rate and a
+                // count (with signup closed only the operator creates accounts, and is not
+                // held). A client with a certificate of the client CA (`--tls-client-ca`) is a
+                // trusted farm.
+                let addr = request.remote_addr().map(|a| a.ip());
+                api.limits().check_account_creation(addr)?;
+                counted = Some(addr);
             }
             let req = request.into_inner();
             // The rules of a bot's name (names.rs): an account's name is shown beside its bots.
@@ -234,7 +239,15 @@ impl AccountService for AccountApi {
                 created_at_ms: now_ms(),
             };
             let account_id = account.id.clone();
-            api.store.create_account(account).await?;
+            if let Some(addr) = counted {
+                api.limits().reserve_account(addr)?;
+            }
+            if let Err(e) = api.store.create_account(account).await {
+                if let Some(addr) = counted {
+                    api.limits().release_account(addr);
+                }
+                return Err(e.into());
+            }
             tracing::info!(account = %account_id, "account created");
             Ok(pb::CreateAccountResponse { account_id, token })
         })

@@ -11,6 +11,7 @@ pub mod cluster;
 pub mod coalesce;
 pub mod config;
 pub mod conn;
+pub mod counts;
 pub mod deadline;
 pub mod edge;
 pub mod forward;

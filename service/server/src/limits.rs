@@ -12,6 +12,7 @@ use std::time::Duration;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota};
 
+use crate::counts::AddressCounts;
 use crate::status::ServerError;
 use crate::store::BotRow;
 
@@ -100,6 +101,12 @@ pub struct LimitsConfig {
     /// Unfinished tables on this server (ladder tables included): past it CreateTable is
     /// refused, before memory runs out; 0 is no limit.
     pub max_open_tables: usize,
+    /// Bots registered through calls from one client address (IPv6: one /64) in a day, with
+    /// or without an account's token (counts.rs); 0 is no limit.
+    pub bots_per_address: usize,
+    /// Accounts created through calls from one client address in a day (open signup); 0 is
+    /// no limit.
+    pub accounts_per_address_count: usize,
 }
 
 impl Default for LimitsConfig {
@@ -151,6 +158,8 @@ impl Default for LimitsConfig {
             open_tables_per_address: 2000,
             open_tables_per_account: 5000,
             max_open_tables: 20_000,
+            bots_per_address: 2000,
+            accounts_per_address_count: 100,
         }
     }
 }
@@ -171,12 +180,16 @@ pub struct Limits {
     ladder_entries: Option<Keyed<String>>,
     clock: DefaultClock,
     streams: Arc<Mutex<HashMap<String, usize>>>,
-    /// Unfinished tables by creator: filled by table actors as they load, emptied as their
-    /// tables finish or close (every unfinished table is loaded: recovery loads them all).
+    /// Unfinished tables by creator: filled by CreateTable and by table actors as they load
+    /// (and by recovery for waiting tables kept as rows), emptied as their tables finish or
+    /// close.
     open: Mutex<HashMap<String, HashSet<String>>>,
     /// Who holds each unfinished table made by CreateTable here: its address's and account's
     /// budgets, and the server's count of unfinished tables.
     holders: Mutex<Holders>,
+    /// Bots and accounts registered per address (the count budgets).
+    bot_counts: AddressCounts,
+    account_counts: AddressCounts,
 }
 
 /// The budgets' counts of unfinished tables.
@@ -223,6 +236,16 @@ impl Limits {
             streams: Arc::new(Mutex::new(HashMap::new())),
             open: Mutex::new(HashMap::new()),
             holders: Mutex::new(Holders::default()),
+            bot_counts: AddressCounts::new(
+                "bots_per_address",
+                "your address has registered as many bots today as it may",
+                config.bots_per_address,
+            ),
+            account_counts: AddressCounts::new(
+                "accounts_per_address",
+                "your address has created as many accounts today as it may",
+                config.accounts_per_address_count,
+            ),
             config,
         }
     }
@@ -261,6 +284,25 @@ impl Limits {
     pub fn check_registration(&self, addr: Option<IpAddr>) -> Result<(), ServerError> {
         let key = Self::address(addr);
         self.check(&self.registrations, &key, "registrations from your address")
+    }
+
+    /// One more bot registered from `addr`, whatever token the call carries (the count
+    /// budget); given back by [`Limits::release_bot`] if the registration fails.
+    pub fn reserve_bot(&self, addr: Option<IpAddr>) -> Result<(), ServerError> {
+        self.bot_counts.reserve(Self::address(addr))
+    }
+
+    pub fn release_bot(&self, addr: Option<IpAddr>) {
+        self.bot_counts.release(Self::address(addr));
+    }
+
+    /// One more account created from `addr` (open signup).
+    pub fn reserve_account(&self, addr: Option<IpAddr>) -> Result<(), ServerError> {
+        self.account_counts.reserve(Self::address(addr))
+    }
+
+    pub fn release_account(&self, addr: Option<IpAddr>) {
+        self.account_counts.release(Self::address(addr));
     }
 
     /// A RegisterBot call with `account`'s token.
@@ -316,6 +358,8 @@ impl Limits {
             l.retain_recent();
             l.shrink_to_fit();
         }
+        self.bot_counts.shrink();
+        self.account_counts.shrink();
     }
 
     /// One more open stream for `bot`, released when the permit drops.

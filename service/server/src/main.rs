@@ -141,6 +141,14 @@ struct Args {
     /// refused (BUDGET_EXHAUSTED); 0: no limit.
     #[arg(long, env = "BETE_MAX_OPEN_TABLES", default_value_t = 20000)]
     max_open_tables: usize,
+    /// Bots registered through calls from one client address in a day, with or without an
+    /// account's token (BUDGET_EXHAUSTED past it); 0: no limit.
+    #[arg(long, env = "BETE_MAX_BOTS_PER_ADDRESS", default_value_t = 2000)]
+    max_bots_per_address: usize,
+    /// Accounts created through calls from one client address in a day (open signup); 0: no
+    /// limit.
+    #[arg(long, env = "BETE_MAX_ACCOUNTS_PER_ADDRESS", default_value_t = 100)]
+    max_accounts_per_address: usize,
     /// Failed authentications per client address and second, as RATE or RATE/BURST; past it
     /// the address's calls with a token not already known are refused (BUDGET_EXHAUSTED); 0: off.
     #[arg(
@@ -436,6 +444,8 @@ async fn serve(args: Args, workers: usize) -> anyhow::Result<()> {
             open_tables_per_address: args.max_open_tables_per_address,
             open_tables_per_account: args.max_open_tables_per_account,
             max_open_tables: args.max_open_tables,
+            bots_per_address: args.max_bots_per_address,
+            accounts_per_address_count: args.max_accounts_per_address,
         },
         waiting_ttl: Duration::from_secs(args.waiting_ttl_secs.max(1)),
         preface_timeout: Duration::from_secs(args.preface_timeout_secs.max(1)),

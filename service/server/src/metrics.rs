@@ -78,6 +78,10 @@ pub struct Metrics {
     pub tables_active: Gauge,
     /// Seats held by registered bots at unfinished tables.
     pub seats: Gauge,
+    /// Table actors in memory (loaded tables, finished ones until they unload).
+    pub tables_loaded: Gauge,
+    /// Waiting tables nobody joined, kept as store rows without an actor.
+    pub tables_waiting_stored: Gauge,
     /// Open WatchTable and WatchBot attachments.
     pub watchers: Gauge,
     /// Open SubmitActions streams (each holds a task and up to 8 buffered answers).
@@ -138,6 +142,20 @@ impl Metrics {
             Family::new_with_constructor(latency_histogram as fn() -> Histogram);
         let tables_active = Gauge::default();
         let seats = Gauge::default();
+        let tables_loaded = Gauge::default();
+        let tables_waiting_stored = Gauge::default();
+        registry.register(
+            "tables_loaded",
+            "Table actors in memory (unfinished tables a call or a start loaded, finished ones \
+             until they unload)",
+            tables_loaded.clone(),
+        );
+        registry.register(
+            "tables_waiting_stored",
+            "Waiting tables nobody joined, kept as store rows without an actor until a call \
+             needs one",
+            tables_waiting_stored.clone(),
+        );
         let watchers = Gauge::default();
         let submit_streams_open = Gauge::default();
         let moves = Counter::default();
@@ -299,6 +317,8 @@ impl Metrics {
             rpc_latency,
             tables_active,
             seats,
+            tables_loaded,
+            tables_waiting_stored,
             watchers,
             submit_streams_open,
             moves,

@@ -8,8 +8,9 @@ use std::sync::{Arc, Mutex, RwLock};
 use tokio::sync::oneshot;
 
 use crate::status::ServerError;
-use crate::store::{Claim, Occupant, SeatRow, TableRow, TableState};
-use crate::table::{ActorDeps, BotStream, Command, Handle, Seating, create, spawn};
+use crate::store::{Claim, Occupant, SeatRow, StoredTable, TableRow, TableState};
+use crate::table::waiting::{self, Waiting};
+use crate::table::{ActorDeps, BotStream, Command, Handle, Seating, TableStatus, create, spawn};
 
 /// Locks that keep a table from being spawned twice. Sharded by table id: a load waits only
 /// for loads of tables in its shard, not for every load in the server (a ladder starting a
@@ -28,10 +29,13 @@ pub struct Tables {
     /// Open WatchBot streams per bot, so a later JoinTable attaches them to the new table.
     bot_streams: Mutex<HashMap<String, Vec<BotStream>>>,
     stream_ids: AtomicU64,
+    /// Waiting tables nobody joined, kept as store rows without an actor (table/waiting.rs).
+    pub waiting: Waiting,
 }
 
 impl Tables {
     pub fn new(deps: Arc<ActorDeps>) -> Tables {
+        let waiting = Waiting::new(deps.metrics.tables_waiting_stored.clone());
         Tables {
             deps,
             map: RwLock::new(HashMap::default()),
@@ -41,6 +45,7 @@ impl Tables {
             generation: AtomicU64::new(1),
             bot_streams: Mutex::new(HashMap::default()),
             stream_ids: AtomicU64::new(1),
+            waiting,
         }
     }
 
@@ -111,6 +116,8 @@ impl Tables {
         };
         let generation = self.generation.fetch_add(1, Ordering::Relaxed);
         let handle = spawn(self.deps.clone(), stored, generation).await?;
+        // Its actor owns its expiry now.
+        self.waiting.remove(id);
         if let Some(started) = claiming {
             let m = &self.deps.metrics;
             m.tables_claimed.inc();
@@ -194,6 +201,7 @@ impl Tables {
 
     /// Another node has claimed the table: stop its actor here (it writes nothing more).
     pub async fn moved(&self, id: &str, owner: &str) {
+        self.waiting.remove(id);
         let handle = self.map.write().ok().and_then(|mut map| map.remove(id));
         if let Some(handle) = handle {
             handle
@@ -210,12 +218,104 @@ impl Tables {
         let ids = self.deps.store.unfinished_tables().await?;
         let mut n = 0;
         for id in ids {
+            match self.recover_waiting(&id).await {
+                Ok(true) => {
+                    n += 1;
+                    continue;
+                }
+                Ok(false) => {}
+                Err(e) => tracing::error!(table = %id, error = %e, "cannot recover table"),
+            }
             match self.get(&id).await {
                 Ok(_) => n += 1,
                 Err(e) => tracing::error!(table = %id, error = %e, "cannot recover table"),
             }
         }
         Ok(n)
+    }
+
+    /// A waiting table nobody joined, found at the start: kept as its row (claimed first, as a
+    /// load would), counted against its creator's limits. False: it needs its actor.
+    async fn recover_waiting(&self, id: &str) -> Result<bool, ServerError> {
+        let Some(stored) = self.deps.store.table(id.to_string()).await? else {
+            return Ok(false);
+        };
+        if !waiting::may_stay_stored(&stored)
+            || self.peek(&stored).map(|s| s.state) != Some(TableState::Waiting)
+        {
+            return Ok(false);
+        }
+        if let Claim::Elsewhere { .. } = self.deps.store.claim(id.to_string()).await? {
+            return Ok(false);
+        }
+        self.deps
+            .limits
+            .table_open(&stored.table.created_by, &stored.table.id);
+        self.keep_waiting(&stored);
+        Ok(true)
+    }
+
+    /// A stored table's status computed from its row, as its actor would give it (no actor).
+    fn peek(&self, stored: &StoredTable) -> Option<TableStatus> {
+        crate::table::peek(self.deps.clone(), stored, &[]).ok()
+    }
+
+    fn keep_waiting(&self, stored: &StoredTable) {
+        let ttl = i64::try_from(self.deps.waiting_ttl.as_millis()).unwrap_or(i64::MAX);
+        self.waiting.add(
+            &stored.table.id,
+            stored.table.created_at_ms.saturating_add(ttl),
+        );
+    }
+
+    /// The status of a table CreateTable just stored. A table still waiting for its seats
+    /// (nobody is seated at creation) is kept as its row, without an actor, until a call needs
+    /// one; one that starts at once (every seat a house bot's) is loaded.
+    pub async fn created(
+        &self,
+        table: TableRow,
+        seats: Vec<SeatRow>,
+    ) -> Result<TableStatus, ServerError> {
+        let stored = StoredTable {
+            cursor: 0,
+            table,
+            seats,
+        };
+        // The id is first told by this call's answer; a load racing the entry (a guessed id)
+        // only makes the table an actor, as before, and the entry is then ignored.
+        if waiting::may_stay_stored(&stored)
+            && !self.deps.shutdown.is_cancelled()
+            && let Some(status) = self.peek(&stored)
+            && status.state == TableState::Waiting
+        {
+            self.keep_waiting(&stored);
+            return Ok(status);
+        }
+        self.status(&stored.table.id).await
+    }
+
+    /// A table's status: from its actor, or computed from its row for a waiting table kept
+    /// without one.
+    pub async fn status(&self, id: &str) -> Result<TableStatus, ServerError> {
+        if self.lookup(id).is_none()
+            && self.waiting.contains(id)
+            && let Some(stored) = self.deps.store.table(id.to_string()).await?
+            && let Some(status) = self.stored_status(&stored)
+        {
+            return Ok(status);
+        }
+        self.call(id, |reply| Command::Status { reply }).await
+    }
+
+    /// The status of a listed row when it is a waiting table kept without an actor (ListTables).
+    pub fn stored_status(&self, stored: &StoredTable) -> Option<TableStatus> {
+        if self.lookup(&stored.table.id).is_some()
+            || !self.waiting.contains(&stored.table.id)
+            || !waiting::may_stay_stored(stored)
+        {
+            return None;
+        }
+        self.peek(stored)
     }
 
     pub fn new_stream_id(&self) -> u64 {

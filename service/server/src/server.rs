@@ -151,6 +151,10 @@ pub async fn run(
     });
     let tables = Arc::new(Tables::new(deps));
     let recovered = tables.recover().await?;
+    tokio::spawn(crate::table::waiting::sweep(
+        tables.clone(),
+        background.clone(),
+    ));
     match &cluster_store {
         Some(pg) => tracing::info!(recovered, node = %pg.node().id, "tables recovered"),
         None => {

@@ -22,13 +22,20 @@ impl BotService for BotApi {
             // A client that presented a certificate of the client CA (a trusted bot farm,
             // `--tls-client-ca`) is not held to the per-address limit: it may sit behind one
             // address with many bots. rustls verified the certificate before any call.
-            if request.peer_certs().is_none() {
-                api.limits()
-                    .check_registration(request.remote_addr().map(|a| a.ip()))?;
+            let counted = request.peer_certs().is_none();
+            let addr = request.remote_addr().map(|a| a.ip());
+            if counted {
+                api.limits().check_registration(addr)?;
+                // The count budget: every bot from the address, through any account.
+                api.limits().reserve_bot(addr)?;
             }
             let from = peer(&request);
             let (md, _, req) = request.into_parts();
-            crate::accounts::register_bot(api, &md, from, req).await
+            let registered = crate::accounts::register_bot(api, &md, from, req).await;
+            if counted && registered.is_err() {
+                api.limits().release_bot(addr);
+            }
+            registered
         })
         .await
     }

@@ -33,11 +33,13 @@ impl TableService for TableApi {
             let (row, seats) = api.check_create(&bot, request.into_inner())?;
             let id = row.id.clone();
             api.limits().reserve_table(&bot, &id, from)?;
+            let kept = (row.clone(), seats.clone());
             if let Err(e) = api.store.create_table(row, seats).await {
                 api.limits().table_done(&bot.id, &id);
                 return Err(e.into());
             }
-            let status = api.status(&id).await?;
+            // A waiting table is kept as its row until a call needs its actor (table/waiting.rs).
+            let status = api.tables.created(kept.0, kept.1).await?;
             tracing::info!(table = %id, "table created");
             Ok(pb::CreateTableResponse {
                 table: Some(project::table_to_pb(&status)),
@@ -146,6 +148,8 @@ impl TableService for TableApi {
                 if let Some(h) = api.tables.loaded(&t.table.id) {
                     status.last_seq = h.shared.last_seq();
                     status.state = h.shared.state();
+                } else if let Some(s) = api.tables.stored_status(t) {
+                    status = s;
                 }
                 tables.push(project::table_to_pb(&status));
             }

@@ -281,9 +281,7 @@ impl Api {
     }
 
     pub(crate) async fn status(&self, id: &str) -> Result<TableStatus, ServerError> {
-        self.tables
-            .call(id, |reply| Command::Status { reply })
-            .await
+        self.tables.status(id).await
     }
 
     /// The one submit path of SubmitAction and of each SubmitActions request, after

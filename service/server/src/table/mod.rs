@@ -6,6 +6,7 @@ mod actor;
 pub mod event;
 mod house;
 mod sink;
+pub mod waiting;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
@@ -13,7 +14,7 @@ use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use bete_rules::{Action, Config, RulesetId, Seed, Setup, View, Viewer};
 use tokio::sync::{mpsc, oneshot};
 
-pub use actor::{ActorDeps, Seating, create, spawn};
+pub use actor::{ActorDeps, Seating, create, peek, spawn};
 pub use event::{Body, TableEvent};
 pub use house::HousePolicy;
 pub use sink::{BotStream, Outbound, WatchItem};

@@ -22,7 +22,9 @@ use tokio::time::Instant;
 use tracing::Instrument;
 
 use super::sink::Sink;
-use super::{Command, Envelope, Handle, SeatInfo, Shared, TableEvent, TableMeta, house};
+use super::{
+    Command, Envelope, Handle, SeatInfo, Shared, TableEvent, TableMeta, TableStatus, house,
+};
 use crate::metrics::Metrics;
 use crate::now_ms;
 use crate::shutdown::Shutdown;
@@ -88,6 +90,20 @@ pub async fn spawn(
     }
     actor.finished_stored = actor.game.as_ref().is_some_and(Game::is_over);
     Ok(actor.start(generation))
+}
+
+/// A stored table's status as its actor would give it, without starting one (a waiting table
+/// kept as a row: table/waiting.rs).
+pub fn peek(
+    deps: Arc<ActorDeps>,
+    stored: &StoredTable,
+    log: &[LogEntry],
+) -> Result<TableStatus, ServerError> {
+    let meta = Arc::new(TableMeta::from_row(&stored.table)?);
+    let shared = Arc::new(Shared::new(meta.clone()));
+    let mut actor = Actor::new(deps, meta, shared, &stored.seats);
+    actor.replay(log)?;
+    Ok(actor.status())
 }
 
 /// A bot the server seats itself at a table it creates: (seat, bot id, name).
@@ -202,6 +218,7 @@ impl Actor {
         self.publish();
         let shared = self.shared.clone();
         let (tx, rx) = mpsc::channel(super::COMMAND_QUEUE);
+        self.deps.metrics.tables_loaded.inc();
         tokio::spawn(self.run(rx));
         Handle {
             tx,
@@ -439,5 +456,6 @@ impl Actor {
             }
         }
         self.leave_metrics();
+        self.deps.metrics.tables_loaded.dec();
     }
 }
