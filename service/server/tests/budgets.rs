@@ -125,3 +125,55 @@ async fn refusals_past_their_rate_are_held_back() {
     assert_eq!(gauge(metrics, "bete_refusals_delayed_total").await, delayed);
     srv.stop().await;
 }
+
+/// Bots and accounts are counted per address (issue 26): past the address's count, RegisterBot
+/// is refused whatever token it carries (a fresh account's included: accounts do not multiply
+/// the address's budget), and so is CreateAccount past its own count; each refusal names its
+/// budget with a delay.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bots_and_accounts_are_counted_per_address() {
+    use bete_api::pb::account_service_client::AccountServiceClient;
+    use bete_api::pb::bot_service_client::BotServiceClient;
+    let dir = tempfile::tempdir().unwrap();
+    let srv = TestServer::start(dir.path().to_path_buf(), |c| {
+        c.limits.bots_per_address = 3;
+        c.limits.accounts_per_address_count = 2;
+    })
+    .await;
+    let ch = srv.channel().await;
+    let bots = |token: Option<&str>| {
+        BotServiceClient::with_interceptor(ch.clone(), Bearer(token.map(str::to_string)))
+    };
+    let bot = |name: &str| pb::RegisterBotRequest {
+        name: name.into(),
+        owner: "tests".into(),
+        ..Default::default()
+    };
+    // A refused registration (a bad name) takes no place.
+    bots(None).register_bot(bot("")).await.unwrap_err();
+    register(&ch, "one").await;
+    let mut accounts = AccountServiceClient::new(ch.clone());
+    let mut tokens = Vec::new();
+    for name in ["team-a", "team-b"] {
+        let acct = accounts
+            .create_account(pb::CreateAccountRequest { name: name.into() })
+            .await
+            .unwrap()
+            .into_inner();
+        tokens.push(acct.token);
+    }
+    let s = accounts
+        .create_account(pb::CreateAccountRequest {
+            name: "team-c".into(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(budget(&s), "accounts_per_address");
+    bots(Some(&tokens[0])).register_bot(bot("two")).await.unwrap();
+    bots(Some(&tokens[1])).register_bot(bot("three")).await.unwrap();
+    for token in [None, Some(tokens[0].as_str()), Some(tokens[1].as_str())] {
+        let s = bots(token).register_bot(bot("four")).await.unwrap_err();
+        assert_eq!(budget(&s), "bots_per_address");
+    }
+    srv.stop().await;
+}
