@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex, RwLock};
 use tokio::sync::oneshot;
 
 use crate::status::ServerError;
-use crate::store::{Claim, Occupant, SeatRow, StoredTable, TableRow, TableState};
-use crate::table::waiting::{self, Waiting};
+use crate::store::{Claim, LogEntry, Occupant, SeatRow, StoredTable, TableRow, TableState};
+use crate::table::waiting::{self, Kept, Waiting};
 use crate::table::{ActorDeps, BotStream, Command, Handle, Seating, TableStatus, create, spawn};
 
 /// Locks that keep a table from being spawned twice. Sharded by table id: a load waits only
@@ -29,7 +29,8 @@ pub struct Tables {
     /// Open WatchBot streams per bot, so a later JoinTable attaches them to the new table.
     bot_streams: Mutex<HashMap<String, Vec<BotStream>>>,
     stream_ids: AtomicU64,
-    /// Waiting tables nobody joined, kept as store rows without an actor (table/waiting.rs).
+    /// Waiting tables at most one bot sits at, kept as store rows without an actor
+    /// (table/waiting.rs).
     pub waiting: Waiting,
 }
 
@@ -234,14 +235,18 @@ impl Tables {
         Ok(n)
     }
 
-    /// A waiting table nobody joined, found at the start: kept as its row (claimed first, as a
-    /// load would), counted against its creator's limits. False: it needs its actor.
+    /// A waiting table at most one bot sits at, found at the start: kept as its row (claimed
+    /// first, as a load would), counted against its creator's limits. False: it needs its actor.
     async fn recover_waiting(&self, id: &str) -> Result<bool, ServerError> {
         let Some(stored) = self.deps.store.table(id.to_string()).await? else {
             return Ok(false);
         };
-        if !waiting::may_stay_stored(&stored)
-            || self.peek(&stored).map(|s| s.state) != Some(TableState::Waiting)
+        if stored.table.state != TableState::Waiting || stored.table.ladder.is_some() {
+            return Ok(false);
+        }
+        let log = self.deps.store.log(id.to_string()).await?;
+        if !waiting::may_stay_stored(&stored, &log)
+            || self.peek(&stored, &log).map(|s| s.state) != Some(TableState::Waiting)
         {
             return Ok(false);
         }
@@ -251,21 +256,22 @@ impl Tables {
         self.deps
             .limits
             .table_open(&stored.table.created_by, &stored.table.id);
-        self.keep_waiting(&stored);
+        self.keep_waiting(&stored, log.into_iter().next());
         Ok(true)
     }
 
-    /// A stored table's status computed from its row, as its actor would give it (no actor).
-    fn peek(&self, stored: &StoredTable) -> Option<TableStatus> {
-        crate::table::peek(self.deps.clone(), stored, &[]).ok()
+    /// A stored table's status computed from its row and log, as its actor would give it.
+    fn peek(&self, stored: &StoredTable, log: &[LogEntry]) -> Option<TableStatus> {
+        crate::table::peek(self.deps.clone(), stored, log).ok()
     }
 
-    fn keep_waiting(&self, stored: &StoredTable) {
+    fn keep_waiting(&self, stored: &StoredTable, join: Option<LogEntry>) {
         let ttl = i64::try_from(self.deps.waiting_ttl.as_millis()).unwrap_or(i64::MAX);
-        self.waiting.add(
-            &stored.table.id,
-            stored.table.created_at_ms.saturating_add(ttl),
-        );
+        let kept = Kept {
+            expires_at_ms: stored.table.created_at_ms.saturating_add(ttl),
+            join,
+        };
+        self.waiting.add(&stored.table.id, kept);
     }
 
     /// The status of a table CreateTable just stored. A table still waiting for its seats
@@ -283,12 +289,12 @@ impl Tables {
         };
         // The id is first told by this call's answer; a load racing the entry (a guessed id)
         // only makes the table an actor, as before, and the entry is then ignored.
-        if waiting::may_stay_stored(&stored)
+        if waiting::may_stay_stored(&stored, &[])
             && !self.deps.shutdown.is_cancelled()
-            && let Some(status) = self.peek(&stored)
+            && let Some(status) = self.peek(&stored, &[])
             && status.state == TableState::Waiting
         {
-            self.keep_waiting(&stored);
+            self.keep_waiting(&stored, None);
             return Ok(status);
         }
         self.status(&stored.table.id).await
@@ -309,13 +315,56 @@ impl Tables {
 
     /// The status of a listed row when it is a waiting table kept without an actor (ListTables).
     pub fn stored_status(&self, stored: &StoredTable) -> Option<TableStatus> {
-        if self.lookup(&stored.table.id).is_some()
-            || !self.waiting.contains(&stored.table.id)
-            || !waiting::may_stay_stored(stored)
-        {
+        if self.lookup(&stored.table.id).is_some() {
             return None;
         }
-        self.peek(stored)
+        let kept = self.waiting.get(&stored.table.id)?;
+        if !waiting::may_stay_stored(stored, kept.log()) {
+            return None;
+        }
+        self.peek(stored, kept.log())
+    }
+
+    /// JoinTable's seat: the first join of a waiting table kept as its row is checked and
+    /// stored as its actor would, without loading it (unless it fills the table, which starts
+    /// the match); every other join is the actor's.
+    pub async fn join(
+        &self,
+        id: &str,
+        bot: &str,
+        name: &str,
+        seat: Option<u8>,
+    ) -> Result<(u8, TableStatus), ServerError> {
+        if self.lookup(id).is_none() && self.waiting.contains(id) {
+            // As a load does: a concurrent join or load of this table waits for this one.
+            let _guard = self.load_lock(id).lock().await;
+            if self.lookup(id).is_none()
+                && let Some(kept) = self.waiting.get(id)
+                && kept.join.is_none()
+                && crate::now_ms() < kept.expires_at_ms
+                && let Some(stored) = self.deps.store.table(id.to_string()).await?
+                && waiting::may_stay_stored(&stored, &[])
+                && let Some((seat, status, entry)) = crate::table::join_stored(
+                    self.deps.clone(),
+                    &stored,
+                    bot.to_string(),
+                    name.to_string(),
+                    seat,
+                )
+                .await?
+            {
+                self.waiting.joined(id, entry);
+                return Ok((seat, status));
+            }
+        }
+        self.call(id, |reply| Command::Join {
+            bot: bot.to_string(),
+            name: name.to_string(),
+            seat,
+            by_ladder: false,
+            reply,
+        })
+        .await?
     }
 
     pub fn new_stream_id(&self) -> u64 {

@@ -169,8 +169,14 @@ async fn bots_and_accounts_are_counted_per_address() {
         .await
         .unwrap_err();
     assert_eq!(budget(&s), "accounts_per_address");
-    bots(Some(&tokens[0])).register_bot(bot("two")).await.unwrap();
-    bots(Some(&tokens[1])).register_bot(bot("three")).await.unwrap();
+    bots(Some(&tokens[0]))
+        .register_bot(bot("two"))
+        .await
+        .unwrap();
+    bots(Some(&tokens[1]))
+        .register_bot(bot("three"))
+        .await
+        .unwrap();
     for token in [None, Some(tokens[0].as_str()), Some(tokens[1].as_str())] {
         let s = bots(token).register_bot(bot("four")).await.unwrap_err();
         assert_eq!(budget(&s), "bots_per_address");

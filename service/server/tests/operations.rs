@@ -174,7 +174,7 @@ async fn closed_watch_stream_leaves_the_watchers_gauge() {
     srv.stop().await;
 }
 
-const ENV_VARS: [&str; 59] = [
+const ENV_VARS: [&str; 61] = [
     "BETE_LISTEN",
     "BETE_DATA_DIR",
     "BETE_DATABASE_URL",
@@ -215,6 +215,8 @@ const ENV_VARS: [&str; 59] = [
     "BETE_MAX_OPEN_TABLES_PER_ADDRESS",
     "BETE_MAX_OPEN_TABLES_PER_ACCOUNT",
     "BETE_MAX_OPEN_TABLES",
+    "BETE_MAX_BOTS_PER_ADDRESS",
+    "BETE_MAX_ACCOUNTS_PER_ADDRESS",
     "BETE_MAX_IN_FLIGHT",
     "BETE_RATE_CALLS_PER_BOT",
     "BETE_RATE_REGISTRATIONS_PER_ADDRESS",

@@ -1,6 +1,7 @@
-//! Waiting tables kept as store rows (issue 26): a table nobody joined has no actor in memory
-//! until a call needs one, answers every read exactly as a loaded one does, is joined (also
-//! with an invitation code) as before, survives a restart as a row, and expires on time.
+//! Waiting tables kept as store rows (issue 26): a table at most one bot sits at has no actor
+//! in memory until a call needs one (a second seat, a seat view), answers every read exactly as
+//! a loaded one does, is joined (also with an invitation code) as before, survives a restart as
+//! a row, and expires on time.
 #![allow(clippy::unwrap_used)]
 
 mod common;
@@ -147,7 +148,7 @@ async fn a_waiting_table_is_a_row_until_a_call_needs_its_actor() {
     assert_eq!(get(&mut b.client, &id).await, from_row);
     assert_eq!(listed(&mut b.client, &id).await, row_listed);
 
-    // The private table joined with its code: loaded, seated.
+    // The private table joined with its code: the first seat is stored, the table still a row.
     let joined = b
         .client
         .join_table(pb::JoinTableRequest {
@@ -159,9 +160,47 @@ async fn a_waiting_table_is_a_row_until_a_call_needs_its_actor() {
         .unwrap()
         .into_inner();
     assert_eq!(joined.seat, 1);
+    let one_seated = joined.table.unwrap();
+    assert_eq!(one_seated.seats[1].bot_id, b.id);
+    assert_eq!(one_seated.last_seq, 1);
+    assert_eq!(memory(metrics).await, (loaded0 + 1, 1));
+    assert_eq!(get(&mut b.client, &pid).await, one_seated);
+    // The same seat again, or a seat taken, is refused as the actor refuses it.
+    let e = b
+        .client
+        .join_table(pb::JoinTableRequest {
+            table_id: pid.clone(),
+            seat: Some(2),
+            invitation_code: private.invitation_code.clone(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(reason(&e), "ALREADY_SEATED");
+    // The second seat loads the actor, which has the first join from the store.
+    let e = a
+        .client
+        .join_table(pb::JoinTableRequest {
+            table_id: pid.clone(),
+            seat: Some(1),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(reason(&e), "SEAT_TAKEN");
     assert_eq!(memory(metrics).await, (loaded0 + 2, 0));
-    let seats = get(&mut a.client, &pid).await.seats;
-    assert_eq!(seats[1].bot_id, b.id);
+    assert_eq!(get(&mut b.client, &pid).await, one_seated);
+    let joined = a
+        .client
+        .join_table(pb::JoinTableRequest {
+            table_id: pid.clone(),
+            seat: Some(0),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(joined.seat, 0);
+    assert_eq!(joined.table.unwrap().last_seq, 2);
     srv.stop().await;
 }
 
@@ -225,8 +264,9 @@ async fn a_waiting_row_nobody_joined_expires() {
     srv.stop().await;
 }
 
-/// After a restart a waiting table nobody joined is kept as its row again (not loaded), still
-/// counts against its creator, and is joined as before.
+/// After a restart a waiting table with one bot seated is kept as its row again (not loaded),
+/// still counts against its creator, answers as before, and the seat that fills it loads it
+/// and starts the match.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_waiting_row_stays_a_row_across_a_restart() {
     let dir = tempfile::tempdir().unwrap();
@@ -239,15 +279,28 @@ async fn a_waiting_row_stays_a_row_across_a_restart() {
     };
     let srv = start().await;
     let ch = srv.channel().await;
-    let a = register(&ch, "before").await;
-    let mut ac = a.client.clone();
-    let created = ac
+    let mut a = register(&ch, "before").await;
+    let id = a
+        .client
         .create_table(table(3, vec![house(0, pb::HouseBotPolicy::Random)], false))
         .await
         .unwrap()
         .into_inner()
         .table
-        .unwrap();
+        .unwrap()
+        .table_id;
+    let seated = a
+        .client
+        .join_table(pb::JoinTableRequest {
+            table_id: id.clone(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(seated.seat, 1);
+    let before = seated.table.unwrap();
+    assert_eq!(memory(metrics).await, (0, 1));
     srv.stop().await;
 
     let srv = start().await;
@@ -255,7 +308,7 @@ async fn a_waiting_row_stays_a_row_across_a_restart() {
     let mut a = client_with(&ch, Some(&a.token));
     let mut b = register(&ch, "after").await;
     assert_eq!(memory(metrics).await, (0, 1));
-    assert_eq!(get(&mut a, &created.table_id).await, created);
+    assert_eq!(get(&mut a, &id).await, before);
     let e = a
         .create_table(table(3, Vec::new(), false))
         .await
@@ -264,13 +317,14 @@ async fn a_waiting_row_stays_a_row_across_a_restart() {
     let joined = b
         .client
         .join_table(pb::JoinTableRequest {
-            table_id: created.table_id.clone(),
+            table_id: id.clone(),
             ..Default::default()
         })
         .await
         .unwrap()
         .into_inner();
-    assert_eq!(joined.seat, 1);
+    assert_eq!(joined.seat, 2);
     assert_eq!(memory(metrics).await, (1, 0));
+    assert_eq!(get(&mut a, &id).await.state, pb::TableState::Playing as i32);
     srv.stop().await;
 }

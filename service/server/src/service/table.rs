@@ -193,16 +193,7 @@ impl TableService for TableApi {
                 };
             let table = api.status(&id).await?;
             crate::invitation::check_join(&table.meta, &bot.id, &req.invitation_code)?;
-            let (seat, status) = api
-                .tables
-                .call(&id, |reply| Command::Join {
-                    bot: bot.id.clone(),
-                    name: bot.name.clone(),
-                    seat,
-                    by_ladder: false,
-                    reply,
-                })
-                .await??;
+            let (seat, status) = api.tables.join(&id, &bot.id, &bot.name, seat).await?;
             api.tables.attach_bot_streams(&bot.id, &id).await;
             tracing::info!(table = %id, seat, "seat taken");
             Ok(pb::JoinTableResponse {

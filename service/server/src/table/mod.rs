@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use bete_rules::{Action, Config, RulesetId, Seed, Setup, View, Viewer};
 use tokio::sync::{mpsc, oneshot};
 
-pub use actor::{ActorDeps, Seating, create, peek, spawn};
+pub use actor::{ActorDeps, Seating, create, join_stored, peek, spawn};
 pub use event::{Body, TableEvent};
 pub use house::HousePolicy;
 pub use sink::{BotStream, Outbound, WatchItem};

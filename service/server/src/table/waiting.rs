@@ -1,9 +1,11 @@
-//! Waiting tables kept as store rows (issue 26): a table made by CreateTable that nobody has
-//! joined has no actor. Its row is its whole state (no log entry yet), its status is computed
-//! from the row when asked (`actor::peek`), and its actor is loaded by the first call that
-//! needs one: a join, a watch, a seat view, a leave, a stop. What stays in memory is one entry
-//! here (its id and when it expires), so an address's budget of waiting tables costs tens of
-//! bytes each rather than a task, its channels and its state.
+//! Waiting tables kept as store rows (issue 26): a table made by CreateTable has no actor while
+//! at most one bot sits at it. Its row (and at most one log entry, that bot's join) is its
+//! whole state; its status is computed from them when asked (`actor::peek`); the first join is
+//! checked and stored as the actor would (`actor::join_stored`); and its actor is loaded by the
+//! first call that needs one: a second join (or a first one that fills the table), a watch, a
+//! seat view, a leave, a stop. What stays in memory is one entry here (its id, when it expires,
+//! the join), so an address's budget of waiting tables costs about a hundred bytes each rather
+//! than a task, its channels and its state.
 //!
 //! A waiting table nobody joined expires like a loaded one: once `--waiting-ttl-secs` have
 //! passed since its creation, [`sweep`] loads it and its actor closes it by its own expiry (the
@@ -22,12 +24,28 @@ use prometheus_client::metrics::gauge::Gauge;
 use tokio_util::sync::CancellationToken;
 
 use crate::registry::Tables;
-use crate::store::{Occupant, StoredTable, TableState};
+use crate::store::{LogEntry, Occupant, StoredTable, TableState};
 
-/// The waiting tables of this node that have no actor: id → when it expires (Unix ms).
+/// A waiting table kept without an actor.
+#[derive(Clone, Debug)]
+pub struct Kept {
+    /// When it expires (Unix ms).
+    pub expires_at_ms: i64,
+    /// The join of the one bot seated, its log's only entry.
+    pub join: Option<LogEntry>,
+}
+
+impl Kept {
+    /// The table's log.
+    pub fn log(&self) -> &[LogEntry] {
+        self.join.as_slice()
+    }
+}
+
+/// The waiting tables of this node that have no actor.
 #[derive(Debug)]
 pub struct Waiting {
-    expires: Mutex<HashMap<String, i64>>,
+    expires: Mutex<HashMap<String, Kept>>,
     /// `bete_tables_waiting_stored`: how many.
     gauge: Gauge,
 }
@@ -40,10 +58,21 @@ impl Waiting {
         }
     }
 
-    pub fn add(&self, id: &str, expires_at_ms: i64) {
+    pub fn add(&self, id: &str, kept: Kept) {
         let mut m = self.lock();
-        m.insert(id.to_string(), expires_at_ms);
+        m.insert(id.to_string(), kept);
         self.gauge.set(m.len() as i64);
+    }
+
+    pub fn get(&self, id: &str) -> Option<Kept> {
+        self.lock().get(id).cloned()
+    }
+
+    /// A bot took a seat (stored): its join is the table's log now.
+    pub fn joined(&self, id: &str, entry: LogEntry) {
+        if let Some(k) = self.lock().get_mut(id) {
+            k.join = Some(entry);
+        }
     }
 
     /// Takes the table out (its actor is loaded, or it moved to a peer).
@@ -71,7 +100,7 @@ impl Waiting {
         let mut m = self.lock();
         let due: Vec<String> = m
             .iter()
-            .filter(|(_, at)| **at <= now_ms)
+            .filter(|(_, k)| k.expires_at_ms <= now_ms)
             .map(|(id, _)| id.clone())
             .collect();
         for id in &due {
@@ -81,23 +110,37 @@ impl Waiting {
         due
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, i64>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Kept>> {
         // Poisoned only by a panic inside one of the short sections above, which leave the
         // map whole.
         self.expires.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
-/// Whether a stored table may be kept without an actor: waiting, not a ladder's (its scheduler
-/// seats it), no bot seated and nothing in its log (so its row is its whole state).
-pub fn may_stay_stored(stored: &StoredTable) -> bool {
+/// Whether a stored table may be kept without an actor with `log` as its whole log: waiting,
+/// not a ladder's (its scheduler seats it), and its seated bot the one of the log's join, if
+/// any (so the row and the log are its whole state).
+pub fn may_stay_stored(stored: &StoredTable, log: &[LogEntry]) -> bool {
+    let joined: Vec<&str> = log
+        .iter()
+        .filter_map(|e| match e {
+            LogEntry::Join { bot, .. } => Some(bot.as_str()),
+            _ => None,
+        })
+        .collect();
+    let seated: Vec<&str> = stored
+        .seats
+        .iter()
+        .filter_map(|s| match &s.occupant {
+            Occupant::Bot(b) => Some(b.as_str()),
+            _ => None,
+        })
+        .collect();
     stored.table.state == TableState::Waiting
         && stored.table.ladder.is_none()
-        && stored.table.last_seq == 0
-        && !stored
-            .seats
-            .iter()
-            .any(|s| matches!(s.occupant, Occupant::Bot(_)))
+        && log.len() <= 1
+        && joined.len() == log.len()
+        && seated == joined
 }
 
 /// How often [`sweep`] looks for expired tables: a quarter of the waiting time, between 100 ms
@@ -129,8 +172,16 @@ pub async fn sweep(tables: Arc<Tables>, stop: CancellationToken) {
                 // The store failed: tried again on a later pass.
                 Err(e) => {
                     tracing::warn!(table = %id, error = %e, "could not expire a waiting table");
-                    if tables.loaded(&id).is_none() {
-                        tables.waiting.add(&id, now + 1_000);
+                    if tables.loaded(&id).is_none()
+                        && let Ok(Some(stored)) = tables.deps.store.table(id.clone()).await
+                        && stored.table.state == TableState::Waiting
+                    {
+                        // Loaded by the next pass (which reads its log afresh).
+                        let kept = Kept {
+                            expires_at_ms: now + 1_000,
+                            join: None,
+                        };
+                        tables.waiting.add(&id, kept);
                     }
                 }
             }

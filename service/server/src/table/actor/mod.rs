@@ -106,6 +106,46 @@ pub fn peek(
     Ok(actor.status())
 }
 
+/// The first join of a waiting table kept as a row (table/waiting.rs), checked and stored as
+/// its actor would, without starting one. `Ok(None)`: the join would start the match (one empty
+/// seat left), so the table needs its actor. Returns the seat, the status after the join and
+/// the entry stored (the row's whole log).
+pub async fn join_stored(
+    deps: Arc<ActorDeps>,
+    stored: &StoredTable,
+    bot: String,
+    name: String,
+    seat: Option<u8>,
+) -> Result<Option<(u8, TableStatus, LogEntry)>, ServerError> {
+    let meta = Arc::new(TableMeta::from_row(&stored.table)?);
+    let shared = Arc::new(Shared::new(meta.clone()));
+    let mut actor = Actor::new(deps, meta, shared, &stored.seats);
+    actor.replay(&[])?;
+    let empty = actor
+        .seats
+        .iter()
+        .filter(|s| s.occupant == Occupant::Empty)
+        .count();
+    if empty < 2 {
+        return Ok(None);
+    }
+    let joined = actor.join(bot.clone(), name.clone(), seat).await;
+    // The seats gauge counts the seats of loaded tables: the actor that loads it counts this one.
+    actor.leave_metrics();
+    let (seat, status) = joined?;
+    let time_ms = actor.events.last().map_or_else(now_ms, |e| e.time_ms);
+    Ok(Some((
+        seat,
+        status,
+        LogEntry::Join {
+            seat,
+            bot,
+            name,
+            time_ms,
+        },
+    )))
+}
+
 /// A bot the server seats itself at a table it creates: (seat, bot id, name).
 pub type Seating = (u8, String, String);
 
