@@ -4,6 +4,7 @@
 # answered while a normal bot on another address ([::1]) plays. Prints the server's memory
 # growth and the normal bot's p99 against its baseline (budget-flood.py). Bounded: BASELINE +
 # DURATION seconds (defaults 30 and 300) plus start and stop.
+# WORKERS=0 runs the same without the flood: the normal bot's own growth, the control.
 # Usage: clients/load/budget-flood.sh [path/to/bete-server]
 #   (Python: the SDK's venv, made by `bash clients/python/run-tests.sh`, or PYTHON=...)
 set -euo pipefail
@@ -21,5 +22,5 @@ pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$data"' EXIT
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$metrics/metrics" >/dev/null && break; sleep 0.1; done
 timeout $(( ${BASELINE:-30} + ${DURATION:-300} + 60 )) "$py" "$here/budget-flood.py" --port "$port" \
-  --pid "$pid" --baseline "${BASELINE:-30}" --duration "${DURATION:-300}"
-curl -s "http://127.0.0.1:$metrics/metrics" | grep -E '^bete_(tables_open|bots_registered|budget|rate_limited)' | head -20 || true
+  --pid "$pid" --baseline "${BASELINE:-30}" --duration "${DURATION:-300}" --workers "${WORKERS:-8}"
+curl -s "http://127.0.0.1:$metrics/metrics" | grep -E '^bete_(tables_loaded|tables_waiting_stored|tables_active|refusals_delayed_total)' | head -20 || true
