@@ -115,7 +115,7 @@ impl Default for ServerConfig {
             default_deadline_ms: 10_000,
             heartbeat_interval: Duration::from_secs(15),
             house_delay: Duration::ZERO,
-            idle_unload: Duration::from_secs(300),
+            idle_unload: Duration::from_secs(30),
             max_request_bytes: 64 * 1024,
             watch_buffer: 256,
             drain_grace: Duration::ZERO,

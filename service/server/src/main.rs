@@ -91,7 +91,7 @@ struct Args {
     #[arg(long, env = "BETE_HOUSE_DELAY_MS", default_value_t = 0)]
     house_delay_ms: u64,
     /// Seconds a finished table stays in memory without requests.
-    #[arg(long, env = "BETE_IDLE_UNLOAD_SECS", default_value_t = 300)]
+    #[arg(long, env = "BETE_IDLE_UNLOAD_SECS", default_value_t = 30)]
     idle_unload_secs: u64,
     /// Largest request in bytes; larger ones are refused with INVALID_ARGUMENT.
     #[arg(long, env = "BETE_MAX_REQUEST_BYTES", default_value_t = 64 * 1024)]
