@@ -5,6 +5,7 @@
 mod actor;
 pub mod event;
 mod house;
+pub mod report;
 mod sink;
 
 use std::sync::Arc;
@@ -15,11 +16,20 @@ use tokio::sync::{mpsc, oneshot};
 
 pub use actor::{ActorDeps, Seating, create, spawn};
 pub use event::{Body, TableEvent};
-pub use house::HousePolicy;
+pub use house::{HousePolicy, SHOWCASE_CREATOR, SHOWCASE_PACE};
 pub use sink::{BotStream, Outbound, WatchItem};
 
 use crate::status::ServerError;
 use crate::store::{Occupant, StoreError, TableRow, TableState, Visibility};
+
+/// The bot id of the anonymous spectator: empty, which no registered bot has (ids are `b_...`),
+/// so it holds no seat and created no table.
+pub(crate) const SPECTATOR: &str = "";
+
+/// The bot id of the operator reading with the admin token (`--admin-token` as the bearer
+/// token of a read): no registered bot has it (ids are `b_...`), so it holds no seat, created
+/// no table, and is shown the spectator's view; only the privacy checks let it in.
+pub(crate) const OPERATOR: &str = "@operator";
 
 /// How many requests may wait for one table.
 pub const COMMAND_QUEUE: usize = 256;

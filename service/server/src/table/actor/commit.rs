@@ -104,7 +104,7 @@ impl Actor {
         if self.forfeited.contains(bot) {
             return;
         }
-        let _ = tx.send(crate::ladder::Decision {
+        let _ = tx.send(crate::table::report::Decision {
             ladder_id: ladder.ladder_id.clone(),
             table: self.meta.id.clone(),
             bot: bot.clone(),
@@ -159,14 +159,14 @@ impl Actor {
         if let Some(ladder) = &self.meta.ladder
             && let Some(tx) = &self.deps.ladder_finished
         {
-            let result = crate::ladder::TableResult {
+            let result = crate::table::report::TableResult {
                 nets: balances.to_vec(),
                 strikes: self.seats.iter().map(|s| s.strikes).collect(),
                 deals: game.log().len() as u32,
                 luck: None,
             };
             let (announce, announced) = tokio::sync::oneshot::channel();
-            let sent = tx.send(crate::ladder::FinishedTable {
+            let sent = tx.send(crate::table::report::FinishedTable {
                 table: self.meta.id.clone(),
                 ladder: ladder.clone(),
                 result,
