@@ -142,6 +142,12 @@ pub enum Command {
     Status {
         reply: oneshot::Sender<TableStatus>,
     },
+    /// A finished ladder table's result from the live game, with its setup and deals for the
+    /// luck correction (`None`: not a finished ladder table). The ladder's sweep asks the
+    /// actor that has the table rather than replay its record.
+    LadderResult {
+        reply: oneshot::Sender<Option<(report::TableResult, report::Deals)>>,
+    },
     Join {
         bot: String,
         name: String,
@@ -203,6 +209,7 @@ impl Command {
     pub fn span_name(&self) -> &'static str {
         match self {
             Command::Status { .. } => "table.status",
+            Command::LadderResult { .. } => "table.ladder_result",
             Command::Join { .. } => "table.join",
             Command::Leave { .. } => "table.leave",
             Command::Submit { .. } => "table.submit",

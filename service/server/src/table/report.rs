@@ -7,6 +7,9 @@ use bete_rules::{DealLog, Setup};
 
 use crate::store::LadderTable;
 
+/// A finished table's setup and deals, for the luck correction of a `luck_adjusted` ladder.
+pub type Deals = Arc<(Setup, Vec<DealLog>)>;
+
 /// A bot's decision at a ladder table, as the table's actor reports it once durable.
 #[derive(Clone, Debug)]
 pub struct Decision {

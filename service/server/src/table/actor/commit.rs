@@ -126,6 +126,26 @@ impl Actor {
         self.publish();
     }
 
+    /// The result of a finished ladder table, from the live game: what its ladder is told
+    /// when it ends, and what the ladder's sweep asks for (no replay while the actor has it).
+    pub(super) fn ladder_result(
+        &self,
+    ) -> Option<(
+        crate::table::report::TableResult,
+        crate::table::report::Deals,
+    )> {
+        let game = self.game.as_ref().filter(|g| g.is_over())?;
+        self.meta.ladder.as_ref()?;
+        let result = crate::table::report::TableResult {
+            nets: game.balances().to_vec(),
+            strikes: self.seats.iter().map(|s| s.strikes).collect(),
+            deals: game.log().len() as u32,
+            luck: None,
+        };
+        let deals = std::sync::Arc::new((game.setup().clone(), game.log().to_vec()));
+        Some((result, deals))
+    }
+
     pub(super) async fn finish(&mut self) {
         let Some(game) = &self.game else { return };
         let record = Record::from_game(game).to_json();
@@ -159,11 +179,8 @@ impl Actor {
         if let Some(ladder) = &self.meta.ladder
             && let Some(tx) = &self.deps.ladder_finished
         {
-            let result = crate::table::report::TableResult {
-                nets: balances.to_vec(),
-                strikes: self.seats.iter().map(|s| s.strikes).collect(),
-                deals: game.log().len() as u32,
-                luck: None,
+            let Some((result, deals)) = self.ladder_result() else {
+                return;
             };
             let (announce, announced) = tokio::sync::oneshot::channel();
             let sent = tx.send(crate::table::report::FinishedTable {
@@ -171,7 +188,7 @@ impl Actor {
                 ladder: ladder.clone(),
                 result,
                 announce: Some(announce),
-                deals: std::sync::Arc::new((game.setup().clone(), game.log().to_vec())),
+                deals,
             });
             // A match's last table announces MatchEnded once the match's ratings are stored,
             // so a bot reading its rating then sees the new one; other tables are let go at

@@ -287,6 +287,9 @@ impl Actor {
             Command::Status { reply } => {
                 let _ = reply.send(self.status());
             }
+            Command::LadderResult { reply } => {
+                let _ = reply.send(self.ladder_result());
+            }
             Command::Join {
                 bot,
                 name,
