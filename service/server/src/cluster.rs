@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::ladder::Leadership;
+use crate::leadership::Leadership;
 use crate::registry::Tables;
 use crate::store::PgStore;
 

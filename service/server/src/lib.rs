@@ -17,6 +17,7 @@ pub mod edge;
 pub mod forward;
 pub mod invitation;
 pub mod ladder;
+pub mod leadership;
 pub mod limits;
 pub mod metrics;
 pub mod names;

@@ -282,9 +282,9 @@ struct Args {
 /// Install logging; with `OTEL_EXPORTER_OTLP_ENDPOINT` set, also export spans over OTLP/gRPC.
 ///
 /// Each output has its own filter: logs follow `RUST_LOG` (default `info`); exported spans
-/// follow `BETE_TRACE_FILTER` (default `info,bete_server=debug`: the call, and inside the server
-/// the table actor, the store commit and the fan-out, which are DEBUG spans so that a server
-/// without traces never builds them). See docs/operations.md, "Traces".
+/// follow `BETE_TRACE_FILTER` (default `info,bete_server=debug,bete_store=debug`: the call,
+/// and inside the server the table actor, the store commit (the store's own crate) and the
+/// fan-out, which are DEBUG spans so that a server without traces never builds them). See docs/operations.md, "Traces".
 fn init_tracing(
     format: LogFormat,
 ) -> anyhow::Result<Option<opentelemetry_sdk::trace::SdkTracerProvider>> {
@@ -338,7 +338,7 @@ fn init_tracing(
                 Ok(f) if !f.is_empty() => {
                     EnvFilter::try_new(&f).context("BETE_TRACE_FILTER is not a filter")?
                 }
-                _ => EnvFilter::new("info,bete_server=debug"),
+                _ => EnvFilter::new("info,bete_server=debug,bete_store=debug"),
             };
             Some(
                 tracing_opentelemetry::layer()

@@ -10,12 +10,7 @@ use bete_api::pb;
 use crate::service::Api;
 use crate::store::{BotRow, TableFilter, TableState};
 
-/// The `created_by` of showcase tables (no bot id has this form: ids are `b_...`).
-pub const CREATOR: &str = "house";
-
-/// How long a house bot of a showcase table waits before each decision (or the server's
-/// `house_delay`, if longer): about a deal every 15 s at 4 seats, slow enough to follow.
-pub const PACE: Duration = Duration::from_millis(600);
+pub use crate::table::{SHOWCASE_CREATOR as CREATOR, SHOWCASE_PACE as PACE};
 
 /// How often the task looks for finished showcase tables to replace.
 const CHECK_EVERY: Duration = Duration::from_secs(3);

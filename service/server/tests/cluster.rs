@@ -808,6 +808,16 @@ async fn watch_bot_across_a_cut_off_owner(third: bool) {
         assert_eq!(now.as_deref(), Some("a"));
     }
     timeout(30, reader).await.unwrap().unwrap();
+    if !third {
+        // `a` caught the bot's stream up from its own actor: it served no WatchTable call
+        // (a catch-up used to call its own node over gRPC for the events).
+        let body = http_get(a.metrics, "/metrics").await;
+        let served: Vec<&str> = body
+            .lines()
+            .filter(|l| l.starts_with("bete_rpc_requests_total{method=\"WatchTable\""))
+            .collect();
+        assert!(served.is_empty(), "a called itself: {served:?}");
+    }
 
     let brought = brought.lock().unwrap().clone();
     let items: Vec<_> = brought.iter().map(|m| m.clone().unwrap()).collect();

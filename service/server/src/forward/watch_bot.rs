@@ -2,7 +2,10 @@
 //! table heard once, a moved table caught up without a gap or a duplicate.
 
 use super::{Forwarder, PEER_BUFFER};
+use crate::service::Api;
+use crate::store::BotRow;
 use crate::stream::{BotShape, Frame, Frames, Shape, WatchStream};
+use crate::table::Command;
 use bete_api::pb;
 use prost::Message;
 use std::borrow::Cow;
@@ -118,13 +121,14 @@ pub(super) fn decoded(
 /// instead, and the table's other messages wait for them: the bot's stream resumes without a
 /// gap or a duplicate.
 pub(crate) fn watch_bot_everywhere(
+    (api, bot): (Arc<Api>, Arc<BotRow>),
     fw: Arc<Forwarder>,
     md: MetadataMap,
     here: WatchStream<BotShape>,
     from_seq: HashMap<String, u64>,
 ) -> Frames<BotShape> {
     let (tx, rx) = mpsc::channel(PEER_BUFFER);
-    tokio::spawn(merge(fw, md, here, from_seq, tx));
+    tokio::spawn(merge((api, bot), fw, md, here, from_seq, tx));
     Box::pin(tokio_stream::wrappers::ReceiverStream::new(rx))
 }
 
@@ -150,6 +154,10 @@ pub(super) type BotFrame = Frame<pb::WatchBotResponse>;
 
 /// The merge's state: what was sent, and the tables catching up.
 pub(super) struct Merge {
+    /// This node, and the bot: a table caught up from this node is read from its actor.
+    api: Arc<Api>,
+    bot: Arc<BotRow>,
+    own: String,
     fw: Arc<Forwarder>,
     md: MetadataMap,
     seen: Seen,
@@ -192,14 +200,25 @@ impl Merge {
             return Ok(());
         }
         if let Some((last, to)) = behind {
-            tokio::spawn(catch_up(
-                self.fw.clone(),
-                from.to_string(),
-                self.md.clone(),
-                table.clone(),
-                (last, to),
-                self.caught.clone(),
-            ));
+            if from == self.own {
+                // The snapshot came from this node: its own actor has the events.
+                tokio::spawn(catch_up_here(
+                    self.api.clone(),
+                    self.bot.clone(),
+                    table.clone(),
+                    (last, to),
+                    self.caught.clone(),
+                ));
+            } else {
+                tokio::spawn(catch_up(
+                    self.fw.clone(),
+                    from.to_string(),
+                    self.md.clone(),
+                    table.clone(),
+                    (last, to),
+                    self.caught.clone(),
+                ));
+            }
             self.catching.insert(table, (frame, Vec::new()));
             return Ok(());
         }
@@ -257,7 +276,6 @@ pub(super) async fn catch_up(
     (last, to): (u64, u64),
     out: mpsc::Sender<Caught>,
 ) {
-    use pb::watch_table_response::Kind;
     let fetch = async {
         let mut client = fw.client(&addr).ok()?;
         let req = pb::WatchTableRequest {
@@ -271,17 +289,8 @@ pub(super) async fn catch_up(
             .into_inner();
         let mut events: Vec<pb::Event> = Vec::new();
         while let Some(m) = stream.message().await.ok()? {
-            match m.kind {
-                Some(Kind::Event(e)) if e.seq == last + 1 + events.len() as u64 => {
-                    let done = e.seq >= to;
-                    events.push(e);
-                    if done {
-                        return Some(events);
-                    }
-                }
-                Some(Kind::Heartbeat(_)) => {}
-                // A snapshot, or an event out of order: the gap cannot be filled exactly.
-                _ => return None,
+            if let Some(done) = gather(&mut events, m.kind, (last, to)) {
+                return done.then_some(events);
             }
         }
         None
@@ -293,7 +302,71 @@ pub(super) async fn catch_up(
     let _ = out.send((table, events)).await;
 }
 
+/// [`catch_up`] of a table this node plays: the same events, from its actor (a WatchTable
+/// from `last` in the bot's own view), with no call to itself over gRPC.
+pub(super) async fn catch_up_here(
+    api: Arc<Api>,
+    bot: Arc<BotRow>,
+    table: String,
+    (last, to): (u64, u64),
+    out: mpsc::Sender<Caught>,
+) {
+    use pb::watch_table_response::Kind;
+    let fetch = async {
+        let (rx, shared) = api
+            .tables
+            .call(&table, |reply| Command::Watch {
+                bot: bot.id.clone(),
+                from_seq: Some(last),
+                listed: false,
+                reply,
+            })
+            .await
+            .ok()?
+            .ok()?;
+        let mut stream = api.table_stream(&bot, rx, shared, Some(last), None);
+        let mut events: Vec<pb::Event> = Vec::new();
+        while let Some(frame) = stream.next().await {
+            let kind = match frame.ok()? {
+                Frame::Msg(m) => m.kind,
+                Frame::Shared { event, .. } => Some(Kind::Event(pb::Event::decode(event).ok()?)),
+                Frame::Encoded(bytes) => pb::WatchTableResponse::decode(&bytes[..]).ok()?.kind,
+            };
+            if let Some(done) = gather(&mut events, kind, (last, to)) {
+                return done.then_some(events);
+            }
+        }
+        None
+    };
+    let events = tokio::time::timeout(CATCH_UP_WAIT, fetch)
+        .await
+        .ok()
+        .flatten();
+    let _ = out.send((table, events)).await;
+}
+
+/// One WatchTable message of a catch-up from `last` to `to`: `None` to read on, `Some(true)`
+/// when `events` holds them all, `Some(false)` when the gap cannot be filled exactly (a
+/// snapshot, an event out of order).
+fn gather(
+    events: &mut Vec<pb::Event>,
+    kind: Option<pb::watch_table_response::Kind>,
+    (last, to): (u64, u64),
+) -> Option<bool> {
+    use pb::watch_table_response::Kind;
+    match kind {
+        Some(Kind::Event(e)) if e.seq == last + 1 + events.len() as u64 => {
+            let done = e.seq >= to;
+            events.push(e);
+            done.then_some(true)
+        }
+        Some(Kind::Heartbeat(_)) => None,
+        _ => Some(false),
+    }
+}
+
 pub(super) async fn merge(
+    (api, bot): (Arc<Api>, Arc<BotRow>),
     fw: Arc<Forwarder>,
     md: MetadataMap,
     mut here: WatchStream<BotShape>,
@@ -304,6 +377,9 @@ pub(super) async fn merge(
     let (caught_tx, mut caught_rx) = mpsc::channel::<Caught>(16);
     let own: String = fw.addr().to_string();
     let mut m = Merge {
+        api,
+        bot,
+        own: own.clone(),
         fw: fw.clone(),
         md: md.clone(),
         seen: Seen {

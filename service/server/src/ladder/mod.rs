@@ -17,10 +17,8 @@
 //! the match rated, so a result counts exactly once whatever crashes come between; after a
 //! restart every unrated match is picked up from the store where it stood.
 
-pub mod leadership;
 mod result;
 mod scheduler;
-pub mod service;
 mod strikes;
 
 use std::collections::HashMap;
@@ -35,21 +33,12 @@ use crate::shutdown::Shutdown;
 use crate::status::ServerError;
 use crate::store::{EntryRow, Store};
 
-pub use leadership::Leadership;
+pub use crate::leadership::Leadership;
 pub use result::{FinishedTable, TableResult};
 pub use scheduler::HOUSE_OWNER;
+pub(crate) use scheduler::match_to_pb;
 
-/// A bot's decision at a ladder table, as the table's actor reports it once durable.
-#[derive(Clone, Debug)]
-pub struct Decision {
-    pub ladder_id: String,
-    pub table: String,
-    pub bot: String,
-    /// The deadline passed and the server auto-moved (a strike).
-    pub timed_out: bool,
-    /// The seat's strikes at this table so far.
-    pub table_strikes: u32,
-}
+pub use crate::table::report::Decision;
 
 /// What ladder tables tell their ladders: finished tables, and each bot decision.
 #[derive(Debug)]

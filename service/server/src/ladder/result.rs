@@ -9,32 +9,9 @@ use bete_rules::{DealLog, Setup};
 use tokio::sync::Semaphore;
 
 use crate::status::ServerError;
-use crate::store::{LadderTable, Store, StoredTable};
+use crate::store::{Store, StoredTable};
 
-/// A ladder table's end, as its actor tells the ladder (after the record is stored): the
-/// result comes from the live game, so the scheduler reads and replays nothing. Recovery after
-/// a restart replays the stored record instead ([`table_result`]), to the same result.
-#[derive(Debug)]
-pub struct FinishedTable {
-    pub table: String,
-    pub ladder: LadderTable,
-    pub result: TableResult,
-    /// Answered (or dropped) once the table's end may be announced: for a match's last table,
-    /// when the match's new ratings are stored, so a bot that hears `MatchEnded` reads them.
-    pub announce: Option<tokio::sync::oneshot::Sender<()>>,
-    /// The table's setup and deals, for the luck correction of a `luck_adjusted` ladder.
-    pub deals: Arc<(Setup, Vec<DealLog>)>,
-}
-
-/// One finished table's outcome, by seat.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TableResult {
-    pub nets: Vec<i64>,
-    pub strikes: Vec<u32>,
-    pub deals: u32,
-    /// Each seat's luck of the cards in jetons, when the ladder rates luck-adjusted nets.
-    pub luck: Option<Vec<f64>>,
-}
+pub use crate::table::report::{FinishedTable, TableResult};
 
 /// Luck corrections computed at once: each is a CPU-bound replay of a table with heuristic
 /// playouts (docs/benchmarks.md, "the luck correction"), run off the async threads; one at a

@@ -1,14 +1,17 @@
 //! The gRPC services: request checking, identity, and routing to table actors.
 
 mod bot;
+mod ladder;
 mod table;
 mod tables;
 mod watch;
 
 pub use bot::BotApi;
+pub use ladder::LadderApi;
 pub use table::TableApi;
 pub use watch::{WatchBotFrames, WatchTableFrames};
 
+pub(crate) use crate::table::{OPERATOR, SPECTATOR};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -82,10 +85,6 @@ fn seats_not_allowed(ruleset: bete_rules::RulesetId, seats: u32) -> ServerError 
     }
 }
 
-/// The bot id of the anonymous spectator: empty, which no registered bot has (ids are `b_...`),
-/// so it holds no seat and created no table.
-pub(crate) const SPECTATOR: &str = "";
-
 pub(crate) fn spectator() -> Arc<BotRow> {
     Arc::new(BotRow {
         id: SPECTATOR.to_string(),
@@ -97,11 +96,6 @@ pub(crate) fn spectator() -> Arc<BotRow> {
         version: String::new(),
     })
 }
-
-/// The bot id of the operator reading with the admin token (`--admin-token` as the bearer
-/// token of a read): no registered bot has it (ids are `b_...`), so it holds no seat, created
-/// no table, and is shown the spectator's view; only the privacy checks let it in.
-pub(crate) const OPERATOR: &str = "@operator";
 
 pub(crate) fn operator() -> Arc<BotRow> {
     Arc::new(BotRow {

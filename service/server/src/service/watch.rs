@@ -102,7 +102,7 @@ impl Api {
     }
 
     pub(super) async fn watch_bot(
-        &self,
+        self: &Arc<Self>,
         request: Request<pb::WatchBotRequest>,
     ) -> Result<Response<Frames<BotShape>>, Status> {
         let api = self;
@@ -190,9 +190,13 @@ impl Api {
             .replaceable(stream.replaced.stopped());
             // The bot's tables that peers play come through their streams (forward.rs).
             Ok(match (&api.forward, from_peer) {
-                (Some(fw), false) => {
-                    crate::forward::watch_bot_everywhere(fw.clone(), md, here, req.from_seq)
-                }
+                (Some(fw), false) => crate::forward::watch_bot_everywhere(
+                    (api.clone(), bot.clone()),
+                    fw.clone(),
+                    md,
+                    here,
+                    req.from_seq,
+                ),
                 _ => Box::pin(here) as Frames<BotShape>,
             })
         })

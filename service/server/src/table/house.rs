@@ -194,6 +194,13 @@ fn seen_by(events: &[std::sync::Arc<TableEvent>], seat: Seat, deal: u32) -> Seen
     seen
 }
 
+/// The `created_by` of showcase tables (no bot id has this form: ids are `b_...`).
+pub const SHOWCASE_CREATOR: &str = "house";
+
+/// How long a house bot of a showcase table waits before each decision (or the server's
+/// `house_delay`, if longer): about a deal every 15 s at 4 seats, slow enough to follow.
+pub const SHOWCASE_PACE: std::time::Duration = std::time::Duration::from_millis(600);
+
 #[cfg(test)]
 mod tests {
     use super::*;

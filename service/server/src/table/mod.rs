@@ -5,6 +5,7 @@
 mod actor;
 pub mod event;
 mod house;
+pub mod report;
 mod sink;
 pub mod waiting;
 
@@ -16,11 +17,20 @@ use tokio::sync::{mpsc, oneshot};
 
 pub use actor::{ActorDeps, Seating, create, join_stored, peek, spawn};
 pub use event::{Body, TableEvent};
-pub use house::HousePolicy;
+pub use house::{HousePolicy, SHOWCASE_CREATOR, SHOWCASE_PACE};
 pub use sink::{BotStream, Outbound, WatchItem};
 
 use crate::status::ServerError;
 use crate::store::{Occupant, StoreError, TableRow, TableState, Visibility};
+
+/// The bot id of the anonymous spectator: empty, which no registered bot has (ids are `b_...`),
+/// so it holds no seat and created no table.
+pub(crate) const SPECTATOR: &str = "";
+
+/// The bot id of the operator reading with the admin token (`--admin-token` as the bearer
+/// token of a read): no registered bot has it (ids are `b_...`), so it holds no seat, created
+/// no table, and is shown the spectator's view; only the privacy checks let it in.
+pub(crate) const OPERATOR: &str = "@operator";
 
 /// How many requests may wait for one table.
 pub const COMMAND_QUEUE: usize = 256;
@@ -133,6 +143,12 @@ pub enum Command {
     Status {
         reply: oneshot::Sender<TableStatus>,
     },
+    /// A finished ladder table's result from the live game, with its setup and deals for the
+    /// luck correction (`None`: not a finished ladder table). The ladder's sweep asks the
+    /// actor that has the table rather than replay its record.
+    LadderResult {
+        reply: oneshot::Sender<Option<(report::TableResult, report::Deals)>>,
+    },
     Join {
         bot: String,
         name: String,
@@ -194,6 +210,7 @@ impl Command {
     pub fn span_name(&self) -> &'static str {
         match self {
             Command::Status { .. } => "table.status",
+            Command::LadderResult { .. } => "table.ladder_result",
             Command::Join { .. } => "table.join",
             Command::Leave { .. } => "table.leave",
             Command::Submit { .. } => "table.submit",

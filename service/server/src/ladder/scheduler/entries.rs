@@ -7,6 +7,7 @@ use crate::ladder::strikes::check_cooldown;
 use crate::now_ms;
 use crate::status::ServerError;
 use crate::store::{EntryRow, MatchRow};
+use crate::table::Command;
 use std::collections::HashSet;
 
 impl Scheduler {
@@ -179,11 +180,27 @@ impl Scheduler {
             }) else {
                 continue;
             };
-            // The record is stored just after the table is marked finished: next sweep.
-            let Ok(result) = table_result(&*self.store, t, self.spec.luck_adjusted).await else {
-                continue;
-            };
             let table = t.table.id.clone();
+            let result = match self.tables.loaded(&table) {
+                // Its actor has the result from the live game: taken from it, not replayed.
+                Some(handle) => {
+                    let Ok(Some((mut result, deals))) =
+                        handle.call(|reply| Command::LadderResult { reply }).await
+                    else {
+                        continue;
+                    };
+                    if self.spec.luck_adjusted {
+                        result.luck = crate::ladder::result::luck(&table, deals).await;
+                    }
+                    result
+                }
+                // No actor here (another node's, or unloaded): the stored record, replayed.
+                // It is stored just after the table is marked finished: next sweep.
+                None => match table_result(&*self.store, t, self.spec.luck_adjusted).await {
+                    Ok(r) => r,
+                    Err(_) => continue,
+                },
+            };
             if let Err(e) = self.table_result(&table, &mid, rotation, result).await {
                 tracing::warn!(ladder = %id, %table, error = %e, "cannot take a finished ladder table");
             }

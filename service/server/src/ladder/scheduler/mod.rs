@@ -22,9 +22,9 @@ use rand::rngs::StdRng;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 use super::LadderCommand;
-use super::leadership::Leadership;
 use super::result::TableResult;
 use super::strikes::Strikes;
+use crate::leadership::Leadership;
 use crate::now_ms;
 use crate::registry::Tables;
 use crate::shutdown::Shutdown;

@@ -104,7 +104,7 @@ impl Actor {
         if self.forfeited.contains(bot) {
             return;
         }
-        let _ = tx.send(crate::ladder::Decision {
+        let _ = tx.send(crate::table::report::Decision {
             ladder_id: ladder.ladder_id.clone(),
             table: self.meta.id.clone(),
             bot: bot.clone(),
@@ -124,6 +124,26 @@ impl Actor {
             self.broken = true;
         }
         self.publish();
+    }
+
+    /// The result of a finished ladder table, from the live game: what its ladder is told
+    /// when it ends, and what the ladder's sweep asks for (no replay while the actor has it).
+    pub(super) fn ladder_result(
+        &self,
+    ) -> Option<(
+        crate::table::report::TableResult,
+        crate::table::report::Deals,
+    )> {
+        let game = self.game.as_ref().filter(|g| g.is_over())?;
+        self.meta.ladder.as_ref()?;
+        let result = crate::table::report::TableResult {
+            nets: game.balances().to_vec(),
+            strikes: self.seats.iter().map(|s| s.strikes).collect(),
+            deals: game.log().len() as u32,
+            luck: None,
+        };
+        let deals = std::sync::Arc::new((game.setup().clone(), game.log().to_vec()));
+        Some((result, deals))
     }
 
     pub(super) async fn finish(&mut self) {
@@ -159,19 +179,16 @@ impl Actor {
         if let Some(ladder) = &self.meta.ladder
             && let Some(tx) = &self.deps.ladder_finished
         {
-            let result = crate::ladder::TableResult {
-                nets: balances.to_vec(),
-                strikes: self.seats.iter().map(|s| s.strikes).collect(),
-                deals: game.log().len() as u32,
-                luck: None,
+            let Some((result, deals)) = self.ladder_result() else {
+                return;
             };
             let (announce, announced) = tokio::sync::oneshot::channel();
-            let sent = tx.send(crate::ladder::FinishedTable {
+            let sent = tx.send(crate::table::report::FinishedTable {
                 table: self.meta.id.clone(),
                 ladder: ladder.clone(),
                 result,
                 announce: Some(announce),
-                deals: std::sync::Arc::new((game.setup().clone(), game.log().to_vec())),
+                deals,
             });
             // A match's last table announces MatchEnded once the match's ratings are stored,
             // so a bot reading its rating then sees the new one; other tables are let go at

@@ -45,10 +45,12 @@ pub struct ActorDeps {
     pub watch_buffer: usize,
     /// Told the id of every ladder table whose finished record is stored, so its ladder's
     /// scheduler rates the match or starts the set's next table.
-    pub ladder_finished: Option<tokio::sync::mpsc::UnboundedSender<crate::ladder::FinishedTable>>,
+    pub ladder_finished:
+        Option<tokio::sync::mpsc::UnboundedSender<crate::table::report::FinishedTable>>,
     /// Told every decision of a bot at a ladder table (answered or timed out), so its
     /// ladder judges the bot's strikes over its recent decisions as they happen.
-    pub ladder_decisions: Option<tokio::sync::mpsc::UnboundedSender<crate::ladder::Decision>>,
+    pub ladder_decisions:
+        Option<tokio::sync::mpsc::UnboundedSender<crate::table::report::Decision>>,
     /// Unfinished tables per creator, and the other per-caller limits.
     pub limits: Arc<crate::limits::Limits>,
     /// The server's own progress: deadlines are extended by the time it was paused.
@@ -341,6 +343,9 @@ impl Actor {
         match cmd {
             Command::Status { reply } => {
                 let _ = reply.send(self.status());
+            }
+            Command::LadderResult { reply } => {
+                let _ = reply.send(self.ladder_result());
             }
             Command::Join {
                 bot,

@@ -18,8 +18,8 @@ impl Actor {
 
     /// A house bot's pause before acting: the server's, or a showcase table's slower pace.
     pub(super) fn house_delay(&self) -> Duration {
-        if self.meta.created_by == crate::showcase::CREATOR {
-            self.deps.house_delay.max(crate::showcase::PACE)
+        if self.meta.created_by == crate::table::SHOWCASE_CREATOR {
+            self.deps.house_delay.max(crate::table::SHOWCASE_PACE)
         } else {
             self.deps.house_delay
         }

@@ -80,7 +80,7 @@ impl Actor {
     pub(super) fn may_watch(&self, bot: &str, listed: bool) -> Result<Viewer, ServerError> {
         let viewer = self.viewer_of(bot);
         if viewer == Viewer::Spectator
-            && bot != crate::service::OPERATOR
+            && bot != crate::table::OPERATOR
             && !listed
             && self.meta.visibility == crate::store::Visibility::Private
         {

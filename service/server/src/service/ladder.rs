@@ -14,8 +14,7 @@ use bete_ladder::{LadderSpec, Rating};
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
-use super::LadderCommand;
-use super::scheduler::match_to_pb;
+use crate::ladder::{LadderCommand, match_to_pb};
 use crate::project::timestamp;
 use crate::service::Api;
 use crate::status::ServerError;
@@ -129,7 +128,7 @@ impl LadderApi {
                 let house = (
                     id.clone(),
                     "house".to_string(),
-                    super::HOUSE_OWNER.to_string(),
+                    crate::ladder::HOUSE_OWNER.to_string(),
                 );
                 out.insert(id.clone(), house);
             } else {
