@@ -5,7 +5,7 @@ use super::schema::*;
 use super::*;
 // The suite's rows, shared rather than copied.
 use crate::suite::{pass, seats, table};
-use crate::{Occupant, TableFilter, TableState, Visibility};
+use crate::{Occupant, TableFilter, Visibility};
 
 /// A migrated database in `dir` and one connection to it, as the writer has; the options
 /// open it again.
