@@ -1,8 +1,8 @@
 //! PostgreSQL store (`--database-url postgres://...`): the shared store of several nodes, and
 //! the arbiter of which node owns which table.
 //!
-//! The schema (postgres/schema.rs) mirrors SQLite's (sqlite/schema.rs), with each table's log keyed by table id
-//! and seq, and three things SQLite has no need of: the `nodes` table (each node's lease, renewed
+//! The schema (postgres/schema.rs) mirrors SQLite's (sqlite/schema.rs), with each table's log
+//! keyed by table id and seq, and three things SQLite has no need of: the `nodes` table (each node's lease, renewed
 //! by the node, judged by PostgreSQL's clock so a node's own clock does not matter) and each
 //! table's `owner` and `epoch`. A node claims a table by raising its epoch; every append checks
 //! the epoch it holds in the same statement as it writes (pg_append.rs, which also takes the
@@ -290,19 +290,6 @@ impl Store for PgStore {
                 .map_err(pg)?;
             rows.iter().map(bot_from_row).collect()
         })
-    }
-
-    fn create_table(&self, table: TableRow, seats: Vec<SeatRow>) -> StoreFuture<'_, ()> {
-        Box::pin(self.create(table, seats, Vec::new()))
-    }
-
-    fn create_seated_table(
-        &self,
-        table: TableRow,
-        seats: Vec<SeatRow>,
-        log: Vec<(LogEntry, u64)>,
-    ) -> StoreFuture<'_, ()> {
-        Box::pin(self.create(table, seats, log))
     }
 
     fn tables_of_bot(&self, bot: String, resume: Vec<String>) -> StoreFuture<'_, Vec<String>> {

@@ -409,7 +409,8 @@ macro_rules! reads {
 
 /// The `Store` methods both back ends have alike, inside each one's `impl Store`: reads through
 /// `crate::reads::$dialect` (the dialect's instance of `reads!`) on the pool `self.$pool`,
-/// strike records through `crate::strikes::$dialect`, and writes handed to the back end's own `self.write`, its writer queue.
+/// strike records through `crate::strikes::$dialect`, and writes handed to the back end's own
+/// `self.write`, its writer queue (a new table to its `self.create`).
 macro_rules! store_methods {
     (dialect = $dialect:ident, err = $err:path, pool = $pool:ident $(,)?) => {
         fn create_bot(&self, bot: crate::BotRow) -> crate::StoreFuture<'_, ()> {
@@ -424,6 +425,23 @@ macro_rules! store_methods {
 
         fn bot(&self, id: String) -> crate::StoreFuture<'_, Option<crate::BotRow>> {
             Box::pin(async move { crate::reads::$dialect::bot(&self.$pool, id).await })
+        }
+
+        fn create_table(
+            &self,
+            table: crate::TableRow,
+            seats: Vec<crate::SeatRow>,
+        ) -> crate::StoreFuture<'_, ()> {
+            Box::pin(self.create(table, seats, Vec::new()))
+        }
+
+        fn create_seated_table(
+            &self,
+            table: crate::TableRow,
+            seats: Vec<crate::SeatRow>,
+            log: Vec<(crate::LogEntry, u64)>,
+        ) -> crate::StoreFuture<'_, ()> {
+            Box::pin(self.create(table, seats, log))
         }
 
         fn append(

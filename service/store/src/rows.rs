@@ -1,7 +1,8 @@
 //! Rows to records, written once for both back ends: SQLite's and PostgreSQL's schemas name
-//! and type these columns alike (the statements they share are in `reads.rs` and `writes.rs`). sqlx's `Row::try_get` is generic over the database, with
-//! decoding bounds per column type; a macro writes the mappers for each row type instead of
-//! spelling those bounds out on every function.
+//! and type these columns alike (the statements they share are in `reads.rs` and `writes.rs`).
+//! sqlx's `Row::try_get` is generic over the database, with decoding bounds per column type; a
+//! macro writes the mappers for each row type instead of spelling those bounds out on every
+//! function.
 
 macro_rules! mappers {
     ($row:ty, $db:ty) => {

@@ -121,6 +121,16 @@ impl SqliteStore {
         }
     }
 
+    /// A table, its seats and its first entries, in one write (`Store::create_seated_table`).
+    async fn create(
+        &self,
+        table: TableRow,
+        seats: Vec<SeatRow>,
+        log: Vec<(LogEntry, u64)>,
+    ) -> Result<(), StoreError> {
+        self.write(WriteOp::CreateTable(table, seats, log)).await
+    }
+
     async fn write(&self, op: WriteOp) -> Result<(), StoreError> {
         let (done, wait) = oneshot::channel();
         self.writes
@@ -171,19 +181,6 @@ impl Store for SqliteStore {
                     .await?;
             rows.iter().map(bot_from_row).collect()
         })
-    }
-
-    fn create_table(&self, table: TableRow, seats: Vec<SeatRow>) -> StoreFuture<'_, ()> {
-        Box::pin(self.write(WriteOp::CreateTable(table, seats, Vec::new())))
-    }
-
-    fn create_seated_table(
-        &self,
-        table: TableRow,
-        seats: Vec<SeatRow>,
-        log: Vec<(LogEntry, u64)>,
-    ) -> StoreFuture<'_, ()> {
-        Box::pin(self.write(WriteOp::CreateTable(table, seats, log)))
     }
 
     fn tables_of_bot(&self, bot: String, resume: Vec<String>) -> StoreFuture<'_, Vec<String>> {

@@ -3,7 +3,9 @@
 use super::batch::*;
 use super::schema::*;
 use super::*;
-use crate::{Occupant, TableFilter, TableState, Visibility};
+// The suite's rows, shared rather than copied.
+use crate::suite::{pass, seats, table};
+use crate::{Occupant, TableFilter, Visibility};
 
 /// A migrated database in `dir` and one connection to it, as the writer has; the options
 /// open it again.
@@ -18,48 +20,6 @@ async fn writer_connection(dir: &tempfile::TempDir) -> (SqliteConnectOptions, Sq
     (opts, conn)
 }
 
-fn table(id: &str, vis: Visibility) -> TableRow {
-    TableRow {
-        id: id.into(),
-        ruleset: "bete".into(),
-        seats: 3,
-        config_json: "{}".into(),
-        seed: "00".repeat(32),
-        first_dealer: 0,
-        deadline_ms: 10_000,
-        visibility: vis,
-        state: TableState::Waiting,
-        last_seq: 0,
-        created_by: "b1".into(),
-        created_at_ms: 1,
-        seed_chosen: false,
-        ladder: None,
-    }
-}
-
-fn seats() -> Vec<SeatRow> {
-    vec![
-        SeatRow {
-            seat: 0,
-            occupant: Occupant::Empty,
-            name: String::new(),
-            strikes: 0,
-        },
-        SeatRow {
-            seat: 1,
-            occupant: Occupant::House("random".into()),
-            name: String::new(),
-            strikes: 0,
-        },
-        SeatRow {
-            seat: 2,
-            occupant: Occupant::Empty,
-            name: String::new(),
-            strikes: 0,
-        },
-    ]
-}
-
 /// A client's `pass` at seat 0 as the writer receives it.
 fn pass_append(table: &str, seq: u64, time_ms: i64) -> WriteOp {
     WriteOp::Append {
@@ -67,16 +27,6 @@ fn pass_append(table: &str, seq: u64, time_ms: i64) -> WriteOp {
         seq,
         entry: pass(time_ms),
         last_seq: seq + 1,
-    }
-}
-
-fn pass(time_ms: i64) -> LogEntry {
-    LogEntry::Action {
-        seat: 0,
-        action: "pass".into(),
-        auto: false,
-        request_id: None,
-        time_ms,
     }
 }
 
