@@ -13,14 +13,14 @@ import sys
 # The intended layers of bete-server, lowest first: a module may import its own layer or lower.
 # A module not named here (by itself or an ancestor) is reported as "unlayered".
 LAYERS = [
-    ("base", ["clock", "seed", "metrics", "trace", "names", "progress", "store", "status",
+    ("base", ["clock", "seed", "ids", "metrics", "trace", "names", "progress", "store", "status",
               "shutdown", "coalesce"]),
-    ("table", ["table", "registry", "stream", "project", "replay", "deadline", "analysis"]),
+    ("table", ["table", "registry", "stream", "project", "deadline", "analysis"]),
     ("cluster", ["cluster", "leadership"]),
     ("ladder", ["ladder"]),
     ("edge", ["config", "auth", "limits", "conn", "edge", "tls", "admin", "web", "web_mux",
               "serve", "accounts", "forward", "submits", "service", "server", "invitation",
-              "showcase", "main"]),
+              "showcase", "replay", "counts", "main"]),
 ]
 
 

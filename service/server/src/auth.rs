@@ -24,16 +24,7 @@ pub fn new_bot_id() -> String {
     format!("b_{}", hex(&rand::random::<[u8; 8]>()))
 }
 
-pub fn hex(bytes: &[u8]) -> String {
-    // By table, not `write!`: every call hashes its token, and formatting cost as much as SHA-256.
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        s.push(char::from(DIGITS[usize::from(b >> 4)]));
-        s.push(char::from(DIGITS[usize::from(b & 15)]));
-    }
-    s
-}
+pub use crate::ids::hex;
 
 /// The stored form of a token.
 pub fn token_hash(token: &str) -> String {

@@ -155,10 +155,7 @@ pub const MAX_EXTRA_DEALS: u32 = 50;
 pub const MIN_DEADLINE_MS: u64 = 20;
 /// Longest decision deadline a table may ask for (one hour).
 pub const MAX_DEADLINE_MS: u64 = 3_600_000;
-/// Bounds of a search house bot's time per decision (ms); each decision also gets at most half
-/// the table's deadline. Ten seconds is far past the point where more samples change the move.
-pub const MIN_SEARCH_BUDGET_MS: u32 = 1;
-pub const MAX_SEARCH_BUDGET_MS: u32 = 10_000;
+pub use crate::table::{MAX_SEARCH_BUDGET_MS, MIN_SEARCH_BUDGET_MS};
 
 /// The async runtime's threads when the operator sets none: one per core but one, at least 1.
 ///

@@ -15,6 +15,7 @@ pub mod counts;
 pub mod deadline;
 pub mod edge;
 pub mod forward;
+pub mod ids;
 pub mod invitation;
 pub mod ladder;
 pub mod leadership;

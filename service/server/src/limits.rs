@@ -519,6 +519,16 @@ impl Drop for StreamPermit {
     }
 }
 
+impl crate::table::OpenTables for Limits {
+    fn table_open(&self, bot: &str, table: &str) {
+        Limits::table_open(self, bot, table);
+    }
+
+    fn table_done(&self, bot: &str, table: &str) {
+        Limits::table_done(self, bot, table);
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

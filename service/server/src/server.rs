@@ -145,7 +145,7 @@ pub async fn run(
         watch_buffer: config.watch_buffer,
         ladder_finished: Some(finished_tx),
         ladder_decisions: Some(decisions_tx),
-        limits,
+        limits: limits.clone(),
         progress,
         waiting_ttl: config.waiting_ttl,
     });
@@ -252,6 +252,7 @@ pub async fn run(
         config: Arc::new(config),
         ladders,
         forward,
+        limits,
     });
     {
         // The failure budgets of addresses gone quiet are dropped, so they stay bounded.

@@ -46,6 +46,8 @@ pub struct Api {
     pub ladders: Arc<crate::ladder::Ladders>,
     /// Scale-out with a cluster secret: forwards calls for tables peers play.
     pub forward: Option<Arc<crate::forward::Forwarder>>,
+    /// Every limit a caller meets (the tables' actors see the same through `OpenTables`).
+    pub limits: Arc<crate::limits::Limits>,
 }
 
 impl From<FieldError> for ServerError {
@@ -172,7 +174,7 @@ impl Api {
     }
 
     pub(crate) fn limits(&self) -> &crate::limits::Limits {
-        &self.tables.deps.limits
+        &self.limits
     }
 
     /// [`Api::begin`] for the read-only calls a spectator may make without a token (the web

@@ -16,7 +16,11 @@ use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 
 use super::event::{Body, TableEvent};
-use crate::config::{MAX_SEARCH_BUDGET_MS, MIN_SEARCH_BUDGET_MS};
+
+/// Bounds of a search house bot's time per decision (ms); each decision also gets at most half
+/// the table's deadline. Ten seconds is far past the point where more samples change the move.
+pub const MIN_SEARCH_BUDGET_MS: u32 = 1;
+pub const MAX_SEARCH_BUDGET_MS: u32 = 10_000;
 
 /// The RNG of a table's house bots. Their choices are logged as actions, so it need not be
 /// reproducible.

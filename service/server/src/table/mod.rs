@@ -17,10 +17,22 @@ use tokio::sync::{mpsc, oneshot};
 
 pub use actor::{ActorDeps, Seating, create, join_stored, peek, spawn};
 pub use event::{Body, TableEvent};
-pub use house::{HousePolicy, SHOWCASE_CREATOR, SHOWCASE_PACE};
+pub use house::{
+    HousePolicy, MAX_SEARCH_BUDGET_MS, MIN_SEARCH_BUDGET_MS, SHOWCASE_CREATOR, SHOWCASE_PACE,
+};
 pub use sink::{BotStream, Outbound, WatchItem};
 
 use crate::status::ServerError;
+
+/// Who counts a creator's unfinished tables (the edge's per-bot limits): told when a table is
+/// loaded unfinished and when it finishes or closes. A trait of the table runtime's, so the
+/// runtime does not import the edge that implements it.
+pub trait OpenTables: Send + Sync + std::fmt::Debug {
+    /// A table of `bot`'s is loaded and not finished.
+    fn table_open(&self, bot: &str, table: &str);
+    /// A table of `bot`'s finished or closed (or was never stored).
+    fn table_done(&self, bot: &str, table: &str);
+}
 use crate::store::{Occupant, StoreError, TableRow, TableState, Visibility};
 
 /// The bot id of the anonymous spectator: empty, which no registered bot has (ids are `b_...`),

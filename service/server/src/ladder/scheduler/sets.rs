@@ -3,7 +3,7 @@
 
 use super::conduct::forfeit;
 use super::{Playing, Scheduler};
-use crate::auth::hex;
+use crate::ids::hex;
 use crate::ladder::LadderCommand;
 use crate::ladder::result::table_result;
 use crate::now_ms;

@@ -51,8 +51,8 @@ pub struct ActorDeps {
     /// ladder judges the bot's strikes over its recent decisions as they happen.
     pub ladder_decisions:
         Option<tokio::sync::mpsc::UnboundedSender<crate::table::report::Decision>>,
-    /// Unfinished tables per creator, and the other per-caller limits.
-    pub limits: Arc<crate::limits::Limits>,
+    /// Unfinished tables per creator (the edge's limits, seen through the table's own trait).
+    pub limits: Arc<dyn crate::table::OpenTables>,
     /// The server's own progress: deadlines are extended by the time it was paused.
     pub progress: Arc<crate::progress::Progress>,
     /// A table still waiting for its seats this long after its creation is closed.
