@@ -1,6 +1,6 @@
 //! A frozen node cannot hold its peers (issue 27): three real `bete-server` processes on one
 //! PostgreSQL under load; one is stopped (SIGSTOP) for longer than its lease, inside a group
-//! commit or between commits. "Inside a commit" is one of two points (store/pg_append.rs,
+//! commit or between commits. "Inside a commit" is one of two points (service/store/src/pg_append.rs,
 //! `Freeze`): a batch of moves alone is one statement, which holds no lock between round trips,
 //! so the node is stopped with that statement about to be sent, its own lease check passed and
 //! PostgreSQL's (the fence) still to come when it wakes; a batch with other writes is a
