@@ -6,7 +6,7 @@
 #   pg-3     three bete-servers on one PostgreSQL (bete-load --targets: each table on one node),
 # alternating, RUNS times each. Every node is started here the same way (release build, default
 # runtime: one worker per core but one), so the three cases are measured alike: server CPU is the
-# user + system time of the node processes and PostgreSQL CPU that of every postgres process, each
+# user + system time of the node processes and PostgreSQL CPU that of the bench's PostgreSQL server, each
 # over the whole bete-load run, divided by the moves the nodes applied over the same run (their
 # `bete_moves_total`); moves/s and the ack percentiles are bete-load's, over its window.
 # PostgreSQL is the throw-away server of scripts/pg.sh (fsync on: a move is acknowledged after
@@ -33,8 +33,10 @@ free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# CPU seconds (user + system) of the given pids, or of every postgres process (and the
-# postmaster's reaped children) with "postgres".
+# CPU seconds (user + system) of the given pids, or with "postgres" of this run's PostgreSQL
+# server only (scripts/pg.sh's: its postmaster, from the data folder beside
+# $BETE_TEST_PG_RESTART, with the postmaster's reaped children, and its live children): another
+# PostgreSQL on the machine (a test's) is not counted.
 cpu() {
   python3 - "$@" <<'PY'
 import os, sys
@@ -45,19 +47,18 @@ def stat(pid):
     return s[s.index("(") + 1:s.rindex(")")], s[s.rindex(")") + 2:].split()
 total = 0
 if sys.argv[1:] == ["postgres"]:
+    data = os.path.join(os.path.dirname(os.environ["BETE_TEST_PG_RESTART"]), "data")
+    with open(os.path.join(data, "postmaster.pid")) as f:
+        master = f.readline().strip()
+    _, fields = stat(master)
+    total += sum(int(x) for x in fields[11:15])
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            name, fields = stat(pid)
+            _, fields = stat(pid)
         except OSError:
             continue
-        if name.startswith("postgres"):
+        if fields[1] == master:
             total += int(fields[11]) + int(fields[12])
-            try:
-                parent, _ = stat(fields[1])
-            except OSError:
-                parent = ""
-            if not parent.startswith("postgres"):
-                total += int(fields[13]) + int(fields[14])
 else:
     for pid in sys.argv[1:]:
         _, fields = stat(pid)

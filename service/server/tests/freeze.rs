@@ -1,6 +1,11 @@
 //! A frozen node cannot hold its peers (issue 27): three real `bete-server` processes on one
-//! PostgreSQL under load; one is stopped (SIGSTOP) for longer than its lease, either inside a
-//! group commit (its transaction open, its tables' rows locked) or between commits. Its peers
+//! PostgreSQL under load; one is stopped (SIGSTOP) for longer than its lease, inside a group
+//! commit or between commits. "Inside a commit" is one of two points (service/store/src/pg_append.rs,
+//! `Freeze`): a batch of moves alone is one statement, which holds no lock between round trips,
+//! so the node is stopped with that statement about to be sent, its own lease check passed and
+//! PostgreSQL's (the fence) still to come when it wakes; a batch with other writes is a
+//! transaction, and the node is stopped in it after the fence locked its tables' rows, before
+//! the commit (the transaction open, "idle in transaction", its locks held). Its peers
 //! take every one of its tables within the lease + 5 s, no healthy node loses a table, and
 //! every acknowledged move is in the log exactly once (none lost, none applied twice), looked
 //! up in the store by its request id.
@@ -28,12 +33,28 @@ const FROZEN: Duration = Duration::from_secs(8);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_node_frozen_inside_a_group_commit_holds_no_peer() {
-    bounded(frozen_under_load(true)).await;
+    bounded(frozen_under_load(At::Transaction)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_node_frozen_sending_its_group_commit_statement_holds_no_peer() {
+    bounded(frozen_under_load(At::Statement)).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_node_frozen_between_commits_holds_no_peer() {
-    bounded(frozen_under_load(false)).await;
+    bounded(frozen_under_load(At::Idle)).await;
+}
+
+/// Where the node is stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum At {
+    /// In a transactional group commit, its tables' rows locked.
+    Transaction,
+    /// About to send a group commit of moves alone (one statement).
+    Statement,
+    /// Between commits (SIGSTOP from outside).
+    Idle,
 }
 
 /// A scenario that stops a node could wait on it forever if a step went wrong; it fails
@@ -50,7 +71,7 @@ async fn bounded(scenario: impl std::future::Future<Output = ()>) {
 /// Acknowledged request ids, per table.
 type Acked = Arc<Mutex<HashMap<String, Vec<String>>>>;
 
-async fn frozen_under_load(mid_commit: bool) {
+async fn frozen_under_load(at: At) {
     let Some(url) = fresh_database().await else {
         return;
     };
@@ -100,7 +121,17 @@ async fn frozen_under_load(mid_commit: bool) {
     assert_eq!(healthy_before.len(), 6);
 
     let frozen_at;
-    if mid_commit {
+    if at == At::Statement {
+        // `c`'s own tables are under load: its next batch of moves stops it.
+        std::fs::write(&trigger, b"statement").unwrap();
+        let armed = Instant::now();
+        while trigger.exists() {
+            assert!(armed.elapsed() < Duration::from_secs(10), "never froze");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        frozen_at = Instant::now();
+        wait_stopped(&c).await;
+    } else if at == At::Transaction {
         // Arm the point inside the transaction, then make a transactional batch on `c`: a
         // table created and joined there (the join updates its seat, in a transaction whose
         // fence locks the table's row, and the moves of the batch with it).
@@ -242,7 +273,7 @@ async fn frozen_under_load(mid_commit: bool) {
     }
     assert!(total > 50, "too little load: {total} acknowledged moves");
     eprintln!(
-        "frozen mid-commit: {mid_commit}; c's tables taken after {taken_after:?}; \
+        "frozen: {at:?}; c's tables taken after {taken_after:?}; \
          {total} acknowledged moves checked"
     );
 }

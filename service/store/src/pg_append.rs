@@ -15,6 +15,14 @@ use sqlx::{PgConnection, Row};
 use super::{LogEntry, StoreError, WriteOp, WriterCtx, apply, pg, update_seats};
 use crate::pg_lease::LocalLease;
 
+/// A schema step for the group commits: every commit updates the row of each table it appends
+/// to (its entry count), so `tables` keeps half of each page free. An update then stays on its
+/// row's page and touches no index (a HOT update): with full pages, a quarter of them moved
+/// the row and inserted into each of the table's five indexes, half of all the index work of
+/// a run of moves (`pg_waldump --stats`, docs/benchmarks.md). Pages written before this step
+/// keep their fill until the table is rewritten (`VACUUM FULL tables`).
+pub(super) const MIGRATION: &str = "ALTER TABLE tables SET (fillfactor = 50);";
+
 /// The batch's appends to one table: its first seq, how many, and the newest's `last_seq`.
 struct TableRun {
     table: String,
@@ -34,27 +42,42 @@ struct Appends {
 }
 
 /// The fence and the log rows of a batch, as one statement. `fence` locks each table's row
-/// (in id order, so two statements never wait on each other in a cycle) and checks it under
-/// the lock; the counts move and the rows go in only when every table passed.
+/// (in id order, so two statements never wait on each other in a cycle); `ok` checks the
+/// locked rows (owner, epoch, entries: the newest versions, which PostgreSQL re-reads when it
+/// had to wait for a lock) and the lease; the counts move and the rows go in only when every
+/// table passed.
+///
+/// Written for one plan whatever the batch (checked with `EXPLAIN`, docs/benchmarks.md):
+/// - every `tables` row is found by `tables_id_key` (`id = ANY(...)`): the owner's test is on
+///   the locked rows, not in the scan's `WHERE`, where a planner without statistics (a young
+///   database) chose the `tables_owner` index and read every row the node holds, each commit;
+/// - the arrays come in through sub-selects, so the planner cannot see their lengths: a plan
+///   made for one batch costs what a generic plan costs, and PostgreSQL keeps the generic plan
+///   of the prepared statement instead of planning every execution anew (it did, ≈ 0.5 ms a
+///   commit, since a custom plan for a small batch looked cheaper than the generic one).
 const APPEND: &str = "\
 WITH u AS MATERIALIZED ( \
-    SELECT * FROM UNNEST($1::text[], $2::int8[], $3::int8[], $4::int8[], $5::int8[]) \
+    SELECT * FROM UNNEST((SELECT $1::text[]), (SELECT $2::int8[]), (SELECT $3::int8[]), \
+                         (SELECT $4::int8[]), (SELECT $5::int8[])) \
         AS u(id, first, n, last_seq, epoch)), \
 fence AS MATERIALIZED ( \
-    SELECT t.id FROM tables t JOIN u ON u.id = t.id \
-    WHERE t.entries = u.first AND t.epoch = u.epoch AND t.owner = $6 \
+    SELECT t.id, t.owner, t.epoch, t.entries FROM tables t \
+    WHERE t.id = ANY(ARRAY(SELECT id FROM u)) \
       AND EXISTS (SELECT 1 FROM nodes me WHERE me.id = $6 AND me.incarnation = $7 \
                   AND me.lease_until > clock_timestamp()) \
     ORDER BY t.id FOR UPDATE OF t), \
-ok AS MATERIALIZED (SELECT count(*) = cardinality($1::text[]) AS whole FROM fence), \
+ok AS MATERIALIZED ( \
+    SELECT count(*) = (SELECT count(*) FROM u) AS whole FROM fence f JOIN u ON u.id = f.id \
+    WHERE f.owner = $6 AND f.epoch = u.epoch AND f.entries = u.first), \
 moved AS ( \
     UPDATE tables t SET entries = u.first + u.n, last_seq = u.last_seq FROM u, ok \
-    WHERE ok.whole AND t.id = u.id), \
+    WHERE ok.whole AND t.id = ANY(ARRAY(SELECT id FROM u)) AND t.id = u.id), \
 logged AS ( \
     INSERT INTO log (table_id, seq, payload, last_seq) \
     SELECT r.table_id, r.seq, r.payload, r.last_seq \
-    FROM UNNEST($8::text[], $9::int8[], $10::text[], $11::int8[]) \
-        AS r(table_id, seq, payload, last_seq), ok WHERE ok.whole) \
+    FROM UNNEST((SELECT $8::text[]), (SELECT $9::int8[]), (SELECT $10::text[]), \
+                (SELECT $11::int8[])) AS r(table_id, seq, payload, last_seq), ok \
+    WHERE ok.whole) \
 SELECT whole FROM ok";
 
 impl Appends {
@@ -156,6 +179,9 @@ pub(super) async fn apply_batch(ctx: &WriterCtx, ops: &[&WriteOp]) -> Result<(),
     }
     if alone {
         let mut conn = ctx.pool.acquire().await.map_err(pg)?;
+        if !appends.runs.is_empty() {
+            freeze_point(Freeze::Statement);
+        }
         return appends.write(ctx, &mut conn).await;
     }
     let mut tx = ctx.pool.begin().await.map_err(pg)?;
@@ -167,22 +193,43 @@ pub(super) async fn apply_batch(ctx: &WriterCtx, ops: &[&WriteOp]) -> Result<(),
     }
     appends.write(ctx, &mut tx).await?;
     if !appends.runs.is_empty() {
-        freeze_point();
+        freeze_point(Freeze::Transaction);
     }
     tx.commit().await.map_err(pg)?;
     Ok(())
 }
 
-/// A fault-injection point for the tests of a node frozen mid-commit (tests/freeze.rs): with
+/// Where a test may stop a node inside a group commit (tests/freeze.rs).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Freeze {
+    /// A batch of moves alone, one statement: stopped after the node's own lease check, with
+    /// the statement about to be sent, so that PostgreSQL evaluates its fence (the lease, by
+    /// PostgreSQL's clock) only when the node wakes. A single statement holds no lock between
+    /// round trips: this is as far "inside" such a commit as a node can be stopped.
+    Statement,
+    /// A batch with other writes, in a transaction: stopped after the fence has locked its
+    /// tables' rows and before the commit, the transaction open and its locks held.
+    Transaction,
+}
+
+/// A fault-injection point for the tests of a node frozen mid-commit: with
 /// `BETE_TEST_FREEZE_IN_COMMIT` naming a file that exists, the process removes the file and
-/// stops itself (SIGSTOP) here, inside a transaction whose fence has locked its tables' rows
-/// (a batch with appends).
-/// Unset in production: one environment lookup per transactional batch.
-fn freeze_point() {
+/// stops itself (SIGSTOP) here. The file says where: `statement` for [`Freeze::Statement`],
+/// anything else (empty) for [`Freeze::Transaction`].
+/// Unset in production: one environment lookup per batch with appends.
+fn freeze_point(here: Freeze) {
     let Some(path) = std::env::var_os("BETE_TEST_FREEZE_IN_COMMIT") else {
         return;
     };
-    if std::fs::remove_file(&path).is_ok() {
+    let Ok(wanted) = std::fs::read_to_string(&path) else {
+        return;
+    };
+    let wanted = if wanted.trim() == "statement" {
+        Freeze::Statement
+    } else {
+        Freeze::Transaction
+    };
+    if wanted == here && std::fs::remove_file(&path).is_ok() {
         tracing::warn!("BETE_TEST_FREEZE_IN_COMMIT: stopping this process mid-commit");
         let _ = std::process::Command::new("kill")
             .args(["-STOP", &std::process::id().to_string()])

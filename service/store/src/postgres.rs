@@ -294,9 +294,13 @@ impl Store for PgStore {
 
     fn tables_of_bot(&self, bot: String, resume: Vec<String>) -> StoreFuture<'_, Vec<String>> {
         Box::pin(async move {
+            // The bot's tables looked up by `tables_id_key`, from its seats (a bot sits at
+            // most once at a table): joined to `seats` instead, the planner hashed every row
+            // of `tables`, each seat taken (`EXPLAIN`, docs/benchmarks.md).
             sqlx::query_scalar(
-                "SELECT t.id FROM seats s JOIN tables t ON t.id = s.table_id \
-                 WHERE s.bot_id = $1 AND (t.state <> 'finished' OR t.id = ANY($2)) \
+                "SELECT t.id FROM tables t \
+                 WHERE t.id = ANY(ARRAY(SELECT s.table_id FROM seats s WHERE s.bot_id = $1)) \
+                   AND (t.state <> 'finished' OR t.id = ANY($2)) \
                  ORDER BY t.cursor",
             )
             .bind(bot)

@@ -155,6 +155,8 @@ CREATE TABLE bots_online (
 "#,
     // Bots' strike records on ladders, as SQLite's step 6.
     crate::strikes::MIGRATION,
+    // Room on each page of `tables` for the group commits' updates (pg_append.rs).
+    super::append::MIGRATION,
 ];
 
 /// Applies the steps this database lacks; refuses a newer binary's schema.
