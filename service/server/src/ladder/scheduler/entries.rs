@@ -32,7 +32,10 @@ impl Scheduler {
         // As the leader checks its entrants (`enter`), from the store: one lookup per entrant,
         // on a node that does not lead this ladder only.
         let look = crate::names::look(&bot.name);
-        for e in entries.iter().filter(|e| e.bot_id != bot_id) {
+        for e in entries
+            .iter()
+            .filter(|e| e.bot_id != bot_id && !taken_off_as_look_alike(e))
+        {
             if let Some(other) = self.store.bot(e.bot_id.clone()).await?
                 && other.owner_id() != bot.owner_id()
                 && crate::names::look(&other.name) == look
@@ -114,6 +117,7 @@ impl Scheduler {
             }
             Err(e) => tracing::warn!(ladder = %id, error = %e, "cannot read the entries"),
         }
+        self.settle_look_alikes().await;
         let stored: Vec<MatchRow> = match self.store.playing_matches().await {
             Ok(m) => m.into_iter().filter(|m| m.ladder_id == id).collect(),
             Err(e) => {
@@ -207,6 +211,44 @@ impl Scheduler {
         }
     }
 
+    /// Two look-alike names of different owners entered at once through two nodes both pass
+    /// their node's check (each sees the store without the other). The leader settles it
+    /// before it schedules from entries it has not seen: of the active entrants, in the order
+    /// they entered (`entered_at_ms`, then bot id), one whose name looks like an earlier
+    /// kept one's of another owner is taken off, with the reason, and never scheduled. The
+    /// order is the store's, so any leader settles it the same way.
+    pub(super) async fn settle_look_alikes(&mut self) {
+        let mut active: Vec<&Entrant> = self
+            .entrants
+            .values()
+            .filter(|e| !e.house && e.entry.active)
+            .collect();
+        active.sort_by(|a, b| {
+            (a.entry.entered_at_ms, &a.entry.bot_id).cmp(&(b.entry.entered_at_ms, &b.entry.bot_id))
+        });
+        let mut kept: Vec<(String, &str, &str)> = Vec::new();
+        let mut losers: Vec<(String, String)> = Vec::new();
+        for e in active {
+            let look = crate::names::look(&e.name);
+            match kept.iter().find(|(l, owner, _)| *l == look && *owner != e.owner) {
+                Some((_, _, first)) => losers.push((e.entry.bot_id.clone(), first.to_string())),
+                None => kept.push((look, &e.owner, &e.name)),
+            }
+        }
+        for (bot, first) in losers {
+            let Some(e) = self.entrants.get_mut(&bot) else {
+                continue;
+            };
+            e.entry.active = false;
+            e.entry.removed_reason = format!("{LOOK_ALIKE} {first}'s, entered first");
+            let entry = e.entry.clone();
+            tracing::info!(ladder = %self.spec.id, %bot, %first, "entry taken off: its name looks like an earlier entrant's");
+            if let Err(err) = self.store.put_entry(entry).await {
+                tracing::error!(ladder = %self.spec.id, %bot, error = %err, "cannot store the look-alike's removal");
+            }
+        }
+    }
+
     pub(super) async fn enter(
         &mut self,
         bot_id: String,
@@ -227,7 +269,12 @@ impl Scheduler {
         if let Some(e) = self
             .entrants
             .values()
-            .find(|e| !e.house && e.owner != bot.owner_id() && crate::names::look(&e.name) == look)
+            .find(|e| {
+                !e.house
+                    && e.owner != bot.owner_id()
+                    && !taken_off_as_look_alike(&e.entry)
+                    && crate::names::look(&e.name) == look
+            })
         {
             return Err(ServerError::NameLooksTaken {
                 ladder: self.spec.id.clone(),
@@ -289,4 +336,14 @@ impl Scheduler {
     pub(super) fn online(&self, bot: &str) -> bool {
         self.tables.has_bot_stream(bot) || self.leadership.online_anywhere(bot)
     }
+}
+
+/// The start of the reason given to an entry taken off because its name looks like an earlier
+/// entrant's (see `settle_look_alikes`).
+const LOOK_ALIKE: &str = "its name looks like";
+
+/// An entry taken off as a look-alike never held its name: it does not keep the earlier
+/// entrant from entering again once that one has left.
+fn taken_off_as_look_alike(e: &EntryRow) -> bool {
+    !e.active && e.removed_reason.starts_with(LOOK_ALIKE)
 }
