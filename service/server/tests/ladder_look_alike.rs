@@ -72,7 +72,12 @@ async fn look_alikes_entering_at_once_through_two_followers_never_both_stay() {
     let extra = ["--ladders", path.to_str().unwrap()];
     let nodes: Vec<(String, Node)> = ["a", "b", "c"]
         .iter()
-        .map(|id| (id.to_string(), Node::start_with(&url, id, "2", &dir, &extra)))
+        .map(|id| {
+            (
+                id.to_string(),
+                Node::start_with(&url, id, "2", &dir, &extra),
+            )
+        })
         .collect();
     let addrs: Vec<SocketAddr> = nodes.iter().map(|(_, n)| n.addr).collect();
     let mut channels = Vec::new();
@@ -159,7 +164,11 @@ async fn look_alikes_entering_at_once_through_two_followers_never_both_stay() {
         // The loser sees it on every node; the winner stays entered (a few sweeps later too).
         tokio::time::sleep(Duration::from_secs(3)).await;
         let rows = entries(&url, &ladder, &bots).await;
-        assert_eq!(rows.iter().filter(|r| r.1).count(), 1, "round {round}: {rows:?}");
+        assert_eq!(
+            rows.iter().filter(|r| r.1).count(),
+            1,
+            "round {round}: {rows:?}"
+        );
         for (bot, token) in [(&robot.id, &robot.token), (&twin.id, &twin.token)] {
             let Some(row) = rows.iter().find(|r| &r.0 == bot) else {
                 continue;

@@ -230,7 +230,10 @@ impl Scheduler {
         let mut losers: Vec<(String, String)> = Vec::new();
         for e in active {
             let look = crate::names::look(&e.name);
-            match kept.iter().find(|(l, owner, _)| *l == look && *owner != e.owner) {
+            match kept
+                .iter()
+                .find(|(l, owner, _)| *l == look && *owner != e.owner)
+            {
                 Some((_, _, first)) => losers.push((e.entry.bot_id.clone(), first.to_string())),
                 None => kept.push((look, &e.owner, &e.name)),
             }
@@ -266,16 +269,12 @@ impl Scheduler {
             .await?
             .ok_or(ServerError::Unauthenticated("unknown bot"))?;
         let look = crate::names::look(&bot.name);
-        if let Some(e) = self
-            .entrants
-            .values()
-            .find(|e| {
-                !e.house
-                    && e.owner != bot.owner_id()
-                    && !taken_off_as_look_alike(&e.entry)
-                    && crate::names::look(&e.name) == look
-            })
-        {
+        if let Some(e) = self.entrants.values().find(|e| {
+            !e.house
+                && e.owner != bot.owner_id()
+                && !taken_off_as_look_alike(&e.entry)
+                && crate::names::look(&e.name) == look
+        }) {
             return Err(ServerError::NameLooksTaken {
                 ladder: self.spec.id.clone(),
                 taken: e.name.clone(),
