@@ -90,34 +90,8 @@ impl Scheduler {
     /// does not hold (a former leader's, or one whose start failed), and ladder tables that
     /// finished on other nodes (their actors told their own node, not this one).
     pub(super) async fn sweep(&mut self) {
+        self.refresh_entries().await;
         let id = self.spec.id.clone();
-        match self.store.entries(id.clone()).await {
-            Ok(entries) => {
-                for entry in entries {
-                    let same = self.entrants.get(&entry.bot_id).is_some_and(|e| {
-                        e.entry.active == entry.active && e.entry.capacity == entry.capacity
-                    });
-                    if same {
-                        continue;
-                    }
-                    let Ok(Some(bot)) = self.store.bot(entry.bot_id.clone()).await else {
-                        continue;
-                    };
-                    self.entrants.insert(
-                        entry.bot_id.clone(),
-                        Entrant {
-                            waiting_since_ms: entry.entered_at_ms,
-                            entry,
-                            name: bot.name.clone(),
-                            owner: bot.owner_id().to_string(),
-                            house: false,
-                        },
-                    );
-                }
-            }
-            Err(e) => tracing::warn!(ladder = %id, error = %e, "cannot read the entries"),
-        }
-        self.settle_look_alikes().await;
         let stored: Vec<MatchRow> = match self.store.playing_matches().await {
             Ok(m) => m.into_iter().filter(|m| m.ladder_id == id).collect(),
             Err(e) => {
@@ -211,6 +185,38 @@ impl Scheduler {
         }
     }
 
+    /// Entries made through other nodes, taken in, and look-alikes among them settled.
+    async fn refresh_entries(&mut self) {
+        let id = self.spec.id.clone();
+        match self.store.entries(id.clone()).await {
+            Ok(entries) => {
+                for entry in entries {
+                    let same = self.entrants.get(&entry.bot_id).is_some_and(|e| {
+                        e.entry.active == entry.active && e.entry.capacity == entry.capacity
+                    });
+                    if same {
+                        continue;
+                    }
+                    let Ok(Some(bot)) = self.store.bot(entry.bot_id.clone()).await else {
+                        continue;
+                    };
+                    self.entrants.insert(
+                        entry.bot_id.clone(),
+                        Entrant {
+                            waiting_since_ms: entry.entered_at_ms,
+                            entry,
+                            name: bot.name.clone(),
+                            owner: bot.owner_id().to_string(),
+                            house: false,
+                        },
+                    );
+                }
+            }
+            Err(e) => tracing::warn!(ladder = %id, error = %e, "cannot read the entries"),
+        }
+        self.settle_look_alikes().await;
+    }
+
     /// Two look-alike names of different owners entered at once through two nodes both pass
     /// their node's check (each sees the store without the other). The leader settles it
     /// before it schedules from entries it has not seen: of the active entrants, in the order
@@ -259,6 +265,14 @@ impl Scheduler {
     ) -> Result<EntryRow, ServerError> {
         if self.entrants.get(&bot_id).is_some_and(|e| e.entry.active) {
             return Err(ServerError::LadderAlreadyEntered(self.spec.id.clone()));
+        }
+        // A cluster leader checks against what other nodes stored since its last sweep too:
+        // only entries made at the same moment are left for `settle_look_alikes`.
+        if self.leadership.is_cluster() {
+            self.refresh_entries().await;
+            if self.entrants.get(&bot_id).is_some_and(|e| e.entry.active) {
+                return Err(ServerError::LadderAlreadyEntered(self.spec.id.clone()));
+            }
         }
         let now = now_ms();
         self.strikes.check(&bot_id, now)?;
