@@ -32,7 +32,10 @@ impl Scheduler {
         // As the leader checks its entrants (`enter`), from the store: one lookup per entrant,
         // on a node that does not lead this ladder only.
         let look = crate::names::look(&bot.name);
-        for e in entries.iter().filter(|e| e.bot_id != bot_id) {
+        for e in entries
+            .iter()
+            .filter(|e| e.bot_id != bot_id && !taken_off_as_look_alike(e))
+        {
             if let Some(other) = self.store.bot(e.bot_id.clone()).await?
                 && other.owner_id() != bot.owner_id()
                 && crate::names::look(&other.name) == look
@@ -87,33 +90,8 @@ impl Scheduler {
     /// does not hold (a former leader's, or one whose start failed), and ladder tables that
     /// finished on other nodes (their actors told their own node, not this one).
     pub(super) async fn sweep(&mut self) {
+        self.refresh_entries().await;
         let id = self.spec.id.clone();
-        match self.store.entries(id.clone()).await {
-            Ok(entries) => {
-                for entry in entries {
-                    let same = self.entrants.get(&entry.bot_id).is_some_and(|e| {
-                        e.entry.active == entry.active && e.entry.capacity == entry.capacity
-                    });
-                    if same {
-                        continue;
-                    }
-                    let Ok(Some(bot)) = self.store.bot(entry.bot_id.clone()).await else {
-                        continue;
-                    };
-                    self.entrants.insert(
-                        entry.bot_id.clone(),
-                        Entrant {
-                            waiting_since_ms: entry.entered_at_ms,
-                            entry,
-                            name: bot.name.clone(),
-                            owner: bot.owner_id().to_string(),
-                            house: false,
-                        },
-                    );
-                }
-            }
-            Err(e) => tracing::warn!(ladder = %id, error = %e, "cannot read the entries"),
-        }
         let stored: Vec<MatchRow> = match self.store.playing_matches().await {
             Ok(m) => m.into_iter().filter(|m| m.ladder_id == id).collect(),
             Err(e) => {
@@ -207,6 +185,79 @@ impl Scheduler {
         }
     }
 
+    /// Entries made through other nodes, taken in, and look-alikes among them settled.
+    async fn refresh_entries(&mut self) {
+        let id = self.spec.id.clone();
+        match self.store.entries(id.clone()).await {
+            Ok(entries) => {
+                for entry in entries {
+                    let same = self.entrants.get(&entry.bot_id).is_some_and(|e| {
+                        e.entry.active == entry.active && e.entry.capacity == entry.capacity
+                    });
+                    if same {
+                        continue;
+                    }
+                    let Ok(Some(bot)) = self.store.bot(entry.bot_id.clone()).await else {
+                        continue;
+                    };
+                    self.entrants.insert(
+                        entry.bot_id.clone(),
+                        Entrant {
+                            waiting_since_ms: entry.entered_at_ms,
+                            entry,
+                            name: bot.name.clone(),
+                            owner: bot.owner_id().to_string(),
+                            house: false,
+                        },
+                    );
+                }
+            }
+            Err(e) => tracing::warn!(ladder = %id, error = %e, "cannot read the entries"),
+        }
+        self.settle_look_alikes().await;
+    }
+
+    /// Two look-alike names of different owners entered at once through two nodes both pass
+    /// their node's check (each sees the store without the other). The leader settles it
+    /// before it schedules from entries it has not seen: of the active entrants, in the order
+    /// they entered (`entered_at_ms`, then bot id), one whose name looks like an earlier
+    /// kept one's of another owner is taken off, with the reason, and never scheduled. The
+    /// order is the store's, so any leader settles it the same way.
+    pub(super) async fn settle_look_alikes(&mut self) {
+        let mut active: Vec<&Entrant> = self
+            .entrants
+            .values()
+            .filter(|e| !e.house && e.entry.active)
+            .collect();
+        active.sort_by(|a, b| {
+            (a.entry.entered_at_ms, &a.entry.bot_id).cmp(&(b.entry.entered_at_ms, &b.entry.bot_id))
+        });
+        let mut kept: Vec<(String, &str, &str)> = Vec::new();
+        let mut losers: Vec<(String, String)> = Vec::new();
+        for e in active {
+            let look = crate::names::look(&e.name);
+            match kept
+                .iter()
+                .find(|(l, owner, _)| *l == look && *owner != e.owner)
+            {
+                Some((_, _, first)) => losers.push((e.entry.bot_id.clone(), first.to_string())),
+                None => kept.push((look, &e.owner, &e.name)),
+            }
+        }
+        for (bot, first) in losers {
+            let Some(e) = self.entrants.get_mut(&bot) else {
+                continue;
+            };
+            e.entry.active = false;
+            e.entry.removed_reason = format!("{LOOK_ALIKE} {first}'s, entered first");
+            let entry = e.entry.clone();
+            tracing::info!(ladder = %self.spec.id, %bot, %first, "entry taken off: its name looks like an earlier entrant's");
+            if let Err(err) = self.store.put_entry(entry).await {
+                tracing::error!(ladder = %self.spec.id, %bot, error = %err, "cannot store the look-alike's removal");
+            }
+        }
+    }
+
     pub(super) async fn enter(
         &mut self,
         bot_id: String,
@@ -214,6 +265,14 @@ impl Scheduler {
     ) -> Result<EntryRow, ServerError> {
         if self.entrants.get(&bot_id).is_some_and(|e| e.entry.active) {
             return Err(ServerError::LadderAlreadyEntered(self.spec.id.clone()));
+        }
+        // A cluster leader checks against what other nodes stored since its last sweep too:
+        // only entries made at the same moment are left for `settle_look_alikes`.
+        if self.leadership.is_cluster() {
+            self.refresh_entries().await;
+            if self.entrants.get(&bot_id).is_some_and(|e| e.entry.active) {
+                return Err(ServerError::LadderAlreadyEntered(self.spec.id.clone()));
+            }
         }
         let now = now_ms();
         self.strikes.check(&bot_id, now)?;
@@ -224,11 +283,12 @@ impl Scheduler {
             .await?
             .ok_or(ServerError::Unauthenticated("unknown bot"))?;
         let look = crate::names::look(&bot.name);
-        if let Some(e) = self
-            .entrants
-            .values()
-            .find(|e| !e.house && e.owner != bot.owner_id() && crate::names::look(&e.name) == look)
-        {
+        if let Some(e) = self.entrants.values().find(|e| {
+            !e.house
+                && e.owner != bot.owner_id()
+                && !taken_off_as_look_alike(&e.entry)
+                && crate::names::look(&e.name) == look
+        }) {
             return Err(ServerError::NameLooksTaken {
                 ladder: self.spec.id.clone(),
                 taken: e.name.clone(),
@@ -289,4 +349,14 @@ impl Scheduler {
     pub(super) fn online(&self, bot: &str) -> bool {
         self.tables.has_bot_stream(bot) || self.leadership.online_anywhere(bot)
     }
+}
+
+/// The start of the reason given to an entry taken off because its name looks like an earlier
+/// entrant's (see `settle_look_alikes`).
+const LOOK_ALIKE: &str = "its name looks like";
+
+/// An entry taken off as a look-alike never held its name: it does not keep the earlier
+/// entrant from entering again once that one has left.
+fn taken_off_as_look_alike(e: &EntryRow) -> bool {
+    !e.active && e.removed_reason.starts_with(LOOK_ALIKE)
 }

@@ -222,6 +222,7 @@ impl Scheduler {
                 },
             );
         }
+        self.settle_look_alikes().await;
         self.strikes.load(&*self.store, &self.spec).await?;
         for r in self.store.ratings(id.clone()).await? {
             self.ratings.insert(r.bot_id.clone(), r);
