@@ -333,18 +333,22 @@ async function main() {
     // (How many cards a reveal holds depends on how the deal ended; at least one hand's. The
     // house plays fast: a later deal, one that ended before any card was played, may settle
     // between two looks, so look again until a settled deal with its hands is on the page.)
+    // The two texts are read one after the other: a deal settling between the reads shows the
+    // new settlement beside the board's earlier deal, so look again until one look agrees.
     let settledDeal = "";
     let boardNow = "";
     let upCards = 0;
-    for (let i = 0; i < 60 && upCards < 5; i++) {
+    let settledN = 0;
+    let boardN = 0;
+    for (let i = 0; i < 60 && (upCards < 5 || !(settledN < boardN)); i++) {
       if (i > 0) await sleep(500);
       settledDeal = await page.getByTestId("settled").locator("h2").innerText();
       boardNow = await page.locator(".board .status").innerText();
       upCards = await page.locator('[data-testid="settled"] [data-card]').count();
+      settledN = Number(settledDeal.match(/Deal (\d+)/)?.[1]);
+      boardN = Number(boardNow.match(/Deal (\d+)/)?.[1]);
     }
     check(upCards >= 5, `the settled deal's hands face up (${upCards} cards; ${settledDeal}; now ${boardNow})`);
-    const settledN = Number(settledDeal.match(/Deal (\d+)/)?.[1]);
-    const boardN = Number(boardNow.match(/Deal (\d+)/)?.[1]);
     check(settledN < boardN, `the settled deal is shown while the next is played (${settledN} < ${boardN})`);
     step(`a settled deal's hands are shown during the match (${settledDeal}, board at "${boardNow.slice(0, 30)}")`);
 
