@@ -16,13 +16,13 @@
 mod common;
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bete_api::pb;
+use common::ledger::*;
 use common::pg::*;
 use common::*;
-use sqlx::Connection;
 use tokio_util::sync::CancellationToken;
 
 const SECRET: &str = "test-cluster-secret";
@@ -33,17 +33,17 @@ const FROZEN: Duration = Duration::from_secs(8);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_node_frozen_inside_a_group_commit_holds_no_peer() {
-    bounded(frozen_under_load(At::Transaction)).await;
+    bounded(240, frozen_under_load(At::Transaction)).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_node_frozen_sending_its_group_commit_statement_holds_no_peer() {
-    bounded(frozen_under_load(At::Statement)).await;
+    bounded(240, frozen_under_load(At::Statement)).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_node_frozen_between_commits_holds_no_peer() {
-    bounded(frozen_under_load(At::Idle)).await;
+    bounded(240, frozen_under_load(At::Idle)).await;
 }
 
 /// Where the node is stopped.
@@ -56,20 +56,6 @@ enum At {
     /// Between commits (SIGSTOP from outside).
     Idle,
 }
-
-/// A scenario that stops a node could wait on it forever if a step went wrong; it fails
-/// instead, its nodes killed as it is dropped.
-async fn bounded(scenario: impl std::future::Future<Output = ()>) {
-    if tokio::time::timeout(Duration::from_secs(240), scenario)
-        .await
-        .is_err()
-    {
-        panic!("the scenario did not finish within 240 s");
-    }
-}
-
-/// Acknowledged request ids, per table.
-type Acked = Arc<Mutex<HashMap<String, Vec<String>>>>;
 
 async fn frozen_under_load(at: At) {
     let Some(url) = fresh_database().await else {
@@ -101,7 +87,7 @@ async fn frozen_under_load(at: At) {
             tables.push((id, bot.token));
         }
     }
-    let acked: Acked = Arc::default();
+    let ledger: SharedLedger = Arc::default();
     let stop = CancellationToken::new();
     let mut players = Vec::new();
     for (i, (id, token)) in tables.iter().enumerate() {
@@ -110,7 +96,7 @@ async fn frozen_under_load(at: At) {
             via,
             token.clone(),
             id.clone(),
-            acked.clone(),
+            ledger.clone(),
             stop.clone(),
         )));
     }
@@ -252,91 +238,15 @@ async fn frozen_under_load(at: At) {
         assert_eq!(counter(n.metrics, "bete_tables_lost_total").await, 0);
     }
     // Every acknowledged move once, and no move twice.
-    let acked = acked.lock().unwrap().clone();
-    let mut total = 0;
-    for (id, _) in &tables {
-        let log = &logs(&url, std::slice::from_ref(id)).await[id];
-        let mut seen: HashMap<&str, usize> = HashMap::new();
-        for rid in log {
-            *seen.entry(rid.as_str()).or_default() += 1;
-        }
-        for (rid, n) in &seen {
-            assert_eq!(*n, 1, "{id}: {rid} applied {n} times");
-        }
-        for rid in acked.get(id).into_iter().flatten() {
-            assert!(
-                seen.contains_key(rid.as_str()),
-                "{id}: acknowledged {rid} lost"
-            );
-            total += 1;
-        }
-    }
+    let ids: Vec<String> = tables.iter().map(|(id, _)| id.clone()).collect();
+    // The players are done: the ledger is read without a lock held across the look-ups.
+    let seen = std::mem::take(&mut *ledger.lock().unwrap());
+    let total = assert_each_ack_once(&url, &ids, &seen).await;
     assert!(total > 50, "too little load: {total} acknowledged moves");
     eprintln!(
         "frozen: {at:?}; c's tables taken after {taken_after:?}; \
          {total} acknowledged moves checked"
     );
-}
-
-/// Plays seat 0 of `id` through `via` until stopped or the match ends, each move with a
-/// request id of its own, sent again (same id) after any failure until it is answered.
-async fn player(
-    via: std::net::SocketAddr,
-    token: String,
-    id: String,
-    acked: Acked,
-    stop: CancellationToken,
-) {
-    let ch = connect(via).await;
-    let mut c = client_with(&ch, Some(&token));
-    while !stop.is_cancelled() {
-        let view = timeout(
-            10,
-            c.get_seat_view(pb::GetSeatViewRequest {
-                table_id: id.clone(),
-            }),
-        )
-        .await;
-        let Ok(Ok(view)) = view else {
-            tokio::time::sleep(Duration::from_millis(100)).await;
-            continue;
-        };
-        let v = view.into_inner().view.unwrap();
-        if v.match_over {
-            return;
-        }
-        if v.to_act != Some(0) || v.legal_actions.is_empty() {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-            continue;
-        }
-        let req = pb::SubmitActionRequest {
-            table_id: id.clone(),
-            action: Some(v.legal_actions[v.seq as usize % v.legal_actions.len()].clone()),
-            expected_seq: v.seq,
-            request_id: format!("{id}-{}", v.seq),
-        };
-        while !stop.is_cancelled() {
-            match timeout(10, c.submit_action(req.clone())).await {
-                Ok(Ok(_)) => {
-                    acked
-                        .lock()
-                        .unwrap()
-                        .entry(id.clone())
-                        .or_default()
-                        .push(req.request_id.clone());
-                    break;
-                }
-                Ok(Err(s)) if reason(&s) == "STALE_SEQ" || reason(&s) == "NOT_YOUR_TURN" => {
-                    break;
-                }
-                _ => tokio::time::sleep(Duration::from_millis(100)).await,
-            }
-        }
-    }
-}
-
-async fn db(url: &str) -> sqlx::PgConnection {
-    sqlx::PgConnection::connect(url).await.unwrap()
 }
 
 /// Unfinished tables held by `nodes`, with their owner and epoch.
@@ -350,45 +260,6 @@ async fn owners(url: &str, nodes: &[&str]) -> HashMap<String, (String, i64)> {
     .await
     .unwrap();
     rows.into_iter().map(|(id, o, e)| (id, (o, e))).collect()
-}
-
-/// Which of `ids` are finished.
-async fn finished(url: &str, ids: &[String]) -> Vec<String> {
-    sqlx::query_scalar("SELECT id FROM tables WHERE id = ANY($1) AND state = 'finished'")
-        .bind(ids)
-        .fetch_all(&mut db(url).await)
-        .await
-        .unwrap()
-}
-
-/// The owner and epoch of each table (finished or not).
-async fn owner_of(url: &str, ids: &[String]) -> HashMap<String, (String, i64)> {
-    let rows: Vec<(String, String, i64)> =
-        sqlx::query_as("SELECT id, owner, epoch FROM tables WHERE id = ANY($1)")
-            .bind(ids)
-            .fetch_all(&mut db(url).await)
-            .await
-            .unwrap();
-    rows.into_iter().map(|(id, o, e)| (id, (o, e))).collect()
-}
-
-/// The request ids of each table's logged moves, in order.
-async fn logs(url: &str, ids: &[String]) -> HashMap<String, Vec<String>> {
-    let rows: Vec<(String, String)> = sqlx::query_as(
-        "SELECT table_id, payload FROM log WHERE table_id = ANY($1) ORDER BY table_id, seq",
-    )
-    .bind(ids)
-    .fetch_all(&mut db(url).await)
-    .await
-    .unwrap();
-    let mut out: HashMap<String, Vec<String>> = ids.iter().map(|id| (id.clone(), vec![])).collect();
-    for (id, payload) in rows {
-        let entry: serde_json::Value = serde_json::from_str(&payload).unwrap();
-        if let Some(rid) = entry["request_id"].as_str() {
-            out.get_mut(&id).unwrap().push(rid.to_string());
-        }
-    }
-    out
 }
 
 async fn wait_for_log(url: &str, id: &str, n: i64) {
@@ -422,13 +293,4 @@ async fn wait_stopped(node: &Node) {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     panic!("the node did not stop");
-}
-
-/// A counter of a node's Prometheus endpoint (0 when absent).
-async fn counter(metrics: std::net::SocketAddr, name: &str) -> i64 {
-    let text = http_get(metrics, "/metrics").await;
-    text.lines()
-        .filter(|l| l.starts_with(name) && !l.starts_with('#'))
-        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
-        .sum::<f64>() as i64
 }

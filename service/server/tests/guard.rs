@@ -258,14 +258,7 @@ async fn a_server_pause_is_not_a_strike() {
         .table
         .unwrap()
         .table_id;
-    a.client
-        .join_table(pb::JoinTableRequest {
-            invitation_code: String::new(),
-            table_id: id.clone(),
-            seat: Some(0),
-        })
-        .await
-        .unwrap();
+    a.sit(&id, 0).await;
     for round in 0..2 {
         let v = view_when(&mut a.client, &id, "never my turn", |v| v.to_act == Some(0)).await;
         signal(&p, "-STOP");

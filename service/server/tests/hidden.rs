@@ -65,13 +65,6 @@ fn all_cards() -> Vec<Card> {
     out
 }
 
-async fn my_turn(bot: &mut Bot, id: &str) -> pb::SeatView {
-    view_when(&mut bot.client, id, "never my turn", |v| {
-        v.to_act == Some(0)
-    })
-    .await
-}
-
 /// A refused action names no card but the ones the caller sent: for every card the caller cannot
 /// see (other hands, the talon, the rest of the deck), playing, exchanging or discarding it is
 /// refused with a text that names that card alone. Every ruleset, at the caller's first turn.
@@ -101,15 +94,8 @@ async fn refusals_name_no_hidden_card() {
             .table
             .unwrap()
             .table_id;
-        me.client
-            .join_table(pb::JoinTableRequest {
-                invitation_code: String::new(),
-                table_id: id.clone(),
-                seat: Some(0),
-            })
-            .await
-            .unwrap();
-        let view = my_turn(&mut me, &id).await;
+        me.sit(&id, 0).await;
+        let view = me.turn_of(&id, 0).await;
         let visible: HashSet<Card> = cards_in(&view).into_iter().collect();
         let mut refused = 0;
         for card in all_cards().into_iter().filter(|c| !visible.contains(c)) {

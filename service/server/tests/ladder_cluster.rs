@@ -17,7 +17,6 @@ use bete_api::pb;
 use bete_api::pb::ladder_service_client::LadderServiceClient;
 use common::pg::*;
 use common::*;
-use sqlx::Connection;
 
 const LADDERS: &str = r#"
 [[ladder]]
@@ -37,10 +36,6 @@ const LEASE_SECS: u64 = 2;
 /// so whichever node plays its table, it hears of it there.
 async fn play_on(addr: SocketAddr, token: String) {
     play_forever(addr, token, Duration::from_millis(5)).await;
-}
-
-async fn db(url: &str) -> sqlx::PgConnection {
-    sqlx::PgConnection::connect(url).await.unwrap()
 }
 
 async fn leader(url: &str) -> Option<String> {

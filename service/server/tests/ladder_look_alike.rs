@@ -15,7 +15,6 @@ use std::time::{Duration, Instant};
 use bete_api::pb;
 use common::pg::*;
 use common::*;
-use sqlx::Connection;
 
 const ROUNDS: usize = 4;
 
@@ -30,10 +29,6 @@ fn ladders_toml() -> String {
             )
         })
         .collect()
-}
-
-async fn db(url: &str) -> sqlx::PgConnection {
-    sqlx::PgConnection::connect(url).await.unwrap()
 }
 
 /// The stored entries of `bots` on `ladder`: (bot, active, removed_reason).

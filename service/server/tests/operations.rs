@@ -16,18 +16,12 @@ use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
 
 async fn waiting_table(bot: &mut Bot) -> String {
-    bot.client
-        .create_table(pb::CreateTableRequest {
-            ruleset: pb::Ruleset::Bete.into(),
-            seats: 3,
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .table
-        .unwrap()
-        .table_id
+    bot.create(pb::CreateTableRequest {
+        ruleset: pb::Ruleset::Bete.into(),
+        seats: 3,
+        ..Default::default()
+    })
+    .await
 }
 
 fn check() -> HealthCheckRequest {
@@ -152,14 +146,7 @@ async fn closed_watch_stream_leaves_the_watchers_gauge() {
     // A WatchBot stream following two tables counts twice and leaves both at once.
     let other = waiting_table(&mut me).await;
     for t in [&id, &other] {
-        me.client
-            .join_table(pb::JoinTableRequest {
-                invitation_code: String::new(),
-                table_id: t.to_string(),
-                seat: Some(0),
-            })
-            .await
-            .unwrap();
+        me.sit(t, 0).await;
     }
     let mut s = me
         .client

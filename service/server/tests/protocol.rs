@@ -15,17 +15,6 @@ use pb::watch_bot_response::Kind;
 use tonic::Code;
 use tonic_types::StatusExt;
 
-async fn table(bot: &mut Bot, req: pb::CreateTableRequest) -> String {
-    bot.client
-        .create_table(req)
-        .await
-        .unwrap()
-        .into_inner()
-        .table
-        .unwrap()
-        .table_id
-}
-
 /// A three-seat Bête table with house bots at seats 1 and 2 and a long deadline.
 fn bete_vs_house() -> pb::CreateTableRequest {
     pb::CreateTableRequest {
@@ -39,17 +28,6 @@ fn bete_vs_house() -> pb::CreateTableRequest {
         seed: format!("{:064x}", 1313),
         ..Default::default()
     }
-}
-
-async fn join(bot: &mut Bot, id: &str, seat: u32) {
-    bot.client
-        .join_table(pb::JoinTableRequest {
-            invitation_code: String::new(),
-            table_id: id.into(),
-            seat: Some(seat),
-        })
-        .await
-        .unwrap();
 }
 
 /// Waits for seat 0's turn; returns the view with its legal actions.
@@ -85,10 +63,10 @@ async fn watch_bot_refuses_a_from_seq_beyond_the_table() {
     let srv = TestServer::start(dir.path().to_path_buf(), |_| {}).await;
     let ch = srv.channel().await;
     let mut me = register(&ch, "resume-bot").await;
-    let a = table(&mut me, bete_vs_house()).await;
-    let b = table(&mut me, bete_vs_house()).await;
-    join(&mut me, &a, 0).await;
-    join(&mut me, &b, 0).await;
+    let a = me.create(bete_vs_house()).await;
+    let b = me.create(bete_vs_house()).await;
+    me.sit(&a, 0).await;
+    me.sit(&b, 0).await;
     let last_a = turn_of_seat_0(&mut me.client, &a).await.seq;
     let last_b = turn_of_seat_0(&mut me.client, &b).await.seq;
 
@@ -141,8 +119,8 @@ async fn watch_bot_sends_one_message_to_act_on() {
     let srv = TestServer::start(dir.path().to_path_buf(), |_| {}).await;
     let ch = srv.channel().await;
     let mut me = register(&ch, "decide-once").await;
-    let a = table(&mut me, bete_vs_house()).await;
-    join(&mut me, &a, 0).await;
+    let a = me.create(bete_vs_house()).await;
+    me.sit(&a, 0).await;
     let pending = turn_of_seat_0(&mut me.client, &a).await;
     let mut s = me
         .client
@@ -203,8 +181,8 @@ async fn request_ids_belong_to_the_bot_not_the_seat() {
     let ch = srv.channel().await;
     let mut first = register(&ch, "first-occupant").await;
     let mut next = register(&ch, "next-occupant").await;
-    let id = table(&mut first, bete_vs_house()).await;
-    join(&mut first, &id, 0).await;
+    let id = first.create(bete_vs_house()).await;
+    first.sit(&id, 0).await;
     for rid in ["move-1", "move-2"] {
         let v = turn_of_seat_0(&mut first.client, &id).await;
         let r = first
@@ -222,7 +200,7 @@ async fn request_ids_belong_to_the_bot_not_the_seat() {
         })
         .await
         .unwrap();
-    join(&mut next, &id, 0).await;
+    next.sit(&id, 0).await;
 
     let v = turn_of_seat_0(&mut next.client, &id).await;
     let mine = submit(&v, "move-1");
@@ -428,7 +406,7 @@ async fn on_table_makes_chip_conservation_visible() {
     assert_eq!(created.fiche_value, 10);
     assert_eq!(created.config["fiche_value"], "10");
     let id = created.table_id;
-    join(&mut me, &id, 0).await;
+    me.sit(&id, 0).await;
     let mut s = me
         .client
         .watch_bot(pb::WatchBotRequest::default())
@@ -493,9 +471,9 @@ async fn watch_bot_lets_go_of_a_table_the_bot_left() {
     let ch = srv.channel().await;
     let mut me = register(&ch, "leaver").await;
     let mut other = register(&ch, "taker").await;
-    let a = table(&mut me, bete_vs_house()).await;
-    let b = table(&mut me, bete_vs_house()).await;
-    join(&mut me, &a, 0).await;
+    let a = me.create(bete_vs_house()).await;
+    let b = me.create(bete_vs_house()).await;
+    me.sit(&a, 0).await;
     let mut s = me
         .client
         .watch_bot(pb::WatchBotRequest::default())
@@ -515,8 +493,8 @@ async fn watch_bot_lets_go_of_a_table_the_bot_left() {
         })
         .await
         .unwrap();
-    join(&mut other, &a, 0).await;
-    join(&mut me, &b, 0).await;
+    other.sit(&a, 0).await;
+    me.sit(&b, 0).await;
     let m = timeout(20, s.message()).await.unwrap().unwrap().unwrap();
     match m.kind.unwrap() {
         Kind::Event(e) => assert!(

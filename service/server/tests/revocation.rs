@@ -83,14 +83,7 @@ async fn a_rotated_token_ends_its_streams_and_stays_revoked() {
         .table
         .unwrap()
         .table_id;
-    me.client
-        .join_table(pb::JoinTableRequest {
-            invitation_code: String::new(),
-            table_id: table.clone(),
-            seat: Some(0),
-        })
-        .await
-        .unwrap();
+    me.sit(&table, 0).await;
     let mut watch_bot = me
         .client
         .watch_bot(pb::WatchBotRequest::default())

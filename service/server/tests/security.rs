@@ -50,17 +50,6 @@ async fn get(bot: &mut Bot, id: &str) -> Result<pb::Table, tonic::Status> {
         .map(|r| r.into_inner().table.unwrap())
 }
 
-async fn join(bot: &mut Bot, id: &str, seat: Option<u32>) -> Result<u32, tonic::Status> {
-    bot.client
-        .join_table(pb::JoinTableRequest {
-            invitation_code: String::new(),
-            table_id: id.into(),
-            seat,
-        })
-        .await
-        .map(|r| r.into_inner().seat)
-}
-
 async fn leave(bot: &mut Bot, id: &str) {
     bot.client
         .leave_table(pb::LeaveTableRequest {
@@ -139,16 +128,16 @@ async fn tables_per_bot_are_bounded() {
         s.get_error_details().error_info().unwrap().metadata["limit"],
         "3"
     );
-    join(&mut a, &ids[0], None).await.unwrap();
-    join(&mut a, &ids[1], None).await.unwrap();
+    a.join(&ids[0], None).await.unwrap();
+    a.join(&ids[1], None).await.unwrap();
     expect(
-        join(&mut a, &ids[2], None).await,
+        a.join(&ids[2], None).await,
         Code::ResourceExhausted,
         "TOO_MANY_TABLES",
     );
     // Leaving a waiting table frees the seat.
     leave(&mut a, &ids[1]).await;
-    join(&mut a, &ids[2], None).await.unwrap();
+    a.join(&ids[2], None).await.unwrap();
     srv.stop().await;
 }
 
@@ -251,7 +240,7 @@ async fn an_operator_stops_a_table() {
     assert_eq!(again.state, pb::TableState::Finished as i32);
     assert_eq!(again.last_seq, after.last_seq);
     expect(
-        join(&mut b, &id, None).await,
+        b.join(&id, None).await,
         Code::FailedPrecondition,
         "TABLE_CLOSED",
     );
@@ -270,7 +259,7 @@ async fn waiting_tables_expire() {
     let ch = srv.channel().await;
     let mut a = register(&ch, "waiter").await;
     let id = create(&mut a, bete(3)).await.table_id;
-    join(&mut a, &id, None).await.unwrap();
+    a.join(&id, None).await.unwrap();
     expect(
         a.client.create_table(bete(3)).await,
         Code::ResourceExhausted,
@@ -287,7 +276,7 @@ async fn waiting_tables_expire() {
     assert!(closed, "the waiting table never expired");
     let mut b = register(&ch, "joiner").await;
     expect(
-        join(&mut b, &id, None).await,
+        b.join(&id, None).await,
         Code::FailedPrecondition,
         "TABLE_CLOSED",
     );
@@ -305,16 +294,16 @@ async fn a_seen_hand_stays_seen() {
     let mut b = register(&ch, "other-b").await;
     let mut c = register(&ch, "other-c").await;
     let id = create(&mut a, bete(3)).await.table_id;
-    assert_eq!(join(&mut a, &id, Some(0)).await.unwrap(), 0);
-    assert_eq!(join(&mut b, &id, Some(1)).await.unwrap(), 1);
-    assert_eq!(join(&mut c, &id, Some(2)).await.unwrap(), 2);
+    assert_eq!(a.join(&id, Some(0)).await.unwrap(), 0);
+    assert_eq!(b.join(&id, Some(1)).await.unwrap(), 1);
+    assert_eq!(c.join(&id, Some(2)).await.unwrap(), 2);
     let v = view_when(&mut a.client, &id, "never started", |v| !v.hand.is_empty()).await;
     assert_eq!(v.viewer_seat, Some(0));
 
     leave(&mut b, &id).await;
     leave(&mut a, &id).await;
     let s = expect(
-        join(&mut a, &id, Some(1)).await,
+        a.join(&id, Some(1)).await,
         Code::FailedPrecondition,
         "SEAT_CHANGE_REFUSED",
     );
@@ -323,8 +312,8 @@ async fn a_seen_hand_stays_seen() {
         "0"
     );
     // Its own seat again, asked for or not.
-    assert_eq!(join(&mut a, &id, None).await.unwrap(), 0);
-    assert_eq!(join(&mut b, &id, Some(1)).await.unwrap(), 1);
+    assert_eq!(a.join(&id, None).await.unwrap(), 0);
+    assert_eq!(b.join(&id, Some(1)).await.unwrap(), 1);
     srv.stop().await;
 }
 

@@ -7,38 +7,6 @@ use bete_api::pb;
 use common::*;
 use tonic::Code;
 
-async fn table(
-    bot: &mut Bot,
-    ruleset: pb::Ruleset,
-    seats: u32,
-    house_bots: Vec<pb::HouseBotSeat>,
-    deadline_ms: u32,
-) -> String {
-    bot.client
-        .create_table(pb::CreateTableRequest {
-            ruleset: ruleset.into(),
-            seats,
-            house_bots,
-            decision_deadline_ms: deadline_ms,
-            seed: format!("{:064x}", 4242),
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .table
-        .unwrap()
-        .table_id
-}
-
-/// Wait until `bot` (seated) must act; returns its view.
-async fn my_turn(bot: &mut Bot, id: &str, seat: u32) -> pb::SeatView {
-    view_when(&mut bot.client, id, "never my turn", |v| {
-        v.to_act == Some(seat)
-    })
-    .await
-}
-
 /// Wait until the table rests: our turn or the match over. Returns its last seq.
 async fn my_turn_or_end(bot: &mut Bot, id: &str) -> u64 {
     view_when(&mut bot.client, id, "the table never rested", |v| {
@@ -54,28 +22,13 @@ async fn same_request_id_applies_once_and_races_have_one_winner() {
     let srv = TestServer::start(dir.path().to_path_buf(), |_| {}).await;
     let ch = srv.channel().await;
     let mut me = register(&ch, "retry-bot").await;
-    let id = table(
-        &mut me,
-        pb::Ruleset::Bete,
-        3,
-        vec![
-            house(1, pb::HouseBotPolicy::Random),
-            house(2, pb::HouseBotPolicy::Random),
-        ],
-        60_000,
-    )
-    .await;
-    me.client
-        .join_table(pb::JoinTableRequest {
-            invitation_code: String::new(),
-            table_id: id.clone(),
-            seat: Some(0),
-        })
-        .await
-        .unwrap();
+    let id = me
+        .create(against_house(pb::Ruleset::Bete, 3, 60_000, 4242))
+        .await;
+    me.sit(&id, 0).await;
 
     // Same request_id twice: the second returns the first result, nothing applied twice.
-    let v = my_turn(&mut me, &id, 0).await;
+    let v = me.turn_of(&id, 0).await;
     let req = pb::SubmitActionRequest {
         table_id: id.clone(),
         action: Some(v.legal_actions[0].clone()),
@@ -122,7 +75,7 @@ async fn same_request_id_applies_once_and_races_have_one_winner() {
     // a decision offers two choices.
     let mut applied = 1;
     let v = loop {
-        let v = my_turn(&mut me, &id, 0).await;
+        let v = me.turn_of(&id, 0).await;
         if v.legal_actions.len() >= 2 {
             break v;
         }
@@ -203,18 +156,9 @@ async fn resume_has_no_gap_and_no_duplicate() {
     let ch = srv.channel().await;
     let mut me = register(&ch, "watcher-bot").await;
     // The seat we hold is never played by us: it times out, so the match moves on by itself.
-    let id = table(
-        &mut me,
-        pb::Ruleset::Lanterlui,
-        4,
-        vec![
-            house(1, pb::HouseBotPolicy::Random),
-            house(2, pb::HouseBotPolicy::Heuristic),
-            house(3, pb::HouseBotPolicy::Random),
-        ],
-        20,
-    )
-    .await;
+    let mut req = against_house(pb::Ruleset::Lanterlui, 4, 20, 4242);
+    req.house_bots[1].policy = pb::HouseBotPolicy::Heuristic.into();
+    let id = me.create(req).await;
     let mut w = me
         .client
         .watch_table(pb::WatchTableRequest {
@@ -229,14 +173,7 @@ async fn resume_has_no_gap_and_no_duplicate() {
         pb::watch_table_response::Kind::Snapshot(v) => v.seq,
         k => panic!("first message is not a snapshot: {k:?}"),
     };
-    me.client
-        .join_table(pb::JoinTableRequest {
-            invitation_code: String::new(),
-            table_id: id.clone(),
-            seat: Some(0),
-        })
-        .await
-        .unwrap();
+    me.sit(&id, 0).await;
     let mut got = Vec::new();
     while got.len() < 40 {
         got.push(timeout(20, w.message()).await.unwrap().unwrap().unwrap());
@@ -283,16 +220,9 @@ async fn slow_watcher_is_cut_and_can_resume() {
     let srv = TestServer::start(dir.path().to_path_buf(), |c| c.watch_buffer = 8).await;
     let ch = srv.narrow_channel().await;
     let mut me = register(&ch, "slow-bot").await;
-    let id = table(
-        &mut me,
-        pb::Ruleset::Lanterlui,
-        7,
-        (1..7)
-            .map(|s| house(s, pb::HouseBotPolicy::Random))
-            .collect(),
-        20,
-    )
-    .await;
+    let id = me
+        .create(against_house(pb::Ruleset::Lanterlui, 7, 20, 4242))
+        .await;
     let mut w = me
         .client
         .watch_table(pb::WatchTableRequest {
@@ -302,14 +232,7 @@ async fn slow_watcher_is_cut_and_can_resume() {
         .await
         .unwrap()
         .into_inner();
-    me.client
-        .join_table(pb::JoinTableRequest {
-            invitation_code: String::new(),
-            table_id: id.clone(),
-            seat: Some(0),
-        })
-        .await
-        .unwrap();
+    me.sit(&id, 0).await;
     // Do not read until the match is over.
     for _ in 0..600 {
         let t = me
@@ -378,36 +301,13 @@ async fn watch_bot_resumes_per_table() {
     let srv = TestServer::start(dir.path().to_path_buf(), |_| {}).await;
     let ch = srv.channel().await;
     let mut me = register(&ch, "multi-bot").await;
-    let a = table(
-        &mut me,
-        pb::Ruleset::Bete,
-        3,
-        vec![
-            house(1, pb::HouseBotPolicy::Random),
-            house(2, pb::HouseBotPolicy::Random),
-        ],
-        60_000,
-    )
-    .await;
-    let b = table(
-        &mut me,
-        pb::Ruleset::BesteBoer,
-        3,
-        vec![
-            house(1, pb::HouseBotPolicy::Random),
-            house(2, pb::HouseBotPolicy::Random),
-        ],
-        60_000,
-    )
-    .await;
-    me.client
-        .join_table(pb::JoinTableRequest {
-            invitation_code: String::new(),
-            table_id: a.clone(),
-            seat: Some(0),
-        })
-        .await
-        .unwrap();
+    let a = me
+        .create(against_house(pb::Ruleset::Bete, 3, 60_000, 4242))
+        .await;
+    let b = me
+        .create(against_house(pb::Ruleset::BesteBoer, 3, 60_000, 4242))
+        .await;
+    me.sit(&a, 0).await;
     let mut s = me
         .client
         .watch_bot(pb::WatchBotRequest::default())
@@ -415,14 +315,7 @@ async fn watch_bot_resumes_per_table() {
         .unwrap()
         .into_inner();
     // Joining b later attaches it to the open stream.
-    me.client
-        .join_table(pb::JoinTableRequest {
-            invitation_code: String::new(),
-            table_id: b.clone(),
-            seat: Some(0),
-        })
-        .await
-        .unwrap();
+    me.sit(&b, 0).await;
     use pb::watch_bot_response::Kind;
     let mut last = std::collections::HashMap::<String, u64>::new();
     let mut seated = std::collections::HashSet::new();
@@ -501,7 +394,12 @@ async fn shutdown_ends_streams_with_unavailable() {
     let srv = TestServer::start(dir.path().to_path_buf(), |_| {}).await;
     let ch = srv.channel().await;
     let mut me = register(&ch, "drain-bot").await;
-    let id = table(&mut me, pb::Ruleset::Bete, 3, vec![], 60_000).await;
+    let id = me
+        .create(pb::CreateTableRequest {
+            seats: 3,
+            ..against_house(pb::Ruleset::Bete, 1, 60_000, 4242)
+        })
+        .await;
     let mut w = me
         .client
         .watch_table(pb::WatchTableRequest {
@@ -530,25 +428,10 @@ async fn watch_bot_resume_reaches_match_end() {
     let srv = TestServer::start(dir.path().to_path_buf(), |_| {}).await;
     let ch = srv.channel().await;
     let mut me = register(&ch, "late-bot").await;
-    let a = table(
-        &mut me,
-        pb::Ruleset::Bete,
-        3,
-        vec![
-            house(1, pb::HouseBotPolicy::Random),
-            house(2, pb::HouseBotPolicy::Random),
-        ],
-        60_000,
-    )
-    .await;
-    me.client
-        .join_table(pb::JoinTableRequest {
-            invitation_code: String::new(),
-            table_id: a.clone(),
-            seat: Some(0),
-        })
-        .await
-        .unwrap();
+    let a = me
+        .create(against_house(pb::Ruleset::Bete, 3, 60_000, 4242))
+        .await;
+    me.sit(&a, 0).await;
     // Play the whole match with no stream open; remember the seq of our last decision.
     let mut last_decision = 0;
     let final_seq = loop {

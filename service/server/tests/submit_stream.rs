@@ -156,14 +156,7 @@ async fn stream_submits_answer_like_submit_action_and_last() {
         .unwrap()
         .table_id;
     for (bot, seat) in [(&mut alice, 0), (&mut bob, 1)] {
-        bot.client
-            .join_table(pb::JoinTableRequest {
-                invitation_code: String::new(),
-                table_id: id.clone(),
-                seat: Some(seat),
-            })
-            .await
-            .unwrap();
+        bot.sit(&id, seat).await;
     }
     let view = view_when(&mut alice.client, &id, "a real bot's turn", |v| {
         matches!(v.to_act, Some(0 | 1))
@@ -407,14 +400,7 @@ async fn stream_refusals_name_no_hidden_card() {
         .table
         .unwrap()
         .table_id;
-    me.client
-        .join_table(pb::JoinTableRequest {
-            invitation_code: String::new(),
-            table_id: id.clone(),
-            seat: Some(0),
-        })
-        .await
-        .unwrap();
+    me.sit(&id, 0).await;
     let view = view_when(&mut me.client, &id, "never my turn", |v| {
         v.to_act == Some(0)
     })

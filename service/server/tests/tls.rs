@@ -128,14 +128,7 @@ async fn play_a_match(ch: &Channel) {
         .await
         .unwrap()
         .into_inner();
-    me.client
-        .join_table(pb::JoinTableRequest {
-            invitation_code: String::new(),
-            table_id: id.clone(),
-            seat: Some(0),
-        })
-        .await
-        .unwrap();
+    me.sit(&id, 0).await;
     let mut decisions = 0;
     loop {
         let m = timeout(60, stream.message())

@@ -9,10 +9,10 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bete_api::pb;
-use sqlx::Connection;
 use tokio_util::sync::CancellationToken;
 use tonic::Code;
 
+use super::pg::db;
 use super::*;
 
 /// A refusal a player saw: when, of which call, its code, its ErrorInfo reason and whether it
@@ -168,10 +168,6 @@ pub async fn tables_on(nodes: &[SocketAddr], count: usize) -> Vec<(String, Strin
         }
     }
     tables
-}
-
-pub async fn db(url: &str) -> sqlx::PgConnection {
-    sqlx::PgConnection::connect(url).await.unwrap()
 }
 
 /// The owner and epoch of each of `ids` (finished or not).

@@ -140,6 +140,65 @@ pub async fn register(ch: &Channel, name: &str) -> Bot {
     }
 }
 
+impl Bot {
+    /// Creates the table `req` describes; returns its id.
+    pub async fn create(&mut self, req: pb::CreateTableRequest) -> String {
+        self.client
+            .create_table(req)
+            .await
+            .unwrap()
+            .into_inner()
+            .table
+            .unwrap()
+            .table_id
+    }
+
+    /// Asks for `seat` (or any free one) at table `id`; the seat taken or the refusal.
+    pub async fn join(&mut self, id: &str, seat: Option<u32>) -> Result<u32, Status> {
+        self.client
+            .join_table(pb::JoinTableRequest {
+                invitation_code: String::new(),
+                table_id: id.into(),
+                seat,
+            })
+            .await
+            .map(|r| r.into_inner().seat)
+    }
+
+    /// Takes `seat` at table `id`, which must be free.
+    pub async fn sit(&mut self, id: &str, seat: u32) {
+        self.join(id, Some(seat)).await.unwrap();
+    }
+
+    /// Waits until `seat` must act at table `id`; returns the caller's view.
+    pub async fn turn_of(&mut self, id: &str, seat: u32) -> pb::SeatView {
+        view_when(&mut self.client, id, "never my turn", |v| {
+            v.to_act == Some(seat)
+        })
+        .await
+    }
+}
+
+/// A `seats`-seat table of `ruleset` with random house bots in every seat but 0, a decision
+/// deadline of `deadline_ms` and the fixed seed `seed`.
+pub fn against_house(
+    ruleset: pb::Ruleset,
+    seats: u32,
+    deadline_ms: u32,
+    seed: u64,
+) -> pb::CreateTableRequest {
+    pb::CreateTableRequest {
+        ruleset: ruleset.into(),
+        seats,
+        house_bots: (1..seats)
+            .map(|s| house(s, pb::HouseBotPolicy::Random))
+            .collect(),
+        decision_deadline_ms: deadline_ms,
+        seed: format!("{seed:064x}"),
+        ..Default::default()
+    }
+}
+
 /// Polls the caller's seat view of table `id` (every 10 ms, at most 5 s) until `ready` holds;
 /// panics with `what` if it never does.
 pub async fn view_when(

@@ -319,8 +319,13 @@ pub async fn assert_record(c: &mut Client, id: &str, acked: &[String]) {
     bete_rules::record::replay_json(&record).unwrap();
 }
 
+/// A fresh connection to the test database at `url`.
+pub async fn db(url: &str) -> sqlx::PgConnection {
+    sqlx::PgConnection::connect(url).await.unwrap()
+}
+
 pub async fn log_len(url: &str, id: &str) -> i64 {
-    let mut conn = sqlx::PgConnection::connect(url).await.unwrap();
+    let mut conn = db(url).await;
     sqlx::query_scalar("SELECT count(*) FROM log WHERE table_id = $1")
         .bind(id)
         .fetch_one(&mut conn)
@@ -329,7 +334,7 @@ pub async fn log_len(url: &str, id: &str) -> i64 {
 }
 
 pub async fn owner(url: &str, id: &str) -> (Option<String>, i64) {
-    let mut conn = sqlx::PgConnection::connect(url).await.unwrap();
+    let mut conn = db(url).await;
     let row: (Option<String>, i64) =
         sqlx::query_as("SELECT owner, epoch FROM tables WHERE id = $1")
             .bind(id)
