@@ -73,8 +73,9 @@ async fn kill_9_mid_deal_loses_nothing() {
     let me = register(&ch, "crash-bot").await;
     let token = me.token.clone();
     let mut c = me.client;
-    let id = c
-        .create_table(pb::CreateTableRequest {
+    let id = seated(
+        &mut c,
+        pb::CreateTableRequest {
             ruleset: pb::Ruleset::Bete.into(),
             seats: 3,
             house_bots: vec![
@@ -84,20 +85,9 @@ async fn kill_9_mid_deal_loses_nothing() {
             decision_deadline_ms: 60_000,
             seed: format!("{:064x}", 99),
             ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .table
-        .unwrap()
-        .table_id;
-    c.join_table(pb::JoinTableRequest {
-        invitation_code: String::new(),
-        table_id: id.clone(),
-        seat: Some(0),
-    })
-    .await
-    .unwrap();
+        },
+    )
+    .await;
     let mut watch = c
         .watch_table(pb::WatchTableRequest {
             table_id: id.clone(),
@@ -277,8 +267,9 @@ async fn a_restart_is_not_a_strike() {
     let token = me.token.clone();
     let mut c = me.client;
     let deadline_ms = 3000;
-    let id = c
-        .create_table(pb::CreateTableRequest {
+    let id = seated(
+        &mut c,
+        pb::CreateTableRequest {
             ruleset: pb::Ruleset::Beast.into(),
             seats: 3,
             house_bots: vec![
@@ -287,20 +278,9 @@ async fn a_restart_is_not_a_strike() {
             ],
             decision_deadline_ms: deadline_ms,
             ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .table
-        .unwrap()
-        .table_id;
-    c.join_table(pb::JoinTableRequest {
-        invitation_code: String::new(),
-        table_id: id.clone(),
-        seat: Some(0),
-    })
-    .await
-    .unwrap();
+        },
+    )
+    .await;
     let v = my_view(&mut c, &id).await;
     assert_eq!(v.to_act, Some(0));
     p.child.kill().unwrap();

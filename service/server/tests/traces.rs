@@ -147,8 +147,9 @@ async fn a_moves_spans_arrive_in_the_clients_trace() {
     let ch = connect(p.addr).await;
     let me = register(&ch, "traced-bot").await;
     let mut c = me.client;
-    let id = c
-        .create_table(pb::CreateTableRequest {
+    let id = seated(
+        &mut c,
+        pb::CreateTableRequest {
             ruleset: pb::Ruleset::Beast.into(),
             seats: 3,
             house_bots: vec![
@@ -157,20 +158,9 @@ async fn a_moves_spans_arrive_in_the_clients_trace() {
             ],
             decision_deadline_ms: 60_000,
             ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .table
-        .unwrap()
-        .table_id;
-    c.join_table(pb::JoinTableRequest {
-        invitation_code: String::new(),
-        table_id: id.clone(),
-        seat: Some(0),
-    })
-    .await
-    .unwrap();
+        },
+    )
+    .await;
     // A watcher, so the move has somewhere to fan out to.
     let mut watcher = register(&ch, "traced-watcher").await;
     let _watch = watcher

@@ -179,6 +179,26 @@ impl Bot {
     }
 }
 
+/// Creates the table `req` describes and takes its seat 0 for the caller; returns its id.
+pub async fn seated(c: &mut Client, req: pb::CreateTableRequest) -> String {
+    let id = c
+        .create_table(req)
+        .await
+        .unwrap()
+        .into_inner()
+        .table
+        .unwrap()
+        .table_id;
+    c.join_table(pb::JoinTableRequest {
+        invitation_code: String::new(),
+        table_id: id.clone(),
+        seat: Some(0),
+    })
+    .await
+    .unwrap();
+    id
+}
+
 /// A `seats`-seat table of `ruleset` with random house bots in every seat but 0, a decision
 /// deadline of `deadline_ms` and the fixed seed `seed`.
 pub fn against_house(

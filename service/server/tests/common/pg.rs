@@ -237,8 +237,9 @@ pub async fn new_table(c: &mut Client) -> String {
 
 /// [`new_table`] with decisions of `deadline_ms`.
 pub async fn new_table_with_deadline(c: &mut Client, deadline_ms: u32) -> String {
-    let id = c
-        .create_table(pb::CreateTableRequest {
+    seated(
+        c,
+        pb::CreateTableRequest {
             ruleset: pb::Ruleset::Bete.into(),
             seats: 3,
             house_bots: vec![
@@ -247,21 +248,9 @@ pub async fn new_table_with_deadline(c: &mut Client, deadline_ms: u32) -> String
             ],
             decision_deadline_ms: deadline_ms,
             ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .table
-        .unwrap()
-        .table_id;
-    c.join_table(pb::JoinTableRequest {
-        invitation_code: String::new(),
-        table_id: id.clone(),
-        seat: Some(0),
-    })
+        },
+    )
     .await
-    .unwrap();
-    id
 }
 
 /// Plays `n` of our turns (or to the end); pushes each acknowledged action. Returns the last
