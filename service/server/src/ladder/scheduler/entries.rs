@@ -200,16 +200,8 @@ impl Scheduler {
                     let Ok(Some(bot)) = self.store.bot(entry.bot_id.clone()).await else {
                         continue;
                     };
-                    self.entrants.insert(
-                        entry.bot_id.clone(),
-                        Entrant {
-                            waiting_since_ms: entry.entered_at_ms,
-                            entry,
-                            name: bot.name.clone(),
-                            owner: bot.owner_id().to_string(),
-                            house: false,
-                        },
-                    );
+                    self.entrants
+                        .insert(entry.bot_id.clone(), Entrant::outside(entry, &bot));
                 }
             }
             Err(e) => tracing::warn!(ladder = %id, error = %e, "cannot read the entries"),
@@ -304,16 +296,8 @@ impl Scheduler {
         };
         self.store.put_entry(entry.clone()).await?;
         tracing::info!(ladder = %self.spec.id, bot = %bot_id, capacity, "entered the ladder");
-        self.entrants.insert(
-            bot_id,
-            Entrant {
-                waiting_since_ms: entry.entered_at_ms,
-                entry: entry.clone(),
-                name: bot.name.clone(),
-                owner: bot.owner_id().to_string(),
-                house: false,
-            },
-        );
+        self.entrants
+            .insert(bot_id, Entrant::outside(entry.clone(), &bot));
         Ok(entry)
     }
 

@@ -29,7 +29,7 @@ use crate::now_ms;
 use crate::registry::Tables;
 use crate::shutdown::Shutdown;
 use crate::status::ServerError;
-use crate::store::{EntryRow, MatchRow, RatingRow, Store};
+use crate::store::{BotRow, EntryRow, MatchRow, RatingRow, Store};
 
 /// The owner of house entrants: the server. Exempt from the one-owner-per-table rule.
 pub const HOUSE_OWNER: &str = "house";
@@ -56,6 +56,19 @@ struct Entrant {
     house: bool,
     /// When it last had a free slot with nothing to play (the longest waiting anchors).
     waiting_since_ms: i64,
+}
+
+impl Entrant {
+    /// An outside bot's entry, waiting since it entered.
+    fn outside(entry: EntryRow, bot: &BotRow) -> Entrant {
+        Entrant {
+            waiting_since_ms: entry.entered_at_ms,
+            entry,
+            name: bot.name.clone(),
+            owner: bot.owner_id().to_string(),
+            house: false,
+        }
+    }
 }
 
 /// A match being played.
@@ -211,16 +224,8 @@ impl Scheduler {
             let Some(bot) = self.store.bot(entry.bot_id.clone()).await? else {
                 continue;
             };
-            self.entrants.insert(
-                entry.bot_id.clone(),
-                Entrant {
-                    waiting_since_ms: entry.entered_at_ms,
-                    entry,
-                    name: bot.name.clone(),
-                    owner: bot.owner_id().to_string(),
-                    house: false,
-                },
-            );
+            self.entrants
+                .insert(entry.bot_id.clone(), Entrant::outside(entry, &bot));
         }
         self.settle_look_alikes().await;
         self.strikes.load(&*self.store, &self.spec).await?;
