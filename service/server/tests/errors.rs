@@ -9,13 +9,6 @@ use common::*;
 use prost::Message;
 use tonic::Code;
 
-fn expect(r: Result<impl std::fmt::Debug, tonic::Status>, code: Code, why: &str) -> tonic::Status {
-    let s = r.expect_err("the call should fail");
-    assert_eq!(s.code(), code, "{s:?}");
-    assert_eq!(reason(&s), why, "{s:?}");
-    s
-}
-
 fn create(
     ruleset: pb::Ruleset,
     seats: u32,
@@ -194,14 +187,7 @@ async fn bad_input_gets_precise_statuses() {
         "TABLE_NOT_FOUND",
     );
     expect(
-        alice
-            .client
-            .join_table(pb::JoinTableRequest {
-                invitation_code: String::new(),
-                table_id: "t_nope".into(),
-                seat: None,
-            })
-            .await,
+        alice.join("t_nope", None).await,
         Code::NotFound,
         "TABLE_NOT_FOUND",
     );
@@ -224,26 +210,12 @@ async fn bad_input_gets_precise_statuses() {
         .unwrap();
     let id = t.table_id.clone();
     expect(
-        alice
-            .client
-            .join_table(pb::JoinTableRequest {
-                invitation_code: String::new(),
-                table_id: id.clone(),
-                seat: Some(2),
-            })
-            .await,
+        alice.join(&id, Some(2)).await,
         Code::FailedPrecondition,
         "SEAT_TAKEN",
     );
     let s = expect(
-        alice
-            .client
-            .join_table(pb::JoinTableRequest {
-                invitation_code: String::new(),
-                table_id: id.clone(),
-                seat: Some(5),
-            })
-            .await,
+        alice.join(&id, Some(5)).await,
         Code::InvalidArgument,
         "INVALID_ARGUMENT",
     );
@@ -258,24 +230,9 @@ async fn bad_input_gets_precise_statuses() {
         expected_seq,
         request_id: String::new(),
     };
-    alice
-        .client
-        .join_table(pb::JoinTableRequest {
-            invitation_code: String::new(),
-            table_id: id.clone(),
-            seat: Some(0),
-        })
-        .await
-        .unwrap();
+    alice.join(&id, Some(0)).await.unwrap();
     expect(
-        alice
-            .client
-            .join_table(pb::JoinTableRequest {
-                invitation_code: String::new(),
-                table_id: id.clone(),
-                seat: None,
-            })
-            .await,
+        alice.join(&id, None).await,
         Code::FailedPrecondition,
         "ALREADY_SEATED",
     );
@@ -285,23 +242,9 @@ async fn bad_input_gets_precise_statuses() {
         Code::FailedPrecondition,
         "ILLEGAL_ACTION",
     );
-    bob.client
-        .join_table(pb::JoinTableRequest {
-            invitation_code: String::new(),
-            table_id: id.clone(),
-            seat: None,
-        })
-        .await
-        .unwrap();
+    bob.join(&id, None).await.unwrap();
     expect(
-        carol
-            .client
-            .join_table(pb::JoinTableRequest {
-                invitation_code: String::new(),
-                table_id: id.clone(),
-                seat: None,
-            })
-            .await,
+        carol.join(&id, None).await,
         Code::ResourceExhausted,
         "TABLE_FULL",
     );
@@ -551,15 +494,7 @@ async fn deadlines_play_auto_moves_until_the_match_ends() {
         .await
         .unwrap()
         .into_inner();
-    sleepy
-        .client
-        .join_table(pb::JoinTableRequest {
-            invitation_code: String::new(),
-            table_id: id.clone(),
-            seat: None,
-        })
-        .await
-        .unwrap();
+    sleepy.join(&id, None).await.unwrap();
     let mut autos = 0u32;
     let mut last_strikes = 0u32;
     let mut ended = false;
@@ -617,14 +552,7 @@ async fn deadlines_play_auto_moves_until_the_match_ends() {
         "TABLE_FINISHED",
     );
     expect(
-        sleepy
-            .client
-            .join_table(pb::JoinTableRequest {
-                invitation_code: String::new(),
-                table_id: id.clone(),
-                seat: None,
-            })
-            .await,
+        sleepy.join(&id, None).await,
         Code::FailedPrecondition,
         "TABLE_FINISHED",
     );

@@ -16,13 +16,6 @@ use tonic::Code;
 use tonic::transport::Channel;
 use tonic_types::StatusExt;
 
-fn expect(r: Result<impl std::fmt::Debug, tonic::Status>, code: Code, why: &str) -> tonic::Status {
-    let s = r.expect_err("the call should fail");
-    assert_eq!(s.code(), code, "{s:?}");
-    assert_eq!(reason(&s), why, "{s:?}");
-    s
-}
-
 fn bete(seats: u32) -> pb::CreateTableRequest {
     pb::CreateTableRequest {
         ruleset: pb::Ruleset::Bete.into(),

@@ -271,6 +271,14 @@ pub const ALL_RULESETS: [pb::Ruleset; 10] = [
 ];
 
 /// The ErrorInfo reason of a status.
+/// The call failed with `code` and the ErrorInfo reason `why`; returns its status.
+pub fn expect(r: Result<impl std::fmt::Debug, Status>, code: tonic::Code, why: &str) -> Status {
+    let s = r.expect_err("the call should fail");
+    assert_eq!(s.code(), code, "{s:?}");
+    assert_eq!(reason(&s), why, "{s:?}");
+    s
+}
+
 pub fn reason(s: &Status) -> String {
     use tonic_types::StatusExt;
     s.get_error_details()
