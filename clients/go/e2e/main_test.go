@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math/rand"
 	"net"
 	"os"
 	"os/exec"
@@ -152,7 +153,19 @@ func runWithServer(m *testing.M) int {
 	return code
 }
 
+// freePort is a loopback port free a moment ago, for the server process started next. It is
+// taken below the kernel's ephemeral range (32768 and up): a port from Listen(":0"), once
+// closed, may be taken by any outgoing connection of the machine before the server binds it.
 func freePort() (int, error) {
+	for i := 0; i < 1000; i++ {
+		port := 10000 + rand.Intn(20000)
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			continue
+		}
+		l.Close()
+		return port, nil
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err

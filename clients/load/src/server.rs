@@ -73,7 +73,19 @@ impl std::fmt::Debug for Server {
 }
 
 /// A loopback port that was free a moment ago (the server binds it right after).
+///
+/// Taken below the kernel's usual ephemeral range (32768 and up): a port handed out for
+/// `bind(:0)` and dropped may be taken at once by any outgoing connection of the machine as
+/// its own port, and the server would then fail to bind it.
 fn free_port() -> Result<u16, LoadError> {
+    use rand::Rng;
+    let mut rng = rand::rng();
+    for _ in 0..1_000 {
+        let port = rng.random_range(10_000..30_000);
+        if let Ok(l) = std::net::TcpListener::bind(("127.0.0.1", port)) {
+            return Ok(l.local_addr()?.port());
+        }
+    }
     let l = std::net::TcpListener::bind("127.0.0.1:0")?;
     Ok(l.local_addr()?.port())
 }

@@ -7,6 +7,7 @@ which gives <repo>/target/debug/bete-server).
 from __future__ import annotations
 
 import os
+import random
 import socket
 import subprocess
 import time
@@ -28,6 +29,19 @@ def server_binary() -> Path:
 
 
 def free_port() -> int:
+    """A loopback port free a moment ago, for a server process started next.
+
+    Taken below the kernel's ephemeral range (32768 and up): a port from bind(0), once
+    dropped, may be taken by any outgoing connection of the machine before the server binds it.
+    """
+    for _ in range(1000):
+        port = random.randrange(10_000, 30_000)
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]

@@ -317,12 +317,23 @@ pub fn timeout<F: std::future::Future>(secs: u64, f: F) -> tokio::time::Timeout<
     tokio::time::timeout(Duration::from_secs(secs), f)
 }
 
-/// A loopback address nobody listens on yet (for a metrics endpoint).
+/// A loopback address nobody listens on yet, for a server started after this returns (a child
+/// process, a metrics endpoint).
+///
+/// Taken below the kernel's ephemeral range (32768 and up here): a port the kernel handed out
+/// for `bind(:0)` is free again once dropped, and any outgoing connection of the machine (a
+/// pool's, a client's) may take it as its own port before the server binds it; the server then
+/// dies at start with "address in use", resetting whatever connected meanwhile. Below the range
+/// only another test picking the same random port can collide.
 pub fn free_addr() -> SocketAddr {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
+    loop {
+        let mut b = [0u8; 2];
+        getrandom::fill(&mut b).unwrap();
+        let port = 10_000 + u16::from_le_bytes(b) % 20_000;
+        if let Ok(l) = std::net::TcpListener::bind(("127.0.0.1", port)) {
+            return l.local_addr().unwrap();
+        }
+    }
 }
 
 /// The body of a plain HTTP/1.1 GET (the metrics endpoint).
