@@ -80,8 +80,9 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); p
 
 as_user "$bin/initdb" -D "$dir/data" -U bete --auth=trust --encoding=UTF8 --no-sync >/dev/null
 # Many test servers and stores at once; fsync stays on (the store's durability is under test).
+# `BETE_PG_OPTIONS` adds server options (a benchmark's profiling: `-c shared_preload_libraries=...`).
 as_user "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w -t 60 start \
-  -o "-h 127.0.0.1 -p $port -k $dir -c max_connections=400 -c shared_buffers=64MB" >/dev/null
+  -o "-h 127.0.0.1 -p $port -k $dir -c max_connections=400 -c shared_buffers=64MB ${BETE_PG_OPTIONS:-}" >/dev/null
 as_user "$bin/createdb" -h 127.0.0.1 -p "$port" -U bete bete_test
 
 # For the test of a PostgreSQL restart mid-play: `$BETE_TEST_PG_RESTART SECONDS` stops the
@@ -93,7 +94,7 @@ run_as=""
   echo 'set -euo pipefail'
   echo "$run_as '$bin/pg_ctl' -D '$dir/data' -m fast -w stop >/dev/null"
   echo 'sleep "${1:-2}"'
-  echo "$run_as '$bin/pg_ctl' -D '$dir/data' -l '$dir/log' -w -t 60 start -o '-h 127.0.0.1 -p $port -k $dir -c max_connections=400 -c shared_buffers=64MB' >/dev/null"
+  echo "$run_as '$bin/pg_ctl' -D '$dir/data' -l '$dir/log' -w -t 60 start -o '-h 127.0.0.1 -p $port -k $dir -c max_connections=400 -c shared_buffers=64MB ${BETE_PG_OPTIONS:-}' >/dev/null"
 } >"$dir/restart.sh"
 chmod 755 "$dir/restart.sh"
 

@@ -16,6 +16,7 @@
 #   clients/load/cluster-bench.sh
 #   CASE="--tables 600" RUNS=2 WINDOW=15s clients/load/cluster-bench.sh
 #   NODES=1 clients/load/cluster-bench.sh     # SQLite and one node on PostgreSQL only
+#   PROFILE=1 NODES=1 RUNS=1 clients/load/cluster-bench.sh   # + statements and WAL of each PG run
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin="${BIN_DIR:-target/release}"
@@ -26,8 +27,38 @@ case_args="${CASE:---tables 600}"
 mkdir -p "$out"
 
 if [ -z "${BETE_TEST_DATABASE_URL:-}" ]; then
+  if [ -n "${PROFILE:-}" ]; then
+    # PROFILE=1: every statement's calls and time (pg_stat_statements) and the WAL written
+    # (pg_waldump --stats) over each PostgreSQL run, in $out/NAME.statements.txt and .wal.txt.
+    export BETE_PG_OPTIONS="-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track_planning=on -c pg_stat_statements.max=2000"
+  fi
   exec bash scripts/pg.sh "$0" "$@"
 fi
+
+# PROFILE=1, before a run: statistics reset, the WAL position.
+profile_start() {
+  psql -qtA "$1" -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" \
+    -c "SELECT pg_stat_statements_reset()" >/dev/null
+  psql -qtA "$1" -c "SELECT pg_current_wal_insert_lsn()"
+}
+
+# PROFILE=1, after a run: the statements of this run's database, and the WAL since $3.
+profile_end() {
+  local url=$1 name=$2 lsn0=$3 moves=$4 lsn1 pgbin
+  lsn1=$(psql -qtA "$url" -c "SELECT pg_current_wal_insert_lsn()")
+  {
+    echo "moves applied: $moves; WAL $lsn0 .. $lsn1"
+    psql -q "$url" -c "SELECT calls, round((calls::numeric / $moves), 3) AS per_move, rows,
+        round(total_exec_time::numeric, 1) AS exec_ms, round(total_plan_time::numeric, 1) AS plan_ms,
+        plans, round((1000 * total_exec_time / $moves)::numeric, 2) AS exec_us_per_move,
+        wal_records, wal_bytes, left(regexp_replace(query, '\s+', ' ', 'g'), 200) AS query
+      FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+      ORDER BY total_exec_time DESC LIMIT 40"
+  } >"$out/$name.statements.txt"
+  pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
+  "$pgbin/pg_waldump" --stats=record -p "$(dirname "$BETE_TEST_PG_RESTART")/data/pg_wal" \
+    -s "$lsn0" -e "$lsn1" >"$out/$name.wal.txt" 2>&1 || true
+}
 
 free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
@@ -146,6 +177,10 @@ run() {
   moves0=$(moves "${metrics[@]}")
   rss0=$(mem VmRSS "${pids[@]}")
   commits0=$(commits "$url")
+  local lsn0=""
+  if [ -n "${PROFILE:-}" ] && [ -n "$url" ]; then
+    lsn0=$(profile_start "$url")
+  fi
   # shellcheck disable=SC2086
   "$bin/bete-load" --seats 5 --duration "$window" --connections 4 --submit stream --quiet \
     --ceiling-duration 0s "${target_args[@]}" $case_args --report "$out/$name.json"
@@ -156,6 +191,9 @@ run() {
   # The statistics collector reports with a delay of up to a second.
   sleep 1
   commits1=$(commits "$url")
+  if [ -n "$lsn0" ]; then
+    profile_end "$url" "$name" "$lsn0" "$((moves1 - moves0))"
+  fi
   kill -TERM "${pids[@]}"
   wait "${pids[@]}" || true
   python3 - "$out/$name.json" "$n" "$cpu0" "$cpu1" "$pg0" "$pg1" "$moves0" "$moves1" "$(cat /proc/loadavg)" \

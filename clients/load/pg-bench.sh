@@ -4,7 +4,8 @@
 # two stores alternating, RUNS times each. PostgreSQL is the throw-away server of scripts/pg.sh
 # (fsync on, as SQLite's synchronous=FULL: a move is acknowledged after its commit), a fresh
 # database per run. Besides bete-load's report, each PostgreSQL run records the CPU the
-# PostgreSQL processes used (`postgres_cpu_s`), since bete-load counts only the server's.
+# PostgreSQL server used (`postgres_cpu_s`; its own server's only), since bete-load counts only
+# the bete-server's.
 #   cargo build --release -p bete-server -p bete-load
 #   clients/load/pg-bench.sh                      # closed loop over 1,000 tables
 #   CASE="--tables 1000 --rate 5000" RUNS=3 WINDOW=15s clients/load/pg-bench.sh
@@ -21,32 +22,29 @@ if [ -z "${BETE_TEST_DATABASE_URL:-}" ]; then
   exec bash scripts/pg.sh "$0" "$@"
 fi
 
-# CPU seconds (user + system) of PostgreSQL: every live postgres process, plus the
-# postmaster's reaped children.
+# CPU seconds (user + system) of this run's PostgreSQL server only (scripts/pg.sh's: its
+# postmaster, found from the data folder beside $BETE_TEST_PG_RESTART, with the postmaster's
+# reaped children, the backends of connections already closed, and its live children).
+# Another PostgreSQL on the machine (a test's) is not counted; as clients/load/cluster-bench.sh.
 pg_cpu() {
   python3 - <<'PY'
 import os
 hz = os.sysconf("SC_CLK_TCK")
-total = 0
+def stat(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        s = f.read()
+    return s[s.rindex(")") + 2:].split()
+data = os.path.join(os.path.dirname(os.environ["BETE_TEST_PG_RESTART"]), "data")
+with open(os.path.join(data, "postmaster.pid")) as f:
+    master = f.readline().strip()
+total = sum(int(x) for x in stat(master)[11:15])
 for pid in filter(str.isdigit, os.listdir("/proc")):
     try:
-        with open(f"/proc/{pid}/stat") as f:
-            stat = f.read()
+        fields = stat(pid)
     except OSError:
         continue
-    name = stat[stat.index("(") + 1:stat.rindex(")")]
-    if name.startswith("postgres"):
-        fields = stat[stat.rindex(")") + 2:].split()
+    if fields[1] == master:
         total += int(fields[11]) + int(fields[12])
-        # The postmaster (parent: not a postgres process) also counts its reaped children:
-        # the backends of connections already closed.
-        try:
-            with open(f"/proc/{fields[1]}/comm") as f:
-                parent = f.read().strip()
-        except OSError:
-            parent = ""
-        if not parent.startswith("postgres"):
-            total += int(fields[13]) + int(fields[14])
 print(total / hz)
 PY
 }
