@@ -167,6 +167,37 @@ impl Appends {
     }
 }
 
+/// The seats taken by a batch's joins (`update_seats`' `Join`, many at once).
+#[derive(Default)]
+struct SeatsTaken {
+    tables: Vec<String>,
+    seats: Vec<i64>,
+    bots: Vec<String>,
+}
+
+impl SeatsTaken {
+    fn push(&mut self, table: &str, seat: u8, bot: &str) {
+        self.tables.push(table.to_string());
+        self.seats.push(i64::from(seat));
+        self.bots.push(bot.to_string());
+    }
+
+    async fn write(&self, conn: &mut PgConnection) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE seats s SET bot_id = v.bot \
+             FROM UNNEST($1::text[], $2::int8[], $3::text[]) AS v(table_id, seat, bot) \
+             WHERE s.table_id = v.table_id AND s.seat = v.seat",
+        )
+        .bind(&self.tables)
+        .bind(&self.seats)
+        .bind(&self.bots)
+        .execute(conn)
+        .await
+        .map_err(pg)?;
+        Ok(())
+    }
+}
+
 /// Whether an entry changes more than the log (the seats, or the table's state).
 fn touches_more(entry: &LogEntry) -> bool {
     !matches!(entry, LogEntry::Action { auto: false, .. })
@@ -203,11 +234,25 @@ pub(super) async fn apply_batch(ctx: &WriterCtx, ops: &[&WriteOp]) -> Result<(),
         return appends.write(ctx, &mut conn).await;
     }
     let mut tx = ctx.pool.begin().await.map_err(pg)?;
+    // The seats taken, in one statement after the batch's other writes, when no table has two
+    // entries in the batch (a table's actor sends one write at a time, so it never has): the
+    // order between tables does not matter, and a table created in the batch has its seats
+    // by then. Otherwise each in its turn.
+    let joins = appends.tables.len() == appends.runs.len();
+    let mut taken = SeatsTaken::default();
     for op in ops {
         match op {
+            WriteOp::Append {
+                table,
+                entry: LogEntry::Join { seat, bot, .. },
+                ..
+            } if joins => taken.push(table, *seat, bot),
             WriteOp::Append { table, entry, .. } => update_seats(&mut tx, table, entry).await?,
             other => apply(ctx, &mut tx, other).await?,
         }
+    }
+    if !taken.tables.is_empty() {
+        taken.write(&mut tx).await?;
     }
     appends.write(ctx, &mut tx).await?;
     if !appends.runs.is_empty() {
