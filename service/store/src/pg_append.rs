@@ -65,9 +65,11 @@ const REFUSED: &str = "BT409";
 /// did not, `bete_fence_refused()` fails the whole statement, and nothing of it stays.
 ///
 /// Written for one plan whatever the batch (checked with `EXPLAIN`, docs/benchmarks.md):
-/// - every `tables` row is found by `tables_id_key` (`id = ANY(...)`): the owner's test is on
-///   the rows found, never a scan of `tables_owner`, which a planner without statistics (a
-///   young database) chose and then read every row the node holds, each commit;
+/// - every `tables` row is found by `tables_id_key` (`id = ANY(...)`), never by a scan of
+///   `tables_owner`, which a planner without statistics (a young database) chose and then read
+///   every row the node holds, each commit (1,000 rows, 11 ms against 0.8 for 40 tables): the
+///   owner's test is written `IS NOT DISTINCT FROM`, which no index answers, so it stays a
+///   filter on the rows found (the same test here: `$6` is never null);
 /// - the arrays come in through sub-selects, so the planner cannot see their lengths: a plan
 ///   made for one batch costs what a generic plan costs, and PostgreSQL keeps the generic plan
 ///   of the prepared statement instead of planning every execution anew (it did, ≈ 0.5 ms a
@@ -84,7 +86,7 @@ WITH u AS MATERIALIZED ( \
 moved AS ( \
     UPDATE tables t SET entries = u.first + u.n, last_seq = u.last_seq FROM u \
     WHERE t.id = ANY(ARRAY(SELECT id FROM u)) AND t.id = u.id \
-      AND t.owner = $6 AND t.epoch = u.epoch AND t.entries = u.first \
+      AND t.owner IS NOT DISTINCT FROM $6 AND t.epoch = u.epoch AND t.entries = u.first \
       AND EXISTS (SELECT 1 FROM nodes me WHERE me.id = $6 AND me.incarnation = $7 \
                   AND me.lease_until > clock_timestamp()) \
     RETURNING t.id), \
