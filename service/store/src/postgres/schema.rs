@@ -159,20 +159,6 @@ CREATE TABLE bots_online (
     super::append::MIGRATION,
     // The group commit's refusal, an error of its own (pg_append.rs).
     super::append::MIGRATION_REFUSED,
-    // Table ids compared byte by byte (COLLATE "C", as SQLite's BINARY) wherever they are
-    // keys: every move inserts into `log`'s key and looks `tables` up by id, every seat taken
-    // looks up each of its bot's tables (`tables_of_bot`), and under a database's collation
-    // (C.UTF-8, en_US.UTF-8) each comparison of a B-tree search is a `strcoll` call, the
-    // largest item in `perf` of the backends after the WAL (docs/benchmarks.md). Every column
-    // holding a table id changes together, so that a join between two of them still matches
-    // their indexes' collation. The heaps are not rewritten (the type stays `text`); the
-    // indexes on these columns are rebuilt, under a lock, once.
-    r#"
-ALTER TABLE tables ALTER COLUMN id TYPE text COLLATE "C";
-ALTER TABLE seats ALTER COLUMN table_id TYPE text COLLATE "C";
-ALTER TABLE log ALTER COLUMN table_id TYPE text COLLATE "C";
-ALTER TABLE records ALTER COLUMN table_id TYPE text COLLATE "C";
-"#,
 ];
 
 /// Applies the steps this database lacks; refuses a newer binary's schema.
