@@ -30,7 +30,7 @@ if [ -z "${BETE_TEST_DATABASE_URL:-}" ]; then
   if [ -n "${PROFILE:-}" ]; then
     # PROFILE=1: every statement's calls and time (pg_stat_statements) and the WAL written
     # (pg_waldump --stats) over each PostgreSQL run, in $out/NAME.statements.txt and .wal.txt.
-    export BETE_PG_OPTIONS="-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track_planning=on -c pg_stat_statements.max=2000"
+    export BETE_PG_OPTIONS="-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track_planning=on -c pg_stat_statements.max=2000 -c log_autovacuum_min_duration=0"
   fi
   exec bash scripts/pg.sh "$0" "$@"
 fi
@@ -55,6 +55,22 @@ profile_end() {
       FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
       ORDER BY total_exec_time DESC LIMIT 40"
   } >"$out/$name.statements.txt"
+  # PostgreSQL's live processes by role (their CPU so far), and what autovacuum used (its
+  # workers are reaped: their CPU is in the postmaster's children's, logged per run).
+  {
+    echo "live PostgreSQL processes, CPU seconds since the server started:"
+    local master
+    master=$(head -n 1 "$(dirname "$BETE_TEST_PG_RESTART")/data/postmaster.pid")
+    for pid in $(pgrep -P "$master"); do
+      awk -v hz="$(getconf CLK_TCK)" -v cmd="$(tr '\0' ' ' <"/proc/$pid/cmdline")" \
+        '{ split($0, a, ") "); split(a[2], f, " "); printf "  %7.2f  %s\n", (f[12] + f[13]) / hz, cmd }' \
+        "/proc/$pid/stat" 2>/dev/null
+    done
+    echo "autovacuum and autoanalyze runs so far (server log):"
+    grep -o "automatic \(vacuum\|analyze\) of table \"[^\"]*\"" "$(dirname "$BETE_TEST_PG_RESTART")/log" | sort | uniq -c
+    grep -o "CPU: user: [0-9.]* s, system: [0-9.]* s" "$(dirname "$BETE_TEST_PG_RESTART")/log" |
+      awk '{ u += $3; s += $6 } END { printf "  autovacuum CPU in all: %.2f s\n", u + s }'
+  } >>"$out/$name.statements.txt"
   pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
   "$pgbin/pg_waldump" --stats=record -p "$(dirname "$BETE_TEST_PG_RESTART")/data/pg_wal" \
     -s "$lsn0" -e "$lsn1" >"$out/$name.wal.txt" 2>&1 || true

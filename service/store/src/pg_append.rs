@@ -1,10 +1,9 @@
 //! A group commit on PostgreSQL: every write of a batch in one transaction, and the batch's
 //! log entries behind the fence in one statement.
 //!
-//! The fence, the entry counts and the log rows go in one statement: each table's count is
-//! moved on where its row passes the check (owner, epoch, entries, and this node's lease by
-//! PostgreSQL's clock), and unless every table passed the statement fails and leaves nothing
-//! (the entries go in only with their counts). A batch of
+//! The fence, the entry counts and the log rows go in one statement: each table's row is
+//! locked and checked (owner, epoch, entries, and this node's lease by PostgreSQL's clock),
+//! and only if every table passes are the counts moved on and the entries inserted. A batch of
 //! moves alone (the common case) is that one statement, committed on its own: one round trip
 //! per group commit, and no row lock outlives it, so a node frozen right after sending it
 //! holds up no peer. A batch with other writes (a table created, a seat taken) runs in a
@@ -42,62 +41,44 @@ struct Appends {
     lasts: Vec<i64>,
 }
 
-/// A schema step: the error the append statement raises when its fence refused a table, so
-/// that nothing of the statement stays (its counts moved for the tables that passed are undone
-/// with it). A SQLSTATE of its own ([`REFUSED`]); the function runs only on a refusal.
-pub(super) const MIGRATION_REFUSED: &str = r#"
-CREATE FUNCTION bete_fence_refused() RETURNS boolean LANGUAGE plpgsql AS $$
-BEGIN
-    RAISE EXCEPTION 'an append batch was refused by its fence' USING ERRCODE = 'BT409';
-END
-$$;
-"#;
-
-/// The SQLSTATE of `bete_fence_refused()`.
-const REFUSED: &str = "BT409";
-
-/// The fence and the log rows of a batch, as one statement, one write a table. `moved` moves
-/// each table's count on only where the row passes the fence (owner, epoch, entries, and this
-/// node's lease by PostgreSQL's clock): an `UPDATE` takes the row lock itself and checks its
-/// `WHERE` again on the newest version when it had to wait for the lock (a claim committed
-/// meanwhile), so no separate `FOR UPDATE` is needed (one WAL record and one index scan less
-/// a table, docs/benchmarks.md). The log rows go in for the tables that moved; when any table
-/// did not, `bete_fence_refused()` fails the whole statement, and nothing of it stays.
+/// The fence and the log rows of a batch, as one statement. `fence` locks each table's row
+/// (in id order, so two statements never wait on each other in a cycle); `ok` checks the
+/// locked rows (owner, epoch, entries: the newest versions, which PostgreSQL re-reads when it
+/// had to wait for a lock) and the lease; the counts move and the rows go in only when every
+/// table passed.
 ///
 /// Written for one plan whatever the batch (checked with `EXPLAIN`, docs/benchmarks.md):
-/// - every `tables` row is found by `tables_id_key` (`id = ANY(...)`), never by a scan of
-///   `tables_owner`, which a planner without statistics (a young database) chose and then read
-///   every row the node holds, each commit (1,000 rows, 11 ms against 0.8 for 40 tables): the
-///   owner's test is written `IS NOT DISTINCT FROM`, which no index answers, so it stays a
-///   filter on the rows found (the same test here: `$6` is never null);
+/// - every `tables` row is found by `tables_id_key` (`id = ANY(...)`): the owner's test is on
+///   the locked rows, not in the scan's `WHERE`, where a planner without statistics (a young
+///   database) chose the `tables_owner` index and read every row the node holds, each commit;
 /// - the arrays come in through sub-selects, so the planner cannot see their lengths: a plan
 ///   made for one batch costs what a generic plan costs, and PostgreSQL keeps the generic plan
 ///   of the prepared statement instead of planning every execution anew (it did, ≈ 0.5 ms a
 ///   commit, since a custom plan for a small batch looked cheaper than the generic one).
-///
-/// Rows are locked in the scan's order, not by id: only this node appends to its tables, each
-/// table's writes one batch at a time, and a peer's claim locks one row and never waits
-/// (`SKIP LOCKED`), so no two statements can wait on each other in a cycle.
 const APPEND: &str = "\
 WITH u AS MATERIALIZED ( \
     SELECT * FROM UNNEST((SELECT $1::text[]), (SELECT $2::int8[]), (SELECT $3::int8[]), \
                          (SELECT $4::int8[]), (SELECT $5::int8[])) \
         AS u(id, first, n, last_seq, epoch)), \
-moved AS ( \
-    UPDATE tables t SET entries = u.first + u.n, last_seq = u.last_seq FROM u \
-    WHERE t.id = ANY(ARRAY(SELECT id FROM u)) AND t.id = u.id \
-      AND t.owner IS NOT DISTINCT FROM $6 AND t.epoch = u.epoch AND t.entries = u.first \
+fence AS MATERIALIZED ( \
+    SELECT t.id, t.owner, t.epoch, t.entries FROM tables t \
+    WHERE t.id = ANY(ARRAY(SELECT id FROM u)) \
       AND EXISTS (SELECT 1 FROM nodes me WHERE me.id = $6 AND me.incarnation = $7 \
                   AND me.lease_until > clock_timestamp()) \
-    RETURNING t.id), \
+    ORDER BY t.id FOR UPDATE OF t), \
+ok AS MATERIALIZED ( \
+    SELECT count(*) = (SELECT count(*) FROM u) AS whole FROM fence f JOIN u ON u.id = f.id \
+    WHERE f.owner = $6 AND f.epoch = u.epoch AND f.entries = u.first), \
+moved AS ( \
+    UPDATE tables t SET entries = u.first + u.n, last_seq = u.last_seq FROM u, ok \
+    WHERE ok.whole AND t.id = ANY(ARRAY(SELECT id FROM u)) AND t.id = u.id), \
 logged AS ( \
     INSERT INTO log (table_id, seq, payload, last_seq) \
     SELECT r.table_id, r.seq, r.payload, r.last_seq \
     FROM UNNEST((SELECT $8::text[]), (SELECT $9::int8[]), (SELECT $10::text[]), \
-                (SELECT $11::int8[])) AS r(table_id, seq, payload, last_seq) \
-    WHERE r.table_id IN (SELECT id FROM moved)) \
-SELECT CASE WHEN (SELECT count(*) FROM moved) = (SELECT count(*) FROM u) THEN true \
-            ELSE bete_fence_refused() END";
+                (SELECT $11::int8[])) AS r(table_id, seq, payload, last_seq), ok \
+    WHERE ok.whole) \
+SELECT whole FROM ok";
 
 impl Appends {
     fn push(
@@ -145,7 +126,7 @@ impl Appends {
         let ns: Vec<i64> = self.runs.iter().map(|r| r.n).collect();
         let lasts: Vec<i64> = self.runs.iter().map(|r| r.last_seq).collect();
         let epochs: Vec<i64> = self.runs.iter().map(|r| ctx.epoch(&r.table)).collect();
-        let done: Result<bool, sqlx::Error> = sqlx::query_scalar(APPEND)
+        let whole: bool = sqlx::query_scalar(APPEND)
             .bind(&ids)
             .bind(&firsts)
             .bind(&ns)
@@ -158,13 +139,12 @@ impl Appends {
             .bind(&self.payloads)
             .bind(&self.lasts)
             .fetch_one(&mut *conn)
-            .await;
-        match done {
-            Ok(_) => Ok(()),
-            Err(sqlx::Error::Database(e)) if e.code().as_deref() == Some(REFUSED) => {
-                Err(why_refused(ctx, &self.runs, &epochs).await)
-            }
-            Err(e) => Err(pg(e)),
+            .await
+            .map_err(pg)?;
+        if whole {
+            Ok(())
+        } else {
+            Err(why_refused(ctx, &self.runs, &epochs).await)
         }
     }
 }

@@ -157,8 +157,6 @@ CREATE TABLE bots_online (
     crate::strikes::MIGRATION,
     // Room on each page of `tables` for the group commits' updates (pg_append.rs).
     super::append::MIGRATION,
-    // The group commit's refusal, an error of its own (pg_append.rs).
-    super::append::MIGRATION_REFUSED,
 ];
 
 /// Applies the steps this database lacks; refuses a newer binary's schema.
