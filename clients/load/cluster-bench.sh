@@ -67,8 +67,8 @@ profile_end() {
         "/proc/$pid/stat" 2>/dev/null
     done
     echo "autovacuum and autoanalyze runs so far (server log):"
-    grep -o "automatic \(vacuum\|analyze\) of table \"[^\"]*\"" "$(dirname "$BETE_TEST_PG_RESTART")/log" | sort | uniq -c
-    grep -o "CPU: user: [0-9.]* s, system: [0-9.]* s" "$(dirname "$BETE_TEST_PG_RESTART")/log" |
+    grep -o "automatic \(vacuum\|analyze\) of table \"[^\"]*\"" "$(dirname "$BETE_TEST_PG_RESTART")/log" | sort | uniq -c || true
+    { grep -o "CPU: user: [0-9.]* s, system: [0-9.]* s" "$(dirname "$BETE_TEST_PG_RESTART")/log" || true; } |
       awk '{ u += $3; s += $6 } END { printf "  autovacuum CPU in all: %.2f s\n", u + s }'
   } >>"$out/$name.statements.txt"
   pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
