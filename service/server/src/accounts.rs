@@ -16,8 +16,8 @@ use crate::auth::{self, hex};
 use crate::now_ms;
 use crate::project::timestamp;
 use crate::service::Api;
-use crate::status::{FieldViolation, ServerError};
 use crate::store::{AccountRow, BotRow};
+use bete_base::status::{FieldViolation, ServerError};
 
 /// Account tokens start with this, bot tokens with `bete_`: a call can tell them apart
 /// without a lookup, and a bot token sent to RegisterBot is not mistaken for an account's.
@@ -68,13 +68,13 @@ pub async fn register_bot(
 ) -> Result<pb::RegisterBotResponse, ServerError> {
     let mut bad = Vec::new();
     // Printable, bounded, and not a name the server uses (`house:*`, ...): see names.rs.
-    if let Err(description) = crate::names::check_name(&req.name) {
+    if let Err(description) = bete_base::names::check_name(&req.name) {
         bad.push(FieldViolation {
             field: "name".into(),
             description,
         });
     }
-    if let Err(description) = crate::names::check_owner(&req.owner) {
+    if let Err(description) = bete_base::names::check_owner(&req.owner) {
         bad.push(FieldViolation {
             field: "owner".into(),
             description,
@@ -225,7 +225,7 @@ impl AccountService for AccountApi {
             }
             let req = request.into_inner();
             // The rules of a bot's name (names.rs): an account's name is shown beside its bots.
-            if let Err(description) = crate::names::check_name(&req.name) {
+            if let Err(description) = bete_base::names::check_name(&req.name) {
                 return Err(ServerError::InvalidArgument(vec![FieldViolation {
                     field: "name".into(),
                     description,

@@ -8,8 +8,8 @@ use tonic::{Request, Response, Status};
 
 use crate::project;
 use crate::service::Api;
-use crate::status::ServerError;
 use crate::table::Command;
+use bete_base::status::ServerError;
 
 /// Longest reason an operator may give.
 const MAX_REASON_CHARS: usize = 200;
@@ -32,7 +32,7 @@ impl AdminService for AdminApi {
                 return Err(ServerError::field("table_id", "must be 1-64 characters"));
             }
             if req.reason.chars().count() > MAX_REASON_CHARS
-                || req.reason.chars().any(|c| !crate::names::printable(c))
+                || req.reason.chars().any(|c| !bete_base::names::printable(c))
             {
                 return Err(ServerError::field(
                     "reason",

@@ -13,7 +13,7 @@ use bete_rules::{Action, Event, Game, PublicEvent, Seat, Seen, Viewer};
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::SeedableRng;
 
-use crate::status::ServerError;
+use bete_base::status::ServerError;
 
 /// The whole analysis's time when the caller names none, and the most it may ask for.
 pub const DEFAULT_BUDGET_MS: u32 = 5_000;

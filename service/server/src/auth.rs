@@ -10,9 +10,9 @@ use governor::clock::{Clock as _, DefaultClock};
 use sha2::{Digest, Sha256};
 use tonic::metadata::MetadataMap;
 
-use crate::shutdown::{Shutdown, Stopped};
-use crate::status::ServerError;
 use crate::store::{BotRow, Store};
+use bete_base::shutdown::{Shutdown, Stopped};
+use bete_base::status::ServerError;
 
 /// A fresh bearer token: 32 random bytes as hex, with a recognisable prefix.
 pub fn new_token() -> String {
@@ -24,7 +24,7 @@ pub fn new_bot_id() -> String {
     format!("b_{}", hex(&rand::random::<[u8; 8]>()))
 }
 
-pub use crate::ids::hex;
+pub use bete_base::ids::hex;
 
 /// The stored form of a token.
 pub fn token_hash(token: &str) -> String {

@@ -52,7 +52,7 @@ pub async fn run(
 /// Renews the lease every pass interval, each renewal within half a lease.
 async fn renew_loop(
     store: PgStore,
-    metrics: Arc<crate::metrics::Metrics>,
+    metrics: Arc<bete_base::metrics::Metrics>,
     stop: CancellationToken,
 ) -> Result<(), RegistrationLost> {
     let every = pass_interval(store.node().lease_ttl);
@@ -151,10 +151,10 @@ async fn passes(
     }
 }
 
-fn renewed(metrics: &crate::metrics::Metrics, result: &'static str) {
+fn renewed(metrics: &bete_base::metrics::Metrics, result: &'static str) {
     metrics
         .lease_renewals
-        .get_or_create(&crate::metrics::ResultLabels { result })
+        .get_or_create(&bete_base::metrics::ResultLabels { result })
         .inc();
 }
 

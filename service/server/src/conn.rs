@@ -18,7 +18,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::Sleep;
 use tonic::transport::server::Connected;
 
-use crate::metrics::{ConnLabels, ListenerLabels, Metrics};
+use bete_base::metrics::{ConnLabels, ListenerLabels, Metrics};
 
 /// The client connection preface of HTTP/2 (RFC 9113 section 3.4), in bytes.
 const PREFACE_LEN: usize = 24;

@@ -12,7 +12,7 @@ use std::net::IpAddr;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::status::ServerError;
+use bete_base::status::ServerError;
 
 /// The window of the count budgets.
 pub const WINDOW: Duration = Duration::from_secs(24 * 60 * 60);

@@ -17,7 +17,7 @@ use tonic::body::Body;
 use tonic::codegen::{BoxFuture, Bytes, Service, http};
 use tower::Layer;
 
-use crate::status::ServerError;
+use bete_base::status::ServerError;
 
 /// The header a gRPC client sends its deadline in.
 const GRPC_TIMEOUT: &str = "grpc-timeout";

@@ -20,8 +20,8 @@ use tonic::codegen::{BoxFuture, Service, http};
 use tower::Layer;
 
 use crate::limits::Rate;
-use crate::metrics::Metrics;
-use crate::status::ServerError;
+use bete_base::metrics::Metrics;
+use bete_base::status::ServerError;
 
 /// How long a shed call is told to wait.
 pub const SHED_RETRY_AFTER: Duration = Duration::from_millis(100);
@@ -125,14 +125,14 @@ where
         };
         // A call with a `traceparent`: its handler runs with the caller's context current, so
         // the call's span (service.rs, `Api::call`) is a child of the caller's span.
-        let parent = crate::trace::remote_parent(req.headers());
+        let parent = bete_base::trace::remote_parent(req.headers());
         let tarpit = self.tarpit.clone().zip(peer(&req));
         let fut = self.inner.call(req);
         Box::pin(async move {
             // Held until the response's head is ready: a whole unary call, a stream's setup.
             let (res, trace_id) = match parent {
                 Some(cx) => {
-                    let trace_id = crate::trace::trace_id(&cx);
+                    let trace_id = bete_base::trace::trace_id(&cx);
                     (fut.with_context(cx).await, Some(trace_id))
                 }
                 None => (fut.await, None),
@@ -152,7 +152,7 @@ where
             res.map(|r| {
                 let mut r = undecodable_is_invalid(r);
                 if let Some(v) = trace_id.and_then(|t| http::HeaderValue::from_str(&t).ok()) {
-                    r.headers_mut().insert(crate::trace::TRACE_ID_HEADER, v);
+                    r.headers_mut().insert(bete_base::trace::TRACE_ID_HEADER, v);
                 }
                 r
             })

@@ -13,8 +13,8 @@ use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota};
 
 use crate::counts::AddressCounts;
-use crate::status::ServerError;
 use crate::store::BotRow;
+use bete_base::status::ServerError;
 
 /// A sustained rate with a burst; `per_second == 0` switches the limit off.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

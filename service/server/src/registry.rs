@@ -7,10 +7,10 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use tokio::sync::oneshot;
 
-use crate::status::ServerError;
 use crate::store::{Claim, LogEntry, Occupant, SeatRow, StoredTable, TableRow, TableState};
 use crate::table::waiting::{self, Kept, Waiting};
 use crate::table::{ActorDeps, BotStream, Command, Handle, Seating, TableStatus, create, spawn};
+use bete_base::status::ServerError;
 
 /// Locks that keep a table from being spawned twice. Sharded by table id: a load waits only
 /// for loads of tables in its shard, not for every load in the server (a ladder starting a

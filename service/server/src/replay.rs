@@ -14,7 +14,7 @@ use bete_rules::{Action, Event, Game, Seat, Viewer};
 use tonic::{Request, Response, Status};
 
 use crate::service::{Api, table_id};
-use crate::status::ServerError;
+use bete_base::status::ServerError;
 
 /// `ReplayService`.
 #[derive(Clone, Debug)]

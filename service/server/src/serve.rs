@@ -29,7 +29,7 @@ use tonic::codegen::{Service, http};
 use tonic::transport::server::Connected;
 use tower::ServiceExt as _;
 
-use crate::metrics::{ListenerLabels, Metrics};
+use bete_base::metrics::{ListenerLabels, Metrics};
 
 /// How one listener serves its connections.
 #[derive(Clone, Debug)]

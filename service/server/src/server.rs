@@ -24,21 +24,21 @@ use tower::Layer as _;
 use crate::accounts::AccountApi;
 use crate::admin::AdminApi;
 use crate::auth::Auth;
-use crate::coalesce::Coalesced;
 use crate::config::ServerConfig;
 use crate::conn::{Guarded, Places};
 use crate::edge::EdgeLayer;
 use crate::limits::Limits;
-use crate::metrics::{self, Metrics};
-use crate::progress::Progress;
 use crate::registry::Tables;
 use crate::replay::ReplayApi;
 use crate::service::LadderApi;
 use crate::service::{Api, BotApi, TableApi, WatchBotFrames, WatchTableFrames};
-use crate::shutdown::Shutdown;
 use crate::store::{NodeConfig, PgStore, SqliteStore, Store};
 use crate::stream::{BotShape, FrameCodec, TableShape};
 use crate::table::ActorDeps;
+use bete_base::coalesce::Coalesced;
+use bete_base::metrics::{self, Metrics};
+use bete_base::progress::Progress;
+use bete_base::shutdown::Shutdown;
 
 /// Why the server could not start or stopped abnormally.
 #[derive(Debug, thiserror::Error)]
@@ -54,7 +54,7 @@ pub enum RunError {
     #[error("web listener: {0}")]
     Web(std::io::Error),
     #[error("recovery: {0}")]
-    Recovery(#[from] crate::status::ServerError),
+    Recovery(#[from] bete_base::status::ServerError),
     #[error("ladders: {0}")]
     Ladders(String),
     #[error("configuration: {0}")]
@@ -769,7 +769,7 @@ where
         Box::pin(async move {
             let response = call.await?;
             let refusal = tonic::Status::from_header_map(response.headers())
-                .and_then(|s| crate::status::over_transport_limit(&s, limit));
+                .and_then(|s| bete_base::status::over_transport_limit(&s, limit));
             Ok(match refusal {
                 Some(e) => e.to_status().into_http(),
                 None => response,

@@ -68,7 +68,7 @@ pub async fn keep(api: Arc<Api>, wanted: u32) {
                 let id = row.id.clone();
                 api.store.create_table(row, seat_rows).await?;
                 api.status(&id).await?;
-                Ok::<_, crate::status::ServerError>(id)
+                Ok::<_, bete_base::status::ServerError>(id)
             };
             match created.await {
                 Ok(id) => tracing::info!(table = %id, "showcase table started"),
@@ -83,7 +83,7 @@ pub async fn keep(api: Arc<Api>, wanted: u32) {
 }
 
 /// Showcase tables waiting or playing now.
-async fn running(api: &Api) -> Result<u32, crate::status::ServerError> {
+async fn running(api: &Api) -> Result<u32, bete_base::status::ServerError> {
     let mut n = 0;
     for state in [TableState::Waiting, TableState::Playing] {
         let rows = api

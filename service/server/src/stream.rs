@@ -20,9 +20,9 @@ use tonic::Status;
 use tonic::codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
 
 use crate::project;
-use crate::shutdown::Stopped;
-use crate::status::ServerError;
 use crate::table::{Outbound, TableEvent, TableMeta, WatchItem};
+use bete_base::shutdown::Stopped;
+use bete_base::status::ServerError;
 
 /// One message of a watch stream, as [`FrameCodec`] writes it.
 #[derive(Debug)]

@@ -23,10 +23,10 @@ use tracing::Instrument;
 
 use prometheus_client::metrics::gauge::Gauge;
 
-use crate::metrics::Metrics;
 use crate::service::{Api, MAX_REQUEST_ID_CHARS};
-use crate::status::ServerError;
 use crate::store::BotRow;
+use bete_base::metrics::Metrics;
+use bete_base::status::ServerError;
 
 /// Answers waiting for a slow client before the stream stops reading requests.
 const ANSWERS_BUFFERED: usize = 8;
@@ -134,7 +134,7 @@ pub async fn open(
         let api = api.clone();
         // Each request of the stream gets a trace of its own that links to the stream's call
         // (a stream lives for hours: one trace of all its moves would be unreadable).
-        let opened = crate::trace::caller();
+        let opened = bete_base::trace::caller();
         tokio::spawn(async move {
             let _open = Open::count(&api.metrics);
             let _permit = permit;
@@ -186,7 +186,7 @@ async fn serve(
                 // ends, with what the unary call gets for the same bytes: the request-size
                 // refusal and its ErrorInfo.
                 let limit = api.config.max_request_bytes;
-                if let Some(e) = crate::status::over_transport_limit(&status, limit) {
+                if let Some(e) = bete_base::status::over_transport_limit(&status, limit) {
                     tracing::debug!(index, "SubmitActions request over the transport limit");
                     return Some(e.to_status());
                 }

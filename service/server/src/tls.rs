@@ -35,7 +35,7 @@ use tokio_util::sync::CancellationToken;
 use tonic::transport::server::TcpIncoming;
 
 use crate::conn::{Guarded, Places};
-use crate::metrics::{Metrics, ReloadLabels};
+use bete_base::metrics::{Metrics, ReloadLabels};
 
 /// How often the certificate and key files are checked for a change by default: a renewed
 /// certificate is in use within a minute, at the cost of reading two small files.

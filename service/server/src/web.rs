@@ -22,7 +22,7 @@ use tower::Layer as _;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
 use crate::edge::EdgeLayer;
-use crate::shutdown::Shutdown;
+use bete_base::shutdown::Shutdown;
 
 /// Where the page opens its WebSocket (web_mux.rs).
 pub const MUX_PATH: &str = "/bete.web/mux";

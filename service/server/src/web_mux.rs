@@ -33,8 +33,8 @@ use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tower::{Service, ServiceExt as _};
 
-use crate::shutdown::Shutdown;
-use crate::status::ServerError;
+use bete_base::shutdown::Shutdown;
+use bete_base::status::ServerError;
 
 /// Calls open on one socket at most (subscriptions and unary calls together): a tab follows a
 /// table or a ladder, with a few unary calls.

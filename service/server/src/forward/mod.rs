@@ -28,8 +28,8 @@ use tonic::{Request, Response, Status};
 use tonic_types::StatusExt;
 
 use crate::service::Api;
-use crate::status::{DOMAIN, ServerError};
 use crate::store::PgStore;
+use bete_base::status::{DOMAIN, ServerError};
 
 /// Names the node that forwarded a call; trusted only with [`SECRET`].
 pub const FORWARDED_BY: &str = "x-bete-forwarded-by";

@@ -4,11 +4,11 @@
 use super::{Forwarder, LOOK_AGAIN, PEER_BUFFER, reason};
 use crate::limits::StreamPermit;
 use crate::service::Api;
-use crate::status::ServerError;
 use crate::store::BotRow;
 use crate::stream::{Frame, Frames, TableShape};
 use crate::table::Command;
 use bete_api::pb;
+use bete_base::status::ServerError;
 use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio::time::Instant;

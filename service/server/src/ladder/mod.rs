@@ -29,9 +29,9 @@ use bete_ladder::LadderSpec;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 use crate::registry::Tables;
-use crate::shutdown::Shutdown;
-use crate::status::ServerError;
 use crate::store::{EntryRow, Store};
+use bete_base::shutdown::Shutdown;
+use bete_base::status::ServerError;
 
 pub use crate::leadership::Leadership;
 pub use result::{FinishedTable, TableResult};

@@ -8,8 +8,8 @@ use std::sync::{Arc, LazyLock};
 use bete_rules::{DealLog, Setup};
 use tokio::sync::Semaphore;
 
-use crate::status::ServerError;
 use crate::store::{Store, StoredTable};
+use bete_base::status::ServerError;
 
 pub use crate::table::report::{FinishedTable, TableResult};
 

@@ -17,8 +17,8 @@ use tonic::{Request, Response, Status};
 use crate::ladder::{LadderCommand, match_to_pb};
 use crate::project::timestamp;
 use crate::service::Api;
-use crate::status::ServerError;
 use crate::store::{EntryRow, RatingRow};
+use bete_base::status::ServerError;
 
 const DEFAULT_STANDINGS: u32 = 50;
 const MAX_STANDINGS: u32 = 500;

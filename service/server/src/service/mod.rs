@@ -15,7 +15,6 @@ pub(crate) use crate::table::{OPERATOR, SPECTATOR};
 use std::sync::Arc;
 use std::time::Instant;
 
-use bete_api::convert::FieldError;
 use bete_rules::{Config, ConfigError};
 use prost::Message;
 use tonic::{Request, Response, Status};
@@ -23,10 +22,10 @@ use tracing::Instrument;
 
 use crate::auth::Auth;
 use crate::config::ServerConfig;
-use crate::metrics::Metrics;
 use crate::registry::Tables;
-use crate::status::{FieldViolation, ServerError};
 use crate::store::{BotRow, Occupant, Store, Visibility};
+use bete_base::metrics::Metrics;
+use bete_base::status::ServerError;
 
 /// Items buffered per WatchBot stream (shared by all the bot's tables).
 pub(crate) const BOT_STREAM_BUFFER: usize = 1024;
@@ -48,15 +47,6 @@ pub struct Api {
     pub forward: Option<Arc<crate::forward::Forwarder>>,
     /// Every limit a caller meets (the tables' actors see the same through `OpenTables`).
     pub limits: Arc<crate::limits::Limits>,
-}
-
-impl From<FieldError> for ServerError {
-    fn from(e: FieldError) -> ServerError {
-        ServerError::InvalidArgument(vec![FieldViolation {
-            field: e.field,
-            description: e.description,
-        }])
-    }
 }
 
 fn config_error(e: &ConfigError) -> ServerError {

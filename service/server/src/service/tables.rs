@@ -8,12 +8,12 @@ use crate::config::{
     MIN_SEARCH_BUDGET_MS,
 };
 use crate::now_ms;
-use crate::status::{FieldViolation, ServerError};
 use crate::store::{BotRow, Occupant, SeatRow, TableRow, TableState, Visibility};
 use crate::table::HousePolicy;
 use crate::table::{Command, SeatInfo, TableMeta, TableStatus};
 use bete_api::convert::{self, FieldError};
 use bete_api::pb;
+use bete_base::status::{FieldViolation, ServerError};
 use bete_rules::{Config, Seed};
 use bete_store::fresh_seed;
 use std::collections::HashSet;

@@ -2,11 +2,11 @@
 //! event's shared encoding goes out as is.
 
 use super::{Api, BOT_STREAM_BUFFER, OPERATOR, PEER_STREAM_QUIET, SPECTATOR, table_id};
-use crate::status::ServerError;
 use crate::store::BotRow;
 use crate::stream::{BotShape, Frame, Frames, TableShape, WatchStream};
 use crate::table::{BotStream, Command};
 use bete_api::pb;
+use bete_base::status::ServerError;
 use std::sync::Arc;
 use tokio::sync::mpsc;
 use tonic::codegen::BoxFuture;

@@ -22,7 +22,7 @@ pub use house::{
 };
 pub use sink::{BotStream, Outbound, WatchItem};
 
-use crate::status::ServerError;
+use bete_base::status::ServerError;
 
 /// Who counts a creator's unfinished tables (the edge's per-bot limits): told when a table is
 /// loaded unfinished and when it finishes or closes. A trait of the table runtime's, so the
@@ -307,7 +307,7 @@ impl Handle {
     ) -> Result<T, Option<ServerError>> {
         let (tx, rx) = oneshot::channel();
         let cmd = make(tx);
-        let caller = crate::trace::caller();
+        let caller = bete_base::trace::caller();
         self.tx
             .send(Envelope { cmd, caller })
             .await
@@ -317,7 +317,7 @@ impl Handle {
 
     /// Send a command that has no reply.
     pub async fn tell(&self, cmd: Command) -> bool {
-        let caller = crate::trace::caller();
+        let caller = bete_base::trace::caller();
         self.tx.send(Envelope { cmd, caller }).await.is_ok()
     }
 

@@ -12,7 +12,7 @@ use prost::bytes::Bytes;
 use tokio::sync::mpsc;
 
 use super::{Shared, Snapshot, TableEvent, TableMeta, TableStatus};
-use crate::status::ServerError;
+use bete_base::status::ServerError;
 
 /// One item for a watcher, not yet projected (projection happens in the stream's own task).
 #[derive(Clone, Debug)]
@@ -52,7 +52,7 @@ pub struct BotStream {
     /// The tables following this stream, rung when it closes so each lets go at once.
     pub tables: Arc<Mutex<Vec<Weak<Shared>>>>,
     /// Set when a newer stream of the bot asked to be its only one (`exclusive`).
-    pub replaced: crate::shutdown::Shutdown,
+    pub replaced: bete_base::shutdown::Shutdown,
 }
 
 impl BotStream {
@@ -62,7 +62,7 @@ impl BotStream {
             tx,
             cut: Arc::new(AtomicBool::new(false)),
             tables: Arc::new(Mutex::new(Vec::new())),
-            replaced: crate::shutdown::Shutdown::new(),
+            replaced: bete_base::shutdown::Shutdown::new(),
         }
     }
 

@@ -168,7 +168,7 @@ pub async fn sweep(tables: Arc<Tables>, stop: CancellationToken) {
             match tables.get(&id).await {
                 Ok(_) => {}
                 // A peer took it (and expires it there).
-                Err(crate::status::ServerError::TableElsewhere { .. }) => {}
+                Err(bete_base::status::ServerError::TableElsewhere { .. }) => {}
                 // The store failed: tried again on a later pass.
                 Err(e) => {
                     tracing::warn!(table = %id, error = %e, "could not expire a waiting table");

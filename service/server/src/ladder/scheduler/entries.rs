@@ -5,9 +5,9 @@ use super::{Entrant, Playing, Scheduler};
 use crate::ladder::result::table_result;
 use crate::ladder::strikes::check_cooldown;
 use crate::now_ms;
-use crate::status::ServerError;
 use crate::store::{EntryRow, MatchRow};
 use crate::table::Command;
+use bete_base::status::ServerError;
 use std::collections::HashSet;
 
 impl Scheduler {
@@ -31,14 +31,14 @@ impl Scheduler {
             .ok_or(ServerError::Unauthenticated("unknown bot"))?;
         // As the leader checks its entrants (`enter`), from the store: one lookup per entrant,
         // on a node that does not lead this ladder only.
-        let look = crate::names::look(&bot.name);
+        let look = bete_base::names::look(&bot.name);
         for e in entries
             .iter()
             .filter(|e| e.bot_id != bot_id && !taken_off_as_look_alike(e))
         {
             if let Some(other) = self.store.bot(e.bot_id.clone()).await?
                 && other.owner_id() != bot.owner_id()
-                && crate::names::look(&other.name) == look
+                && bete_base::names::look(&other.name) == look
             {
                 return Err(ServerError::NameLooksTaken {
                     ladder: id,
@@ -227,7 +227,7 @@ impl Scheduler {
         let mut kept: Vec<(String, &str, &str)> = Vec::new();
         let mut losers: Vec<(String, String)> = Vec::new();
         for e in active {
-            let look = crate::names::look(&e.name);
+            let look = bete_base::names::look(&e.name);
             match kept
                 .iter()
                 .find(|(l, owner, _)| *l == look && *owner != e.owner)
@@ -274,12 +274,12 @@ impl Scheduler {
             .bot(bot_id.clone())
             .await?
             .ok_or(ServerError::Unauthenticated("unknown bot"))?;
-        let look = crate::names::look(&bot.name);
+        let look = bete_base::names::look(&bot.name);
         if let Some(e) = self.entrants.values().find(|e| {
             !e.house
                 && e.owner != bot.owner_id()
                 && !taken_off_as_look_alike(&e.entry)
-                && crate::names::look(&e.name) == look
+                && bete_base::names::look(&e.name) == look
         }) {
             return Err(ServerError::NameLooksTaken {
                 ladder: self.spec.id.clone(),

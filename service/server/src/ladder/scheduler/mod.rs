@@ -27,9 +27,9 @@ use super::strikes::Strikes;
 use crate::leadership::Leadership;
 use crate::now_ms;
 use crate::registry::Tables;
-use crate::shutdown::Shutdown;
-use crate::status::ServerError;
 use crate::store::{BotRow, EntryRow, MatchRow, RatingRow, Store};
+use bete_base::shutdown::Shutdown;
+use bete_base::status::ServerError;
 
 /// The owner of house entrants: the server. Exempt from the one-owner-per-table rule.
 pub const HOUSE_OWNER: &str = "house";

@@ -4,10 +4,10 @@
 use super::{RATING_TRIES, Rated, Scheduler};
 use crate::ladder::LadderCommand;
 use crate::ladder::result::{TableResult, match_luck};
-use crate::status::ServerError;
 use crate::store::{EntrantResult, MatchRow, RatingRow, Store, StoreError, TableState};
 use crate::{now_ms, project};
 use bete_api::pb;
+use bete_base::status::ServerError;
 use bete_ladder::{Rating, duplicate};
 use std::collections::HashMap;
 use std::sync::Arc;

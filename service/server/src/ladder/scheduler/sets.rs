@@ -3,15 +3,15 @@
 
 use super::conduct::forfeit;
 use super::{Playing, Scheduler};
-use crate::ids::hex;
 use crate::ladder::LadderCommand;
 use crate::ladder::result::table_result;
 use crate::now_ms;
 use crate::registry::Tables;
-use crate::status::ServerError;
 use crate::store::{
     LadderTable, MatchRow, Occupant, SeatRow, Store, TableRow, TableState, Visibility,
 };
+use bete_base::ids::hex;
+use bete_base::status::ServerError;
 use bete_ladder::duplicate;
 
 impl Scheduler {

@@ -3,9 +3,9 @@
 
 use super::{Actor, RATING_WAIT};
 use crate::now_ms;
-use crate::status::ServerError;
 use crate::store::{LogEntry, Occupant, RatingDelta, StoreError, TableState};
 use crate::table::TableStatus;
+use bete_base::status::ServerError;
 use bete_rules::Game;
 use bete_rules::record::Record;
 use tracing::Instrument;

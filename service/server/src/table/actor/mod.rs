@@ -25,11 +25,11 @@ use super::sink::Sink;
 use super::{
     Command, Envelope, Handle, SeatInfo, Shared, TableEvent, TableMeta, TableStatus, house,
 };
-use crate::metrics::Metrics;
 use crate::now_ms;
-use crate::shutdown::Shutdown;
-use crate::status::ServerError;
 use crate::store::{LogEntry, Occupant, SeatRow, Store, StoredTable, TableRow, TableState};
+use bete_base::metrics::Metrics;
+use bete_base::shutdown::Shutdown;
+use bete_base::status::ServerError;
 
 /// What every table actor needs from the server.
 #[derive(Debug)]
@@ -54,7 +54,7 @@ pub struct ActorDeps {
     /// Unfinished tables per creator (the edge's limits, seen through the table's own trait).
     pub limits: Arc<dyn crate::table::OpenTables>,
     /// The server's own progress: deadlines are extended by the time it was paused.
-    pub progress: Arc<crate::progress::Progress>,
+    pub progress: Arc<bete_base::progress::Progress>,
     /// A table still waiting for its seats this long after its creation is closed.
     pub waiting_ttl: Duration,
 }

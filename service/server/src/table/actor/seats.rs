@@ -2,10 +2,10 @@
 
 use super::Actor;
 use crate::now_ms;
-use crate::status::ServerError;
 use crate::store::{LogEntry, Occupant, TableState};
 use crate::table::sink::SinkTx;
 use crate::table::{Submitted, TableStatus};
+use bete_base::status::ServerError;
 use bete_rules::Action;
 
 impl Actor {

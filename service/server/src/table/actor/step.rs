@@ -1,9 +1,9 @@
 //! The state transitions, shared by replay and the live path: one log entry at a time.
 
 use super::Actor;
-use crate::status::ServerError;
 use crate::store::{LogEntry, Occupant};
 use crate::table::{Body, SeatInfo, TableEvent};
+use bete_base::status::ServerError;
 use bete_rules::{Action, Game, Seat};
 use std::sync::Arc;
 

@@ -91,7 +91,7 @@ impl Actor {
         self.deps
             .metrics
             .house_searches
-            .get_or_create(&crate::metrics::SearchLabels { outcome })
+            .get_or_create(&bete_base::metrics::SearchLabels { outcome })
             .inc();
     }
 

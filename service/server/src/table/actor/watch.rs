@@ -3,10 +3,10 @@
 
 use super::Actor;
 use crate::project;
-use crate::status::ServerError;
 use crate::store::{Occupant, TableState};
 use crate::table::sink::{Offer, Sink, SinkTx};
 use crate::table::{Snapshot, TableStatus, WatchItem};
+use bete_base::status::ServerError;
 use bete_rules::{Game, Seat, Viewer};
 use prost::bytes::Bytes;
 use std::sync::Arc;

@@ -13,7 +13,7 @@ use thiserror::Error;
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 
-use crate::store::StoreError;
+use bete_store::StoreError;
 
 /// `google.rpc.ErrorInfo.domain` of every error.
 pub const DOMAIN: &str = "bete.v1";
@@ -656,6 +656,16 @@ fn rejection(status: &Status) -> pb::ActionRejected {
 impl From<ServerError> for Status {
     fn from(e: ServerError) -> Status {
         e.to_status()
+    }
+}
+
+/// A field the protobuf conversions refused (bete-api) is a bad argument naming that field.
+impl From<bete_api::convert::FieldError> for ServerError {
+    fn from(e: bete_api::convert::FieldError) -> ServerError {
+        ServerError::InvalidArgument(vec![FieldViolation {
+            field: e.field,
+            description: e.description,
+        }])
     }
 }
 
