@@ -14,10 +14,10 @@ use tonic::{Request, Response, Status};
 
 use crate::auth::{self, hex};
 use crate::now_ms;
-use crate::project::timestamp;
 use crate::service::Api;
 use crate::store::{AccountRow, BotRow};
 use bete_base::status::{FieldViolation, ServerError};
+use bete_table::project::timestamp;
 
 /// Account tokens start with this, bot tokens with `bete_`: a call can tell them apart
 /// without a lookup, and a bot token sent to RegisterBot is not mistaken for an account's.

@@ -6,10 +6,10 @@ use bete_api::pb;
 use bete_api::pb::admin_service_server::AdminService;
 use tonic::{Request, Response, Status};
 
-use crate::project;
 use crate::service::Api;
-use crate::table::Command;
 use bete_base::status::ServerError;
+use bete_table::Command;
+use bete_table::project;
 
 /// Longest reason an operator may give.
 const MAX_REASON_CHARS: usize = 200;

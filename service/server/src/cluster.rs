@@ -12,8 +12,8 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use crate::leadership::Leadership;
-use crate::registry::Tables;
 use crate::store::PgStore;
+use bete_table::registry::Tables;
 
 /// Orphaned tables claimed per pass (the rest on the next passes).
 const CLAIMS_PER_PASS: i64 = 200;

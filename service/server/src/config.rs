@@ -155,7 +155,7 @@ pub const MAX_EXTRA_DEALS: u32 = 50;
 pub const MIN_DEADLINE_MS: u64 = 20;
 /// Longest decision deadline a table may ask for (one hour).
 pub const MAX_DEADLINE_MS: u64 = 3_600_000;
-pub use crate::table::{MAX_SEARCH_BUDGET_MS, MIN_SEARCH_BUDGET_MS};
+pub use bete_table::{MAX_SEARCH_BUDGET_MS, MIN_SEARCH_BUDGET_MS};
 
 /// The async runtime's threads when the operator sets none: one per core but one, at least 1.
 ///

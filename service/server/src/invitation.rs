@@ -12,8 +12,8 @@
 use sha2::{Digest as _, Sha256};
 
 use crate::store::Visibility;
-use crate::table::TableMeta;
 use bete_base::status::ServerError;
+use bete_table::TableMeta;
 
 /// Domain separation from every other hash of the seed.
 const LABEL: &[u8] = b"bete.v1 invitation code\0";

@@ -519,7 +519,7 @@ impl Drop for StreamPermit {
     }
 }
 
-impl crate::table::OpenTables for Limits {
+impl bete_table::OpenTables for Limits {
     fn table_open(&self, bot: &str, table: &str) {
         Limits::table_open(self, bot, table);
     }

@@ -28,17 +28,17 @@ use crate::config::ServerConfig;
 use crate::conn::{Guarded, Places};
 use crate::edge::EdgeLayer;
 use crate::limits::Limits;
-use crate::registry::Tables;
 use crate::replay::ReplayApi;
 use crate::service::LadderApi;
 use crate::service::{Api, BotApi, TableApi, WatchBotFrames, WatchTableFrames};
 use crate::store::{NodeConfig, PgStore, SqliteStore, Store};
-use crate::stream::{BotShape, FrameCodec, TableShape};
-use crate::table::ActorDeps;
 use bete_base::coalesce::Coalesced;
 use bete_base::metrics::{self, Metrics};
 use bete_base::progress::Progress;
 use bete_base::shutdown::Shutdown;
+use bete_table::ActorDeps;
+use bete_table::registry::Tables;
+use bete_table::stream::{BotShape, FrameCodec, TableShape};
 
 /// Why the server could not start or stopped abnormally.
 #[derive(Debug, thiserror::Error)]
@@ -151,7 +151,7 @@ pub async fn run(
     });
     let tables = Arc::new(Tables::new(deps));
     let recovered = tables.recover().await?;
-    tokio::spawn(crate::table::waiting::sweep(
+    tokio::spawn(bete_table::waiting::sweep(
         tables.clone(),
         background.clone(),
     ));

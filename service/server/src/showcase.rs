@@ -10,7 +10,7 @@ use bete_api::pb;
 use crate::service::Api;
 use crate::store::{BotRow, TableFilter, TableState};
 
-pub use crate::table::{SHOWCASE_CREATOR as CREATOR, SHOWCASE_PACE as PACE};
+pub use bete_table::{SHOWCASE_CREATOR as CREATOR, SHOWCASE_PACE as PACE};
 
 /// How often the task looks for finished showcase tables to replace.
 const CHECK_EVERY: Duration = Duration::from_secs(3);

@@ -4,9 +4,9 @@
 use super::{Forwarder, PEER_BUFFER};
 use crate::service::Api;
 use crate::store::BotRow;
-use crate::stream::{BotShape, Frame, Frames, Shape, WatchStream};
-use crate::table::Command;
 use bete_api::pb;
+use bete_table::Command;
+use bete_table::stream::{BotShape, Frame, Frames, Shape, WatchStream};
 use prost::Message;
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};

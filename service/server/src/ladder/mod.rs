@@ -28,17 +28,17 @@ use bete_api::pb;
 use bete_ladder::LadderSpec;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
-use crate::registry::Tables;
 use crate::store::{EntryRow, Store};
 use bete_base::shutdown::Shutdown;
 use bete_base::status::ServerError;
+use bete_table::registry::Tables;
 
 pub use crate::leadership::Leadership;
 pub use result::{FinishedTable, TableResult};
 pub use scheduler::HOUSE_OWNER;
 pub(crate) use scheduler::match_to_pb;
 
-pub use crate::table::report::Decision;
+pub use bete_table::report::Decision;
 
 /// What ladder tables tell their ladders: finished tables, and each bot decision.
 #[derive(Debug)]

@@ -11,7 +11,7 @@ use tokio::sync::Semaphore;
 use crate::store::{Store, StoredTable};
 use bete_base::status::ServerError;
 
-pub use crate::table::report::{FinishedTable, TableResult};
+pub use bete_table::report::{FinishedTable, TableResult};
 
 /// Luck corrections computed at once: each is a CPU-bound replay of a table with heuristic
 /// playouts (docs/benchmarks.md, "the luck correction"), run off the async threads; one at a

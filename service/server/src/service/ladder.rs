@@ -15,10 +15,10 @@ use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
 use crate::ladder::{LadderCommand, match_to_pb};
-use crate::project::timestamp;
 use crate::service::Api;
 use crate::store::{EntryRow, RatingRow};
 use bete_base::status::ServerError;
+use bete_table::project::timestamp;
 
 const DEFAULT_STANDINGS: u32 = 50;
 const MAX_STANDINGS: u32 = 500;

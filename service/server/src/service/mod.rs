@@ -11,7 +11,7 @@ pub use ladder::LadderApi;
 pub use table::TableApi;
 pub use watch::{WatchBotFrames, WatchTableFrames};
 
-pub(crate) use crate::table::{OPERATOR, SPECTATOR};
+pub(crate) use bete_table::{OPERATOR, SPECTATOR};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -22,10 +22,10 @@ use tracing::Instrument;
 
 use crate::auth::Auth;
 use crate::config::ServerConfig;
-use crate::registry::Tables;
 use crate::store::{BotRow, Occupant, Store, Visibility};
 use bete_base::metrics::Metrics;
 use bete_base::status::ServerError;
+use bete_table::registry::Tables;
 
 /// Items buffered per WatchBot stream (shared by all the bot's tables).
 pub(crate) const BOT_STREAM_BUFFER: usize = 1024;

@@ -3,15 +3,15 @@
 
 use super::tables::stored_status;
 use super::{Api, DEFAULT_PAGE, MAX_PAGE, OPERATOR, SPECTATOR, peer, table_id};
-use crate::project;
 use crate::store::{Occupant, TableFilter, TableState, Visibility};
-use crate::stream::{BotShape, MsgStream, TableShape};
 use crate::submits::SubmitAnswers;
-use crate::table::Command;
 use bete_api::convert::{self};
 use bete_api::pb;
 use bete_api::pb::table_service_server::TableService;
 use bete_base::status::ServerError;
+use bete_table::Command;
+use bete_table::project;
+use bete_table::stream::{BotShape, MsgStream, TableShape};
 use std::sync::Arc;
 use tonic::{Request, Response, Status};
 

@@ -9,13 +9,13 @@ use crate::config::{
 };
 use crate::now_ms;
 use crate::store::{BotRow, Occupant, SeatRow, TableRow, TableState, Visibility};
-use crate::table::HousePolicy;
-use crate::table::{Command, SeatInfo, TableMeta, TableStatus};
 use bete_api::convert::{self, FieldError};
 use bete_api::pb;
 use bete_base::status::{FieldViolation, ServerError};
 use bete_rules::{Config, Seed};
 use bete_store::fresh_seed;
+use bete_table::HousePolicy;
+use bete_table::{Command, SeatInfo, TableMeta, TableStatus};
 use std::collections::HashSet;
 use std::sync::Arc;
 

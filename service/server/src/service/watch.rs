@@ -3,10 +3,10 @@
 
 use super::{Api, BOT_STREAM_BUFFER, OPERATOR, PEER_STREAM_QUIET, SPECTATOR, table_id};
 use crate::store::BotRow;
-use crate::stream::{BotShape, Frame, Frames, TableShape, WatchStream};
-use crate::table::{BotStream, Command};
 use bete_api::pb;
 use bete_base::status::ServerError;
+use bete_table::stream::{BotShape, Frame, Frames, TableShape, WatchStream};
+use bete_table::{BotStream, Command};
 use std::sync::Arc;
 use tokio::sync::mpsc;
 use tonic::codegen::BoxFuture;
@@ -77,8 +77,8 @@ impl Api {
     pub(crate) fn table_stream(
         &self,
         bot: &BotRow,
-        rx: mpsc::Receiver<crate::table::Outbound>,
-        shared: Arc<crate::table::Shared>,
+        rx: mpsc::Receiver<bete_table::Outbound>,
+        shared: Arc<bete_table::Shared>,
         from_seq: Option<u64>,
         permit: Option<crate::limits::StreamPermit>,
     ) -> WatchStream<TableShape> {

@@ -2,8 +2,8 @@
 
 use crate::ladder::Decision;
 use crate::ladder::result::TableResult;
-use crate::registry::Tables;
 use bete_ladder::duplicate;
+use bete_table::registry::Tables;
 use std::sync::Arc;
 
 use super::Scheduler;
@@ -119,7 +119,7 @@ impl Scheduler {
 pub(super) fn forfeit(tables: Arc<Tables>, table: String, bot: String) {
     tokio::spawn(async move {
         let told = tables
-            .call(&table, |reply| crate::table::Command::Forfeit {
+            .call(&table, |reply| bete_table::Command::Forfeit {
                 bot: bot.clone(),
                 reply,
             })

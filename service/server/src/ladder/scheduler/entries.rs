@@ -6,8 +6,8 @@ use crate::ladder::result::table_result;
 use crate::ladder::strikes::check_cooldown;
 use crate::now_ms;
 use crate::store::{EntryRow, MatchRow};
-use crate::table::Command;
 use bete_base::status::ServerError;
+use bete_table::Command;
 use std::collections::HashSet;
 
 impl Scheduler {

@@ -26,10 +26,10 @@ use super::result::TableResult;
 use super::strikes::Strikes;
 use crate::leadership::Leadership;
 use crate::now_ms;
-use crate::registry::Tables;
 use crate::store::{BotRow, EntryRow, MatchRow, RatingRow, Store};
 use bete_base::shutdown::Shutdown;
 use bete_base::status::ServerError;
+use bete_table::registry::Tables;
 
 /// The owner of house entrants: the server. Exempt from the one-owner-per-table rule.
 pub const HOUSE_OWNER: &str = "house";

@@ -4,11 +4,12 @@
 use super::{RATING_TRIES, Rated, Scheduler};
 use crate::ladder::LadderCommand;
 use crate::ladder::result::{TableResult, match_luck};
+use crate::now_ms;
 use crate::store::{EntrantResult, MatchRow, RatingRow, Store, StoreError, TableState};
-use crate::{now_ms, project};
 use bete_api::pb;
 use bete_base::status::ServerError;
 use bete_ladder::{Rating, duplicate};
+use bete_table::project;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;

@@ -6,13 +6,13 @@ use super::{Playing, Scheduler};
 use crate::ladder::LadderCommand;
 use crate::ladder::result::table_result;
 use crate::now_ms;
-use crate::registry::Tables;
 use crate::store::{
     LadderTable, MatchRow, Occupant, SeatRow, Store, TableRow, TableState, Visibility,
 };
 use bete_base::ids::hex;
 use bete_base::status::ServerError;
 use bete_ladder::duplicate;
+use bete_table::registry::Tables;
 
 impl Scheduler {
     pub(super) async fn start_match(&mut self, entrants: Vec<String>) -> Result<(), ServerError> {
@@ -126,7 +126,7 @@ impl Scheduler {
                 strikes: 0,
             })
             .collect();
-        let bots: Vec<crate::table::Seating> = at_seat
+        let bots: Vec<bete_table::Seating> = at_seat
             .iter()
             .enumerate()
             .filter(|(_, b)| !b.starts_with("house:") && !left(b))
@@ -218,7 +218,7 @@ pub(super) async fn seat_table(
     tables: &Tables,
     table: TableRow,
     seat_rows: Vec<SeatRow>,
-    bots: Vec<crate::table::Seating>,
+    bots: Vec<bete_table::Seating>,
     fresh: bool,
 ) -> Result<(), ServerError> {
     let id = table.id.clone();
@@ -227,7 +227,7 @@ pub(super) async fn seat_table(
     } else {
         for (seat, bot, name) in &bots {
             let joined = tables
-                .call(&id, |reply| crate::table::Command::Join {
+                .call(&id, |reply| bete_table::Command::Join {
                     bot: bot.clone(),
                     name: name.clone(),
                     seat: Some(*seat),
@@ -253,7 +253,7 @@ pub(super) async fn seat_table(
 /// The stored policy of a house entrant's seat: a `search` entrant with the ladder's budget.
 pub(super) fn house_text(policy: &str, search_budget_ms: u32) -> String {
     match policy {
-        "search" => crate::table::HousePolicy::Search {
+        "search" => bete_table::HousePolicy::Search {
             budget_ms: search_budget_ms,
         }
         .text(),

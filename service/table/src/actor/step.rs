@@ -1,10 +1,10 @@
 //! The state transitions, shared by replay and the live path: one log entry at a time.
 
 use super::Actor;
-use crate::store::{LogEntry, Occupant};
-use crate::table::{Body, SeatInfo, TableEvent};
+use crate::{Body, SeatInfo, TableEvent};
 use bete_base::status::ServerError;
 use bete_rules::{Action, Game, Seat};
+use bete_store::{LogEntry, Occupant};
 use std::sync::Arc;
 
 impl Actor {

@@ -1,12 +1,21 @@
-//! Tables as actors: one tokio task per table owns its `Game`, its deadline timer, its event log
-//! and its watchers. Everything else talks to it through a [`Handle`] (bounded channel,
-//! oneshot replies).
+//! # bete-table
+//!
+//! The table runtime. Tables as actors: one tokio task per table owns its `Game`, its deadline
+//! timer, its event log and its watchers. Everything else talks to it through a [`Handle`]
+//! (bounded channel, oneshot replies). Beside the actor: the registry of a node's tables
+//! (`registry`), the projection of events to each viewer (`project`) and the resumable streams
+//! that fan them out (`stream`). It imports bete-base and the store, nothing of the cluster,
+//! the ladders or the edge: what it needs of those it asks through traits of its own
+//! ([`OpenTables`], `report`).
 
 mod actor;
 pub mod event;
 mod house;
+pub mod project;
+pub mod registry;
 pub mod report;
 mod sink;
+pub mod stream;
 pub mod waiting;
 
 use std::sync::Arc;
@@ -33,16 +42,16 @@ pub trait OpenTables: Send + Sync + std::fmt::Debug {
     /// A table of `bot`'s finished or closed (or was never stored).
     fn table_done(&self, bot: &str, table: &str);
 }
-use crate::store::{Occupant, StoreError, TableRow, TableState, Visibility};
+use bete_store::{Occupant, StoreError, TableRow, TableState, Visibility};
 
 /// The bot id of the anonymous spectator: empty, which no registered bot has (ids are `b_...`),
 /// so it holds no seat and created no table.
-pub(crate) const SPECTATOR: &str = "";
+pub const SPECTATOR: &str = "";
 
 /// The bot id of the operator reading with the admin token (`--admin-token` as the bearer
 /// token of a read): no registered bot has it (ids are `b_...`), so it holds no seat, created
 /// no table, and is shown the spectator's view; only the privacy checks let it in.
-pub(crate) const OPERATOR: &str = "@operator";
+pub const OPERATOR: &str = "@operator";
 
 /// How many requests may wait for one table.
 pub const COMMAND_QUEUE: usize = 256;
@@ -63,7 +72,7 @@ pub struct TableMeta {
     /// The creator chose the seed (never rated).
     pub seed_chosen: bool,
     /// Set for a ladder table.
-    pub ladder: Option<crate::store::LadderTable>,
+    pub ladder: Option<bete_store::LadderTable>,
 }
 
 impl TableMeta {

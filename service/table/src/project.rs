@@ -12,8 +12,8 @@ use bete_rules::{Seat, Viewer};
 use prost::Message;
 use prost::bytes::Bytes;
 
-use crate::store::{Occupant, TableState, Visibility};
-use crate::table::{Body, HousePolicy, SeatInfo, Snapshot, TableEvent, TableMeta, TableStatus};
+use crate::{Body, HousePolicy, SeatInfo, Snapshot, TableEvent, TableMeta, TableStatus};
+use bete_store::{Occupant, TableState, Visibility};
 
 fn system_time(ms: i64) -> SystemTime {
     UNIX_EPOCH + Duration::from_millis(ms.max(0) as u64)

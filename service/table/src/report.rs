@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use bete_rules::{DealLog, Setup};
 
-use crate::store::LadderTable;
+use bete_store::LadderTable;
 
 /// A finished table's setup and deals, for the luck correction of a `luck_adjusted` ladder.
 pub type Deals = Arc<(Setup, Vec<DealLog>)>;

@@ -1,10 +1,10 @@
 //! Deadlines and the house: when the actor next wakes, time-outs, house moves and searches.
 
 use super::{Actor, SearchDone};
-use crate::now_ms;
-use crate::store::{LogEntry, Occupant};
-use crate::table::house;
+use crate::house;
 use bete_rules::{Action, Game, Seat};
+use bete_store::clock::now_ms;
+use bete_store::{LogEntry, Occupant};
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -18,8 +18,8 @@ impl Actor {
 
     /// A house bot's pause before acting: the server's, or a showcase table's slower pace.
     pub(super) fn house_delay(&self) -> Duration {
-        if self.meta.created_by == crate::table::SHOWCASE_CREATOR {
-            self.deps.house_delay.max(crate::table::SHOWCASE_PACE)
+        if self.meta.created_by == crate::SHOWCASE_CREATOR {
+            self.deps.house_delay.max(crate::SHOWCASE_PACE)
         } else {
             self.deps.house_delay
         }

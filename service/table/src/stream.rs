@@ -20,7 +20,7 @@ use tonic::Status;
 use tonic::codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
 
 use crate::project;
-use crate::table::{Outbound, TableEvent, TableMeta, WatchItem};
+use crate::{Outbound, TableEvent, TableMeta, WatchItem};
 use bete_base::shutdown::Stopped;
 use bete_base::status::ServerError;
 
@@ -55,7 +55,7 @@ pub trait Shape: Send + 'static {
 
 fn heartbeat(last_seq: u64) -> pb::Heartbeat {
     pb::Heartbeat {
-        time: Some(project::timestamp(crate::now_ms())),
+        time: Some(project::timestamp(bete_store::clock::now_ms())),
         last_seq,
     }
 }
@@ -464,7 +464,7 @@ mod tests {
             seed: bete_rules::Seed([7; 32]),
             first_dealer: 0,
             deadline_ms: 30_000,
-            visibility: crate::store::Visibility::Listed,
+            visibility: bete_store::Visibility::Listed,
             created_by: "b_1".into(),
             created_at_ms: 1,
             seed_chosen: false,
@@ -506,7 +506,7 @@ mod tests {
         };
         let (game, _) = bete_rules::Game::new(setup).unwrap();
         let seat = game.to_act().unwrap();
-        let snap = crate::table::Snapshot {
+        let snap = crate::Snapshot {
             seq: 41,
             viewer: Viewer::Seat(seat),
             view: Some(game.view(Viewer::Seat(seat))),
@@ -530,7 +530,7 @@ mod tests {
         let frame = BotShape::item(item(snap), &mut 0).unwrap();
         assert!(matches!(frame, Frame::Encoded(_)));
         assert_eq!(written::<BotShape>(frame), want.encode_to_vec());
-        let waiting = crate::table::Snapshot {
+        let waiting = crate::Snapshot {
             seq: 0,
             viewer: Viewer::Seat(bete_rules::Seat(1)),
             view: None,

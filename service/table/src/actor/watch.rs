@@ -3,11 +3,11 @@
 
 use super::Actor;
 use crate::project;
-use crate::store::{Occupant, TableState};
-use crate::table::sink::{Offer, Sink, SinkTx};
-use crate::table::{Snapshot, TableStatus, WatchItem};
+use crate::sink::{Offer, Sink, SinkTx};
+use crate::{Snapshot, TableStatus, WatchItem};
 use bete_base::status::ServerError;
 use bete_rules::{Game, Seat, Viewer};
+use bete_store::{Occupant, TableState};
 use prost::bytes::Bytes;
 use std::sync::Arc;
 use tokio::sync::mpsc;
@@ -80,9 +80,9 @@ impl Actor {
     pub(super) fn may_watch(&self, bot: &str, listed: bool) -> Result<Viewer, ServerError> {
         let viewer = self.viewer_of(bot);
         if viewer == Viewer::Spectator
-            && bot != crate::table::OPERATOR
+            && bot != crate::OPERATOR
             && !listed
-            && self.meta.visibility == crate::store::Visibility::Private
+            && self.meta.visibility == bete_store::Visibility::Private
         {
             return Err(ServerError::TablePrivate);
         }
@@ -172,7 +172,7 @@ impl Actor {
         bot: String,
         from_seq: Option<u64>,
         listed: bool,
-    ) -> Result<mpsc::Receiver<crate::table::Outbound>, ServerError> {
+    ) -> Result<mpsc::Receiver<crate::Outbound>, ServerError> {
         let viewer = self.may_watch(&bot, listed)?;
         let last = self.last_seq();
         let backlog = match from_seq {
@@ -218,7 +218,7 @@ impl Actor {
     pub(super) fn watch_bot(
         &mut self,
         bot: String,
-        stream: crate::table::BotStream,
+        stream: crate::BotStream,
         from_seq: Option<u64>,
     ) {
         if self

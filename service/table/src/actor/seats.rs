@@ -1,12 +1,12 @@
 //! Requests from bots: joining, leaving, submitting actions, and the table moving owner.
 
 use super::Actor;
-use crate::now_ms;
-use crate::store::{LogEntry, Occupant, TableState};
-use crate::table::sink::SinkTx;
-use crate::table::{Submitted, TableStatus};
+use crate::sink::SinkTx;
+use crate::{Submitted, TableStatus};
 use bete_base::status::ServerError;
 use bete_rules::Action;
+use bete_store::clock::now_ms;
+use bete_store::{LogEntry, Occupant, TableState};
 
 impl Actor {
     /// The table now belongs to another node: this actor stops without another write (its
@@ -111,7 +111,7 @@ impl Actor {
         // A WatchBot stream follows the tables its bot sits at: SeatLeft is the last it hears
         // of this one, listed or private. A WatchTable stream of a listed table goes on in
         // spectator form; of a private table it ends (no longer seated: no longer allowed).
-        let private = self.meta.visibility == crate::store::Visibility::Private;
+        let private = self.meta.visibility == bete_store::Visibility::Private;
         let before = self.sinks.len();
         let meta = self.meta.clone();
         self.sinks.retain(|s| {

@@ -2,12 +2,12 @@
 //! finished record, reloads and closing.
 
 use super::{Actor, RATING_WAIT};
-use crate::now_ms;
-use crate::store::{LogEntry, Occupant, RatingDelta, StoreError, TableState};
-use crate::table::TableStatus;
+use crate::TableStatus;
 use bete_base::status::ServerError;
 use bete_rules::Game;
 use bete_rules::record::Record;
+use bete_store::clock::now_ms;
+use bete_store::{LogEntry, Occupant, RatingDelta, StoreError, TableState};
 use tracing::Instrument;
 
 impl Actor {
@@ -104,7 +104,7 @@ impl Actor {
         if self.forfeited.contains(bot) {
             return;
         }
-        let _ = tx.send(crate::table::report::Decision {
+        let _ = tx.send(crate::report::Decision {
             ladder_id: ladder.ladder_id.clone(),
             table: self.meta.id.clone(),
             bot: bot.clone(),
@@ -130,13 +130,10 @@ impl Actor {
     /// when it ends, and what the ladder's sweep asks for (no replay while the actor has it).
     pub(super) fn ladder_result(
         &self,
-    ) -> Option<(
-        crate::table::report::TableResult,
-        crate::table::report::Deals,
-    )> {
+    ) -> Option<(crate::report::TableResult, crate::report::Deals)> {
         let game = self.game.as_ref().filter(|g| g.is_over())?;
         self.meta.ladder.as_ref()?;
-        let result = crate::table::report::TableResult {
+        let result = crate::report::TableResult {
             nets: game.balances().to_vec(),
             strikes: self.seats.iter().map(|s| s.strikes).collect(),
             deals: game.log().len() as u32,
@@ -183,7 +180,7 @@ impl Actor {
                 return;
             };
             let (announce, announced) = tokio::sync::oneshot::channel();
-            let sent = tx.send(crate::table::report::FinishedTable {
+            let sent = tx.send(crate::report::FinishedTable {
                 table: self.meta.id.clone(),
                 ladder: ladder.clone(),
                 result,

@@ -3,7 +3,7 @@
 
 use bete_rules::Event;
 
-use crate::store::Occupant;
+use bete_store::Occupant;
 
 /// What happened. Events live behind an `Arc`, so the size of the engine variant is no cost.
 #[allow(clippy::large_enum_variant)]

@@ -24,7 +24,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use tokio_util::sync::CancellationToken;
 
 use crate::registry::Tables;
-use crate::store::{LogEntry, Occupant, StoredTable, TableState};
+use bete_store::{LogEntry, Occupant, StoredTable, TableState};
 
 /// A waiting table kept without an actor.
 #[derive(Clone, Debug)]
@@ -158,7 +158,7 @@ pub async fn sweep(tables: Arc<Tables>, stop: CancellationToken) {
             () = stop.cancelled() => return,
             _ = tick.tick() => {}
         }
-        let now = crate::now_ms();
+        let now = bete_store::clock::now_ms();
         for id in tables.waiting.due(now) {
             if stop.is_cancelled() {
                 return;

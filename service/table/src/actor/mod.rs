@@ -25,11 +25,11 @@ use super::sink::Sink;
 use super::{
     Command, Envelope, Handle, SeatInfo, Shared, TableEvent, TableMeta, TableStatus, house,
 };
-use crate::now_ms;
-use crate::store::{LogEntry, Occupant, SeatRow, Store, StoredTable, TableRow, TableState};
 use bete_base::metrics::Metrics;
 use bete_base::shutdown::Shutdown;
 use bete_base::status::ServerError;
+use bete_store::clock::now_ms;
+use bete_store::{LogEntry, Occupant, SeatRow, Store, StoredTable, TableRow, TableState};
 
 /// What every table actor needs from the server.
 #[derive(Debug)]
@@ -45,14 +45,12 @@ pub struct ActorDeps {
     pub watch_buffer: usize,
     /// Told the id of every ladder table whose finished record is stored, so its ladder's
     /// scheduler rates the match or starts the set's next table.
-    pub ladder_finished:
-        Option<tokio::sync::mpsc::UnboundedSender<crate::table::report::FinishedTable>>,
+    pub ladder_finished: Option<tokio::sync::mpsc::UnboundedSender<crate::report::FinishedTable>>,
     /// Told every decision of a bot at a ladder table (answered or timed out), so its
     /// ladder judges the bot's strikes over its recent decisions as they happen.
-    pub ladder_decisions:
-        Option<tokio::sync::mpsc::UnboundedSender<crate::table::report::Decision>>,
+    pub ladder_decisions: Option<tokio::sync::mpsc::UnboundedSender<crate::report::Decision>>,
     /// Unfinished tables per creator (the edge's limits, seen through the table's own trait).
-    pub limits: Arc<dyn crate::table::OpenTables>,
+    pub limits: Arc<dyn crate::OpenTables>,
     /// The server's own progress: deadlines are extended by the time it was paused.
     pub progress: Arc<bete_base::progress::Progress>,
     /// A table still waiting for its seats this long after its creation is closed.

@@ -7,10 +7,10 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use tokio::sync::oneshot;
 
-use crate::store::{Claim, LogEntry, Occupant, SeatRow, StoredTable, TableRow, TableState};
-use crate::table::waiting::{self, Kept, Waiting};
-use crate::table::{ActorDeps, BotStream, Command, Handle, Seating, TableStatus, create, spawn};
+use crate::waiting::{self, Kept, Waiting};
+use crate::{ActorDeps, BotStream, Command, Handle, Seating, TableStatus, create, spawn};
 use bete_base::status::ServerError;
+use bete_store::{Claim, LogEntry, Occupant, SeatRow, StoredTable, TableRow, TableState};
 
 /// Locks that keep a table from being spawned twice. Sharded by table id: a load waits only
 /// for loads of tables in its shard, not for every load in the server (a ladder starting a
@@ -262,7 +262,7 @@ impl Tables {
 
     /// A stored table's status computed from its row and log, as its actor would give it.
     fn peek(&self, stored: &StoredTable, log: &[LogEntry]) -> Option<TableStatus> {
-        crate::table::peek(self.deps.clone(), stored, log).ok()
+        crate::peek(self.deps.clone(), stored, log).ok()
     }
 
     fn keep_waiting(&self, stored: &StoredTable, join: Option<LogEntry>) {
@@ -341,10 +341,10 @@ impl Tables {
             if self.lookup(id).is_none()
                 && let Some(kept) = self.waiting.get(id)
                 && kept.join.is_none()
-                && crate::now_ms() < kept.expires_at_ms
+                && bete_store::clock::now_ms() < kept.expires_at_ms
                 && let Some(stored) = self.deps.store.table(id.to_string()).await?
                 && waiting::may_stay_stored(&stored, &[])
-                && let Some((seat, status, entry)) = crate::table::join_stored(
+                && let Some((seat, status, entry)) = crate::join_stored(
                     self.deps.clone(),
                     &stored,
                     bot.to_string(),
