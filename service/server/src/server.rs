@@ -177,7 +177,7 @@ pub async fn run(
             leadership.clone(),
         );
         tokio::spawn(async move {
-            if let Err(e) = crate::cluster::run(pg, tables, leadership, stop).await {
+            if let Err(e) = bete_cluster::run(pg, tables, leadership, stop).await {
                 tracing::error!(error = %e, "stopping");
                 lost.notify_one();
             }

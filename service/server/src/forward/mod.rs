@@ -129,7 +129,7 @@ impl Forwarder {
     /// pass that claims it, and its replay.
     pub fn patience(&self) -> Duration {
         let ttl = self.store.node().lease_ttl;
-        ttl + crate::cluster::pass_interval(ttl) + Duration::from_secs(2)
+        ttl + bete_cluster::pass_interval(ttl) + Duration::from_secs(2)
     }
 
     pub fn lease_ttl(&self) -> Duration {
@@ -140,7 +140,7 @@ impl Forwarder {
     /// live node has any more are dropped.
     pub async fn live_peers(&self) -> Result<Peers, ServerError> {
         let mut cached = self.peers.lock().await;
-        let fresh = crate::cluster::pass_interval(self.lease_ttl());
+        let fresh = bete_cluster::pass_interval(self.lease_ttl());
         if let Some((at, peers)) = &*cached
             && at.elapsed() < fresh
         {

@@ -393,7 +393,7 @@ pub(super) async fn merge(
     let stop = CancellationToken::new();
     let _stop = stop.clone().drop_guard();
     let mut pipes: HashMap<String, tokio::task::JoinHandle<()>> = HashMap::new();
-    let mut tick = tokio::time::interval(crate::cluster::pass_interval(fw.lease_ttl()));
+    let mut tick = tokio::time::interval(bete_cluster::pass_interval(fw.lease_ttl()));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         let sent = tokio::select! {

@@ -33,7 +33,7 @@ use bete_base::shutdown::Shutdown;
 use bete_base::status::ServerError;
 use bete_table::registry::Tables;
 
-pub use crate::leadership::Leadership;
+pub use bete_cluster::leadership::Leadership;
 pub use result::{FinishedTable, TableResult};
 pub use scheduler::HOUSE_OWNER;
 pub(crate) use scheduler::match_to_pb;

@@ -1,3 +1,5 @@
+//! # bete-cluster
+//!
 //! A node's part in a cluster on PostgreSQL: it renews its lease, leads the ladders when no
 //! live node does, shares which bots are online here, drops the tables another node has claimed
 //! from it, and claims (and replays) the tables of nodes whose lease lapsed.
@@ -11,8 +13,10 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
+pub mod leadership;
+
 use crate::leadership::Leadership;
-use crate::store::PgStore;
+use bete_store::PgStore;
 use bete_table::registry::Tables;
 
 /// Orphaned tables claimed per pass (the rest on the next passes).
@@ -71,7 +75,7 @@ async fn renew_loop(
                 renewed(&metrics, "ok");
                 metrics
                     .clock_correction
-                    .set(crate::clock::correction_ms() as f64 / 1000.0);
+                    .set(bete_store::clock::correction_ms() as f64 / 1000.0);
             }
             Ok(false) => {
                 renewed(&metrics, "failed");
