@@ -14,7 +14,6 @@ pub mod deadline;
 pub mod edge;
 pub mod forward;
 pub mod invitation;
-pub mod ladder;
 pub mod limits;
 pub mod replay;
 pub mod serve;

@@ -165,9 +165,9 @@ pub async fn run(
     let cluster_stop = CancellationToken::new();
     let registration_lost = Arc::new(tokio::sync::Notify::new());
     let leadership = Arc::new(if cluster_store.is_some() {
-        crate::ladder::Leadership::cluster()
+        bete_ladder_runtime::Leadership::cluster()
     } else {
-        crate::ladder::Leadership::single()
+        bete_ladder_runtime::Leadership::single()
     });
     let cluster = cluster_store.clone().map(|pg| {
         let (tables, stop, lost, leadership) = (
@@ -191,12 +191,12 @@ pub async fn run(
         }
         None => bete_ladder::default_ladders(),
     };
-    let ladders = crate::ladder::Ladders::start(
+    let ladders = bete_ladder_runtime::Ladders::start(
         specs,
         store.clone(),
         tables.clone(),
         token.clone(),
-        crate::ladder::TableReports {
+        bete_ladder_runtime::TableReports {
             finished: finished_rx,
             decisions: decisions_rx,
         },

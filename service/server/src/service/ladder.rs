@@ -14,10 +14,10 @@ use bete_ladder::{LadderSpec, Rating};
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
-use crate::ladder::{LadderCommand, match_to_pb};
 use crate::service::Api;
 use crate::store::{EntryRow, RatingRow};
 use bete_base::status::ServerError;
+use bete_ladder_runtime::{LadderCommand, match_to_pb};
 use bete_table::project::timestamp;
 
 const DEFAULT_STANDINGS: u32 = 50;
@@ -128,7 +128,7 @@ impl LadderApi {
                 let house = (
                     id.clone(),
                     "house".to_string(),
-                    crate::ladder::HOUSE_OWNER.to_string(),
+                    bete_ladder_runtime::HOUSE_OWNER.to_string(),
                 );
                 out.insert(id.clone(), house);
             } else {

@@ -42,7 +42,7 @@ pub struct Api {
     pub store: Arc<dyn Store>,
     pub metrics: Arc<Metrics>,
     pub config: Arc<ServerConfig>,
-    pub ladders: Arc<crate::ladder::Ladders>,
+    pub ladders: Arc<bete_ladder_runtime::Ladders>,
     /// Scale-out with a cluster secret: forwards calls for tables peers play.
     pub forward: Option<Arc<crate::forward::Forwarder>>,
     /// Every limit a caller meets (the tables' actors see the same through `OpenTables`).

@@ -10,8 +10,8 @@ use std::time::Duration;
 use bete_ladder::{LadderSpec, StrikeWindow};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::store::{Store, StoreError, StrikeRecord};
 use bete_base::status::ServerError;
+use bete_store::{Store, StoreError, StrikeRecord};
 
 /// Refuses a bot still cooling down after a removal from the ladder: LADDER_COOLDOWN with the
 /// time left. Any node's EnterLadder asks this of the store.

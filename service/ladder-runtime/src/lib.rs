@@ -1,3 +1,5 @@
+//! # bete-ladder-runtime
+//!
 //! Ladders on the server: one scheduler task per ladder (like a table actor) owns the ladder's
 //! entrants, its running matches and its recent history; the decisions themselves (who meets,
 //! how ratings move, who sits where in a set) are `bete-ladder`'s pure functions.
@@ -10,7 +12,7 @@
 //! In a cluster one node schedules every ladder (the leader, see [`Leadership`]); the others
 //! write entries to the store and leave the rest to it. Strike records (removals, cooldowns,
 //! strike windows) are the leader's, kept in the store, and every node reads a bot's cooldown
-//! there when it enters (`ladder/strikes.rs`).
+//! there when it enters (`strikes.rs`).
 //! When a table's finished record is stored, its actor tells the scheduler the result (on a
 //! `luck_adjusted` ladder with each seat's luck of the cards measured first, see
 //! `bete_ladder::luck`), which starts the set's next table or rates the match. Ratings move in the same store transaction that marks
@@ -28,15 +30,15 @@ use bete_api::pb;
 use bete_ladder::LadderSpec;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
-use crate::store::{EntryRow, Store};
 use bete_base::shutdown::Shutdown;
 use bete_base::status::ServerError;
+use bete_store::{EntryRow, Store};
 use bete_table::registry::Tables;
 
 pub use bete_cluster::leadership::Leadership;
 pub use result::{FinishedTable, TableResult};
 pub use scheduler::HOUSE_OWNER;
-pub(crate) use scheduler::match_to_pb;
+pub use scheduler::match_to_pb;
 
 pub use bete_table::report::Decision;
 
@@ -52,7 +54,7 @@ const RESULTS_BUFFER: usize = 256;
 
 /// A request to a ladder's scheduler.
 #[derive(Debug)]
-pub(crate) enum LadderCommand {
+pub enum LadderCommand {
     Enter {
         bot: String,
         capacity: u32,
@@ -188,7 +190,7 @@ impl Ladders {
             .ok_or_else(|| ServerError::LadderNotFound(id.to_string()))
     }
 
-    pub(crate) async fn ask<T>(
+    pub async fn ask<T>(
         &self,
         ladder: &str,
         make: impl FnOnce(oneshot::Sender<T>) -> LadderCommand,

@@ -8,7 +8,7 @@ mod pairing;
 mod results;
 mod sets;
 
-pub(crate) use results::match_to_pb;
+pub use results::match_to_pb;
 use results::write_ratings;
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -24,11 +24,11 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use super::LadderCommand;
 use super::result::TableResult;
 use super::strikes::Strikes;
-use crate::now_ms;
-use crate::store::{BotRow, EntryRow, MatchRow, RatingRow, Store};
 use bete_base::shutdown::Shutdown;
 use bete_base::status::ServerError;
 use bete_cluster::leadership::Leadership;
+use bete_store::clock::now_ms;
+use bete_store::{BotRow, EntryRow, MatchRow, RatingRow, Store};
 use bete_table::registry::Tables;
 
 /// The owner of house entrants: the server. Exempt from the one-owner-per-table rule.

@@ -2,13 +2,13 @@
 //! announces rated matches in order.
 
 use super::{RATING_TRIES, Rated, Scheduler};
-use crate::ladder::LadderCommand;
-use crate::ladder::result::{TableResult, match_luck};
-use crate::now_ms;
-use crate::store::{EntrantResult, MatchRow, RatingRow, Store, StoreError, TableState};
+use crate::LadderCommand;
+use crate::result::{TableResult, match_luck};
 use bete_api::pb;
 use bete_base::status::ServerError;
 use bete_ladder::{Rating, duplicate};
+use bete_store::clock::now_ms;
+use bete_store::{EntrantResult, MatchRow, RatingRow, Store, StoreError, TableState};
 use bete_table::project;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -211,7 +211,7 @@ pub(super) async fn store_rating(store: &dyn Store, r: &Rated) -> Result<(), Sto
 /// A match as the schema shows it.
 pub fn match_to_pb(
     m: &MatchRow,
-    tables: &[crate::store::StoredTable],
+    tables: &[bete_store::StoredTable],
     names: &HashMap<String, String>,
 ) -> pb::LadderMatch {
     let seats = m.entrants.len();

@@ -1,13 +1,13 @@
 //! Bots that time out: their decisions judged, strikes, and taking a bot off the ladder.
 
-use crate::ladder::Decision;
-use crate::ladder::result::TableResult;
+use crate::Decision;
+use crate::result::TableResult;
 use bete_ladder::duplicate;
 use bete_table::registry::Tables;
 use std::sync::Arc;
 
 use super::Scheduler;
-use crate::now_ms;
+use bete_store::clock::now_ms;
 
 impl Scheduler {
     /// At a table's end, take off the ladder every bot that let more decisions time out there

@@ -5,7 +5,7 @@ use rand::seq::SliceRandom;
 use std::collections::HashMap;
 
 use super::{DAY_MS, Scheduler};
-use crate::now_ms;
+use bete_store::clock::now_ms;
 
 impl Scheduler {
     /// Form and start every match the entrants allow now.

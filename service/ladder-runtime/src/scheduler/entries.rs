@@ -2,11 +2,11 @@
 //! the sweep that reconciles the two.
 
 use super::{Entrant, Playing, Scheduler};
-use crate::ladder::result::table_result;
-use crate::ladder::strikes::check_cooldown;
-use crate::now_ms;
-use crate::store::{EntryRow, MatchRow};
+use crate::result::table_result;
+use crate::strikes::check_cooldown;
 use bete_base::status::ServerError;
+use bete_store::clock::now_ms;
+use bete_store::{EntryRow, MatchRow};
 use bete_table::Command;
 use std::collections::HashSet;
 
@@ -168,7 +168,7 @@ impl Scheduler {
                         continue;
                     };
                     if self.spec.luck_adjusted {
-                        result.luck = crate::ladder::result::luck(&table, deals).await;
+                        result.luck = crate::result::luck(&table, deals).await;
                     }
                     result
                 }

@@ -3,15 +3,15 @@
 
 use super::conduct::forfeit;
 use super::{Playing, Scheduler};
-use crate::ladder::LadderCommand;
-use crate::ladder::result::table_result;
-use crate::now_ms;
-use crate::store::{
-    LadderTable, MatchRow, Occupant, SeatRow, Store, TableRow, TableState, Visibility,
-};
+use crate::LadderCommand;
+use crate::result::table_result;
 use bete_base::ids::hex;
 use bete_base::status::ServerError;
 use bete_ladder::duplicate;
+use bete_store::clock::now_ms;
+use bete_store::{
+    LadderTable, MatchRow, Occupant, SeatRow, Store, TableRow, TableState, Visibility,
+};
 use bete_table::registry::Tables;
 
 impl Scheduler {

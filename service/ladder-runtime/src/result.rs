@@ -8,8 +8,8 @@ use std::sync::{Arc, LazyLock};
 use bete_rules::{DealLog, Setup};
 use tokio::sync::Semaphore;
 
-use crate::store::{Store, StoredTable};
 use bete_base::status::ServerError;
+use bete_store::{Store, StoredTable};
 
 pub use bete_table::report::{FinishedTable, TableResult};
 
