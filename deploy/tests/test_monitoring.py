@@ -130,11 +130,11 @@ def scrape(tmp_path_factory):
 
 def source_label_values() -> dict[str, set[str]]:
     """The values the server can give the `method` and `code` labels, from its source."""
-    src = REPO / "service" / "server" / "src"
+    service = REPO / "service"
     methods = set()
-    for path in src.rglob("*.rs"):
+    for path in service.glob("*/src/**/*.rs"):
         methods.update(re.findall(r'(?:\.call|observe_rpc)\(\s*"([A-Za-z]+)"', path.read_text()))
-    codes = set(re.findall(r'=> "([A-Z_]+)"', (src / "metrics.rs").read_text()))
+    codes = set(re.findall(r'=> "([A-Z_]+)"', (service / "base" / "src" / "metrics.rs").read_text()))
     return {"method": methods, "code": codes}
 
 

@@ -30,7 +30,7 @@ pub struct Tables {
     bot_streams: Mutex<HashMap<String, Vec<BotStream>>>,
     stream_ids: AtomicU64,
     /// Waiting tables at most one bot sits at, kept as store rows without an actor
-    /// (table/waiting.rs).
+    /// (waiting.rs).
     pub waiting: Waiting,
 }
 

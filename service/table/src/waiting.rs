@@ -163,7 +163,7 @@ pub async fn sweep(tables: Arc<Tables>, stop: CancellationToken) {
             if stop.is_cancelled() {
                 return;
             }
-            // Loaded, its actor closes it at once by its own expiry (table/actor.rs): the same
+            // Loaded, its actor closes it at once by its own expiry (actor/mod.rs): the same
             // entry and reason, and a table joined and started in the meantime plays on.
             match tables.get(&id).await {
                 Ok(_) => {}

@@ -38,7 +38,7 @@ impl TableService for TableApi {
                 api.limits().table_done(&bot.id, &id);
                 return Err(e.into());
             }
-            // A waiting table is kept as its row until a call needs its actor (table/waiting.rs).
+            // A waiting table is kept as its row until a call needs its actor (bete-table's waiting.rs).
             let status = api.tables.created(kept.0, kept.1).await?;
             tracing::info!(table = %id, "table created");
             Ok(pb::CreateTableResponse {

@@ -93,7 +93,7 @@ pub async fn spawn(
 }
 
 /// A stored table's status as its actor would give it, without starting one (a waiting table
-/// kept as a row: table/waiting.rs).
+/// kept as a row: waiting.rs).
 pub fn peek(
     deps: Arc<ActorDeps>,
     stored: &StoredTable,
@@ -106,7 +106,7 @@ pub fn peek(
     Ok(actor.status())
 }
 
-/// The first join of a waiting table kept as a row (table/waiting.rs), checked and stored as
+/// The first join of a waiting table kept as a row (waiting.rs), checked and stored as
 /// its actor would, without starting one. `Ok(None)`: the join would start the match (one empty
 /// seat left), so the table needs its actor. Returns the seat, the status after the join and
 /// the entry stored (the row's whole log).
