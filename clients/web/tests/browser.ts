@@ -80,7 +80,7 @@ async function startServer(dataDir: string, grpcPort: number, webPort: number, m
       // House bots pause 7 ms a decision: a 7-seat table then streams ~100 events a second.
       BETE_HOUSE_DELAY_MS: "7",
       BETE_HEARTBEAT_SECS: "2",
-      RUST_LOG: "warn,bete_server=info",
+      RUST_LOG: "warn,bete_server=info,bete_base=info,bete_table=info,bete_cluster=info,bete_ladder_runtime=info",
     },
     stdio: ["ignore", "ignore", "pipe"],
   });

@@ -279,12 +279,17 @@ struct Args {
     tls_reload_secs: u64,
 }
 
+/// The spans exported by default: INFO and the DEBUG spans of every crate of the service (a
+/// filter's target matches the crate's name, so each is named: the actor's spans are
+/// bete_table's, the commit's bete_store's).
+const TRACE_FILTER: &str = "info,bete_server=debug,bete_base=debug,bete_table=debug,bete_cluster=debug,bete_ladder_runtime=debug,bete_store=debug";
+
 /// Install logging; with `OTEL_EXPORTER_OTLP_ENDPOINT` set, also export spans over OTLP/gRPC.
 ///
 /// Each output has its own filter: logs follow `RUST_LOG` (default `info`); exported spans
-/// follow `BETE_TRACE_FILTER` (default `info,bete_server=debug,bete_store=debug`: the call,
-/// and inside the server the table actor, the store commit (the store's own crate) and the
-/// fan-out, which are DEBUG spans so that a server without traces never builds them). See docs/operations.md, "Traces".
+/// follow `BETE_TRACE_FILTER` (default [`TRACE_FILTER`]: the call, and inside the server the
+/// table actor, the store commit and the fan-out, which are DEBUG spans so that a server
+/// without traces never builds them). See docs/operations.md, "Traces".
 fn init_tracing(
     format: LogFormat,
 ) -> anyhow::Result<Option<opentelemetry_sdk::trace::SdkTracerProvider>> {
@@ -338,7 +343,7 @@ fn init_tracing(
                 Ok(f) if !f.is_empty() => {
                     EnvFilter::try_new(&f).context("BETE_TRACE_FILTER is not a filter")?
                 }
-                _ => EnvFilter::new("info,bete_server=debug,bete_store=debug"),
+                _ => EnvFilter::new(TRACE_FILTER),
             };
             Some(
                 tracing_opentelemetry::layer()

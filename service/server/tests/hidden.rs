@@ -22,7 +22,8 @@ fn log() -> Arc<Mutex<Vec<u8>>> {
         let sink = buf.clone();
         tracing_subscriber::fmt()
             .with_env_filter(tracing_subscriber::EnvFilter::new(
-                "debug,bete_server=trace,h2=info,hyper=info,hyper_util=info,tower=info",
+                "debug,bete_server=trace,bete_base=trace,bete_table=trace,bete_cluster=trace,\
+                 bete_ladder_runtime=trace,h2=info,hyper=info,hyper_util=info,tower=info",
             ))
             .with_ansi(false)
             .with_writer(move || Capture(sink.clone()))
