@@ -265,6 +265,7 @@ fn ladders(ch: &Channel, token: &str) -> Ladders {
 
 /// A ladder table is private while its duplicate set is unrated: its seated bot and the
 /// operator read it; another registered bot and the page get TABLE_PRIVATE for every read.
+/// Once the set is rated, they read it all, and it is described as listed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unrated_ladder_table_is_read_by_its_seats_and_the_operator_only() {
     let dir = tempfile::tempdir().unwrap();
@@ -344,6 +345,44 @@ async fn an_unrated_ladder_table_is_read_by_its_seats_and_the_operator_only() {
         assert!(!listed(&mut nosy.client).await.contains(&t));
         assert!(!listed(&mut anon).await.contains(&t));
         checked = true;
+
+        // Rated, the set is listed for everyone, though its tables' actors loaded it
+        // private: every read of the stranger and the page is served, and the description
+        // says LISTED (the actor follows the store's rating, it does not keep what it loaded).
+        let rated = async {
+            loop {
+                let now = ladder_matches(&ch, "duo-3").await;
+                if now
+                    .iter()
+                    .any(|n| n.match_id == m && n.state == pb::LadderMatchState::Rated as i32)
+                {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        };
+        timeout(120, rated).await.expect("the set was never rated");
+        for (who, c, token) in [
+            ("nosy", &mut nosy.client, Some(nosy.token.as_str())),
+            ("page", &mut anon, None),
+        ] {
+            let refusals = reads(c, &ch, token, &t).await;
+            assert!(refusals.is_empty(), "{who}: {refusals:?}");
+            let described = c
+                .get_table(pb::GetTableRequest {
+                    table_id: t.clone(),
+                })
+                .await
+                .unwrap()
+                .into_inner()
+                .table
+                .unwrap();
+            assert_eq!(
+                described.visibility,
+                pb::Visibility::Listed as i32,
+                "{who}: {described:?}"
+            );
+        }
         break;
     }
     assert!(checked, "no unrated ladder table was looked at");

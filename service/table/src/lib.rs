@@ -66,6 +66,9 @@ pub struct TableMeta {
     pub seed: Seed,
     pub first_dealer: u8,
     pub deadline_ms: u64,
+    /// As created. A casual table's never changes; a ladder set's tables are created private
+    /// and turn listed when the set is rated: what holds now is the actor's
+    /// (`TableStatus::visibility`), which follows the store.
     pub visibility: Visibility,
     pub created_by: String,
     pub created_at_ms: i64,
@@ -133,6 +136,8 @@ pub struct SeatInfo {
 #[derive(Clone, Debug)]
 pub struct TableStatus {
     pub meta: Arc<TableMeta>,
+    /// Now (a rated set's tables are listed though created private).
+    pub visibility: Visibility,
     pub seats: Vec<SeatInfo>,
     pub state: TableState,
     pub last_seq: u64,
@@ -191,16 +196,17 @@ pub enum Command {
     },
     View {
         bot: String,
-        /// The store lists the table though this actor loaded it private (a ladder set rated
-        /// since): spectators may see it.
-        listed: bool,
         reply: oneshot::Sender<Result<Snapshot, ServerError>>,
+    },
+    /// The table's status if `bot` may read a private table's (the spectators' rule of
+    /// `View`; a ladder set rated since the table loaded is listed).
+    Readable {
+        bot: String,
+        reply: oneshot::Sender<Result<TableStatus, ServerError>>,
     },
     Watch {
         bot: String,
         from_seq: Option<u64>,
-        /// As `View`'s.
-        listed: bool,
         reply: oneshot::Sender<Result<Watching, ServerError>>,
     },
     WatchBot {
@@ -236,6 +242,7 @@ impl Command {
             Command::Leave { .. } => "table.leave",
             Command::Submit { .. } => "table.submit",
             Command::View { .. } => "table.view",
+            Command::Readable { .. } => "table.readable",
             Command::Watch { .. } => "table.watch",
             Command::WatchBot { .. } => "table.watch_bot",
             Command::Close { .. } => "table.close",

@@ -89,7 +89,7 @@ pub fn table_to_pb(t: &TableStatus) -> pb::Table {
             .map(|(i, s)| seat_to_pb(i as u8, s))
             .collect(),
         decision_deadline_ms: u32::try_from(m.deadline_ms).unwrap_or(u32::MAX),
-        visibility: visibility_to_pb(m.visibility).into(),
+        visibility: visibility_to_pb(t.visibility).into(),
         last_seq: t.last_seq,
         created_by: m.created_by.clone(),
         created_at: Some(timestamp(m.created_at_ms)),

@@ -318,7 +318,6 @@ pub(super) async fn catch_up_here(
             .call(&table, |reply| Command::Watch {
                 bot: bot.id.clone(),
                 from_seq: Some(last),
-                listed: false,
                 reply,
             })
             .await

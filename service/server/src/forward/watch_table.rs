@@ -102,7 +102,6 @@ pub(super) async fn proxy_table(
             .call(table, |reply| Command::Watch {
                 bot: bot.id.clone(),
                 from_seq: last,
-                listed: false,
                 reply,
             })
             .await

@@ -125,16 +125,6 @@ pub(crate) fn table_id(id: &str) -> Result<String, ServerError> {
 }
 
 impl Api {
-    /// Whether the store lists table `id` now: a ladder set's tables become listed when the
-    /// set is rated, after their actors loaded them private.
-    async fn listed_in_store(&self, id: &str) -> Result<bool, ServerError> {
-        Ok(self
-            .store
-            .table(id.to_string())
-            .await?
-            .is_some_and(|t| t.table.visibility == Visibility::Listed))
-    }
-
     /// [`Api::begin`] for the other services.
     pub(crate) async fn begin_call<T: Message>(
         &self,

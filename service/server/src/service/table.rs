@@ -57,29 +57,32 @@ impl TableService for TableApi {
         let local = |request: Request<pb::GetTableRequest>| async move {
             let bot = api.begin_read(&request).await?;
             let id = table_id(&request.get_ref().table_id)?;
-            let status = api.status(&id).await?;
+            let mut status = api.status(&id).await?;
             // A private table's seats, bot ids, strikes and config are for its creator, its
             // seats and the operator (JoinTable by id needs no GetTable). A ladder table is
             // private while its set is unrated (its tables share their decks): then only its
-            // seated bots and the operator read it; anyone once the store lists it (rated).
-            // The actor's copy of the visibility is the one it loaded, so a private answer is
-            // checked in the store.
-            let private = status.meta.visibility == Visibility::Private;
+            // seated bots and the operator read it; anyone once its set is rated, which its
+            // actor learns from the store (`Command::Readable`).
+            let private = status.visibility == Visibility::Private;
             let own = bot.id == OPERATOR
                 || (bot.id != SPECTATOR && status.meta.created_by == bot.id)
                 || status
                     .seats
                     .iter()
                     .any(|s| s.occupant == Occupant::Bot(bot.id.clone()));
-            if private
-                && !own
-                && !api
-                    .store
-                    .table(id.clone())
-                    .await?
-                    .is_some_and(|t| t.table.visibility == Visibility::Listed)
-            {
-                return Err(ServerError::TablePrivate);
+            if private && !own {
+                if status.meta.ladder.is_none() {
+                    return Err(ServerError::TablePrivate);
+                }
+                let bot = bot.id.clone();
+                status = api
+                    .tables
+                    .call(&id, move |reply| Command::Readable {
+                        bot: bot.clone(),
+                        reply,
+                    })
+                    .await
+                    .and_then(|r| r)?;
             }
             Ok(pb::GetTableResponse {
                 table: Some(project::table_to_pb(&status)),
@@ -272,21 +275,14 @@ impl TableService for TableApi {
             let bot = api.begin_read(&request).await?;
             let id = table_id(&request.get_ref().table_id)?;
             let handle = api.tables.get(&id).await?;
-            let view = |listed| {
-                let bot = bot.id.clone();
-                api.tables.call(&id, move |reply| Command::View {
+            let bot = bot.id.clone();
+            let snap = api
+                .tables
+                .call(&id, move |reply| Command::View {
                     bot: bot.clone(),
-                    listed,
                     reply,
                 })
-            };
-            let snap = match view(false).await? {
-                // A ladder set rated since the actor loaded it is listed in the store.
-                Err(ServerError::TablePrivate) if api.listed_in_store(&id).await? => {
-                    view(true).await??
-                }
-                r => r?,
-            };
+                .await??;
             Ok(pb::GetSeatViewResponse {
                 view: Some(project::snapshot_to_pb(&handle.shared.meta, &snap)),
             })

@@ -339,6 +339,7 @@ pub(super) fn stored_status(t: &crate::store::StoredTable) -> Result<TableStatus
         .collect();
     Ok(TableStatus {
         meta,
+        visibility: t.table.visibility,
         seats,
         state: t.table.state,
         last_seq: t.table.last_seq,

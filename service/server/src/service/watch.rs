@@ -33,22 +33,16 @@ impl Api {
             let (md, _, req) = request.into_parts();
             let id = table_id(&req.table_id)?;
             let from_seq = req.from_seq;
-            let watch = |listed| {
-                let bot = bot.id.clone();
-                api.tables.call(&id, move |reply| Command::Watch {
-                    bot: bot.clone(),
+            let watcher = bot.id.clone();
+            let watched = api
+                .tables
+                .call(&id, move |reply| Command::Watch {
+                    bot: watcher.clone(),
                     from_seq,
-                    listed,
                     reply,
                 })
-            };
-            let watched = match watch(false).await.and_then(|r| r) {
-                // A ladder set rated since the actor loaded it is listed in the store.
-                Err(ServerError::TablePrivate) if api.listed_in_store(&id).await? => {
-                    watch(true).await.and_then(|r| r)
-                }
-                r => r,
-            };
+                .await
+                .and_then(|r| r);
             match watched {
                 Ok((rx, shared)) => Ok(Box::pin(
                     api.table_stream(&bot, rx, shared, from_seq, permit),

@@ -29,7 +29,9 @@ use bete_base::metrics::Metrics;
 use bete_base::shutdown::Shutdown;
 use bete_base::status::ServerError;
 use bete_store::clock::now_ms;
-use bete_store::{LogEntry, Occupant, SeatRow, Store, StoredTable, TableRow, TableState};
+use bete_store::{
+    LogEntry, Occupant, SeatRow, Store, StoredTable, TableRow, TableState, Visibility,
+};
 
 /// What every table actor needs from the server.
 #[derive(Debug)]
@@ -200,6 +202,9 @@ pub async fn create(
 struct Actor {
     deps: Arc<ActorDeps>,
     meta: Arc<TableMeta>,
+    /// Listed or private now: as created, until the store says a ladder set's table was listed
+    /// at its rating (`watch::readable`). The store is the truth; this follows it.
+    visibility: Visibility,
     shared: Arc<Shared>,
     /// House seats as created: the starting point of every replay.
     initial: Vec<SeatInfo>,
@@ -292,6 +297,7 @@ impl Actor {
         let (search_tx, search_rx) = mpsc::unbounded_channel();
         Actor {
             deps,
+            visibility: meta.visibility,
             meta,
             shared,
             seats: initial.clone(),
@@ -373,19 +379,28 @@ impl Actor {
                 let r = self.submit(&bot, action, expected_seq, request_id).await;
                 let _ = reply.send(r);
             }
-            Command::View { bot, listed, reply } => {
-                let r = self.may_watch(&bot, listed).map(|v| self.snapshot(v));
+            Command::View { bot, reply } => {
+                let r = match self.readable(&bot).await {
+                    Ok(viewer) => Ok(self.snapshot(viewer)),
+                    Err(e) => Err(e),
+                };
+                let _ = reply.send(r);
+            }
+            Command::Readable { bot, reply } => {
+                let r = self.readable(&bot).await.map(|_| self.status());
                 let _ = reply.send(r);
             }
             Command::Watch {
                 bot,
                 from_seq,
-                listed,
                 reply,
             } => {
-                let r = self
-                    .watch(bot, from_seq, listed)
-                    .map(|rx| (rx, self.shared.clone()));
+                let r = match self.readable(&bot).await {
+                    Ok(_) => self
+                        .watch(bot, from_seq)
+                        .map(|rx| (rx, self.shared.clone())),
+                    Err(e) => Err(e),
+                };
                 let _ = reply.send(r);
             }
             Command::WatchBot {

@@ -111,7 +111,7 @@ impl Actor {
         // A WatchBot stream follows the tables its bot sits at: SeatLeft is the last it hears
         // of this one, listed or private. A WatchTable stream of a listed table goes on in
         // spectator form; of a private table it ends (no longer seated: no longer allowed).
-        let private = self.meta.visibility == bete_store::Visibility::Private;
+        let private = self.visibility == bete_store::Visibility::Private;
         let before = self.sinks.len();
         let meta = self.meta.clone();
         self.sinks.retain(|s| {

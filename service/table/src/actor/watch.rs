@@ -7,7 +7,7 @@ use crate::sink::{Offer, Sink, SinkTx};
 use crate::{Snapshot, TableStatus, WatchItem};
 use bete_base::status::ServerError;
 use bete_rules::{Game, Seat, Viewer};
-use bete_store::{Occupant, TableState};
+use bete_store::{Occupant, TableState, Visibility};
 use prost::bytes::Bytes;
 use std::sync::Arc;
 use tokio::sync::mpsc;
@@ -75,18 +75,36 @@ impl Actor {
         }
     }
 
-    /// A spectator may watch only listed tables (`listed`: the store lists it now); the
-    /// operator any, in the spectator's view.
-    pub(super) fn may_watch(&self, bot: &str, listed: bool) -> Result<Viewer, ServerError> {
+    /// A spectator may watch only listed tables; the operator any, in the spectator's view.
+    fn may_watch(&self, bot: &str) -> Result<Viewer, ServerError> {
         let viewer = self.viewer_of(bot);
         if viewer == Viewer::Spectator
             && bot != crate::OPERATOR
-            && !listed
-            && self.meta.visibility == bete_store::Visibility::Private
+            && self.visibility == Visibility::Private
         {
             return Err(ServerError::TablePrivate);
         }
         Ok(viewer)
+    }
+
+    /// [`Self::may_watch`], after asking the store whether a finished ladder table, private
+    /// here, was listed since it loaded: its set's rating lists it in the store, perhaps on
+    /// another node (the ladder's leader). Only a finished table can have been rated, so a
+    /// playing table never waits on the store here.
+    pub(super) async fn readable(&mut self, bot: &str) -> Result<Viewer, ServerError> {
+        let refused = match self.may_watch(bot) {
+            Err(ServerError::TablePrivate) => ServerError::TablePrivate,
+            r => return r,
+        };
+        if self.meta.ladder.is_none() || self.state() != TableState::Finished {
+            return Err(refused);
+        }
+        let stored = self.deps.store.table(self.meta.id.clone()).await?;
+        if stored.is_some_and(|t| t.table.visibility == Visibility::Listed) {
+            self.visibility = Visibility::Listed;
+            return self.may_watch(bot);
+        }
+        Err(refused)
     }
 
     pub(super) fn snapshot(&self, viewer: Viewer) -> Snapshot {
@@ -107,6 +125,7 @@ impl Actor {
     pub(super) fn status(&self) -> TableStatus {
         TableStatus {
             meta: self.meta.clone(),
+            visibility: self.visibility,
             seats: self.seats.clone(),
             state: self.state(),
             last_seq: self.last_seq(),
@@ -171,9 +190,8 @@ impl Actor {
         &mut self,
         bot: String,
         from_seq: Option<u64>,
-        listed: bool,
     ) -> Result<mpsc::Receiver<crate::Outbound>, ServerError> {
-        let viewer = self.may_watch(&bot, listed)?;
+        let viewer = self.may_watch(&bot)?;
         let last = self.last_seq();
         let backlog = match from_seq {
             Some(f) if f > last => {
