@@ -19,6 +19,7 @@ use tracing_subscriber::util::SubscriberInitExt;
 /// frees many small blocks on one thread (encoders, h2 frames, boxed per-call futures) and frees
 /// them on another, which mimalloc's per-thread pages with deferred cross-thread frees handle
 /// without locks or consolidation. See docs/benchmarks.md, "Move path, third round".
+#[cfg(feature = "mimalloc")]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
