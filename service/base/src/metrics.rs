@@ -82,6 +82,7 @@ pub struct Metrics {
     pub tables_loaded: Gauge,
     /// Waiting tables nobody joined, kept as store rows without an actor.
     pub tables_waiting_stored: Gauge,
+    pub table_handles: Gauge,
     /// Open WatchTable and WatchBot attachments.
     pub watchers: Gauge,
     /// Open SubmitActions streams (each holds a task and up to 8 buffered answers).
@@ -144,6 +145,13 @@ impl Metrics {
         let seats = Gauge::default();
         let tables_loaded = Gauge::default();
         let tables_waiting_stored = Gauge::default();
+        let table_handles = Gauge::default();
+        registry.register(
+            "table_handles",
+            "Table actors the registry holds a handle to (each is dropped as its actor stops: \
+             after unloading, a finished table keeps nothing in memory)",
+            table_handles.clone(),
+        );
         registry.register(
             "tables_loaded",
             "Table actors in memory (unfinished tables a call or a start loaded, finished ones \
@@ -319,6 +327,7 @@ impl Metrics {
             seats,
             tables_loaded,
             tables_waiting_stored,
+            table_handles,
             watchers,
             submit_streams_open,
             moves,

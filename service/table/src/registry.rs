@@ -3,7 +3,7 @@
 
 use foldhash::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex};
 
 use tokio::sync::oneshot;
 
@@ -21,7 +21,6 @@ const LOAD_SHARDS: usize = 64;
 #[derive(Debug)]
 pub struct Tables {
     pub deps: Arc<ActorDeps>,
-    map: RwLock<HashMap<String, Handle>>,
     /// Serialises the loads (and creations) of one shard's tables, so a table is never
     /// spawned twice.
     loading: Box<[tokio::sync::Mutex<()>]>,
@@ -39,7 +38,6 @@ impl Tables {
         let waiting = Waiting::new(deps.metrics.tables_waiting_stored.clone());
         Tables {
             deps,
-            map: RwLock::new(HashMap::default()),
             loading: (0..LOAD_SHARDS)
                 .map(|_| tokio::sync::Mutex::new(()))
                 .collect(),
@@ -51,8 +49,7 @@ impl Tables {
     }
 
     fn lookup(&self, id: &str) -> Option<Handle> {
-        let map = self.map.read().ok()?;
-        map.get(id).filter(|h| !h.is_closed()).cloned()
+        self.deps.loaded.get(id)
     }
 
     /// The live handle of a loaded table, if any (no load).
@@ -124,9 +121,7 @@ impl Tables {
             m.tables_claimed.inc();
             m.claim_to_playing.observe(started.elapsed().as_secs_f64());
         }
-        if let Ok(mut map) = self.map.write() {
-            map.insert(id.to_string(), handle.clone());
-        }
+        self.deps.loaded.insert(id.to_string(), handle.clone());
         for bot in seated {
             for stream in self.bot_streams(&bot) {
                 handle
@@ -164,9 +159,7 @@ impl Tables {
         let _guard = self.load_lock(&id).lock().await;
         let generation = self.generation.fetch_add(1, Ordering::Relaxed);
         let handle = create(self.deps.clone(), table, seats, bots, generation).await?;
-        if let Ok(mut map) = self.map.write() {
-            map.insert(id, handle.clone());
-        }
+        self.deps.loaded.insert(id, handle.clone());
         Ok(handle)
     }
 
@@ -193,17 +186,13 @@ impl Tables {
     }
 
     fn forget(&self, id: &str, generation: u64) {
-        if let Ok(mut map) = self.map.write()
-            && map.get(id).is_some_and(|h| h.generation == generation)
-        {
-            map.remove(id);
-        }
+        self.deps.loaded.forget(id, generation);
     }
 
     /// Another node has claimed the table: stop its actor here (it writes nothing more).
     pub async fn moved(&self, id: &str, owner: &str) {
         self.waiting.remove(id);
-        let handle = self.map.write().ok().and_then(|mut map| map.remove(id));
+        let handle = self.deps.loaded.remove(id);
         if let Some(handle) = handle {
             handle
                 .tell(Command::Moved {

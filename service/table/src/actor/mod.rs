@@ -57,6 +57,8 @@ pub struct ActorDeps {
     pub progress: Arc<bete_base::progress::Progress>,
     /// A table still waiting for its seats this long after its creation is closed.
     pub waiting_ttl: Duration,
+    /// The loaded actors' handles (the registry's map): each actor leaves it as it stops.
+    pub loaded: super::Loaded,
 }
 
 /// Load a table from the store, rebuild it by replaying its log, and start its actor.
@@ -264,7 +266,7 @@ impl Actor {
         let shared = self.shared.clone();
         let (tx, rx) = mpsc::channel(super::COMMAND_QUEUE);
         self.deps.metrics.tables_loaded.inc();
-        tokio::spawn(self.run(rx));
+        tokio::spawn(self.run(rx, generation));
         Handle {
             tx,
             shared,
@@ -424,7 +426,7 @@ impl Actor {
         }
     }
 
-    async fn run(mut self, mut rx: mpsc::Receiver<Envelope>) {
+    async fn run(mut self, mut rx: mpsc::Receiver<Envelope>, generation: u64) {
         // A table whose seats were all filled at creation (house bots) started without a join,
         // so `append` never stored it as playing, and ListTables' state filter missed it.
         if self.state() == TableState::Playing
@@ -515,5 +517,9 @@ impl Actor {
         }
         self.leave_metrics();
         self.deps.metrics.tables_loaded.dec();
+        // Closed first, so a registry entering this handle only now sees it closed and takes
+        // it out again (`Loaded::insert`).
+        drop(rx);
+        self.deps.loaded.forget(&self.meta.id, generation);
     }
 }
