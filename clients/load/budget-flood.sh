@@ -34,7 +34,7 @@ if [ -n "${SAMPLE_LOG:-}" ]; then
         "$(awk '/^VmRSS:/{print $2}' /proc/$pid/status)" \
         "$(awk '/^Anonymous:/{print $2}' /proc/$pid/smaps_rollup)" \
         "$(grep -vc '^#' <<<"$m")" \
-        "$(grep -E '^bete_tables_(loaded|waiting_stored|active) ' <<<"$m" | tr ' ' '=' | tr '\n' ' ')"
+        "$(grep -E '^bete_(tables_loaded|tables_waiting_stored|tables_active|table_handles) ' <<<"$m" | tr ' ' '=' | tr '\n' ' ')"
       sleep "${SAMPLE_SECS:-30}"
     done >>"$SAMPLE_LOG"
   ) &
@@ -42,4 +42,4 @@ if [ -n "${SAMPLE_LOG:-}" ]; then
 fi
 timeout $(( ${BASELINE:-30} + ${DURATION:-300} + 60 )) "$py" "$here/budget-flood.py" --port "$port" \
   --pid "$pid" --baseline "${BASELINE:-30}" --duration "${DURATION:-300}" --workers "${WORKERS:-8}"
-curl -s "http://127.0.0.1:$metrics/metrics" | grep -E '^bete_(tables_loaded|tables_waiting_stored|tables_active|refusals_delayed_total)' | head -20 || true
+curl -s "http://127.0.0.1:$metrics/metrics" | grep -E '^bete_(tables_loaded|tables_waiting_stored|tables_active|table_handles|refusals_delayed_total)' | head -20 || true
