@@ -1,7 +1,7 @@
 //! A finished table leaves nothing in memory once its actor unloads (issue 26): the registry's
 //! handle to the actor goes with it. Before, every finished table's handle (its command channel
 //! and facts) stayed in the registry for the life of the server, and the memory of a server
-//! under normal play grew by ≈ 15 KiB per match for ever (docs/security.md).
+//! under normal play grew by ≈ 8 KiB per match for ever (docs/security.md).
 #![allow(clippy::unwrap_used)]
 
 mod common;

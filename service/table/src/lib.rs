@@ -307,7 +307,7 @@ impl Shared {
 
 /// The handles of the loaded table actors, by table id. An actor takes its own entry out as it
 /// stops (idle unload, a move, a broken table): an entry kept after that held the actor's
-/// command channel and table facts for the life of the server, ≈ 15 KiB per finished table
+/// command channel and table facts for the life of the server, ≈ 8 KiB per finished table
 /// (docs/security.md, "What the normal play's memory was").
 #[derive(Debug)]
 pub struct Loaded {
