@@ -18,7 +18,9 @@ use tracing_subscriber::util::SubscriberInitExt;
 /// half of it in the slow path (`malloc_consolidate`, `unlink_chunk`): the move path allocates and
 /// frees many small blocks on one thread (encoders, h2 frames, boxed per-call futures) and frees
 /// them on another, which mimalloc's per-thread pages with deferred cross-thread frees handle
-/// without locks or consolidation. See docs/benchmarks.md, "Move path, third round".
+/// without locks or consolidation. See docs/benchmarks.md, "Move path, third round". The
+/// `mimalloc` feature is on by default; without it (`--no-default-features`) the system allocator
+/// serves, which heap profilers that hook malloc see (docs/security.md, issue 26's heap profile).
 #[cfg(feature = "mimalloc")]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
