@@ -148,7 +148,7 @@ pub async fn run(
         limits: limits.clone(),
         progress,
         waiting_ttl: config.waiting_ttl,
-        loaded: crate::table::Loaded::new(metrics.table_handles.clone()),
+        loaded: bete_table::Loaded::new(metrics.table_handles.clone()),
     });
     let tables = Arc::new(Tables::new(deps));
     let recovered = tables.recover().await?;
