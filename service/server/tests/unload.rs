@@ -14,15 +14,7 @@ use common::*;
 const MATCHES: usize = 12;
 
 async fn finished(c: &mut Client, id: &str) -> bool {
-    let t = c
-        .get_table(pb::GetTableRequest {
-            table_id: id.into(),
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .table
-        .unwrap();
+    let t = describe(c, id).await;
     t.state == pb::TableState::Finished as i32
 }
 

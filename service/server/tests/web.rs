@@ -36,15 +36,7 @@ async fn house_table(bot: &mut Client, visibility: pb::Visibility) -> String {
 /// Waits (at most 20 s) until table `id` is finished.
 async fn finished(c: &mut Client, id: &str) {
     for _ in 0..2000 {
-        let t = c
-            .get_table(pb::GetTableRequest {
-                table_id: id.into(),
-            })
-            .await
-            .unwrap()
-            .into_inner()
-            .table
-            .unwrap();
+        let t = describe(c, id).await;
         if t.state == pb::TableState::Finished as i32 {
             return;
         }

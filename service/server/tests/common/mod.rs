@@ -199,6 +199,18 @@ pub async fn seated(c: &mut Client, req: pb::CreateTableRequest) -> String {
     id
 }
 
+/// Table `id` as GetTable describes it to `c`.
+pub async fn describe(c: &mut Client, id: &str) -> pb::Table {
+    c.get_table(pb::GetTableRequest {
+        table_id: id.into(),
+    })
+    .await
+    .unwrap()
+    .into_inner()
+    .table
+    .unwrap()
+}
+
 /// A `seats`-seat table of `ruleset` with random house bots in every seat but 0, a decision
 /// deadline of `deadline_ms` and the fixed seed `seed`.
 pub fn against_house(
