@@ -76,13 +76,23 @@ impl std::fmt::Debug for Server {
 ///
 /// Taken below the kernel's usual ephemeral range (32768 and up): a port handed out for
 /// `bind(:0)` and dropped may be taken at once by any outgoing connection of the machine as
-/// its own port, and the server would then fail to bind it.
+/// its own port, and the server would then fail to bind it. A port is handed out once in this
+/// process, so the nodes of one cluster never share one.
 fn free_port() -> Result<u16, LoadError> {
     use rand::Rng;
+    static GIVEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
     let mut rng = rand::rng();
+    // A poisoned list is still a list of ports given out.
+    let mut given = GIVEN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     for _ in 0..1_000 {
         let port = rng.random_range(10_000..30_000);
+        if given.contains(&port) {
+            continue;
+        }
         if let Ok(l) = std::net::TcpListener::bind(("127.0.0.1", port)) {
+            given.push(port);
             return Ok(l.local_addr()?.port());
         }
     }

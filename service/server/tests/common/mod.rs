@@ -336,13 +336,21 @@ pub fn timeout<F: std::future::Future>(secs: u64, f: F) -> tokio::time::Timeout<
 /// for `bind(:0)` is free again once dropped, and any outgoing connection of the machine (a
 /// pool's, a client's) may take it as its own port before the server binds it; the server then
 /// dies at start with "address in use", resetting whatever connected meanwhile. Below the range
-/// only another test picking the same random port can collide.
+/// only a test of another process picking the same random port can collide: a port is handed
+/// out once in this process (two tests running at once handed the same port would have one's
+/// server answer the other's calls: a web listener that failed to bind is only seen at stop).
 pub fn free_addr() -> SocketAddr {
+    static GIVEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
     loop {
         let mut b = [0u8; 2];
         getrandom::fill(&mut b).unwrap();
         let port = 10_000 + u16::from_le_bytes(b) % 20_000;
+        let mut given = GIVEN.lock().unwrap();
+        if given.contains(&port) {
+            continue;
+        }
         if let Ok(l) = std::net::TcpListener::bind(("127.0.0.1", port)) {
+            given.push(port);
             return l.local_addr().unwrap();
         }
     }
