@@ -1,34 +1,34 @@
 //! A group commit on PostgreSQL: every write of a batch in one transaction, and the batch's
 //! log entries behind the fence in one statement.
 //!
-//! The fence, the entry counts and the log rows go in one statement: each table's row is
-//! locked and checked (owner, epoch, entries, and this node's lease by PostgreSQL's clock),
-//! and only if every table passes are the counts moved on and the entries inserted. A batch of
-//! moves alone (the common case) is that one statement, committed on its own: one round trip
-//! per group commit, and no row lock outlives it, so a node frozen right after sending it
-//! holds up no peer. A batch with other writes (a table created, a seat taken) runs in a
-//! transaction, whose locks PostgreSQL frees if the node freezes before committing
-//! (`idle_in_transaction_session_timeout`, pg_lease.rs).
+//! The fence and the log rows go in one statement: each table's row is locked and checked
+//! (owner, epoch, this node's lease by PostgreSQL's clock, and that its log ends right before
+//! the batch's first entry), and the entries go in; unless every table passed, the statement
+//! aborts and leaves nothing. A batch of moves alone (the common case) is that one statement,
+//! committed on its own: one round trip per group commit, and no row lock outlives it, so a
+//! node frozen right after sending it holds up no peer. A batch with other writes (a table
+//! created, a seat taken) runs in a transaction, whose locks PostgreSQL frees if the node
+//! freezes before committing (`idle_in_transaction_session_timeout`, pg_lease.rs).
 
 use sqlx::{PgConnection, Row};
 
 use super::{LogEntry, StoreError, WriteOp, WriterCtx, apply, pg, update_seats};
 use crate::pg_lease::LocalLease;
 
-/// A schema step for the group commits: every commit updates the row of each table it appends
-/// to (its entry count), so `tables` keeps half of each page free. An update then stays on its
+/// A schema step for the group commits as they were until the count moved to the log's own key
+/// (below): every commit updated the row of each table it appended to, so `tables` keeps half
+/// of each page free. An update then stays on its
 /// row's page and touches no index (a HOT update): with full pages, a quarter of them moved
 /// the row and inserted into each of the table's five indexes, half of all the index work of
 /// a run of moves (`pg_waldump --stats`, docs/benchmarks.md). Pages written before this step
 /// keep their fill until the table is rewritten (`VACUUM FULL tables`).
 pub(super) const MIGRATION: &str = "ALTER TABLE tables SET (fillfactor = 50);";
 
-/// The batch's appends to one table: its first seq, how many, and the newest's `last_seq`.
+/// The batch's appends to one table: its first seq, and how many.
 struct TableRun {
     table: String,
     first: i64,
     n: i64,
-    last_seq: i64,
 }
 
 /// The appends of a batch, by table and as log rows.
@@ -41,44 +41,61 @@ struct Appends {
     lasts: Vec<i64>,
 }
 
-/// The fence and the log rows of a batch, as one statement. `fence` locks each table's row
-/// (in id order, so two statements never wait on each other in a cycle); `ok` checks the
-/// locked rows (owner, epoch, entries: the newest versions, which PostgreSQL re-reads when it
-/// had to wait for a lock) and the lease; the counts move and the rows go in only when every
-/// table passed.
+/// The fence and the log rows of a batch, as one statement. `fence` locks each table's row,
+/// found by its id, and keeps those that pass: owned by this node at the epoch it holds, with
+/// its log ending right before the batch's first entry (the log's key, read backwards), while
+/// this node's lease is live by PostgreSQL's clock. The rows go in, and unless every table
+/// passed, [`REFUSED`] aborts the statement, so that nothing of it stays.
 ///
-/// Written for one plan whatever the batch (checked with `EXPLAIN`, docs/benchmarks.md):
-/// - every `tables` row is found by `tables_id_key` (`id = ANY(...)`): the owner's test is on
-///   the locked rows, not in the scan's `WHERE`, where a planner without statistics (a young
-///   database) chose the `tables_owner` index and read every row the node holds, each commit;
-/// - the arrays come in through sub-selects, so the planner cannot see their lengths: a plan
-///   made for one batch costs what a generic plan costs, and PostgreSQL keeps the generic plan
-///   of the prepared statement instead of planning every execution anew (it did, ≈ 0.5 ms a
-///   commit, since a custom plan for a small batch looked cheaper than the generic one).
-const APPEND: &str = "\
+/// A move is a log row and its key, and a lock on its table's row: no table row is updated
+/// (the count of a table's entries is its log's last key), so no new row version, no pruning.
+/// Rows are locked in id order (the runs are sorted; the plan visits them in `u`'s order), so
+/// two statements never wait on each other in a cycle.
+///
+/// Written for one plan whatever the statistics (`plans_stay_on_their_keys` checks it): each
+/// row, and each log's last key, is looked up one id at a time (a lateral subquery the planner
+/// can neither turn into a scan nor push the owner's test into). With `id = ANY(...)` or a
+/// join on `id`, the generic plan a connection made while `tables` was young (a scan of every
+/// row, or of every row the node holds by `tables_owner`) stayed for the life of the
+/// connection: most of PostgreSQL's CPU in a run of 1,000 tables (docs/benchmarks.md).
+pub(super) const APPEND: &str = "\
 WITH u AS MATERIALIZED ( \
-    SELECT * FROM UNNEST((SELECT $1::text[]), (SELECT $2::int8[]), (SELECT $3::int8[]), \
-                         (SELECT $4::int8[]), (SELECT $5::int8[])) \
-        AS u(id, first, n, last_seq, epoch)), \
+    SELECT * FROM UNNEST($1::text[], $2::int8[], $3::int8[]) AS u(id, first, epoch)), \
 fence AS MATERIALIZED ( \
-    SELECT t.id, t.owner, t.epoch, t.entries FROM tables t \
-    WHERE t.id = ANY(ARRAY(SELECT id FROM u)) \
-      AND EXISTS (SELECT 1 FROM nodes me WHERE me.id = $6 AND me.incarnation = $7 \
+    SELECT u.id FROM u CROSS JOIN LATERAL \
+        (SELECT t.owner, t.epoch FROM tables t WHERE t.id = u.id OFFSET 0 FOR UPDATE) t \
+    WHERE EXISTS (SELECT 1 FROM nodes me WHERE me.id = $4 AND me.incarnation = $5 \
                   AND me.lease_until > clock_timestamp()) \
-    ORDER BY t.id FOR UPDATE OF t), \
-ok AS MATERIALIZED ( \
-    SELECT count(*) = (SELECT count(*) FROM u) AS whole FROM fence f JOIN u ON u.id = f.id \
-    WHERE f.owner = $6 AND f.epoch = u.epoch AND f.entries = u.first), \
-moved AS ( \
-    UPDATE tables t SET entries = u.first + u.n, last_seq = u.last_seq FROM u, ok \
-    WHERE ok.whole AND t.id = ANY(ARRAY(SELECT id FROM u)) AND t.id = u.id), \
+      AND t.owner = $4 AND t.epoch = u.epoch \
+      AND u.first = COALESCE((SELECT l.seq + 1 FROM log l WHERE l.table_id = u.id \
+                              ORDER BY l.seq DESC LIMIT 1), 0)), \
+whole AS MATERIALIZED ( \
+    SELECT (SELECT count(*) FROM fence) = cardinality($1::text[]) AS whole), \
 logged AS ( \
     INSERT INTO log (table_id, seq, payload, last_seq) \
-    SELECT r.table_id, r.seq, r.payload, r.last_seq \
-    FROM UNNEST((SELECT $8::text[]), (SELECT $9::int8[]), (SELECT $10::text[]), \
-                (SELECT $11::int8[])) AS r(table_id, seq, payload, last_seq), ok \
-    WHERE ok.whole) \
-SELECT whole FROM ok";
+    SELECT r.* FROM UNNEST($6::text[], $7::int8[], $8::text[], $9::int8[]) \
+        AS r(table_id, seq, payload, last_seq), whole WHERE whole.whole) \
+SELECT CASE WHEN whole THEN true ELSE bete_refused() END FROM whole";
+
+/// A schema step: the group commit's functions (PL/pgSQL, which every PostgreSQL database has).
+/// `bete_refused` aborts a refused group commit ([`APPEND`]), raising [`REFUSED`]: SQL alone
+/// cannot raise. `bete_take_seats` takes a batch's seats one by one, each by its key: as one
+/// `UPDATE ... FROM UNNEST(...)`, the generic plan a connection made while `seats` was young
+/// hashed the batch and read every seat of every table, each batch, for the life of the
+/// connection (`plans_stay_on_their_keys`).
+pub(super) const FUNCTIONS_MIGRATION: &str = "\
+CREATE OR REPLACE FUNCTION bete_refused() RETURNS boolean LANGUAGE plpgsql VOLATILE AS $$ \
+BEGIN RAISE EXCEPTION 'a group commit refused by its fence' USING ERRCODE = 'BT001'; END $$; \
+CREATE OR REPLACE FUNCTION bete_take_seats(at_tables text[], at_seats int8[], by_bots text[]) \
+RETURNS void LANGUAGE plpgsql VOLATILE AS $$ \
+BEGIN \
+    FOR i IN 1 .. cardinality(at_tables) LOOP \
+        UPDATE seats SET bot_id = by_bots[i] WHERE table_id = at_tables[i] AND seat = at_seats[i]; \
+    END LOOP; \
+END $$;";
+
+/// The SQLSTATE of a refused group commit (`bete_refused`).
+const REFUSED: &str = "BT001";
 
 impl Appends {
     fn push(
@@ -92,10 +109,7 @@ impl Appends {
             .map_err(|e| StoreError::Corrupt(format!("cannot encode log entry: {e}")))?;
         let (seq, last) = (seq as i64, last_seq as i64);
         match self.runs.iter_mut().find(|r| r.table == table) {
-            Some(run) if run.first + run.n == seq => {
-                run.n += 1;
-                run.last_seq = last;
-            }
+            Some(run) if run.first + run.n == seq => run.n += 1,
             Some(_) => {
                 return Err(StoreError::Corrupt(format!(
                     "table {table}: log entry {seq} out of sequence in one batch"
@@ -105,7 +119,6 @@ impl Appends {
                 table: table.to_string(),
                 first: seq,
                 n: 1,
-                last_seq: last,
             }),
         }
         self.tables.push(table.to_string());
@@ -123,14 +136,10 @@ impl Appends {
         self.runs.sort_by(|a, b| a.table.cmp(&b.table));
         let ids: Vec<&str> = self.runs.iter().map(|r| r.table.as_str()).collect();
         let firsts: Vec<i64> = self.runs.iter().map(|r| r.first).collect();
-        let ns: Vec<i64> = self.runs.iter().map(|r| r.n).collect();
-        let lasts: Vec<i64> = self.runs.iter().map(|r| r.last_seq).collect();
         let epochs: Vec<i64> = self.runs.iter().map(|r| ctx.epoch(&r.table)).collect();
-        let whole: bool = sqlx::query_scalar(APPEND)
+        let written = sqlx::query_scalar::<_, bool>(APPEND)
             .bind(&ids)
             .bind(&firsts)
-            .bind(&ns)
-            .bind(&lasts)
             .bind(&epochs)
             .bind(&ctx.node.id)
             .bind(&*ctx.incarnation)
@@ -139,12 +148,13 @@ impl Appends {
             .bind(&self.payloads)
             .bind(&self.lasts)
             .fetch_one(&mut *conn)
-            .await
-            .map_err(pg)?;
-        if whole {
-            Ok(())
-        } else {
-            Err(why_refused(ctx, &self.runs, &epochs).await)
+            .await;
+        match written {
+            Ok(_) => Ok(()),
+            Err(sqlx::Error::Database(e)) if e.code().as_deref() == Some(REFUSED) => {
+                Err(why_refused(ctx, &self.runs, &epochs).await)
+            }
+            Err(e) => Err(pg(e)),
         }
     }
 }
@@ -165,17 +175,13 @@ impl SeatsTaken {
     }
 
     async fn write(&self, conn: &mut PgConnection) -> Result<(), StoreError> {
-        sqlx::query(
-            "UPDATE seats s SET bot_id = v.bot \
-             FROM UNNEST($1::text[], $2::int8[], $3::text[]) AS v(table_id, seat, bot) \
-             WHERE s.table_id = v.table_id AND s.seat = v.seat",
-        )
-        .bind(&self.tables)
-        .bind(&self.seats)
-        .bind(&self.bots)
-        .execute(conn)
-        .await
-        .map_err(pg)?;
+        sqlx::query("SELECT bete_take_seats($1, $2, $3)")
+            .bind(&self.tables)
+            .bind(&self.seats)
+            .bind(&self.bots)
+            .execute(conn)
+            .await
+            .map_err(pg)?;
         Ok(())
     }
 }
@@ -299,10 +305,13 @@ async fn why_refused(ctx: &WriterCtx, runs: &[TableRun], epochs: &[i64]) -> Stor
         Err(e) => return pg(e),
     }
     for (run, epoch) in runs.iter().zip(epochs) {
-        let row = sqlx::query("SELECT owner, epoch, entries FROM tables WHERE id = $1")
-            .bind(&run.table)
-            .fetch_optional(&ctx.pool)
-            .await;
+        let row = sqlx::query(
+            "SELECT owner, epoch, (SELECT COALESCE(max(seq) + 1, 0) FROM log \
+             WHERE table_id = $1) AS entries FROM tables WHERE id = $1",
+        )
+        .bind(&run.table)
+        .fetch_optional(&ctx.pool)
+        .await;
         let row = match row {
             Ok(Some(row)) => row,
             Ok(None) => {

@@ -28,6 +28,9 @@ use tokio::sync::{mpsc, oneshot};
 #[path = "pg_append.rs"]
 mod append;
 mod cluster;
+#[cfg(test)]
+#[path = "pg_plans.rs"]
+mod plans;
 mod schema;
 mod writer;
 
@@ -242,7 +245,7 @@ impl PgStore {
 }
 
 pub(crate) fn table_from_row(row: &PgRow) -> Result<(i64, TableRow), StoreError> {
-    super::rows::postgres::table_from_row(row, row.try_get("last_seq")?)
+    super::rows::postgres::table_from_row(row, row.try_get("latest_seq")?)
 }
 
 impl PgStore {
@@ -278,6 +281,17 @@ impl PgStore {
     }
 }
 
+/// The tables a bot sits at, unfinished or named. Its seats by `seats_bot`, and each seat's
+/// table by `tables_id_key`, one at a time (a bot sits at most once at a table): a lateral
+/// lookup, which no plan turns into a scan. Joined, or as `id = ANY(...)`, the generic plan a
+/// connection made while `tables` was young read every row of it, each seat taken, for the
+/// life of the connection (docs/benchmarks.md; `plans` tests it).
+pub(crate) const TABLES_OF_BOT: &str = "\
+SELECT t.id FROM seats s CROSS JOIN LATERAL \
+    (SELECT t.id, t.cursor FROM tables t WHERE t.id = s.table_id \
+       AND (t.state <> 'finished' OR t.id = ANY($2)) OFFSET 0) t \
+WHERE s.bot_id = $1 ORDER BY t.cursor";
+
 impl Store for PgStore {
     crate::reads::store_methods!(dialect = postgres, err = pg, pool = pool);
 
@@ -294,20 +308,12 @@ impl Store for PgStore {
 
     fn tables_of_bot(&self, bot: String, resume: Vec<String>) -> StoreFuture<'_, Vec<String>> {
         Box::pin(async move {
-            // The bot's tables looked up by `tables_id_key`, from its seats (a bot sits at
-            // most once at a table): joined to `seats` instead, the planner hashed every row
-            // of `tables`, each seat taken (`EXPLAIN`, docs/benchmarks.md).
-            sqlx::query_scalar(
-                "SELECT t.id FROM tables t \
-                 WHERE t.id = ANY(ARRAY(SELECT s.table_id FROM seats s WHERE s.bot_id = $1)) \
-                   AND (t.state <> 'finished' OR t.id = ANY($2)) \
-                 ORDER BY t.cursor",
-            )
-            .bind(bot)
-            .bind(resume)
-            .fetch_all(&self.pool)
-            .await
-            .map_err(pg)
+            sqlx::query_scalar(TABLES_OF_BOT)
+                .bind(bot)
+                .bind(resume)
+                .fetch_all(&self.pool)
+                .await
+                .map_err(pg)
         })
     }
 

@@ -10,6 +10,14 @@
 //! [`store_methods!`] then writes the `Store` methods that are the same in both, reads and
 //! writes, so that each back end's `impl Store` holds only what differs.
 
+/// A table's seats, with each bot's registered name: each name by its bot's key, seat by seat.
+/// As a join, a generic plan PostgreSQL made while `bots` was small read all of it for every
+/// table loaded (`postgres/plans` tests it).
+pub(crate) const SEATS_OF: &str = "\
+SELECT s.seat, s.bot_id, s.house, s.strikes, \
+       (SELECT b.name FROM bots b WHERE b.id = s.bot_id) AS name \
+FROM seats s WHERE s.table_id = $1 ORDER BY s.seat";
+
 macro_rules! reads {
     (
         dialect = $dialect:ident,
@@ -256,14 +264,11 @@ macro_rules! reads {
             pool: &Pool<sqlx::$db>,
             table: &str,
         ) -> Result<Vec<SeatRow>, StoreError> {
-            let rows = sqlx::query(
-                "SELECT s.seat, s.bot_id, s.house, s.strikes, b.name FROM seats s \
-                 LEFT JOIN bots b ON b.id = s.bot_id WHERE s.table_id = $1 ORDER BY s.seat",
-            )
-            .bind(table)
-            .fetch_all(pool)
-            .await
-            .map_err($err)?;
+            let rows = sqlx::query(crate::reads::SEATS_OF)
+                .bind(table)
+                .fetch_all(pool)
+                .await
+                .map_err($err)?;
             rows.iter()
                 .map(|r| {
                     let seat: i64 = r.try_get("seat")?;
@@ -678,14 +683,16 @@ pub(crate) mod sqlite {
     );
 }
 
-/// For `postgres/`: each table's row keeps its own `last_seq`.
+/// For `postgres/`: a table's latest seq is its log's last entry's (by the log's key), or the
+/// row's own from its creation while it has no log.
 pub(crate) mod postgres {
     reads!(
         dialect = postgres,
         row = sqlx::postgres::PgRow,
         db = Postgres,
         err = crate::postgres::pg,
-        tables = "SELECT * FROM tables t",
+        tables = "SELECT t.*, COALESCE((SELECT l.last_seq FROM log l WHERE l.table_id = t.id \
+                  ORDER BY l.seq DESC LIMIT 1), t.last_seq) AS latest_seq FROM tables t",
         table_from_row = crate::postgres::table_from_row,
         text = "::text",
         log = "SELECT seq, payload FROM log WHERE table_id = $1 ORDER BY seq",

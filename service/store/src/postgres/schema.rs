@@ -157,6 +157,8 @@ CREATE TABLE bots_online (
     crate::strikes::MIGRATION,
     // Room on each page of `tables` for the group commits' updates (pg_append.rs).
     super::append::MIGRATION,
+    // The group commit's functions: its abort when refused, its seats taken (pg_append.rs).
+    super::append::FUNCTIONS_MIGRATION,
 ];
 
 /// Applies the steps this database lacks; refuses a newer binary's schema.
