@@ -43,12 +43,16 @@ struct Appends {
 
 /// The fence and the log rows of a batch, as one statement. `fence` locks each table's row,
 /// found by its id, and keeps those that pass: owned by this node at the epoch it holds, with
-/// its log ending right before the batch's first entry (the log's key, read backwards), while
-/// this node's lease is live by PostgreSQL's clock. The rows go in, and unless every table
-/// passed, [`REFUSED`] aborts the statement, so that nothing of it stays.
+/// the entry before the batch's first in its log, while this node's lease is live by
+/// PostgreSQL's clock. The rows go in, and unless every table passed, [`REFUSED`] aborts the
+/// statement, so that nothing of it stays; an entry whose seq its log has already is refused
+/// by the log's key ([`UNIQUE_VIOLATION`]), so the log stays whole without its count.
 ///
-/// A move is a log row and its key, and a lock on its table's row: no table row is updated
-/// (the count of a table's entries is its log's last key), so no new row version, no pruning.
+/// A move is a log row and its key, and a lock on its table's row: no table row is updated,
+/// so no new row version, no pruning. The entry before is looked up by its whole key: read as
+/// the log's last key (`ORDER BY seq DESC LIMIT 1`), PostgreSQL read every entry of the table
+/// on the key's last page, a fifth of its CPU in a run (`perf`, docs/benchmarks.md). (A scalar
+/// subquery, not `EXISTS`, which the planner hashed: every key of the log, each commit.)
 /// Rows are locked in id order (the runs are sorted; the plan visits them in `u`'s order), so
 /// two statements never wait on each other in a cycle.
 ///
@@ -67,8 +71,8 @@ fence AS MATERIALIZED ( \
     WHERE EXISTS (SELECT 1 FROM nodes me WHERE me.id = $4 AND me.incarnation = $5 \
                   AND me.lease_until > clock_timestamp()) \
       AND t.owner = $4 AND t.epoch = u.epoch \
-      AND u.first = COALESCE((SELECT l.seq + 1 FROM log l WHERE l.table_id = u.id \
-                              ORDER BY l.seq DESC LIMIT 1), 0)), \
+      AND (u.first = 0 OR (SELECT true FROM log l \
+                           WHERE l.table_id = u.id AND l.seq = u.first - 1 LIMIT 1))), \
 whole AS MATERIALIZED ( \
     SELECT (SELECT count(*) FROM fence) = cardinality($1::text[]) AS whole), \
 logged AS ( \
@@ -96,6 +100,8 @@ END $$;";
 
 /// The SQLSTATE of a refused group commit (`bete_refused`).
 const REFUSED: &str = "BT001";
+/// The SQLSTATE of a key taken: an entry's seq already in its table's log.
+const UNIQUE_VIOLATION: &str = "23505";
 
 impl Appends {
     fn push(
@@ -151,7 +157,9 @@ impl Appends {
             .await;
         match written {
             Ok(_) => Ok(()),
-            Err(sqlx::Error::Database(e)) if e.code().as_deref() == Some(REFUSED) => {
+            Err(sqlx::Error::Database(e))
+                if matches!(e.code().as_deref(), Some(REFUSED | UNIQUE_VIOLATION)) =>
+            {
                 Err(why_refused(ctx, &self.runs, &epochs).await)
             }
             Err(e) => Err(pg(e)),
@@ -306,8 +314,8 @@ async fn why_refused(ctx: &WriterCtx, runs: &[TableRun], epochs: &[i64]) -> Stor
     }
     for (run, epoch) in runs.iter().zip(epochs) {
         let row = sqlx::query(
-            "SELECT owner, epoch, (SELECT COALESCE(max(seq) + 1, 0) FROM log \
-             WHERE table_id = $1) AS entries FROM tables WHERE id = $1",
+            "SELECT owner, epoch, (SELECT count(*) FROM log WHERE table_id = $1) AS entries \
+             FROM tables WHERE id = $1",
         )
         .bind(&run.table)
         .fetch_optional(&ctx.pool)

@@ -12,10 +12,11 @@
 
 /// A table's seats, with each bot's registered name: each name by its bot's key, seat by seat.
 /// As a join, a generic plan PostgreSQL made while `bots` was small read all of it for every
-/// table loaded (`postgres/plans` tests it).
+/// table loaded (`postgres/plans` tests it). (No `AS`: statements may be logged, and the log
+/// must hold no card's code, `tests/hidden.rs`.)
 pub(crate) const SEATS_OF: &str = "\
 SELECT s.seat, s.bot_id, s.house, s.strikes, \
-       (SELECT b.name FROM bots b WHERE b.id = s.bot_id) AS name \
+       (SELECT b.name FROM bots b WHERE b.id = s.bot_id) bot_name \
 FROM seats s WHERE s.table_id = $1 ORDER BY s.seat";
 
 macro_rules! reads {
@@ -275,7 +276,7 @@ macro_rules! reads {
                     let bot: Option<String> = r.try_get("bot_id")?;
                     let house: Option<String> = r.try_get("house")?;
                     let strikes: i64 = r.try_get("strikes")?;
-                    let bot_name: Option<String> = r.try_get("name")?;
+                    let bot_name: Option<String> = r.try_get("bot_name")?;
                     let name = match (&bot, &house) {
                         (Some(_), _) => bot_name.unwrap_or_default(),
                         (None, Some(h)) => format!("house:{h}"),
@@ -692,7 +693,7 @@ pub(crate) mod postgres {
         db = Postgres,
         err = crate::postgres::pg,
         tables = "SELECT t.*, COALESCE((SELECT l.last_seq FROM log l WHERE l.table_id = t.id \
-                  ORDER BY l.seq DESC LIMIT 1), t.last_seq) AS latest_seq FROM tables t",
+                  ORDER BY l.seq DESC LIMIT 1), t.last_seq) latest_seq FROM tables t",
         table_from_row = crate::postgres::table_from_row,
         text = "::text",
         log = "SELECT seq, payload FROM log WHERE table_id = $1 ORDER BY seq",
