@@ -16,6 +16,7 @@ pub mod forward;
 pub mod invitation;
 pub mod limits;
 pub mod replay;
+pub mod seated;
 pub mod serve;
 pub mod server;
 pub mod service;

@@ -187,6 +187,8 @@ pub struct Limits {
     /// Who holds each unfinished table made by CreateTable here: its address's and account's
     /// budgets, and the server's count of unfinished tables.
     holders: Mutex<Holders>,
+    /// Each bot's count of seats, for `seats_per_bot` (seated.rs).
+    pub seated: crate::seated::SeatCounts,
     /// Bots and accounts registered per address (the count budgets).
     bot_counts: AddressCounts,
     account_counts: AddressCounts,
@@ -236,6 +238,7 @@ impl Limits {
             streams: Arc::new(Mutex::new(HashMap::new())),
             open: Mutex::new(HashMap::new()),
             holders: Mutex::new(Holders::default()),
+            seated: crate::seated::SeatCounts::default(),
             bot_counts: AddressCounts::new(
                 "bots_per_address",
                 "your address has registered as many bots today as it may",

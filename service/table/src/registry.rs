@@ -8,7 +8,9 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
 
 use crate::waiting::{self, Kept, Waiting};
-use crate::{ActorDeps, BotStream, Command, Handle, Seating, TableStatus, create, spawn};
+use crate::{
+    ActorDeps, BotStream, Command, Handle, Seating, TableMeta, TableStatus, create, spawn,
+};
 use bete_base::status::ServerError;
 use bete_store::{Claim, LogEntry, Occupant, SeatRow, StoredTable, TableRow, TableState};
 
@@ -316,13 +318,16 @@ impl Tables {
 
     /// JoinTable's seat: the first join of a waiting table kept as its row is checked and
     /// stored as its actor would, without loading it (unless it fills the table, which starts
-    /// the match); every other join is the actor's.
+    /// the match); every other join is the actor's. `admit` checks the caller against the
+    /// table's facts (its invitation) first, from the row the join reads or from the actor: a
+    /// look of the caller's own beforehand read a kept table's row twice a join.
     pub async fn join(
         &self,
         id: &str,
         bot: &str,
         name: &str,
         seat: Option<u8>,
+        admit: &(dyn Fn(&TableMeta) -> Result<(), ServerError> + Send + Sync),
     ) -> Result<(u8, TableStatus), ServerError> {
         if self.lookup(id).is_none() && self.waiting.contains(id) {
             // As a load does: a concurrent join or load of this table waits for this one.
@@ -333,7 +338,10 @@ impl Tables {
                 && bete_store::clock::now_ms() < kept.expires_at_ms
                 && let Some(stored) = self.deps.store.table(id.to_string()).await?
                 && waiting::may_stay_stored(&stored, &[])
-                && let Some((seat, status, entry)) = crate::join_stored(
+                && let Some(status) = self.peek(&stored, &[])
+            {
+                admit(&status.meta)?;
+                if let Some((seat, status, entry)) = crate::join_stored(
                     self.deps.clone(),
                     &stored,
                     bot.to_string(),
@@ -341,11 +349,15 @@ impl Tables {
                     seat,
                 )
                 .await?
-            {
-                self.waiting.joined(id, entry);
-                return Ok((seat, status));
+                {
+                    self.waiting.joined(id, entry);
+                    return Ok((seat, status));
+                }
             }
         }
+        // The actor's facts (loading it if need be), then its join.
+        let status = self.call(id, |reply| Command::Status { reply }).await?;
+        admit(&status.meta)?;
         self.call(id, |reply| Command::Join {
             bot: bot.to_string(),
             name: name.to_string(),

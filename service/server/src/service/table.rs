@@ -177,16 +177,11 @@ impl TableService for TableApi {
             let bot = api.begin(&request).await?;
             let req = request.into_inner();
             let id = table_id(&req.table_id)?;
-            let limit = api.limits().config.seats_per_bot;
-            if limit > 0 {
-                let seated = api.store.tables_of_bot(bot.id.clone(), Vec::new()).await?;
-                if seated.len() >= limit && !seated.contains(&id) {
-                    return Err(ServerError::TooManyTables {
-                        what: "seated",
-                        limit,
-                    });
-                }
-            }
+            let limits = api.limits();
+            limits
+                .seated
+                .admit(&*api.store, &bot.id, &id, limits.config.seats_per_bot)
+                .await?;
             let seat =
                 match req.seat {
                     None => None,
@@ -194,9 +189,14 @@ impl TableService for TableApi {
                         ServerError::field("seat", format!("seat {s} does not exist"))
                     })?),
                 };
-            let table = api.status(&id).await?;
-            crate::invitation::check_join(&table.meta, &bot.id, &req.invitation_code)?;
-            let (seat, status) = api.tables.join(&id, &bot.id, &bot.name, seat).await?;
+            let admit = |meta: &bete_table::TableMeta| {
+                crate::invitation::check_join(meta, &bot.id, &req.invitation_code)
+            };
+            let (seat, status) = api
+                .tables
+                .join(&id, &bot.id, &bot.name, seat, &admit)
+                .await?;
+            limits.seated.taken(&bot.id);
             api.tables.attach_bot_streams(&bot.id, &id).await;
             tracing::info!(table = %id, seat, "seat taken");
             Ok(pb::JoinTableResponse {
