@@ -57,7 +57,7 @@ struct Appends {
 /// two statements never wait on each other in a cycle.
 ///
 /// Written for one plan whatever the statistics (`plans_stay_on_their_keys` checks it): each
-/// row, and each log's last key, is looked up one id at a time (a lateral subquery the planner
+/// row, and each entry before, is looked up one key at a time (a lateral subquery the planner
 /// can neither turn into a scan nor push the owner's test into). With `id = ANY(...)` or a
 /// join on `id`, the generic plan a connection made while `tables` was young (a scan of every
 /// row, or of every row the node holds by `tables_owner`) stayed for the life of the

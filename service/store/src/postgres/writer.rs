@@ -117,7 +117,9 @@ pub(super) async fn apply(
     match op {
         WriteOp::CreateTable(t, seats, log) => {
             // The creating node owns the table from the start, at epoch 1; its first entries
-            // (the seats the server filled) go in with it.
+            // (the seats the server filled) go in with it. `entries` and `last_seq` are the
+            // row's as created: the fence reads the log itself (pg_append.rs), and reads take a
+            // table's latest seq from its log.
             writes::bind_table(
                 sqlx::query(
                     "INSERT INTO tables (id, ruleset, seats, config, seed, first_dealer, deadline_ms, \
