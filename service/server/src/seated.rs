@@ -23,13 +23,22 @@ use bete_store::Store;
 /// How long a count read from the store is used before it is read again.
 pub const FRESH: Duration = Duration::from_secs(1);
 
-/// Counts kept past this many bots are swept of stale ones when another is added.
+/// Counts kept before the first sweep of stale ones.
 const SWEEP_OVER: usize = 1024;
 
 /// Each bot's count of seats, as last read and taken since.
 #[derive(Debug, Default)]
 pub struct SeatCounts {
-    counts: Mutex<HashMap<String, Count>>,
+    counts: Mutex<Counts>,
+}
+
+#[derive(Debug, Default)]
+struct Counts {
+    by_bot: HashMap<String, Count>,
+    /// The size at which stale counts are swept next: twice what a sweep left (at least
+    /// [`SWEEP_OVER`]), so that many bots all fresh at once cost one sweep per doubling, not
+    /// one per new bot.
+    sweep_at: usize,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -56,7 +65,7 @@ impl SeatCounts {
             return Ok(());
         }
         let now = Instant::now();
-        if let Some(c) = self.lock().get(bot)
+        if let Some(c) = self.lock().by_bot.get(bot)
             && now.duration_since(c.read_at) < FRESH
             && c.tables + c.taken < limit
         {
@@ -64,10 +73,13 @@ impl SeatCounts {
         }
         let seated = store.tables_of_bot(bot.to_string(), Vec::new()).await?;
         let mut counts = self.lock();
-        if counts.len() > SWEEP_OVER && !counts.contains_key(bot) {
-            counts.retain(|_, c| now.duration_since(c.read_at) < FRESH);
+        if counts.by_bot.len() >= counts.sweep_at.max(SWEEP_OVER) {
+            counts
+                .by_bot
+                .retain(|_, c| now.duration_since(c.read_at) < FRESH);
+            counts.sweep_at = 2 * counts.by_bot.len();
         }
-        counts.insert(
+        counts.by_bot.insert(
             bot.to_string(),
             Count {
                 read_at: now,
@@ -86,12 +98,17 @@ impl SeatCounts {
 
     /// `bot` took a seat through this node.
     pub fn taken(&self, bot: &str) {
-        if let Some(c) = self.lock().get_mut(bot) {
+        if let Some(c) = self.lock().by_bot.get_mut(bot) {
             c.taken += 1;
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Count>> {
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.lock().by_bot.len()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Counts> {
         // Poisoned only by a panic inside the short sections above, which leave the map whole.
         self.counts.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -172,5 +189,33 @@ mod tests {
         // A table it sits at already is no new seat; no limit admits anything.
         counts.admit(&store, "b1", "t1", 2).await.unwrap();
         counts.admit(&store, "b1", "t9", 0).await.unwrap();
+    }
+
+    /// Stale counts are swept once the bots kept double: the counts of bots seen a while ago
+    /// do not stay for the life of the server.
+    #[tokio::test]
+    async fn stale_counts_are_swept() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(dir.path()).await.unwrap();
+        let counts = SeatCounts::default();
+        for i in 0..1100 {
+            counts
+                .admit(&store, &format!("old{i}"), "t", 2)
+                .await
+                .unwrap();
+        }
+        assert_eq!(counts.len(), 1100, "all fresh: none swept");
+        tokio::time::sleep(FRESH).await;
+        for i in 0..1000 {
+            counts
+                .admit(&store, &format!("new{i}"), "t", 2)
+                .await
+                .unwrap();
+        }
+        assert!(
+            counts.len() < 1100,
+            "the old ones were swept: {}",
+            counts.len()
+        );
     }
 }
