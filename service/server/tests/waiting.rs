@@ -28,17 +28,6 @@ fn table(seats: u32, house_bots: Vec<pb::HouseBotSeat>, private: bool) -> pb::Cr
     }
 }
 
-async fn get(c: &mut Client, id: &str) -> pb::Table {
-    c.get_table(pb::GetTableRequest {
-        table_id: id.into(),
-    })
-    .await
-    .unwrap()
-    .into_inner()
-    .table
-    .unwrap()
-}
-
 async fn listed(c: &mut Client, id: &str) -> pb::Table {
     c.list_tables(pb::ListTablesRequest {
         page_size: 100,
@@ -104,11 +93,11 @@ async fn a_waiting_table_is_a_row_until_a_call_needs_its_actor() {
     );
 
     // Reads answer from the row.
-    let from_row = get(&mut b.client, &id).await;
+    let from_row = describe(&mut b.client, &id).await;
     assert_eq!(from_row, created);
     let row_listed = listed(&mut b.client, &id).await;
     assert_eq!(row_listed, created);
-    assert_eq!(get(&mut a.client, &pid).await.table_id, pid);
+    assert_eq!(describe(&mut a.client, &pid).await.table_id, pid);
     let e = b
         .client
         .get_table(pb::GetTableRequest {
@@ -145,7 +134,7 @@ async fn a_waiting_table_is_a_row_until_a_call_needs_its_actor() {
         .unwrap();
     assert_eq!(view.seq, created.last_seq);
     assert_eq!(memory(metrics).await, (loaded0 + 1, 1));
-    assert_eq!(get(&mut b.client, &id).await, from_row);
+    assert_eq!(describe(&mut b.client, &id).await, from_row);
     assert_eq!(listed(&mut b.client, &id).await, row_listed);
 
     // The private table joined with its code: the first seat is stored, the table still a row.
@@ -164,7 +153,7 @@ async fn a_waiting_table_is_a_row_until_a_call_needs_its_actor() {
     assert_eq!(one_seated.seats[1].bot_id, b.id);
     assert_eq!(one_seated.last_seq, 1);
     assert_eq!(memory(metrics).await, (loaded0 + 1, 1));
-    assert_eq!(get(&mut b.client, &pid).await, one_seated);
+    assert_eq!(describe(&mut b.client, &pid).await, one_seated);
     // The same seat again, or a seat taken, is refused as the actor refuses it.
     let e = b
         .client
@@ -188,7 +177,7 @@ async fn a_waiting_table_is_a_row_until_a_call_needs_its_actor() {
         .unwrap_err();
     assert_eq!(reason(&e), "SEAT_TAKEN");
     assert_eq!(memory(metrics).await, (loaded0 + 2, 0));
-    assert_eq!(get(&mut b.client, &pid).await, one_seated);
+    assert_eq!(describe(&mut b.client, &pid).await, one_seated);
     let joined = a
         .client
         .join_table(pb::JoinTableRequest {
@@ -237,7 +226,7 @@ async fn a_waiting_row_nobody_joined_expires() {
     wait_for_gauge(metrics, "bete_tables_waiting_stored", 0).await;
     let mut closed = false;
     for _ in 0..100 {
-        if get(&mut a.client, &id).await.state == pb::TableState::Finished as i32 {
+        if describe(&mut a.client, &id).await.state == pb::TableState::Finished as i32 {
             closed = true;
             break;
         }
@@ -308,7 +297,7 @@ async fn a_waiting_row_stays_a_row_across_a_restart() {
     let mut a = client_with(&ch, Some(&a.token));
     let mut b = register(&ch, "after").await;
     assert_eq!(memory(metrics).await, (0, 1));
-    assert_eq!(get(&mut a, &id).await, before);
+    assert_eq!(describe(&mut a, &id).await, before);
     let e = a
         .create_table(table(3, Vec::new(), false))
         .await
@@ -325,6 +314,9 @@ async fn a_waiting_row_stays_a_row_across_a_restart() {
         .into_inner();
     assert_eq!(joined.seat, 2);
     assert_eq!(memory(metrics).await, (1, 0));
-    assert_eq!(get(&mut a, &id).await.state, pb::TableState::Playing as i32);
+    assert_eq!(
+        describe(&mut a, &id).await.state,
+        pb::TableState::Playing as i32
+    );
     srv.stop().await;
 }
